@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Set up everything blockfit and its tests need on a fresh Debian machine: the system tools
+# (fio, qemu, lvm2, mdadm, xfsprogs, shellcheck, ...) and a Python venv in .venv with blockfit
+# installed in editable mode. Safe to rerun: installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(fio qemu-system-x86 qemu-utils busybox-static cpio kmod lvm2 mdadm xfsprogs
+              e2fsprogs util-linux shellcheck)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]} (run as root or install them)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[dev]'
+echo "setup: ready (.venv/bin/blockfit)"

@@ -1,0 +1,34 @@
+"""Errors the CLI turns into one-line messages and exit codes.
+
+InputError   → exit 2: the user gave something we cannot use (names the input and what was expected).
+InfeasibleError → exit 3: the input is valid but no layout can meet it (plan).
+EnvironmentProblem → exit 4: the machine lacks something (fio missing, not root, no loop device).
+"""
+
+from __future__ import annotations
+
+
+class BlockfitError(Exception):
+    exit_code = 1
+
+
+class InputError(BlockfitError, ValueError):
+    """Bad user input. The message names the input and what was expected."""
+
+    exit_code = 2
+
+
+class InfeasibleError(BlockfitError):
+    """Valid input, but no layout meets the targets. Carries a renderable explanation."""
+
+    exit_code = 3
+
+    def __init__(self, message: str, details: object | None = None) -> None:
+        super().__init__(message)
+        self.details = details
+
+
+class EnvironmentProblem(BlockfitError):
+    """Something the machine lacks: a tool, a privilege, a kernel feature."""
+
+    exit_code = 4

@@ -1,0 +1,23 @@
+"""The shared vocabulary: pydantic models every command reads and writes as JSON.
+
+Each concept has its own module; import from here:
+    from blockfit.schema import Volume, Layout, Instance, Workload, Prediction, Plan
+"""
+
+from blockfit.schema.layout import Instance, Layout, Volume, Workload
+from blockfit.schema.plan import Candidate, Plan, Requirements
+from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
+
+__all__ = [
+    "Candidate",
+    "CostItem",
+    "CurvePoint",
+    "Instance",
+    "Layout",
+    "LimitRow",
+    "Plan",
+    "Prediction",
+    "Requirements",
+    "Volume",
+    "Workload",
+]

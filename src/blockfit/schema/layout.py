@@ -1,0 +1,60 @@
+"""What a user has or wants: volumes, a striped layout of them, the instance, and the workload."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Manager = Literal["lvm", "mdadm", "asm", "none"]
+Cloud = Literal["oci", "aws", "azure", "gcp"]
+
+
+class Volume(BaseModel):
+    """One cloud block volume as the cloud sells it."""
+
+    cloud: Cloud
+    type: str = Field(description="catalog volume type: oci 'block'; aws gp3/gp2/io1/io2/st1/sc1; "
+                                  "azure premium-v1/premium-v2/ultra; gcp pd-balanced/pd-ssd/...")
+    size_gb: int = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds)")
+    vpu_per_gb: int | None = Field(default=None, description="OCI performance level in VPUs per GB")
+    provisioned_iops: int | None = None
+    provisioned_throughput: float | None = Field(
+        default=None, description="provisioned throughput in the type's own unit (catalog throughput_unit)")
+
+
+class Layout(BaseModel):
+    """N identical volumes, striped by a volume manager (members=1: a single volume, no striping)."""
+
+    members: int = Field(gt=0)
+    volume: Volume
+    stripe_size: int | None = Field(default=None, description="stripe (LVM -I / mdadm chunk / ASM AU) in bytes")
+    manager: Manager = "lvm"
+
+    @property
+    def total_gb(self) -> int:
+        return self.members * self.volume.size_gb
+
+
+class Instance(BaseModel):
+    """A compute instance: a shape, and its OCPU (OCI) or vCPU (GCP) count where the shape is flexible."""
+
+    cloud: Cloud
+    shape: str
+    ocpus: float | None = None
+
+    @property
+    def spec(self) -> str:
+        return self.shape if self.ocpus is None else f"{self.shape}:{self.ocpus:g}"
+
+
+class Workload(BaseModel):
+    """The I/O the database does, in the terms CALIBRATE_IO uses: small random reads, large scans."""
+
+    small_io: int = Field(default=8192, description="bytes per small (random) I/O")
+    large_io: int = Field(default=1024 * 1024, description="bytes per large (sequential) I/O")
+    read_fraction: float = Field(default=1.0, ge=0.0, le=1.0)
+    random: bool = True
+    outstanding: int | None = Field(default=None, description="total outstanding I/Os the host keeps in flight")
+    host_queue_depth: int | None = Field(
+        default=None, description="per-volume host queue depth (e.g. iSCSI node.session.queue_depth)")

@@ -1,0 +1,57 @@
+"""What `blockfit plan` writes (plan.json) and `build` and `lab` read."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from blockfit.schema.layout import Layout, Manager
+from blockfit.schema.prediction import Prediction
+
+
+class Requirements(BaseModel):
+    cloud: str
+    capacity_gb: float
+    growth_pct: float = 0.0
+    target_iops: float | None = None
+    target_mbps: float | None = None
+    max_latency_ms: float | None = None
+    small_io: int = 8192
+    large_io: int = 1024 * 1024
+    instance_shape: str
+    instance_ocpus: float | None = Field(default=None, description="None: plan picks the smallest count")
+    levels: list[str] | None = None
+    max_volumes: int | None = None
+    manager: Manager = "lvm"
+
+    @property
+    def needed_gb(self) -> float:
+        return self.capacity_gb * (1 + self.growth_pct / 100)
+
+
+class Candidate(BaseModel):
+    layout: str = Field(description="layout in spec grammar")
+    layout_detail: Layout
+    instance: str = Field(description="instance spec SHAPE[:OCPUS]")
+    max_iops: float
+    max_mbps: float
+    cost_per_month: float
+    stripe_size: str = Field(description="recommended stripe size, fio spelling (e.g. 4m)")
+    stripe_size_bytes: int
+    stripe_reason: str
+    limited_by: str = Field(description="what caps the target-relevant figure")
+    min_ocpus: float | None = None
+    meets_targets: bool = True
+    prediction: Prediction
+
+
+class Plan(BaseModel):
+    blockfit_version: str
+    created: datetime
+    cloud: str
+    catalog_version: str
+    requirements: Requirements
+    candidates: list[Candidate] = Field(description="cheapest first, all meeting the targets")
+    pareto: list[Candidate] = Field(default_factory=list, description="cost vs IOPS vs MB/s frontier")
+    notes: list[str] = Field(default_factory=list)

@@ -1,0 +1,62 @@
+"""What `blockfit model` predicts for a layout on an instance."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from blockfit.schema.layout import Layout, Workload
+
+
+class LimitRow(BaseModel):
+    """One limit, expressed at both I/O sizes so the binding one can be named, with its headroom."""
+
+    name: str = Field(description="volume_iops_per_gb | volume_iops_cap | volume_mbps_per_gb | volume_mbps_cap | "
+                                  "instance_iops | instance_mbps | host_queue_depth | ...")
+    description: str
+    iops_at_small_io: float
+    mbps_at_large_io: float
+    iops_headroom_pct: float = Field(description="how far above max_iops this limit sits (0 = binding)")
+    mbps_headroom_pct: float
+    source: str | None = None
+
+
+class CostItem(BaseModel):
+    item: str
+    quantity: float
+    unit: str
+    unit_price: float | None
+    monthly: float | None
+    source: str | None = None
+
+
+class CurvePoint(BaseModel):
+    """One point of the predicted latency-versus-load curve (mean value analysis)."""
+
+    outstanding: int
+    iops: float
+    mbps: float
+    latency_ms: float
+
+
+class Prediction(BaseModel):
+    cloud: str
+    catalog_version: str
+    layout: str = Field(description="the layout in spec grammar, e.g. 9x500G@balanced")
+    layout_detail: Layout
+    instance: str
+    workload: Workload
+    max_iops: float
+    iops_limited_by: str
+    max_mbps: float
+    mbps_limited_by: str
+    limits: list[LimitRow]
+    member_iops: float
+    member_mbps: float
+    cost_per_month: float | None
+    cost: list[CostItem]
+    latency_bound_ms: float | None = None
+    max_iops_at_latency: float | None = None
+    latency_ms_at_max_iops: float | None = None
+    base_latency_ms: float
+    curve: list[CurvePoint]
+    warnings: list[str]

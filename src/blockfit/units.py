@@ -1,0 +1,79 @@
+"""Parsing and formatting of sizes, I/O sizes, rates and durations.
+
+Conventions (README "Units"):
+- Volume sizes in specs (G, GB, GiB, T, TB, TiB) count the cloud's *billing gigabyte*. All four clouds
+  bill and scale performance by a unit they call "GB" that is 2^30 bytes (see each catalog's
+  ``size_unit``), so G = GB = GiB there and T = TB = TiB = 1024 of them.
+- I/O sizes (8k, 1m, 256KiB) are binary: 8k = 8192 bytes, as fio and the kernel count them.
+- MB/s is 10^6 bytes/s everywhere, as the clouds publish; MiB/s is labelled when used.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from blockfit.errors import InputError
+
+KIB = 1024
+MIB = 1024**2
+GIB = 1024**3
+MB = 1_000_000
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+_VOLUME_UNITS = {"g": 1.0, "gb": 1.0, "gib": 1.0, "t": 1024.0, "tb": 1024.0, "tib": 1024.0}
+_IO_UNITS = {
+    "": 1, "b": 1,
+    "k": KIB, "kb": KIB, "kib": KIB,
+    "m": MIB, "mb": MIB, "mib": MIB,
+    "g": GIB, "gb": GIB, "gib": GIB,
+}
+_DURATION_UNITS = {"": 1.0, "s": 1.0, "ms": 0.001, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def parse_volume_gb(text: str, what: str = "size") -> float:
+    """Parse a volume size like '500G', '3.5T', '1 TiB' into the cloud's billing GB (may be fractional)."""
+    m = _SIZE_RE.match(text)
+    if not m or m.group(2).lower() not in _VOLUME_UNITS or not m.group(2):
+        raise InputError(f"{what} {text!r}: expected a number with a unit G, GB, GiB, T, TB or TiB (e.g. 500G, 3.5T)")
+    value = float(m.group(1)) * _VOLUME_UNITS[m.group(2).lower()]
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(f"{what} {text!r}: expected a positive size")
+    return value
+
+
+def parse_io_size(text: str, what: str = "I/O size") -> int:
+    """Parse an I/O size like '8k', '1m', '256KiB', '4096' into bytes (binary multiples)."""
+    m = _SIZE_RE.match(text)
+    if not m or m.group(2).lower() not in _IO_UNITS:
+        raise InputError(f"{what} {text!r}: expected bytes or a number with k, m or g (e.g. 8k, 1m)")
+    value = float(m.group(1)) * _IO_UNITS[m.group(2).lower()]
+    if value < 512 or value != int(value):
+        raise InputError(f"{what} {text!r}: expected a whole number of bytes, at least 512")
+    return int(value)
+
+
+def parse_duration(text: str, what: str = "duration") -> float:
+    """Parse '90s', '1.5m', '250ms', '60' (seconds) into seconds."""
+    m = _SIZE_RE.match(text)
+    if not m or m.group(2).lower() not in _DURATION_UNITS:
+        raise InputError(f"{what} {text!r}: expected a number with s, ms, m or h (e.g. 90s, 20ms)")
+    value = float(m.group(1)) * _DURATION_UNITS[m.group(2).lower()]
+    if value <= 0:
+        raise InputError(f"{what} {text!r}: expected a positive duration")
+    return value
+
+
+def fmt_io_size(nbytes: int) -> str:
+    """8192 → '8k', 1048576 → '1m', 4194304 → '4m' (fio's spelling)."""
+    for unit, mult in (("g", GIB), ("m", MIB), ("k", KIB)):
+        if nbytes % mult == 0:
+            return f"{nbytes // mult}{unit}"
+    return str(nbytes)
+
+
+def fmt_gb(gb: float) -> str:
+    """4608 → '4.5T', 500 → '500G' (the layout spec's spelling)."""
+    if gb >= 1024 and (gb / 1024) * 4 == int((gb / 1024) * 4):
+        return f"{gb / 1024:g}T"
+    return f"{gb:g}G"
