@@ -50,8 +50,12 @@ class Prediction(BaseModel):
     max_mbps: float
     mbps_limited_by: str
     limits: list[LimitRow]
-    member_iops: float
-    member_mbps: float
+    member_iops: float = Field(description="one member's IOPS cap (ops/s, size x level, capped)")
+    member_mbps: float = Field(description="one member's throughput cap in MB/s (10^6 B/s)")
+    member_io_accounting_bytes: int | None = Field(
+        default=None, description="I/Os larger than this count as several ops against IOPS caps (AWS SSD: 256 KiB)")
+    instance_iops_cap: float | None = Field(default=None, description="instance IOPS cap (ops/s); None = none known")
+    instance_mbps_cap: float | None = Field(default=None, description="instance block-storage throughput cap, MB/s")
     cost_per_month: float | None
     cost: list[CostItem]
     latency_bound_ms: float | None = None
