@@ -4,6 +4,7 @@ Each concept has its own module; import from here:
     from blockfit.schema import Volume, Layout, Instance, Workload, Prediction, Plan
 """
 
+from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.plan import Candidate, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
@@ -12,6 +13,10 @@ __all__ = [
     "Candidate",
     "CostItem",
     "CurvePoint",
+    "DeviceSummary",
+    "Diagnosis",
+    "Finding",
+    "FindingKind",
     "Instance",
     "Layout",
     "LimitRow",
