@@ -60,9 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     except click_exc.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
         _fail(exc.format_message().replace("\n", " ") + hint, 2)
-    except click_exc.Abort:
-        _fail("interrupted", 130)
-    except KeyboardInterrupt:
+    except (typer.Abort, KeyboardInterrupt):
         _fail("interrupted", 130)
     if isinstance(rv, int) and rv:
         sys.exit(rv)
