@@ -21,10 +21,8 @@ def _expectation(layout: str | None, cloud: str | None, instance: str | None,
         return None
     if cloud is None:
         raise InputError("--cloud: required with --layout/--instance (expected oci, aws, azure or gcp)")
-    try:
-        from blockfit import model, specs  # type: ignore[attr-defined]
-    except ImportError:
-        raise InputError("--layout/--instance: the catalog model is not available in this build") from None
+    from blockfit import model, specs
+
     lay = specs.parse_layout(layout, cloud) if layout else None
     inst = specs.parse_instance(instance, cloud) if instance else None
     if lay is None or inst is None:

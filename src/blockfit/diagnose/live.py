@@ -50,15 +50,22 @@ class LiveView:
     def __init__(self, console: Console, show_idle: bool = False) -> None:
         self.console = console
         self.show_idle = show_idle
+        self.header_shown = False
 
     def __call__(self, capture: Capture) -> None:
         ivs = latest(capture)
         if not ivs:
             return
         names = sorted(n for n, iv in ivs.items() if self.show_idle or iv.iops > 0 or iv.aqu_sz > 0)
-        self.console.print(f"[bold]t={capture.samples[-1].t:6.1f}s[/bold]  {HEADER}", highlight=False)
+        if not self.header_shown:
+            self.console.print(f"{'time':>7}  {HEADER}", style="bold", highlight=False, markup=False, crop=False,
+                               soft_wrap=True)
+            self.header_shown = True
+        stamp = f"{capture.samples[-1].t:6.1f}s"
         for name, depth in ordered(names, capture.header):
-            self.console.print("          " + line(ivs[name], depth), highlight=False, markup=False)
+            self.console.print(f"{stamp}  {line(ivs[name], depth)}", highlight=False, markup=False, crop=False,
+                               soft_wrap=True)
+            stamp = " " * len(stamp)
 
 
 def findings_table(diagnosis: Diagnosis) -> Table:

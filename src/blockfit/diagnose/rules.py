@@ -453,6 +453,7 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
     names = sorted(data)
     findings: list[Finding] = []
     capped: set[str] = set()
+    stormy: set[str] = set()  # a flush storm already explains serialised, one-at-a-time I/O
     for name in names:
         dev = header.devices.get(name)
         if dev is not None and dev.kind == "partition" and dev.disk in data:
@@ -465,12 +466,13 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
         storm = flush_storm(name, data[name], header)
         if storm is not None:
             findings.append(storm)
+            stormy.add(name)
     for name in names:
         dev = header.devices.get(name)
         if dev is not None and dev.kind == "partition" and dev.disk in data:
             continue
         caps = caps_for(name, header, expectation)
-        if name not in capped:
+        if name not in capped and name not in stormy:
             f = queue_depth_bound(name, data[name], caps, header, capped)
             if f is not None:
                 findings.append(f)
