@@ -23,6 +23,8 @@ BELOW_CAP = 0.85        # median < 85 % of every cap: the cap does not bind
 FLUSH_RATIO = 0.25      # flushes per write
 FLUSH_SHARE = 0.10      # flush time / (write + flush time)
 FLUSH_MIN_RATE = 5.0    # flushes per second
+MIN_DEPTH = 0.4         # queue-depth bound: median in-flight at least this (below, the device mostly idles)
+MIN_BUSY = 40.0         # ... and busy at least this % of the time
 
 CAVEATS = [
     "await and aqu-sz count time from request start in the block layer; a cap enforced above the device "
@@ -232,7 +234,7 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
     util = _med([iv.util_pct for iv in act])
     lat = _med([iv.await_ms for iv in act])
     iops = _med([iv.iops for iv in act])
-    if depth < 0.5 or spread > 0.3 or util < 50 or lat <= 0:
+    if depth < MIN_DEPTH or spread > 0.3 or util < MIN_BUSY or lat <= 0:
         return None
     if any(_cap_use(act, c) >= BELOW_CAP for c in caps):
         return None
