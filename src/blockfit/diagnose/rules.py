@@ -308,8 +308,10 @@ def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: Capture
     slow = max(lat, key=lambda m: lat[m])
     others = [lat[m] for m in lat if m != slow]
     ref = _med(others)
-    if lat[slow] >= 2 * ref and lat[slow] - ref >= 0.5 or (util[slow] >= 90 and _med(
-            [util[m] for m in util if m != slow]) <= 60):
+    slow_share = iops[slow] / total if total else 0.0
+    slower = lat[slow] >= 2 * ref and lat[slow] - ref >= 0.5
+    busier = util[slow] >= 90 and _med([util[m] for m in util if m != slow]) <= 60
+    if slow_share < 1.2 / n and (slower or busier):  # a hot member is busier because it carries more
         findings.append(Finding(
             kind="stripe_imbalance", device=slow, severity="warning",
             summary=f"{slow} is the slow member of {name}: await {_f(lat[slow])} ms vs {_f(ref)} ms for the others",
