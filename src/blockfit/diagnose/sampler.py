@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -112,12 +114,19 @@ def _write(fh: IO[str] | None, model: BaseModel) -> None:
         fh.flush()
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run_live(requested: list[str] | None, interval_s: float, duration_s: float, record: Path | None = None,
              on_sample: Callable[[Capture], None] | None = None) -> Capture:
     """Sample until duration elapses or Ctrl-C; a recording is written to a temp name and renamed at the end."""
     header = snapshot(requested, interval_s)
     capture = Capture(header=header, samples=[])
     tmp = record.with_name(f".{record.name}.{os.getpid()}.part") if record else None
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)  # stop like Ctrl-C: keep what was sampled, leave no temp file
     fh = open(tmp, "w", encoding="utf-8") if tmp else None  # noqa: SIM115 - closed in finally
     try:
         _write(fh, header)
@@ -136,6 +145,8 @@ def run_live(requested: list[str] | None, interval_s: float, duration_s: float, 
     except KeyboardInterrupt:
         pass  # stop early and diagnose what was sampled
     finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
         if fh is not None and tmp is not None and record is not None:
             fh.close()
             if len(capture.samples) >= 2:
