@@ -106,12 +106,17 @@ def fio(args: list[str], cgroup: Path | None = None) -> dict:  # type: ignore[ty
 
 
 def diagnose_during(fio_args: list[str], devices: list[str], seconds: int, record: Path | None = None,
-                    cgroup: Path | None = None, extra: list[str] | None = None) -> tuple[dict, dict]:  # type: ignore[type-arg]
-    """Run `blockfit diagnose --json` over `seconds` while fio runs alongside; returns (diagnosis, fio result)."""
+                    cgroup: Path | None = None, extra: list[str] | None = None,
+                    timed: bool = False) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    """Run `blockfit diagnose --json` over `seconds` while fio runs alongside; returns (diagnosis, fio result).
+
+    timed: fio_args already set their own runtime (multi-phase jobs); otherwise fio runs seconds + 2.
+    """
     result: dict = {}  # type: ignore[type-arg]
+    tail = [] if timed else [f"--runtime={seconds + 2}", "--time_based"]
 
     def load() -> None:
-        result["fio"] = fio(fio_args + [f"--runtime={seconds + 2}", "--time_based"], cgroup)
+        result["fio"] = fio(fio_args + tail, cgroup)
 
     worker = threading.Thread(target=load)
     worker.start()

@@ -33,6 +33,12 @@ def test_cap_below_the_device_and_catalog_comparison(tmp_path: Path) -> None:
                 args = ["--name=stack", f"--filename={upper_path}", "--rw=randread", "--bs=4k", "--direct=1",
                         "--ioengine=libaio", "--iodepth=16"]
                 diag, job = diagnose_during(args, [upper], 6, record=record, cgroup=cg)
+                # the load changes halfway (4 → 16 in flight) while the cap holds: a plateau
+                phases = ["--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio", "--time_based",
+                          f"--filename={upper_path}", "--name=qd4", "--iodepth=4", "--runtime=5",
+                          "--name=qd16", "--stonewall", "--iodepth=16", "--runtime=6"]
+                plateau, _ = diagnose_during(phases, [upper], 10, record=tmp_path / "plateau.jsonl", cgroup=cg,
+                                             timed=True)
         finally:
             subprocess.run(["losetup", "-d", upper_path], check=False)
 
@@ -55,6 +61,18 @@ def test_cap_below_the_device_and_catalog_comparison(tmp_path: Path) -> None:
 
     without = replay(blind)
     assert "member_cap" not in kinds(without, upper) and "member_cap" not in kinds(without, lower)
+
+    # Without any cap in the capture, a load that changed while IOPS held still shows the cap as a plateau.
+    phase_lines = (tmp_path / "plateau.jsonl").read_text().splitlines()
+    phase_header = json.loads(phase_lines[0])
+    phase_header["caps"] = []
+    (tmp_path / "plateau-blind.jsonl").write_text("\n".join([json.dumps(phase_header)] + phase_lines[1:]) + "\n")
+    plateau_blind = replay(tmp_path / "plateau-blind.jsonl")
+    assert replay(tmp_path / "plateau.jsonl")["findings"] == plateau["findings"]
+    flat = [f for f in plateau_blind["findings"] if f["kind"] == "member_cap" and f["device"] == upper]
+    print("plateau:", [(f["device"], f["summary"]) for f in plateau_blind["findings"]])
+    assert flat and flat[0]["measurements"]["aqu_high"] >= 1.5 * flat[0]["measurements"]["aqu_low"], plateau_blind
+    assert "queue_depth_bound" not in kinds(plateau_blind, upper)
 
     with_catalog = replay(blind, LAYOUT)
     cap = [f for f in with_catalog["findings"] if f["kind"] == "member_cap" and f["device"] == upper]

@@ -184,30 +184,36 @@ def member_cap(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureH
 
 
 def _plateau(name: str, act: list[Interval]) -> Finding | None:
-    """No cap known: IOPS flat while in-flight and latency rose together means something below is capping it."""
+    """No cap known: more in flight brought more latency but no more IOPS — something below caps the device.
+
+    Intervals are split at the median in-flight into a low-queue and a high-queue half; by Little's law an
+    uncapped device would give IOPS in proportion to in-flight at flat latency. Medians of each half keep
+    one transition interval (a job starting) from hiding the plateau.
+    """
     if len(act) < 5:
         return None
-    iops = [iv.iops for iv in act]
-    aqu = [iv.aqu_sz for iv in act]
-    lat = [iv.await_ms for iv in act]
-    if _cv(iops) > 0.05 or min(aqu) <= 0 or max(aqu) / min(aqu) < 1.5:
+    ordered = sorted(act, key=lambda iv: iv.aqu_sz)
+    half = len(ordered) // 2
+    low, high = ordered[:half], ordered[-half:]
+    aqu_lo, aqu_hi = _med([iv.aqu_sz for iv in low]), _med([iv.aqu_sz for iv in high])
+    iops_lo, iops_hi = _med([iv.iops for iv in low]), _med([iv.iops for iv in high])
+    lat_lo, lat_hi = _med([iv.await_ms for iv in low]), _med([iv.await_ms for iv in high])
+    if aqu_lo < 1.0 or aqu_hi < 1.5 * aqu_lo or iops_lo <= 0 or lat_lo <= 0:
         return None
-    try:
-        corr = statistics.correlation(aqu, lat)
-    except statistics.StatisticsError:
-        return None
-    if corr < 0.8:
+    if iops_hi > 1.1 * iops_lo or lat_hi < 1.3 * lat_lo:
         return None
     return Finding(kind="member_cap", device=name, severity="warning",
-                   summary=f"IOPS plateau at {_f(_med(iops))} while in-flight rose {min(aqu):.1f} → {max(aqu):.1f}",
-                   evidence=[f"IOPS variation {_cv(iops):.1%} across {len(act)} intervals",
-                             f"in flight rose from {min(aqu):.2f} to {max(aqu):.2f}; await followed it "
-                             f"(correlation {corr:.2f}) from {_f(min(lat))} to {_f(max(lat))} ms",
+                   summary=f"IOPS plateau at {_f(iops_hi)}: in flight rose {aqu_lo:.1f} → {aqu_hi:.1f}, IOPS did not",
+                   evidence=[f"low-queue intervals: {aqu_lo:.2f} in flight, {_f(iops_lo)} IOPS, await {_f(lat_lo)} ms",
+                             f"high-queue intervals: {aqu_hi:.2f} in flight, {_f(iops_hi)} IOPS, await {_f(lat_hi)} ms",
+                             "by Little's law an uncapped device would have given about "
+                             f"{_f(iops_lo * aqu_hi / aqu_lo)} IOPS at the higher depth",
                              "no cap known for this device (pass --layout/--cloud/--instance to compare with the "
                              "catalog)"],
                    recommendation="A cap below this device binds (volume or instance limit): more queue depth only "
                                   "adds latency. Check the volume's IOPS/MB/s cap and raise it or add members.",
-                   measurements={"value": _med(iops), "aqu_min": min(aqu), "aqu_max": max(aqu), "corr": corr})
+                   measurements={"value": iops_hi, "aqu_low": aqu_lo, "aqu_high": aqu_hi, "await_low_ms": lat_lo,
+                                 "await_high_ms": lat_hi})
 
 
 def _holder_stripe(name: str, header: CaptureHeader) -> str | None:
