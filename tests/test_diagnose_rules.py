@@ -55,6 +55,7 @@ def test_slow_member_named() -> None:
     slow = [f for f in d.findings if f.kind == "stripe_imbalance"]
     assert [f.device for f in slow] == ["sdd"]
     assert "slow member of dm-0" in slow[0].summary
+    assert not [f for f in d.findings if f.kind == "queue_depth_bound"]  # the member holds the stripe, not depth
 
 
 def test_hot_member_named_and_balanced_stripe_silent() -> None:

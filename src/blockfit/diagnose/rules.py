@@ -477,16 +477,21 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
         if storm is not None:
             findings.append(storm)
             stormy.add(name)
+    held: set[str] = set()  # a stripe with a slow member, and its members: that member, not queue depth, holds them
+    for name in names:
+        for f in stripe_imbalance(name, data, header):
+            findings.append(f)
+            if "slow member" in f.summary:
+                held.update({name, *header.devices[name].slaves})
     for name in names:
         dev = header.devices.get(name)
         if dev is not None and dev.kind == "partition" and dev.disk in data:
             continue
         caps = caps_for(name, header, expectation)
-        if name not in capped and name not in stormy:
-            f = queue_depth_bound(name, data[name], caps, header, capped)
+        if name not in capped | stormy | held:
+            f = queue_depth_bound(name, data[name], caps, header, capped | held)
             if f is not None:
                 findings.append(f)
-        findings.extend(stripe_imbalance(name, data, header))
         for rule in (small_io_on_throughput_bound(name, data[name], caps),
                      scheduler_readahead(name, data[name], header)):
             if rule is not None:
