@@ -51,6 +51,8 @@ def test_cap_below_the_device_and_catalog_comparison(tmp_path: Path) -> None:
     assert "queue_depth_bound" not in kinds(diag, upper)
     assert up["aqu_sz"] > 4 * next(s for s in diag["devices"] if s["device"] == lower)["aqu_sz"]
     assert replay(record)["findings"] == diag["findings"]
+    only_lower = replay(record, ["--devices", lower])  # a member's stack still includes the device above it
+    assert {s["device"] for s in only_lower["devices"]} == {lower, upper}
 
     # A production capture cannot see the cloud's cap: drop the throttle from the header.
     lines = record.read_text().splitlines()

@@ -62,6 +62,8 @@ def diagnose(
         raise InputError(f"--record {record}: directory {record.parent} does not exist")
     if replay is not None:
         capture = sampler.load(replay)
+        if wanted:
+            capture = sampler.restrict(capture, wanted)
         source = f"replay:{replay}"
     else:
         sampler.select_devices(wanted or None, sampler.diskstats.read_raw())

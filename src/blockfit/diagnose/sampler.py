@@ -156,6 +156,21 @@ def run_live(requested: list[str] | None, interval_s: float, duration_s: float, 
     return capture
 
 
+def restrict(capture: Capture, requested: list[str]) -> Capture:
+    """Keep only the named devices and their stack (for `--replay` with `--devices`)."""
+    wanted = [r.removeprefix("/dev/") for r in requested]
+    missing = [w for w in wanted if w not in capture.header.selected]
+    if missing:
+        raise InputError(f"--devices {','.join(missing)}: not in this capture (it has "
+                         f"{', '.join(capture.header.selected[:8])})")
+    keep = set(_stack(wanted, capture.header.devices)) | set(wanted)
+    devices = {n: d for n, d in capture.header.devices.items() if n in keep}
+    header = capture.header.model_copy(update={"selected": sorted(keep), "devices": devices})
+    samples = [Sample(t=s.t, lines=[ln for ln in s.lines if len(ln.split()) > 2 and ln.split()[2] in keep])
+               for s in capture.samples]
+    return Capture(header=header, samples=samples)
+
+
 def load(path: Path) -> Capture:
     """Read a capture; any malformed line is reported with its line number."""
     try:
