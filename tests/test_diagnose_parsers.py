@@ -116,7 +116,9 @@ def test_fuzz_mountinfo(text: str) -> None:
 
 
 def test_lvs_segments_json() -> None:
-    report = {"report": [{"lv": [
+    report = {"report": [{"seg": [
+        {"vg_name": "oldvg", "lv_name": "oldlv", "lv_kernel_major": "-1", "lv_kernel_minor": "-1",
+         "segtype": "mirror", "stripes": "2", "stripe_size": "0", "devices": "oldlv_mimage_0(0),oldlv_mimage_1(0)"},
         {"vg_name": "vgdata", "lv_name": "lvdata", "lv_kernel_major": "253", "lv_kernel_minor": "3",
          "segtype": "striped", "stripes": "4", "stripe_size": "1048576",
          "devices": "/dev/sdb(0),/dev/sdc(0),/dev/sdd(0),/dev/sde(0)"}]}]}

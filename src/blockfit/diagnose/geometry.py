@@ -7,6 +7,7 @@ When lvm2 or device-mapper is absent (as on hosts without dm), this returns an e
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -31,7 +32,9 @@ def _lvm(by_majmin: dict[str, str], timeout: float = 10.0) -> list[StripeGeometr
     cmd = ["lvs", "--segments", "--reportformat", "json", "--units", "b", "--nosuffix", "-o",
            "vg_name,lv_name,lv_kernel_major,lv_kernel_minor,segtype,stripes,stripe_size,devices"]
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        env = {**os.environ, "LVM_SUPPRESS_FD_WARNINGS": "1"}
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False, env=env,
+                             stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return []
     if out.returncode != 0:
@@ -42,11 +45,16 @@ def _lvm(by_majmin: dict[str, str], timeout: float = 10.0) -> list[StripeGeometr
 def parse_lvs_json(text: str, dev_by_majmin: dict[str, str] | None = None) -> list[StripeGeometry]:
     """Parse `lvs --segments --reportformat json` output; unknown shapes give an empty list."""
     try:
-        rows = json.loads(text)["report"][0]["lv"]
+        report = json.loads(text)["report"][0]
+        rows = report.get("seg", report.get("lv"))  # `lvs --segments` reports "seg" rows
     except (ValueError, KeyError, IndexError, TypeError):
+        return []
+    if not isinstance(rows, list):
         return []
     result = []
     for row in rows:
+        if not str(row.get("segtype", "")).startswith(("striped", "raid")):
+            continue  # linear, mirror, thin: no stripe geometry
         try:
             stripes = int(row.get("stripes") or 1)
             major, minor = row.get("lv_kernel_major", "-1").strip(), row.get("lv_kernel_minor", "-1").strip()
