@@ -69,6 +69,12 @@ def _active(ivs: list[Interval]) -> list[Interval]:
     return [iv for iv in ivs if iv.iops >= MIN_IOPS]
 
 
+def _steady(act: list[Interval]) -> list[Interval]:
+    """Drop ramp-up and tail intervals: keep those within half to one-and-a-half times the median IOPS."""
+    mid = _med([iv.iops for iv in act])
+    return [iv for iv in act if 0.5 * mid <= iv.iops <= 1.5 * mid]
+
+
 def _f(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
@@ -229,7 +235,7 @@ def _holder_stripe(name: str, header: CaptureHeader) -> str | None:
 
 def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureHeader,
                       capped_members: set[str]) -> Finding | None:
-    act = _active(ivs)
+    act = _steady(_active(ivs))
     dev = header.devices.get(name)
     if len(act) < MIN_ACTIVE or dev is None:
         return None
