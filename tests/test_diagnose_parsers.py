@@ -159,3 +159,16 @@ def test_capture_with_a_bad_diskstats_line_names_sample_and_line(tmp_path: Path)
     path.write_text("\n".join(m.model_dump_json() for m in [header, *samples]) + "\n")
     with pytest.raises(InputError, match=r"sample 2 line 2"):
         sampler.load(path)
+
+
+@pytest.mark.parametrize("args", [
+    ["--layout", "1x50G@balanced"],
+    ["--layout", "1x50G@nosuchlevel", "--cloud", "oci", "--instance", "VM.Standard.E4.Flex:1"],
+    ["--interval", "5s", "--duration", "2s"],
+    ["--devices", "no-such-disk"],
+])
+def test_bad_input_fails_before_sampling(args: list[str]) -> None:
+    proc = subprocess.run(BLOCKFIT + ["diagnose", "--duration", "60s"] + args, capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 2 and proc.stderr.startswith("blockfit: error: ") and proc.stderr.count("\n") == 1
+    assert not proc.stdout  # nothing sampled, nothing printed

@@ -7,32 +7,32 @@ from typing import Annotated
 
 import typer
 
+from blockfit import model, specs
 from blockfit.cli import app
 from blockfit.cli.output import console, print_json
 from blockfit.diagnose import live, rules, sampler
 from blockfit.errors import InputError
+from blockfit.schema import Prediction, Workload
 from blockfit.units import parse_duration
 
 
-def _expectation(layout: str | None, cloud: str | None, instance: str | None,
-                 members: list[str]) -> rules.Expectation | None:
-    """Catalog caps for the named layout (needs the foundation's specs/model modules)."""
+def _prediction(layout: str | None, cloud: str | None, instance: str | None) -> Prediction | None:
+    """The catalog's caps for the named layout; checked before sampling so bad input fails at once."""
     if layout is None and instance is None:
         return None
     if cloud is None:
         raise InputError("--cloud: required with --layout/--instance (expected oci, aws, azure or gcp)")
-    from blockfit import model, specs
-
-    lay = specs.parse_layout(layout, cloud) if layout else None
-    inst = specs.parse_instance(instance, cloud) if instance else None
-    if lay is None or inst is None:
+    if layout is None or instance is None:
         raise InputError("--layout and --instance: give both to compare against the catalog")
-    from blockfit.schema import Workload
+    return model.predict(specs.parse_layout(layout, cloud), specs.parse_instance(instance, cloud), Workload())
 
-    pred = model.predict(lay, inst, Workload())
-    return rules.Expectation(source=f"{cloud} {layout} on {instance}", member_iops=pred.member_iops,
-                             member_mbps=pred.member_mbps, instance_iops=pred.instance_iops_cap,
-                             instance_mbps=pred.instance_mbps_cap, members=members)
+
+def _expectation(pred: Prediction | None, label: str, members: list[str]) -> rules.Expectation | None:
+    if pred is None:
+        return None
+    return rules.Expectation(source=label, member_iops=pred.member_iops, member_mbps=pred.member_mbps,
+                             instance_iops=pred.instance_iops_cap, instance_mbps=pred.instance_mbps_cap,
+                             members=members)
 
 
 @app.command()
@@ -60,6 +60,7 @@ def diagnose(
     wanted = [d for item in devices or [] for d in item.split(",") if d]
     if record is not None and not record.parent.is_dir():
         raise InputError(f"--record {record}: directory {record.parent} does not exist")
+    pred = _prediction(layout, cloud, instance)
     if replay is not None:
         capture = sampler.load(replay)
         if wanted:
@@ -77,7 +78,7 @@ def diagnose(
     hdr = capture.header
     names = members or [s for d in hdr.devices.values() if len(d.slaves) >= 2 for s in d.slaves] or [
         d.name for d in hdr.devices.values() if not d.holders and d.kind != "partition"]
-    expectation = _expectation(layout, cloud, instance, [m for item in names for m in item.split(",")])
+    expectation = _expectation(pred, f"{cloud} {layout} on {instance}", [m for item in names for m in item.split(",")])
     result = rules.diagnose(capture, expectation, source)
     if json_out:
         print_json(result)
