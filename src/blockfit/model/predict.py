@@ -63,8 +63,12 @@ def layout_spec(cat: Catalog, layout: Layout) -> str:
 
 def member_limits(cat: Catalog, layout: Layout) -> tuple[MemberPerf, list[Limit]]:
     vt = volume_type(cat, layout.volume)
-    mp = KINDS[vt.kind].perf(cat, vt, layout.volume)
     n = layout.members
+    kind = KINDS[vt.kind]
+    # A kind whose volumes share a per-instance allowance (GCP Persistent Disk's per-VM baseline) needs to
+    # know how many members split it; the others are the same whatever the member count.
+    in_layout = getattr(kind, "perf_in_layout", None)
+    mp = in_layout(cat, vt, layout.volume, n) if in_layout else kind.perf(cat, vt, layout.volume)
     each = f" ({n} x {mp.iops:,.0f})" if n > 1 else ""
     each_mb = f" ({n} x {mp.mbps:,.1f})" if n > 1 else ""
     return mp, [
