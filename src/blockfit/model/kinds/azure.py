@@ -42,7 +42,8 @@ class AzureTiered:
                             f"({tier['size_gb']:,} GiB); size it to the tier.")
         if tier.get("burst") == "credit":
             warnings.append(f"{name} bursts to {tier['burst_iops']:,} IOPS / {tier['burst_mbps']} MB/s on credits "
-                            f"(up to 30 minutes); the sustained {tier['iops']:,} IOPS / {tier['mbps']} MB/s is modelled.")
+                            f"(up to 30 minutes); the sustained {tier['iops']:,} IOPS / {tier['mbps']} MB/s "
+                            "is modelled.")
         elif tier.get("burst") == "on-demand":
             warnings.append(f"{name} can enable on-demand bursting to {tier['burst_iops']:,} IOPS / "
                             f"{tier['burst_mbps']:,} MB/s for an extra fee; not modelled.")

@@ -31,21 +31,27 @@ class GcpPd:
         return vol.type
 
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
-        return self.perf_in_layout(cat, vt, vol, 1)
+        """Without the member count the baseline share is unknown: per-GiB scaling only (a lower bound).
+        predict() calls perf_in_layout, which adds the member's share of the per-VM baseline."""
+        return self.perf_in_layout(cat, vt, vol, 0)
 
     def perf_in_layout(self, cat: Catalog, vt: VolumeType, vol: Volume, members: int) -> MemberPerf:
         assert vt.iops_per_gb is not None and vt.tput_per_gb is not None
-        base_iops = (vt.iops_included or 0) / members
-        base_tput = (vt.tput_included or 0) / members
+        base_iops = (vt.iops_included or 0) / members if members else 0.0
+        base_tput = (vt.tput_included or 0) / members if members else 0.0
         iops = vt.iops_per_gb * vol.size_gb + base_iops
         mib = vt.tput_per_gb * vol.size_gb + base_tput
-        share = f" + {vt.iops_included:,.0f}/{members} per-VM baseline" if members > 1 else \
-            f" + {vt.iops_included:,.0f} per-VM baseline"
-        tshare = f" + {vt.tput_included:g}/{members} MiB/s per-VM baseline" if members > 1 else \
-            f" + {vt.tput_included:g} MiB/s per-VM baseline"
+        if members == 0:
+            share = tshare = ", per-VM baseline not counted"
+        elif members == 1:
+            share, tshare = (f" + {vt.iops_included:,.0f} per-VM baseline",
+                             f" + {vt.tput_included:g} MiB/s per-VM baseline")
+        else:
+            share, tshare = (f" + {vt.iops_included:,.0f}/{members} per-VM baseline",
+                             f" + {vt.tput_included:g}/{members} MiB/s per-VM baseline")
         warnings = [f"{vt.name}: Google shares Persistent Disk performance among all {vol.type} volumes on a VM "
                     f"(per-GiB x total size + one per-VM baseline of {vt.iops_included:,.0f} IOPS / "
-                    f"{vt.tput_included:g} MiB/s); blockfit splits the baseline evenly over the {members} member(s). "
+                    f"{vt.tput_included:g} MiB/s); blockfit splits the baseline evenly over the members. "
                     "Other disks of this type on the VM (e.g. the boot disk) share the same budget."]
         return MemberPerf(
             iops=iops, iops_rule=f"per-GiB scaling ({vt.iops_per_gb:g} IOPS/GiB x {vol.size_gb} GiB{share})",
@@ -124,6 +130,7 @@ class GcpHyperdisk:
                         cat.cite(vt, "price_per_iops"))]
         if vol.provisioned_throughput is not None:
             tput_free = vt.tput_included or 0
-            items.append(priced(f"throughput above {tput_free:g} MiB/s", max(0.0, vol.provisioned_throughput - tput_free),
-                                "MiB/s-month", vt.price_per_tput, cat.cite(vt, "price_per_tput")))
+            extra = max(0.0, vol.provisioned_throughput - tput_free)
+            items.append(priced(f"throughput above {tput_free:g} MiB/s", extra, "MiB/s-month", vt.price_per_tput,
+                                cat.cite(vt, "price_per_tput")))
         return items
