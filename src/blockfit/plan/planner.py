@@ -28,10 +28,11 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     if not points:
         raise InfeasibleError(*_explain_infeasible(req, cat, space, ev))
     candidates = [_candidate(req, cat, space, ev, p) for p in points]
-    notes = []
+    notes = list(space.notes)
     first = candidates[0]
     if req.instance_ocpus is None and first.min_ocpus is not None:
-        notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} OCPUs.")
+        unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
+        notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
     single = _single_volume_note(req, cat, first)
     if single:
         notes.append(single)
