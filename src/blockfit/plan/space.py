@@ -119,10 +119,10 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     elif shape.kind == "fixed":
         ocpus = [None]
     elif shape.kind == "vcpu_tiers":
-        ocpus = sorted({float(t["vcpus_min"]) for t in shape.tiers})   # the smallest size of each cap tier
+        ocpus = sorted({t["vcpus_min"] for t in shape.tiers})   # the smallest size of each cap tier
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
-        ocpus = [float(o) for o in range(int(shape.ocpus_min), int(shape.ocpus_max) + 1)]
+        ocpus = list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
     all_sizes = {key: sizes_for(cat.volume_types[key]) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
@@ -131,7 +131,11 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
         priced = priced_sizes(cat, o, all_sizes[o.type])
         if priced:
             kept.append(o)
-            sizes[o.type] = sorted(set(sizes.get(o.type, [])) | set(priced))
+            known = sizes.get(o.type)
+            if known is None or known is priced:
+                sizes[o.type] = priced
+            else:
+                sizes[o.type] = sorted(set(known) | set(priced))
         else:
             unpriced.add(o.type)
     notes = [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version}" for t in sorted(unpriced)
