@@ -44,7 +44,8 @@ def test_flush_storm_with_barriers_and_gone_without(tmp_path: Path) -> None:
               f"{dev} w/s {s['write_iops']:.0f} flush/s {s['flushes_per_s']:.0f} w_await {s['w_await_ms']:.3f} ms "
               f"findings {sorted((f['kind'], f['device']) for f in diag['findings'])}")
     storm = [f for f in on[0]["findings"] if f["kind"] == "flush_storm" and f["device"] == dev]
-    assert storm, on[0]["findings"]
+    assert storm, (on[0]["findings"], on[0]["devices"])
+    print("flush storm:", storm[0]["measurements"])
     assert storm[0]["measurements"]["flushes_per_write"] >= 0.25
     assert storm[0]["measurements"]["barrier_mounts"] == 1
     assert any("write barriers on" in e for e in storm[0]["evidence"])
