@@ -41,12 +41,17 @@ class Interval:
     flush_await_ms: float | None
     flush_ms: int | None
     write_ms: int
+    discards_per_s: float | None
     service_ms: float
     queue_ms: float
 
 
 def _div(a: float, b: float) -> float:
     return a / b if b else 0.0
+
+
+def _rate(a: int | None, b: int | None, dt: float) -> float | None:
+    return None if a is None or b is None or b < a else (b - a) / dt
 
 
 def interval(prev: DiskStat, cur: DiskStat, dt: float, t: float) -> Interval | None:
@@ -73,7 +78,8 @@ def interval(prev: DiskStat, cur: DiskStat, dt: float, t: float) -> Interval | N
         aqu_sz=d["weighted_ms"] / (dt * 1000), util_pct=min(100.0, d["io_ms"] / (dt * 10)), in_flight=cur.in_flight,
         flushes=flushes, flushes_per_s=None if flushes is None else flushes / dt,
         flush_await_ms=None if flushes is None or flush_ms is None else _div(flush_ms, flushes), flush_ms=flush_ms,
-        write_ms=d["write_ms"], service_ms=service, queue_ms=max(0.0, await_ms - service),
+        write_ms=d["write_ms"], discards_per_s=_rate(prev.discards, cur.discards, dt),
+        service_ms=service, queue_ms=max(0.0, await_ms - service),
     )
 
 

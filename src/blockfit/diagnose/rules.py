@@ -255,7 +255,12 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
         d = header.devices.get(n)
         if d is not None and d.queue is not None:
             if d.queue.device_queue_depth:
-                limits.append((f"/sys/block/{n}/device/queue_depth", d.queue.device_queue_depth))
+                what = f"/sys/block/{n}/device/queue_depth"
+                if d.queue.iscsi_session:
+                    what += f" (iSCSI {d.queue.iscsi_session} {d.queue.iscsi_target or ''}: node.session.queue_depth)"
+                limits.append((what, d.queue.device_queue_depth))
+            if d.queue.host_can_queue:
+                limits.append((f"SCSI host can_queue of {n}", d.queue.host_can_queue))
             if d.queue.nr_requests:
                 limits.append((f"/sys/block/{n}/queue/nr_requests", d.queue.nr_requests))
     pinned = [(what, lim) for what, lim in limits if abs(depth - lim) <= 0.1 * lim + 0.5]
@@ -460,6 +465,8 @@ def summarise(name: str, ivs: list[Interval], header: CaptureHeader) -> DeviceSu
                          aqu_sz=med("aqu_sz"), util_pct=med("util_pct"),
                          flushes_per_s=med("flushes_per_s") if has_flush else None,
                          flush_await_ms=med("flush_await_ms") if has_flush else None,
+                         discards_per_s=med("discards_per_s") if all(iv.discards_per_s is not None for iv in act)
+                         else None,
                          service_ms=med("service_ms"), queue_ms=med("queue_ms"))
 
 

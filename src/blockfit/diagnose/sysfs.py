@@ -29,6 +29,9 @@ class QueueSettings(BaseModel):
     minimum_io_size: int | None = None
     optimal_io_size: int | None = None
     device_queue_depth: int | None = Field(default=None, description="SCSI/iSCSI device/queue_depth where exposed")
+    iscsi_session: str | None = Field(default=None, description="iSCSI session (sessionN) the disk belongs to")
+    iscsi_target: str | None = Field(default=None, description="its target IQN (/sys/class/iscsi_session/*/targetname)")
+    host_can_queue: int | None = Field(default=None, description="SCSI host can_queue (iSCSI: session cmds_max)")
 
 
 class BlockDevice(BaseModel):
@@ -71,13 +74,28 @@ def _scheduler(text: str | None) -> str | None:
     return text or None
 
 
+def _iscsi(dev_dir: Path) -> tuple[str | None, str | None, int | None]:
+    """An iSCSI disk sits under .../hostN/sessionM/target.../block/sdX in sysfs: find its session and host."""
+    parts = Path(os.path.realpath(dev_dir)).parts
+    session = next((p for p in parts if p.startswith("session") and p[7:].isdigit()), None)
+    host = next((p for p in parts if p.startswith("host") and p[4:].isdigit()), None)
+    if session is None:
+        return None, None, None
+    sys_root = Path(*parts[: parts.index("devices")]) if "devices" in parts else Path("/sys")
+    target = _read(sys_root / "class" / "iscsi_session" / session / "targetname")
+    can_queue = _int(sys_root / "class" / "scsi_host" / host / "can_queue") if host else None
+    return session, target, can_queue
+
+
 def read_queue(dev_dir: Path) -> QueueSettings | None:
     q = dev_dir / "queue"
     if not q.is_dir():
         return None
     rot = _int(q / "rotational")
     fua = _int(q / "fua")
+    session, target, can_queue = _iscsi(dev_dir)
     return QueueSettings(
+        iscsi_session=session, iscsi_target=target, host_can_queue=can_queue,
         scheduler=_scheduler(_read(q / "scheduler")),
         nr_requests=_int(q / "nr_requests"),
         max_sectors_kb=_int(q / "max_sectors_kb"),

@@ -60,6 +60,7 @@ class DeviceSummary(BaseModel):
     util_pct: float
     flushes_per_s: float | None = None
     flush_await_ms: float | None = None
+    discards_per_s: float | None = None
     service_ms: float = Field(description="pt-diskstats stime: busy time per I/O (untrustworthy for parallel devices)")
     queue_ms: float = Field(description="pt-diskstats qtime: await minus stime")
 
