@@ -333,10 +333,14 @@ def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: Capture
             kind="stripe_imbalance", device=slow, severity="warning",
             summary=f"{slow} is the slow member of {name}: await {_f(lat[slow])} ms vs {_f(ref)} ms for the others",
             evidence=["member await: " + ", ".join(f"{m} {_f(v)} ms" for m, v in sorted(lat.items())),
-                      "member util: " + ", ".join(f"{m} {v:.0f}%" for m, v in sorted(util.items()))],
+                      "member util: " + ", ".join(f"{m} {v:.0f}%" for m, v in sorted(util.items())),
+                      "member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items())),
+                      f"{name} does {_f(_med([iv.iops for iv in _active(data.get(name, []))]))} IOPS ≈ {n} × "
+                      f"{slow}'s {_f(iops[slow])}: random I/O spreads evenly, so the slowest member sets the pace"],
             recommendation="Every stripe request waits for its slowest member: bring this member to the same "
                            "size/performance level as the others (or find what else uses it).",
-            measurements={"await_ms": lat[slow], "others_await_ms": ref}))
+            measurements={"await_ms": lat[slow], "others_await_ms": ref, "iops": iops[slow],
+                          "util_pct": util[slow]}))
     return findings
 
 
