@@ -20,7 +20,7 @@ from pathlib import Path
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
 _counter = itertools.count()
-BLOCKFIT = [str(Path(sys.executable).parent / "blockfit")]
+BLOCKFIT = [sys.executable, "-c", "from blockfit.cli import main; main()"]  # the CLI, whatever the venv layout
 
 
 def unique(tag: str) -> str:
