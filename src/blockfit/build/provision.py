@@ -12,14 +12,20 @@ from blockfit.build.context import BuildContext, GeneratedFile
 from blockfit.build.safety import render_template
 from blockfit.schema import BuildStep
 
-# Sources: docs.oracle.com/iaas/tools/oci-cli/latest/oci_cli_docs/cmdref/bv/volume/create.html and
-# …/cmdref/compute/volume-attachment/attach-iscsi-volume.html (model AttachIScsiVolumeDetails:
-# isAgentAutoIscsiLoginEnabled, device); `volume list` and `volume-attachment list` filters likewise.
+# Checked (search tool, Nov 2026) against: the OCI CLI reference pages under
+# docs.oracle.com/iaas/tools/oci-cli/latest/oci_cli_docs/cmdref/ (bv/volume/create; compute/volume-attachment/
+# attach-paravirtualized-volume, whose sibling attach-iscsi-volume takes the AttachIScsiVolumeDetails fields
+# device, display-name, is-agent-auto-iscsi-login-enabled, use-chap); the SDK model docs (CreateVolumeDetails:
+# sizeInGBs, vpusPerGB, isAutoTuneEnabled; AttachIScsiVolumeDetails: isAgentAutoIscsiLoginEnabled); the OCI
+# Block Volume task page "attaching a volume to multiple instances" (`oci compute volume-attachment list
+# --compartment-id --volume-id`); and public scripts that run `attach-iscsi-volume --instance-id --volume-id
+# --device --is-agent-auto-iscsi-login-enabled true --wait-for-state ATTACHED` and `bv volume create
+# --size-in-gbs --vpus-per-gb --is-auto-tune-enabled --wait-for-state AVAILABLE --query data.id --raw-output`.
 OCI_CLI_FLAGS: dict[str, set[str]] = {
     "bv volume create": {"--compartment-id", "--availability-domain", "--display-name", "--size-in-gbs",
                          "--vpus-per-gb", "--is-auto-tune-enabled", "--wait-for-state", "--query", "--raw-output"},
-    "bv volume list": {"--compartment-id", "--availability-domain", "--display-name", "--lifecycle-state",
-                       "--query", "--raw-output"},
+    "bv volume list": {"--compartment-id", "--availability-domain", "--lifecycle-state", "--all", "--query",
+                       "--raw-output"},
     "compute volume-attachment attach-iscsi-volume": {"--instance-id", "--volume-id", "--device", "--display-name",
                                                       "--is-agent-auto-iscsi-login-enabled", "--wait-for-state"},
     "compute volume-attachment list": {"--compartment-id", "--instance-id", "--volume-id", "--query",
@@ -31,7 +37,7 @@ AWS_IOPS_TYPES = ("gp3", "io1", "io2")
 
 
 def volume_names(ctx: BuildContext) -> list[str]:
-    return [f"blockfit-{ctx.vg.replace('_', '-')}-{i + 1:02d}" for i in range(ctx.members)]
+    return [f"{ctx.vg.replace('_', '-')}-{i + 1:02d}" for i in range(ctx.members)]
 
 
 def aws_attach_names(ctx: BuildContext) -> list[str]:
