@@ -269,3 +269,80 @@ def test_offline_migration_refuses_a_mounted_source_and_a_small_target(tmp_path,
     res = run_script(out / "30-migrate-offline.sh", env)
     assert res.returncode == 1 and "is mounted" in res.stderr
     assert blkid(small, "TYPE") == ""
+
+
+# ---------------------------------------------------------------- LVM metadata (no device-mapper here)
+@pytest.fixture
+def lvm_no_dm(tmp_path: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """LVM with `global/activation = 0`: real PV/VG/LV metadata on the loop devices, no device-mapper.
+    The generated script runs unchanged; only activation (and so mkfs on the LV) is left to the lab guest."""
+    if shutil.which("lvcreate") is None:
+        pytest.skip("lvm2 not installed")
+    conf = tmp_path / "lvm"
+    conf.mkdir()
+    (conf / "lvm.conf").write_text("global {\n  activation = 0\n}\ndevices {\n  use_devicesfile = 0\n}\n")
+    lvm_env = {**env, "LVM_SYSTEM_DIR": str(conf), "LVM_SUPPRESS_FD_WARNINGS": "1"}
+    yield lvm_env
+    subprocess.run(["vgremove", "-f", "blockfit_vg"], env=lvm_env, capture_output=True)
+
+
+def test_lvm_step_builds_the_asked_stripe_in_lvm_metadata(tmp_path, loops, lvm_no_dm):
+    devs = [loops(100), loops(100), loops(120)]  # unequal: the smallest PV decides the extents
+    out = tmp_path / "out"
+    build(make_plan(make_layout(members=3, stripe=1 * MB)), manager="lvm", devices=devs, out_dir=out)
+    script = out / "20-lvm.sh"
+
+    dry = run_script(script, lvm_no_dm, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.count("DRY-RUN: pvcreate") == 3 and "DRY-RUN: vgcreate" in dry.stdout
+    assert "--stripes 3 --stripesize 1024k" in dry.stdout
+    assert all(blkid(d, "TYPE") == "" for d in devs)
+
+    res = run_script(script, lvm_no_dm)
+    assert res.returncode == 0, res.stderr
+    seg = subprocess.run(["lvs", "--noheadings", "--segments", "--units", "b", "--nosuffix", "-o",
+                          "segtype,stripes,stripe_size,seg_size_pe", "blockfit_vg/blockfit_lv"],
+                         env=lvm_no_dm, capture_output=True, text=True, check=True).stdout.split()
+    assert seg[:3] == ["striped", "3", str(1 * MB)]
+    assert int(seg[3]) % 3 == 0
+    pvs = subprocess.run(["pvs", "--noheadings", "-o", "pv_pe_count", devs[0]], env=lvm_no_dm,
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert int(seg[3]) == 3 * int(pvs[0])  # all of the smallest PV, on each of the three
+    assert "verified: blockfit_vg/blockfit_lv has 3 stripe(s) of 1048576 bytes" in res.stderr
+
+    again = run_script(script, lvm_no_dm)
+    assert again.returncode == 0, again.stderr
+    assert "run:" not in again.stderr and "already done" in again.stderr
+
+
+def test_lvm_step_refuses_a_disk_with_a_signature(tmp_path, loops, lvm_no_dm):
+    devs = [loops(64), loops(64)]
+    sh("mkfs.ext4", "-q", devs[1])
+    out = tmp_path / "out"
+    build(make_plan(make_layout(members=2, stripe=1 * MB)), manager="lvm", devices=devs, out_dir=out)
+    res = run_script(out / "20-lvm.sh", lvm_no_dm)
+    assert res.returncode == 1 and "ext4" in res.stderr and f"--force-device {devs[1]}" in res.stderr
+    assert blkid(devs[0], "TYPE") == "" and blkid(devs[1], "TYPE") == "ext4"  # nothing was touched
+
+
+def test_online_migration_makes_extents_divisible_then_adds_a_striped_mirror_leg(tmp_path, loops, lvm_no_dm):
+    """Up to the sync wait: with activation off there is no sync to wait for (the lab guest does the rest)."""
+    old, *new = loops(128), loops(128), loops(128), loops(128)
+    for args in (["pvcreate", "-qq", old], ["vgcreate", "-qq", "blockfit_vg", old],
+                 ["lvcreate", "-qq", "-l", "28", "-n", "data", "blockfit_vg", old]):
+        subprocess.run(args, env=lvm_no_dm, capture_output=True, check=True)
+    out = tmp_path / "out"
+    build(make_plan(make_layout(members=3, stripe=1 * MB)), manager="lvm", devices=new, out_dir=out,
+          migrate_from="/dev/blockfit_vg/data", method="online")
+    assert not (out / "40-filesystem.sh").exists()
+    res = run_script(out / "20-lvm.sh", lvm_no_dm)
+    assert res.returncode == 0, res.stderr
+    res = run_script(out / "30-migrate-online.sh", lvm_no_dm)
+    assert "28 extents is not divisible by 3: extending blockfit_vg/data by 2 extents" in res.stderr
+    segs = subprocess.run(["lvs", "-a", "--noheadings", "--segments", "--units", "b", "--nosuffix", "-o",
+                           "lv_name,segtype,stripes,stripe_size,seg_size_pe", "blockfit_vg"],
+                          env=lvm_no_dm, capture_output=True, text=True, check=True).stdout
+    rows = {r.split()[0].strip("[]"): r.split()[1:] for r in segs.strip().splitlines()}
+    assert rows["data"][0] == "mirror" and rows["data"][3] == "30"
+    assert rows["data_mimage_1"] == ["striped", "3", str(1 * MB), "30"]
+    assert res.returncode == 1 and "cannot read the mirror's sync progress" in res.stderr
