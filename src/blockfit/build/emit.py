@@ -50,6 +50,10 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
     if ctx.manager == "lvm" and ctx.members > 1 and ctx.stripe_bytes > lvm.extent_bytes(0):
         ctx.notes.append(f"LVM: stripe {ctx.stripe_bytes} bytes is larger than 4 MiB; the VG uses "
                          f"{lvm.extent_bytes(ctx.stripe_bytes)}-byte extents")
+    planned = ctx.layout.manager
+    if planned not in ("none", ctx.manager) and ctx.members > 1:
+        ctx.notes.append(f"the plan's stripe advice ({ctx.stripe_bytes} bytes) was made for {planned}; "
+                         f"building with {ctx.manager}")
     runnable = sorted((f for f in files if f.step.order > 0), key=lambda f: f.step.order)
     run_all = BuildStep(order=0, name="run-all", path="run-all.sh", kind="runner", touches_devices=True,
                         description="runs " + ", ".join(f.step.path for f in runnable) + " in order")
