@@ -207,6 +207,7 @@ def test_every_script_is_strict_and_has_a_dry_run(tmp_path):
         for script in out.glob("*.sh"):
             text = script.read_text()
             assert "set -euo pipefail" in text and "--dry-run" in text, script
+            assert "<(" not in text, f"{script}: process substitution needs /dev/fd (absent in a minimal guest)"
 
 
 # ---------------------------------------------------------------- terraform
