@@ -325,3 +325,12 @@ def test_aws_cli_commands_use_flags_the_installed_cli_documents(tmp_path):
             assert flag in helps[key], (key, flag)
             checked += 1
     assert checked >= 10
+
+
+def test_notes_explain_choices(tmp_path):
+    plan = make_plan(make_layout(members=2, stripe=256 * KIB))
+    result = build(plan, manager="asm", devices=["/dev/sdb", "/dev/sdc"], out_dir=tmp_path / "o")
+    text = " ".join(result.notes)
+    assert "not a valid ASM AU" in text and "consistent device paths" in text and "made for lvm" in text
+    readme = (tmp_path / "o" / "README.md").read_text()
+    assert "not a valid ASM AU" in readme and "21-asm-diskgroup.sql" in readme
