@@ -25,7 +25,7 @@ app = typer.Typer(
 )
 
 # One module per command; each registers itself on `app` when imported.
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["calibrate"]
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"blockfit.cli.{_name}")

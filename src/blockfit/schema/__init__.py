@@ -5,6 +5,7 @@ Each concept has its own module; import from here:
 """
 
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
+from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
 from blockfit.schema.plan import Candidate, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
 
@@ -12,9 +13,12 @@ __all__ = [
     "Candidate",
     "CostItem",
     "CurvePoint",
+    "DeviceFacts",
     "Instance",
     "Layout",
     "LimitRow",
+    "MeasuredPoint",
+    "Measurement",
     "Plan",
     "Prediction",
     "Requirements",
