@@ -64,7 +64,7 @@ def _print_human(m: Measurement) -> None:
 
 @app.command("calibrate")
 def calibrate_command(
-    targets: Annotated[list[str], typer.Argument(metavar="TARGET...", help="a directory (a test file is created "
+    targets: Annotated[list[str], typer.Argument(metavar="TARGET", help="a directory (a test file is created "
                                                  "there), a file, or block device(s); several = a simulated stripe")],
     max_latency: Annotated[str, typer.Option("--max-latency", help="latency bound at the percentile")] = "20ms",
     percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to")] = "95",
