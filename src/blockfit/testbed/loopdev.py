@@ -101,8 +101,11 @@ def unique_name(name: str) -> str:
 
 @contextlib.contextmanager
 def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.PathLike[str] | None = None,
-                direct_io: bool = True) -> Iterator[LoopDevice]:
-    """Attach a loop device over a new sparse file; detach it and delete the file on exit."""
+                direct_io: bool = True, partscan: bool = False) -> Iterator[LoopDevice]:
+    """Attach a loop device over a new sparse file; detach it and delete the file on exit.
+
+    ``partscan`` makes the kernel create partition devices (loopNp1, ...) for a partition table written later.
+    """
     require_root_tools()
     workdir = Path(tempfile.mkdtemp(prefix=unique_name(name) + "-", dir=directory))
     backing = workdir / "backing.img"
@@ -113,6 +116,8 @@ def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.Path
         cmd = ["losetup", "--find", "--show"]
         if direct_io:
             cmd.append("--direct-io=on")
+        if partscan:
+            cmd.append("--partscan")
         proc = subprocess.run([*cmd, str(backing)], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise EnvironmentProblem(f"losetup failed: {proc.stderr.strip()}")
