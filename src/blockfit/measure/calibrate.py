@@ -15,7 +15,7 @@ import platform
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,7 +109,9 @@ class Runner:
         if self.hosts:
             files, texts = [], []
             for i, share in enumerate(split_outstanding(outstanding, len(self.hosts))):
-                text = render_job(self._spec(phase, share, ramp_s, runtime_s)).replace("\n[", f"\n[h{i}-")
+                spec = self._spec(phase, share, ramp_s, runtime_s)
+                spec.name_prefix = f"h{i}-"
+                text = render_job(spec)
                 path = self.workdir / f"{tag}-h{i}.fio"
                 path.write_text(text)
                 files.append(path)
@@ -237,10 +239,21 @@ def _warnings(measurement: Measurement, targets: list[Target], notes: list[str])
     return out
 
 
-def calibrate(targets: list[str], options: CalibrateOptions | None = None,
-              progress: ProgressFn | None = None) -> Measurement:
-    """Measure max IOPS at a latency bound, max MB/s and the latency at max IOPS on ``targets`` (see module doc)."""
-    options = options or CalibrateOptions()
+@dataclass
+class Session:
+    """Checked targets, the chosen engine and a temp directory: what every data point needs."""
+
+    runner: Runner
+    resolved: list[Target]
+    hosts: list[Host]
+    version: str
+    notes: list[str]
+    started: float
+
+
+@contextlib.contextmanager
+def session(targets: list[str], options: CalibrateOptions, progress: ProgressFn | None = None) -> Iterator[Session]:
+    """Check targets and hosts, lay out a test file if needed, pick the engine; clean everything up on exit."""
     options.validate()
     fio_binary(options.fio)
     version = fio_version(options.fio)
@@ -254,8 +267,6 @@ def calibrate(targets: list[str], options: CalibrateOptions | None = None,
         check_reachable(hosts)
     direct = all(t.direct_ok for t in resolved)
     workdir = Path(tempfile.mkdtemp(prefix="blockfit-calibrate-"))
-    points: list[MeasuredPoint] = []
-    stopped_by: str | None = None
     started = time.monotonic()
     try:
         for t in resolved:
@@ -266,10 +277,33 @@ def calibrate(targets: list[str], options: CalibrateOptions | None = None,
         engine = options.engine or ("io_uring" if hosts else probe_engine(resolved[0], options, workdir, direct))
         runner = Runner(targets=resolved, options=options, hosts=hosts, engine=engine, direct=direct,
                         workdir=workdir, progress=progress)
+        yield Session(runner=runner, resolved=resolved, hosts=hosts, version=version, notes=notes, started=started)
+    finally:
+        for t in resolved:
+            if t.created:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(t.path)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def measure_point(targets: list[str], options: CalibrateOptions, phase: str, outstanding: int,
+                  ramp_s: float = 1.0, runtime_s: float = 3.0) -> MeasuredPoint:
+    """One data point at a fixed total of outstanding I/Os (for checks, benches and multi-host tests)."""
+    with session(targets, options) as s:
+        return s.runner.measure(phase, outstanding, ramp_s, runtime_s)
+
+
+def calibrate(targets: list[str], options: CalibrateOptions | None = None,
+              progress: ProgressFn | None = None) -> Measurement:
+    """Measure max IOPS at a latency bound, max MB/s and the latency at max IOPS on ``targets`` (see module doc)."""
+    options = options or CalibrateOptions()
+    points: list[MeasuredPoint] = []
+    stopped_by: str | None = None
+    with session(targets, options, progress) as s:
         plan = SearchPlan(max_latency_ms=options.max_latency_ms, percentile=options.percentile,
                           budget_s=options.duration_s, max_small_outstanding=options.max_small_outstanding,
-                          max_large_outstanding=options.max_large_outstanding, members=len(resolved))
-        search = Search(plan=plan, measure=runner.measure, points=points)
+                          max_large_outstanding=options.max_large_outstanding, members=len(s.resolved))
+        search = Search(plan=plan, measure=s.runner.measure, points=points)
         try:
             search.run()
         except KeyboardInterrupt:
@@ -280,22 +314,15 @@ def calibrate(targets: list[str], options: CalibrateOptions | None = None,
             if not points:
                 raise
             stopped_by = f"fio failed: {exc}"
-        notes += search.notes
         if progress:
             progress(options.duration_s, options.duration_s, "done")
-        return _measurement(list(targets), resolved, options, hosts, version, engine, direct, runner, points,
-                            notes, stopped_by, time.monotonic() - started)
-    finally:
-        for t in resolved:
-            if t.created:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(t.path)
-        shutil.rmtree(workdir, ignore_errors=True)
+        return _measurement(list(targets), s, options, points, s.notes + search.notes, stopped_by,
+                            time.monotonic() - s.started)
 
 
-def _measurement(given: list[str], resolved: list[Target], options: CalibrateOptions, hosts: list[Host],
-                 version: str, engine: str, direct: bool, runner: Runner, points: list[MeasuredPoint],
+def _measurement(given: list[str], s: Session, options: CalibrateOptions, points: list[MeasuredPoint],
                  notes: list[str], stopped_by: str | None, elapsed: float) -> Measurement:
+    runner, resolved, hosts = s.runner, s.resolved, s.hosts
     summary = summarize(points)
     small, large = summary.max_iops_point, summary.max_mbps_point
     job_files = {}
@@ -315,7 +342,8 @@ def _measurement(given: list[str], resolved: list[Target], options: CalibrateOpt
         member_share_at_max_iops=small.member_share if small else {},
         member_share_at_max_mbps=large.member_share if large else {},
         host_iops_at_max_iops=small.host_iops if small else {},
-        fio_version=version, engine=engine, direct=direct, job_files=job_files, kernel=platform.release(),
+        fio_version=s.version, engine=runner.engine, direct=runner.direct, job_files=job_files,
+        kernel=platform.release(),
         device_facts=_facts(resolved), duration_budget_s=options.duration_s, elapsed_s=round(elapsed, 2),
         partial=stopped_by is not None, stopped_by=stopped_by)
     m.warnings = _warnings(m, resolved, notes)

@@ -40,7 +40,7 @@ iopsavgtime={{ spec.sample_ms }}
 bwavgtime={{ spec.sample_ms }}
 {% for depth in depths %}
 
-[{{ spec.phase }}{{ loop.index0 }}]
+[{{ spec.name_prefix }}{{ spec.phase }}{{ loop.index0 }}]
 iodepth={{ depth }}
 {% endfor %}
 """)
@@ -60,6 +60,7 @@ class JobSpec:
     runtime_s: float = 3.0
     write_pct: int = 0
     file_size: int | None = None
+    name_prefix: str = ""  # e.g. "h1-": marks each job section with the host that runs it
     max_jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
 
     @property
@@ -68,8 +69,8 @@ class JobSpec:
 
     @property
     def sample_ms(self) -> int:
-        """IOPS sampling period for the steady-state check: about ten samples per point, at least 100 ms."""
-        return max(100, int(self.runtime_s * 1000 / 10))
+        """IOPS sampling period for the steady-state check: ~8 samples per point, at least 250 ms."""
+        return max(250, int(self.runtime_s * 1000 / 8))
 
 
 def split_outstanding(total: int, parts: int) -> list[int]:

@@ -34,7 +34,7 @@ class SearchPlan:
     max_large_outstanding: int = 64
     min_gain: float = 0.05  # a doubling that adds less than this is "no gain"
     bisect_steps: int = 3
-    steady_cv: float = 0.25
+    steady_cv: float = 0.3
     min_point_s: float = 1.5
     members: int = 1  # stripe members: the sweeps go at least to 2 outstanding I/Os per member before stopping
 

@@ -1,0 +1,161 @@
+"""Issue 5 acceptance on known-cap targets: loop devices throttled by cgroup-v1 blkio (made and removed here).
+
+Caps are low (3,000 IOPS, 60 MB/s per device) so CPU contention on a shared machine does not distort them.
+Large I/O is 512 KiB: bigger I/Os are split by the loop device and the kernel's bps throttle charges them twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from blockfit.measure.calibrate import CalibrateOptions, calibrate, measure_point
+from blockfit.measure.multihost import fio_server
+from blockfit.testbed.loopdev import BLKIO_ROOT, ThrottledLoops, blkio_cgroup, throttled_loops
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0 or shutil.which("fio") is None or not (BLKIO_ROOT / "cgroup.procs").exists(),
+                       reason="needs root, fio and cgroup-v1 blkio"),
+]
+
+IOPS_CAP = 3000
+BPS_CAP = 60_000_000
+GiB = 1024**3
+
+
+@pytest.fixture
+def capped() -> Iterator[ThrottledLoops]:
+    with throttled_loops(1, 4 * GiB, read_iops=IOPS_CAP, read_bps=BPS_CAP, name="calibrate-test") as tl:
+        yield tl
+
+
+def cli_argv(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from blockfit.cli import main; main()", "calibrate", *args]
+
+
+def procs(tl: ThrottledLoops) -> list[int]:
+    return [int(p) for p in tl.cgroup.procs_file.read_text().split()]
+
+
+def test_capped_loop_device_cli_json(capped: ThrottledLoops, tmp_path: Path) -> None:
+    dev = capped.paths[0]
+    png = tmp_path / "curve.png"
+    out = subprocess.run(capped.cgroup.wrap(cli_argv(dev, "--json", "--duration", "25s", "--large-io", "512k",
+                                                     "--max-latency", "20ms", "--percentile", "95",
+                                                     "--plot", str(png))),
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    m = json.loads(out.stdout)
+    assert abs(m["max_iops"] / IOPS_CAP - 1) <= 0.05, m["max_iops"]
+    assert abs(m["max_mbps"] * 1e6 / BPS_CAP - 1) <= 0.05, m["max_mbps"]
+    assert m["bound_met"] and 0 < m["latency_ms"] <= 20
+    assert m["avg_latency_ms"] > 0
+    phases = {p["phase"] for p in m["curve"]}
+    assert phases == {"small", "large"}
+    assert all(p["p50_ms"] <= p["p95_ms"] <= p["p99_ms"] for p in m["curve"])
+    assert m["fio_version"].startswith("fio-") and m["engine"] in ("io_uring", "libaio") and m["direct"]
+    assert "bs=8192" in m["job_files"]["max_iops"] and "bs=524288" in m["job_files"]["max_mbps"]
+    facts = m["device_facts"][0]
+    assert facts["loop_direct_io"] is True and facts["size_bytes"] == 4 * GiB
+    assert not m["partial"]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert procs(capped) == []
+
+
+def test_simulated_stripe_of_four_is_four_times_one_with_balance() -> None:
+    with throttled_loops(4, 4 * GiB, read_iops=IOPS_CAP, read_bps=BPS_CAP, name="calibrate-test") as tl:
+        m = calibrate(tl.paths, CalibrateOptions(duration_s=30, large_io=512 * 1024, launcher=tl.cgroup.launcher()))
+    assert abs(m.max_iops / (4 * IOPS_CAP) - 1) <= 0.10, m.max_iops
+    assert abs(m.max_mbps * 1e6 / (4 * BPS_CAP) - 1) <= 0.10, m.max_mbps
+    assert m.latency_ms <= m.max_latency_ms
+    assert set(m.member_share_at_max_iops) == set(tl.paths)
+    assert all(abs(share - 0.25) <= 0.05 for share in m.member_share_at_max_iops.values())
+    assert all(set(p.member_share) == set(tl.paths) for p in m.curve)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_two_fio_servers_merge_to_the_sum_of_their_parts(capped: ThrottledLoops) -> None:
+    """Two 'hosts' (fio --server on two loopback ports), each throttled to 2,000 IOPS on the same device."""
+    dev = capped.paths[0]
+    with blkio_cgroup("calibrate-test") as cg_a, blkio_cgroup("calibrate-test") as cg_b:
+        for cg in (cg_a, cg_b):
+            cg.limit(capped.devices[0].major_minor, read_iops=2000)
+        with fio_server(_free_port(), launcher=cg_a.launcher()) as a, \
+                fio_server(_free_port(), launcher=cg_b.launcher()) as b:
+            def point(hosts: list[str], outstanding: int):  # type: ignore[no-untyped-def]
+                return measure_point([dev], CalibrateOptions(hosts=hosts), "small", outstanding, 1.0, 3.0)
+
+            alone_a = point([a.label], 4)
+            alone_b = point([b.label], 4)
+            both = point([a.label, b.label], 8)
+            assert set(both.host_iops) == {a.label, b.label}
+            assert abs(both.iops / (alone_a.iops + alone_b.iops) - 1) <= 0.05, (both.iops, alone_a.iops, alone_b.iops)
+            assert abs(both.iops / 4000 - 1) <= 0.05
+            assert sum(both.host_iops.values()) == pytest.approx(both.iops)
+            assert both.ios >= alone_a.ios  # merged histogram holds both hosts' I/Os
+
+            m = calibrate([dev], CalibrateOptions(hosts=[a.label, b.label], duration_s=15, large_io=512 * 1024))
+            assert m.hosts == [a.label, b.label] and set(m.host_iops_at_max_iops) == {a.label, b.label}
+            assert abs(m.max_iops / 4000 - 1) <= 0.10, m.max_iops
+
+
+def _run_and_disrupt(tl: ThrottledLoops, tmp_path: Path, disrupt: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    proc = subprocess.Popen(tl.cgroup.wrap(cli_argv(tl.paths[0], "--json", "--duration", "40s")), env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(7)  # a few points measured
+    if disrupt == "interrupt":
+        proc.send_signal(signal.SIGINT)
+    else:  # crash: kill fio itself (every process in the cgroup but the CLI)
+        for pid in procs(tl):
+            if pid != proc.pid:
+                os.kill(pid, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), tmpdir
+
+
+def test_ctrl_c_leaves_nothing_behind_and_reports_partial_curve(capped: ThrottledLoops, tmp_path: Path) -> None:
+    out, tmpdir = _run_and_disrupt(capped, tmp_path, "interrupt")
+    assert out.returncode == 130, out.stderr
+    m = json.loads(out.stdout)
+    assert m["partial"] and m["stopped_by"] == "interrupted" and len(m["curve"]) >= 1
+    assert m["max_iops"] > 0
+    assert procs(capped) == []  # no fio (nor anything else) left in the test's cgroup
+    assert list(tmpdir.iterdir()) == []
+
+
+def test_fio_crash_leaves_nothing_behind_and_reports_partial_curve(capped: ThrottledLoops, tmp_path: Path) -> None:
+    out, tmpdir = _run_and_disrupt(capped, tmp_path, "crash")
+    assert out.returncode == 4, out.stderr
+    m = json.loads(out.stdout)
+    assert m["partial"] and m["stopped_by"].startswith("fio failed") and len(m["curve"]) >= 1
+    assert "stopped early" in out.stderr
+    assert procs(capped) == []
+    assert list(tmpdir.iterdir()) == []
+
+
+def test_directory_target_creates_and_removes_its_test_file(tmp_path: Path) -> None:
+    m = calibrate([str(tmp_path)], CalibrateOptions(duration_s=8, size_bytes=256 * 1024**2, large_io=512 * 1024))
+    assert m.device_facts[0].kind == "file" and m.device_facts[0].size_bytes == 256 * 1024**2
+    assert m.max_iops > 0 and m.max_mbps > 0
+    assert any("only 256 MiB" in w for w in m.warnings)
+    assert list(tmp_path.iterdir()) == []
