@@ -69,7 +69,7 @@ def _fixed_caps(cat: Catalog, shape: Shape) -> InstanceCaps:
     warnings = []
     if shape.iops_burst:
         warnings.append(f"{shape.name} bursts to {shape.iops_burst:,.0f} IOPS / {shape.mbps_burst:,.0f} MB/s for "
-                        f"30 minutes a day; the sustained baseline ({shape.iops:,.0f} / {shape.mbps:,.0f}) "
+                        f"up to 30 minutes at a time; the sustained baseline ({shape.iops:,.0f} / {shape.mbps:,.0f}) "
                         "is modelled.")
     return InstanceCaps(
         iops=shape.iops, iops_rule=f"instance IOPS ({shape.name})", mbps=shape.mbps,

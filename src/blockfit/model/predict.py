@@ -61,12 +61,20 @@ def layout_spec(cat: Catalog, layout: Layout) -> str:
     return f"{layout.members}x{fmt_gb(layout.volume.size_gb)}@{KINDS[vt.kind].level_spec(vt, layout.volume)}"
 
 
+def member_perf(cat: Catalog, vt: VolumeType, vol: Volume, members: int) -> MemberPerf:
+    """One member's caps in a layout of `members`. A kind whose volumes share a per-instance allowance (GCP
+    Persistent Disk's per-VM baseline) defines perf_in_layout; for the others the member count is irrelevant."""
+    kind = KINDS[vt.kind]
+    in_layout = getattr(kind, "perf_in_layout", None)
+    return in_layout(cat, vt, vol, members) if in_layout else kind.perf(cat, vt, vol)
+
+
 def member_limits(cat: Catalog, layout: Layout, mp: MemberPerf | None = None) -> tuple[MemberPerf, list[Limit]]:
     """The layout's volume limits (n members x one member's caps); pass `mp` to reuse a computed member."""
     vt = volume_type(cat, layout.volume)
-    if mp is None:
-        mp = KINDS[vt.kind].perf(cat, vt, layout.volume)
     n = layout.members
+    if mp is None:
+        mp = member_perf(cat, vt, layout.volume, n)
     each = f" ({n} x {mp.iops:,.0f})" if n > 1 else ""
     each_mb = f" ({n} x {mp.mbps:,.1f})" if n > 1 else ""
     return mp, [
