@@ -159,3 +159,11 @@ def test_directory_target_creates_and_removes_its_test_file(tmp_path: Path) -> N
     assert m.max_iops > 0 and m.max_mbps > 0
     assert any("only 256 MiB" in w for w in m.warnings)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_write_test_on_a_block_device_with_allow_write() -> None:
+    with throttled_loops(1, 1 * GiB, read_iops=IOPS_CAP, write_iops=IOPS_CAP, name="calibrate-test") as tl:
+        m = calibrate(tl.paths, CalibrateOptions(duration_s=8, write_pct=30, allow_write=True,
+                                                 large_io=512 * 1024, launcher=tl.cgroup.launcher()))
+    assert m.write_pct == 30 and "rw=randrw" in m.job_files["max_iops"] and "rwmixwrite=30" in m.job_files["max_iops"]
+    assert 0 < m.max_iops <= 2 * IOPS_CAP * 1.05

@@ -168,6 +168,16 @@ class Runner:
             host_iops=host_iops)
 
 
+def _workdir() -> Path:
+    """A private temp directory for job files and fio output: $TMPDIR, else /dev/shm or /run (read-only roots)."""
+    for base in (None, "/dev/shm", "/run"):
+        try:
+            return Path(tempfile.mkdtemp(prefix="blockfit-calibrate-", dir=base))
+        except OSError:
+            continue
+    raise EnvironmentProblem("no writable temp directory for fio's job files (set TMPDIR)")
+
+
 def probe_engine(target: Target, options: CalibrateOptions, workdir: Path, direct: bool) -> str:
     """io_uring if a tiny read works with it on this target and kernel, else libaio."""
     if options.engine:
@@ -266,7 +276,7 @@ def session(targets: list[str], options: CalibrateOptions, progress: ProgressFn 
     if hosts:
         check_reachable(hosts)
     direct = all(t.direct_ok for t in resolved)
-    workdir = Path(tempfile.mkdtemp(prefix="blockfit-calibrate-"))
+    workdir = _workdir()
     started = time.monotonic()
     try:
         for t in resolved:
