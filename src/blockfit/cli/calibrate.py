@@ -55,7 +55,11 @@ def _print_human(m: Measurement) -> None:
         console.print(f"host IOPS at max IOPS: {hosts}")
     console.print(f"max_iops    {m.max_iops:,.0f}  ({m.small_io // 1024} KiB, {m.outstanding_at_max_iops} outstanding, "
                   f"p{m.percentile:g} <= {m.max_latency_ms:g} ms{'' if m.bound_met else ': BOUND NEVER MET'})")
-    console.print(f"max_mbps    {m.max_mbps:,.1f}  ({m.large_io // 1024} KiB, {m.outstanding_at_max_mbps} outstanding)")
+    if m.outstanding_at_max_mbps:
+        console.print(f"max_mbps    {m.max_mbps:,.1f}  ({m.large_io // 1024} KiB, {m.outstanding_at_max_mbps} "
+                      "outstanding)")
+    else:
+        console.print("max_mbps    not measured (the run stopped before the large-I/O phase)")
     console.print(f"latency_ms  {m.latency_ms:.3f} p{m.percentile:g}, {m.avg_latency_ms:.3f} average (CALIBRATE_IO's)")
     console.print(f"{m.fio_version}, {m.engine}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
     for w in m.warnings:

@@ -140,7 +140,8 @@ class Search:
         while depth <= self.plan.max_small_outstanding:
             p = self.point("small", depth, until)
             gain = p.iops / best - 1 if best > 0 else float("inf")
-            stalls = stalls + 1 if gain < self.plan.min_gain else 0
+            # below one outstanding I/O per stripe member a flat curve says nothing about saturation
+            stalls = stalls + 1 if gain < self.plan.min_gain and depth > self.plan.members else 0
             best = max(best, p.iops)
             early = depth < 2 * self.plan.members
             if not early and (stalls >= 2 or (stalls and not p.within_bound) or p.percentile_ms > 10 * bound):
@@ -173,11 +174,12 @@ class Search:
     def large(self) -> None:
         """Doubling sweep of large I/Os until MB/s stop growing."""
         until = self.plan.budget_s
-        best, stalls, depth = 0.0, 0, 1
+        # start at one I/O per stripe member: the large phase wants the plateau, not the low end of the curve
+        best, stalls, depth = 0.0, 0, 1 << (max(1, self.plan.members) - 1).bit_length()
         while depth <= self.plan.max_large_outstanding:
             p = self.point("large", depth, until)
             gain = p.mbps / best - 1 if best > 0 else float("inf")
-            stalls = stalls + 1 if gain < self.plan.min_gain else 0
+            stalls = stalls + 1 if gain < self.plan.min_gain and depth > self.plan.members else 0
             best = max(best, p.mbps)
             if stalls >= 2 and depth >= 2 * self.plan.members:
                 break
