@@ -21,7 +21,7 @@ import pytest
 
 from blockfit.measure.calibrate import CalibrateOptions, calibrate, measure_point
 from blockfit.measure.multihost import fio_server
-from blockfit.testbed.loopdev import BLKIO_ROOT, ThrottledLoops, blkio_cgroup, throttled_loops
+from blockfit.testbed.loopdev import BLKIO_ROOT, ThrottledLoops, blkio_cgroup, loop_device, throttled_loops
 
 pytestmark = [
     pytest.mark.slow,
@@ -167,3 +167,12 @@ def test_write_test_on_a_block_device_with_allow_write() -> None:
                                                  large_io=512 * 1024, launcher=tl.cgroup.launcher()))
     assert m.write_pct == 30 and "rw=randrw" in m.job_files["max_iops"] and "rwmixwrite=30" in m.job_files["max_iops"]
     assert 0 < m.max_iops <= 2 * IOPS_CAP * 1.05
+
+
+def test_page_cache_and_unmeetable_bound_are_warned_about() -> None:
+    """A loop device without direct I/O reads through the host page cache; a 1 µs bound cannot be met."""
+    with loop_device(1 * GiB, name="calibrate-test", direct_io=False) as dev:
+        m = calibrate([dev.path], CalibrateOptions(duration_s=6, max_latency_ms=0.001, large_io=512 * 1024))
+    assert not m.bound_met and m.outstanding_at_max_iops == 1 and m.max_iops > 0
+    assert any(w.startswith("latency bound never met") for w in m.warnings)
+    assert any(w.startswith("page cache in play") and dev.name in w for w in m.warnings)
