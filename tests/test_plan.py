@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
@@ -14,12 +14,15 @@ from blockfit.model import predict
 from blockfit.plan import make_plan
 from blockfit.plan.evaluate import Evaluator
 from blockfit.plan.search import brute_force, search
-from blockfit.plan.space import SearchSpace, default_space, options_for, sizes_for
+from blockfit.plan.space import SearchSpace, default_space, options_for, priced_sizes, sizes_for
 from blockfit.schema import Plan, Requirements, Workload
 from blockfit.specs import parse_instance, parse_layout
 
 OCI = load_catalog("oci")
 AWS = load_catalog("aws")
+CATS = {c: load_catalog(c) for c in ("oci", "aws", "azure", "gcp")}
+SHAPES = {"oci": ["VM.Standard.E4.Flex"], "aws": ["m6i.2xlarge", "m5.12xlarge", "r6i.24xlarge"],
+          "azure": ["Standard_E4s_v5", "Standard_E16s_v5", "Standard_E64s_v5"], "gcp": ["n2", "c3"]}
 
 
 def part3(ocpus=12.0, **kw):
@@ -105,25 +108,30 @@ def test_aws_gp3_and_io2_priced_with_provisioning_and_instance_cap_respected():
 
 @st.composite
 def small_problem(draw):
-    cloud = draw(st.sampled_from(["oci", "aws"]))
-    cat = OCI if cloud == "oci" else AWS
+    cloud = draw(st.sampled_from(sorted(CATS)))
+    cat = CATS[cloud]
     keys = sorted(cat.volume_types)
     chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=3, unique=True))
-    options = []
+    options, sizes = [], {}
     for key in chosen:
-        opts = options_for(key, cat.volume_types[key])
-        options += draw(st.lists(st.sampled_from(opts), min_size=1, max_size=4, unique=True))
-    sizes = {}
-    for key in chosen:
+        opts = draw(st.lists(st.sampled_from(options_for(key, cat.volume_types[key])), min_size=1, max_size=4,
+                             unique=True))
         allowed = sizes_for(cat.volume_types[key])
         picks = draw(st.lists(st.integers(0, len(allowed) - 1), min_size=1, max_size=8, unique=True))
-        sizes[key] = sorted(allowed[i] for i in picks)
-    if cloud == "oci":
-        shape = "VM.Standard.E4.Flex"
-        ocpus = sorted(draw(st.lists(st.integers(1, 64), min_size=1, max_size=5, unique=True)))
-        ocpu_list = [float(o) for o in ocpus]
+        picked = sorted(allowed[i] for i in picks)
+        for o in opts:   # as default_space does: only sizes plan can price
+            priced = priced_sizes(cat, o, picked)
+            if priced:
+                options.append(o)
+                sizes[key] = sorted(set(sizes.get(key, [])) | set(priced))
+    assume(options)
+    shape = draw(st.sampled_from(SHAPES[cloud]))
+    spec = cat.shapes[shape]
+    if spec.kind == "flex":
+        ocpu_list = [float(o) for o in sorted(draw(st.lists(st.integers(1, 64), min_size=1, max_size=5, unique=True)))]
+    elif spec.kind == "vcpu_tiers":
+        ocpu_list = sorted({float(t["vcpus_min"]) for t in spec.tiers})
     else:
-        shape = draw(st.sampled_from(["m6i.2xlarge", "m5.12xlarge", "r6i.24xlarge"]))
         ocpu_list = [None]
     members = list(range(1, draw(st.integers(1, 12)) + 1))
     space = SearchSpace(cloud=cloud, shape=shape, options=options, members=members, sizes=sizes, ocpus=ocpu_list)
@@ -136,7 +144,7 @@ def small_problem(draw):
     return cat, req, space
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(small_problem())
 def test_search_equals_brute_force(problem):
     cat, req, space = problem
@@ -192,3 +200,13 @@ def test_cli_plan_bad_input(args, needle):
         base[k] = v
     r = run("plan", *[x for kv in base.items() for x in kv])
     assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_azure_and_gcp_plans_rank_priced_layouts():
+    az = make_plan(Requirements(cloud="azure", capacity_gb=4096, target_iops=15_000,
+                                instance_shape="Standard_E16s_v5"), CATS["azure"])
+    assert az.candidates[0].layout_detail.volume.type == "premium-v1" and az.candidates[0].max_iops >= 15_000
+    assert any("premium-v2: not considered" in n for n in az.notes)
+    gcp = make_plan(Requirements(cloud="gcp", capacity_gb=4096, target_iops=50_000, instance_shape="n2"), CATS["gcp"])
+    first = gcp.candidates[0]
+    assert first.min_ocpus == 32 and first.max_iops >= 50_000   # n2 below 32 vCPUs caps pd-ssd at 25,000

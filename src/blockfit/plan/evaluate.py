@@ -14,7 +14,7 @@ from blockfit.errors import InputError
 from blockfit.model import queueing
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
-from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits
+from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
 from blockfit.plan.space import LevelOption, SearchSpace
 from blockfit.schema import Instance, Requirements
 
@@ -39,16 +39,19 @@ class Point:
 class Evaluator:
     def __init__(self, cat: Catalog, req: Requirements, space: SearchSpace) -> None:
         self.cat, self.req, self.space = cat, req, space
-        self._members: dict[tuple[LevelOption, int], Member | None] = {}
+        self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
 
-    def member(self, option: LevelOption, size_gb: int) -> Member | None:
-        key = (option, size_gb)
+    def member(self, option: LevelOption, size_gb: int, members: int = 1) -> Member | None:
+        """One member's caps and price; the member count matters only to kinds that share a per-instance
+        allowance among members (perf_in_layout), so the cache ignores it for the others."""
+        vt = self.cat.volume_types[option.type]
+        key = (option, size_gb, members if hasattr(KINDS[vt.kind], "perf_in_layout") else 0)
         if key not in self._members:
-            self._members[key] = self._member(option, size_gb)
+            self._members[key] = self._member(option, size_gb, members)
         return self._members[key]
 
-    def _member(self, option: LevelOption, size_gb: int) -> Member | None:
+    def _member(self, option: LevelOption, size_gb: int, members: int) -> Member | None:
         vt = self.cat.volume_types[option.type]
         kind = KINDS[vt.kind]
         try:
@@ -57,7 +60,7 @@ class Evaluator:
             return None
         items = kind.cost(self.cat, vt, vol)
         cost = None if any(i.monthly is None for i in items) else sum(i.monthly or 0.0 for i in items)
-        return Member(kind.perf(self.cat, vt, vol), cost)
+        return Member(member_perf(self.cat, vt, vol, members), cost)
 
     def caps(self, ocpus: float | None, vtype: str) -> InstanceCaps:
         key = (ocpus, vtype)
@@ -75,10 +78,13 @@ class Evaluator:
         req = self.req
         if members * size_gb < req.needed_gb - 1e-9:
             return None
-        m = self.member(option, size_gb)
+        m = self.member(option, size_gb, members)
         if m is None or m.cost is None:
             return None
-        caps = self.caps(ocpus, option.type)
+        try:
+            caps = self.caps(ocpus, option.type)
+        except InputError:   # no instance size with this vCPU count
+            return None
         if caps.attach_max is not None and members > caps.attach_max:
             return None
         if option.vpu is not None and option.vpu >= 30 and caps.uhp_ok is not True:

@@ -3,6 +3,7 @@ a Pareto table of what each extra dollar buys, and an explanation when nothing m
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,7 +11,7 @@ from blockfit import __version__
 from blockfit.catalog import Catalog
 from blockfit.errors import InfeasibleError, InputError
 from blockfit.model import predict
-from blockfit.model.instance import find_shape
+from blockfit.model.instance import find_shape, instance_caps
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.search import rank_key, search
 from blockfit.plan.space import SearchSpace, default_space
@@ -28,10 +29,11 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     if not points:
         raise InfeasibleError(*_explain_infeasible(req, cat, space, ev))
     candidates = [_candidate(req, cat, space, ev, p) for p in points]
-    notes = []
+    notes = list(space.notes)
     first = candidates[0]
     if req.instance_ocpus is None and first.min_ocpus is not None:
-        notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} OCPUs.")
+        unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
+        notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
     single = _single_volume_note(req, cat, first)
     if single:
         notes.append(single)
@@ -180,19 +182,33 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
 
 
 def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: int = 3) -> list[dict]:
+    """The least capable other shapes (by instance caps) on which the targets can be met, cheapest first."""
+    vtype = space.options[0].type if space.options else next(iter(cat.volume_types))
+    here = _top_caps(cat, space.shape, vtype)
+    bigger = sorted((caps, name) for name in cat.shapes if name != space.shape
+                    for caps in [_top_caps(cat, name, vtype)] if caps > here)
     out: list[dict[str, Any]] = []
-    for name in cat.shapes:
-        if name == space.shape:
-            continue
+    for _caps, name in bigger:
         alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None})
         alt_space = default_space(cat, alt)
         found = search(Evaluator(cat, alt, alt_space), alt_space, keep=1)
         if found:
             p = found[0]
             inst = Instance(cloud=cat.cloud, shape=name, ocpus=p.ocpus)
-            stripe_layout = p.option.volume(cat.cloud, p.size_gb)
-            spec = predict(Layout(members=p.members, volume=stripe_layout), inst, _workload(req), cat,
-                           with_curve=False).layout
+            spec = predict(Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb)), inst,
+                           _workload(req), cat, with_curve=False).layout
             out.append({"instance": inst.spec, "layout": spec, "cost_per_month": round(p.cost, 2),
                         "max_iops": round(p.iops), "max_mbps": round(p.mbps)})
-    return sorted(out, key=lambda a: a["cost_per_month"])[:limit]
+            if len(out) >= limit:
+                break
+    return sorted(out, key=lambda a: a["cost_per_month"])
+
+
+def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
+    """A shape's instance (IOPS, MB/s) caps at its largest size; unknown caps count as unlimited."""
+    shape = find_shape(cat, shape_name)
+    count = {"flex": shape.ocpus_max, "fixed": None}.get(shape.kind)
+    if shape.kind == "vcpu_tiers":
+        count = max(t["vcpus_min"] for t in shape.tiers)
+    caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape.name, ocpus=count), vtype)
+    return (caps.iops if caps.iops is not None else math.inf, caps.mbps if caps.mbps is not None else math.inf)

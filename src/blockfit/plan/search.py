@@ -59,7 +59,7 @@ def cheapest_for(ev: Evaluator, space: SearchSpace, option: LevelOption, members
 def search(ev: Evaluator, space: SearchSpace, keep: int = 10) -> list[Point]:
     """The `keep` cheapest (option, member count) pairs at their cheapest feasible size, ranked."""
     best: list[Point] = []
-    for option in space.options:
+    for option in _cheap_first(ev, space):
         for members in space.members:
             bound = best[keep - 1].cost + 1e-9 if len(best) >= keep else math.inf
             point = cheapest_for(ev, space, option, members, bound)
@@ -68,6 +68,16 @@ def search(ev: Evaluator, space: SearchSpace, keep: int = 10) -> list[Point]:
                 best.sort(key=rank_key)
                 del best[keep:]
     return best
+
+
+def _cheap_first(ev: Evaluator, space: SearchSpace) -> list[LevelOption]:
+    """Options ordered by the price of one member holding the capacity, so the bound tightens early."""
+    def floor(option: LevelOption) -> float:
+        sizes = space.sizes[option.type]
+        i = min(bisect.bisect_left(sizes, math.ceil(ev.req.needed_gb - 1e-9)), len(sizes) - 1)
+        cost = ev.cost(option, 1, sizes[i])
+        return math.inf if cost is None else cost
+    return sorted(space.options, key=floor)
 
 
 def brute_force(ev: Evaluator, space: SearchSpace) -> list[Point]:

@@ -9,6 +9,7 @@ from blockfit.catalog import Catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
 from blockfit.model.instance import find_shape
+from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.oci import vpu_from_level_text
 from blockfit.schema import Requirements, Volume
 
@@ -82,6 +83,30 @@ def selected_types(cat: Catalog, levels: list[str] | None) -> list[LevelOption]:
     return list(dict.fromkeys(out))
 
 
+def _price_known(cat: Catalog, option: LevelOption, size: int) -> bool | None:
+    """Whether this option at this size has a known monthly price (None: the size is not valid for it)."""
+    vt = cat.volume_types[option.type]
+    kind = KINDS[vt.kind]
+    try:
+        vol = kind.normalize(cat, vt, option.volume(cat.cloud, size))
+    except InputError:
+        return None
+    return all(item.monthly is not None for item in kind.cost(cat, vt, vol))
+
+
+def priced_sizes(cat: Catalog, option: LevelOption, sizes: list[int]) -> list[int]:
+    """The sizes plan can rank by cost. Tiered types price each tier (some tiers have no known price);
+    for the others the price does not depend on size, so one valid size decides for all."""
+    if cat.volume_types[option.type].kind == "azure_tiered":
+        return [s for s in sizes if _price_known(cat, option, s) is not False]
+    step = max(len(sizes) // 32, 1)
+    for size in [sizes[-1], *sizes[::step]]:
+        known = _price_known(cat, option, size)
+        if known is not None:
+            return sizes if known else []
+    return []   # valid at none of the probed sizes: nothing plan could price
+
+
 def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     shape = find_shape(cat, req.instance_shape)
     options = selected_types(cat, req.levels)
@@ -93,9 +118,27 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
         ocpus: list[float | None] = [req.instance_ocpus]
     elif shape.kind == "fixed":
         ocpus = [None]
+    elif shape.kind == "vcpu_tiers":
+        ocpus = sorted({t["vcpus_min"] for t in shape.tiers})   # the smallest size of each cap tier
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
-        ocpus = [float(o) for o in range(int(shape.ocpus_min), int(shape.ocpus_max) + 1)]
-    sizes = {o.type: sizes_for(cat.volume_types[o.type]) for o in options}
-    return SearchSpace(cloud=cat.cloud, shape=shape.name, options=options, members=list(range(1, max_members + 1)),
-                       sizes=sizes, ocpus=ocpus)
+        ocpus = list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
+    all_sizes = {key: sizes_for(cat.volume_types[key]) for key in {o.type for o in options}}
+    sizes: dict[str, list[int]] = {}
+    kept: list[LevelOption] = []
+    unpriced: set[str] = set()
+    for o in options:
+        priced = priced_sizes(cat, o, all_sizes[o.type])
+        if priced:
+            kept.append(o)
+            known = sizes.get(o.type)
+            if known is None or known is priced:
+                sizes[o.type] = priced
+            else:
+                sizes[o.type] = sorted(set(known) | set(priced))
+        else:
+            unpriced.add(o.type)
+    notes = [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version}" for t in sorted(unpriced)
+             if t not in sizes]
+    return SearchSpace(cloud=cat.cloud, shape=shape.name, options=kept, members=list(range(1, max_members + 1)),
+                       sizes=sizes, ocpus=ocpus, notes=notes)
