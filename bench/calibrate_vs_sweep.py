@@ -97,25 +97,32 @@ def blockfit_fio(dev: str, launcher: list[str], depth: int, workdir: Path) -> fl
     return sum(s.iops for s in job_stats(run_fio(["--readonly", str(job)], workdir, launcher=launcher).data))
 
 
+def _spread(ours: list[float], bare: list[float]) -> str:
+    """Run-to-run spread (max-min over median) of each side: the noise floor the ratio sits in."""
+    def spread(xs: list[float]) -> float:
+        return (max(xs) - min(xs)) / statistics.median(xs)
+
+    return f"(run-to-run spread: blockfit {spread(ours):.1%}, bare {spread(bare):.1%})"
+
+
 def part2() -> None:
     print("part 2: blockfit's fio job versus the same workload run bare (8 KiB randread, 8 outstanding, 3 s, "
-          "interleaved x3)")
+          "interleaved x5)")
     with tempfile.TemporaryDirectory(prefix="blockfit-calibrate-bench-") as tmp:
         with throttled_loops(1, 4 * GiB, read_iops=3000, name="calibrate-bench") as tl:
             ours, bare = [], []
-            for _ in range(3):
+            for _ in range(5):
                 ours.append(blockfit_fio(tl.paths[0], tl.cgroup.launcher(), 8, Path(tmp)))
                 bare.append(bare_fio(tl.paths[0], tl.cgroup.launcher(), 8))
             print(f"  capped loop (3,000 IOPS):  ratio blockfit/bare median IOPS = "
-                  f"{statistics.median(ours) / statistics.median(bare):.3f}")
+                  f"{statistics.median(ours) / statistics.median(bare):.3f}  {_spread(ours, bare)}")
         with loop_device(4 * GiB, name="calibrate-bench") as dev:
             ours, bare = [], []
-            for _ in range(3):
+            for _ in range(5):
                 ours.append(blockfit_fio(dev.path, [], 8, Path(tmp)))
                 bare.append(bare_fio(dev.path, [], 8))
             print(f"  uncapped loop (CPU-bound): ratio blockfit/bare median IOPS = "
-                  f"{statistics.median(ours) / statistics.median(bare):.3f}  (spread of bare runs: "
-                  f"{(max(bare) - min(bare)) / statistics.median(bare):.1%})")
+                  f"{statistics.median(ours) / statistics.median(bare):.3f}  {_spread(ours, bare)}")
 
 
 def main() -> None:
