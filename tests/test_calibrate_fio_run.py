@@ -77,7 +77,7 @@ def test_exception_kills_the_whole_fio_process_group(tmp_path: Path) -> None:
 
     subprocess.Popen = spy  # type: ignore[misc]
     try:
-        with pytest.raises(subprocess.TimeoutExpired):
+        with pytest.raises(FioFailed, match="did not finish"):
             run_fio(args, tmp_path, timeout=2)
     finally:
         subprocess.Popen = real_popen  # type: ignore[misc]

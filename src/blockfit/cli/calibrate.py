@@ -74,7 +74,8 @@ def calibrate_command(
     percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to")] = "95",
     small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size")] = "8k",
     large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s")] = "1m",
-    duration: Annotated[str, typer.Option("--duration", help="total time budget for the measurement")] = "60s",
+    duration: Annotated[str, typer.Option("--duration", help="total time budget for the measurement (laying "
+                                          "out a test file in a directory comes on top)")] = "60s",
     size: Annotated[str, typer.Option("--size", help="size of the test file created in a directory target")] = "4G",
     write: Annotated[int, typer.Option("--write", help="percentage of small I/Os that are writes (needs "
                                        "--allow-write on block devices and existing files; never on mounted "

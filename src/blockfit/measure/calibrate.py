@@ -182,15 +182,16 @@ def probe_engine(target: Target, options: CalibrateOptions, workdir: Path, direc
     """io_uring if a tiny read works with it on this target and kernel, else libaio."""
     if options.engine:
         return options.engine
+    errors = []
     for engine in ("io_uring", "libaio"):
         args = ["--name=probe", f"--filename={target.path}", f"--ioengine={engine}", "--rw=randread",
                 f"--bs={options.small_io}", "--size=1m", "--io_size=64k", f"--direct={int(direct)}", "--readonly"]
         try:
             run_fio(args, workdir, tag=f"probe-{engine}", launcher=options.launcher, fio=options.fio, timeout=60)
             return engine
-        except FioFailed:
-            continue
-    raise EnvironmentProblem(f"fio cannot read {target.given} with io_uring or libaio (see fio's error above)")
+        except FioFailed as exc:
+            errors.append(f"{engine}: {exc}")
+    raise EnvironmentProblem(f"fio cannot read {target.given} with io_uring or libaio ({'; '.join(errors)})")
 
 
 def lay_out(target: Target, options: CalibrateOptions, workdir: Path, direct: bool) -> None:
@@ -227,8 +228,8 @@ def _warnings(measurement: Measurement, targets: list[Target], notes: list[str])
     first = min(small, key=lambda p: p.outstanding) if small else None
     if first is not None and first.p50_ms * 1e6 < MEMORY_SPEED_NS:
         out.append(f"median latency at {first.outstanding} outstanding I/O is {first.p50_ms * 1000:.0f} µs, memory "
-                   "speed: a cache (controller, host, or a sparse/unwritten backing) is serving the reads; use a "
-                   "target larger than any cache in the path")
+                   "speed: unless the device is that fast, a cache (controller, host, or a sparse/unwritten "
+                   "backing) is serving the reads; use a target larger than any cache in the path")
     total_mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     for t in targets:
         if t.kind != "remote" and 0 < t.size_bytes < GIB:

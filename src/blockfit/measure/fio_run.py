@@ -104,7 +104,7 @@ def run_fio(args: Sequence[str], workdir: Path, tag: str = "run", launcher: Sequ
             fio: str = "fio", timeout: float | None = None) -> FioOutput:
     """Run ``fio ARGS --output-format=json+ --output=FILE`` and return the parsed JSON.
 
-    ``launcher`` prefixes the command (e.g. a cgroup wrapper). Raises FioFailed on a non-zero exit or
+    ``launcher`` prefixes the command (e.g. a cgroup wrapper). Raises FioFailed on a non-zero exit, a timeout or
     unparsable output; on any exception (KeyboardInterrupt included) the fio process group is killed first.
     """
     out_path = workdir / f"{tag}.json"
@@ -116,6 +116,9 @@ def run_fio(args: Sequence[str], workdir: Path, tag: str = "run", launcher: Sequ
                                 cwd=workdir, start_new_session=True)
         try:
             returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            raise FioFailed(f"fio did not finish within {timeout:g}s and was killed") from None
         except BaseException:
             kill_group(proc)
             raise
