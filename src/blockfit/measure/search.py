@@ -197,15 +197,27 @@ class Summary:
     bound_met: bool
 
 
+def _prefer_confirmed(points: list[MeasuredPoint], value: Callable[[MeasuredPoint], float],
+                      noise: float = 0.03) -> MeasuredPoint:
+    """The best point, except that a longer (confirmed) measurement wins over short ones within the noise."""
+    best = max(points, key=value)
+    confirmed = [p for p in points if p.confirmed]
+    if confirmed:
+        long_best = max(confirmed, key=value)
+        if value(best) <= value(long_best) * (1 + noise):
+            return long_best
+    return best
+
+
 def summarize(points: list[MeasuredPoint]) -> Summary:
     """Pick CALIBRATE_IO's triplet from the curve: best small point within the bound, best large point."""
     small = [p for p in points if p.phase == "small"]
     large = [p for p in points if p.phase == "large"]
     within = [p for p in small if p.within_bound]
     if within:
-        best_small: MeasuredPoint | None = max(within, key=lambda p: p.iops)
+        best_small: MeasuredPoint | None = _prefer_confirmed(within, lambda p: p.iops)
     else:
         best_small = min(small, key=lambda p: (p.outstanding, -p.iops)) if small else None
-    best_large = max(large, key=lambda p: p.mbps) if large else None
+    best_large = _prefer_confirmed(large, lambda p: p.mbps) if large else None
     return Summary(max_iops_point=best_small, max_mbps_point=best_large,
                    saturation_iops=max((p.iops for p in small), default=0.0), bound_met=bool(within))
