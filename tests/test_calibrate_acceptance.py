@@ -76,7 +76,7 @@ def test_capped_loop_device_cli_json(capped: ThrottledLoops, tmp_path: Path) -> 
 
 def test_simulated_stripe_of_four_is_four_times_one_with_balance() -> None:
     with throttled_loops(4, 4 * GiB, read_iops=IOPS_CAP, read_bps=BPS_CAP, name="calibrate-test") as tl:
-        m = calibrate(tl.paths, CalibrateOptions(duration_s=30, large_io=512 * 1024, launcher=tl.cgroup.launcher()))
+        m = calibrate(tl.paths, CalibrateOptions(duration_s=40, large_io=512 * 1024, launcher=tl.cgroup.launcher()))
     assert abs(m.max_iops / (4 * IOPS_CAP) - 1) <= 0.10, m.max_iops
     assert abs(m.max_mbps * 1e6 / (4 * BPS_CAP) - 1) <= 0.10, m.max_mbps
     assert m.latency_ms <= m.max_latency_ms
