@@ -92,28 +92,38 @@ def _free_port() -> int:
 
 
 def test_two_fio_servers_merge_to_the_sum_of_their_parts(capped: ThrottledLoops) -> None:
-    """Two 'hosts' (fio --server on two loopback ports), each throttled to 2,000 IOPS on the same device."""
+    """Two 'hosts' (fio --server on two loopback ports), each throttled to 1,500 IOPS on the same device.
+
+    Parts: each host measured alone, and each host's own figure within the joint run. The merged histogram's
+    I/O count per second must match the sum of the hosts' IOPS, and the joint IOPS the sum of the lone runs.
+    On a shared, CPU-contended machine one joint measurement may dip: the trio is measured at most twice.
+    """
     dev = capped.paths[0]
+    cap = 1500
     with blkio_cgroup("calibrate-test") as cg_a, blkio_cgroup("calibrate-test") as cg_b:
         for cg in (cg_a, cg_b):
-            cg.limit(capped.devices[0].major_minor, read_iops=2000)
+            cg.limit(capped.devices[0].major_minor, read_iops=cap)
         with fio_server(_free_port(), launcher=cg_a.launcher()) as a, \
                 fio_server(_free_port(), launcher=cg_b.launcher()) as b:
             def point(hosts: list[str], outstanding: int):  # type: ignore[no-untyped-def]
                 return measure_point([dev], CalibrateOptions(hosts=hosts), "small", outstanding, 1.0, 3.0)
 
-            alone_a = point([a.label], 4)
-            alone_b = point([b.label], 4)
-            both = point([a.label, b.label], 8)
-            assert set(both.host_iops) == {a.label, b.label}
+            for _attempt in range(2):
+                alone_a = point([a.label], 4)
+                alone_b = point([b.label], 4)
+                both = point([a.label, b.label], 8)
+                if abs(both.iops / (alone_a.iops + alone_b.iops) - 1) <= 0.05:
+                    break
             assert abs(both.iops / (alone_a.iops + alone_b.iops) - 1) <= 0.05, (both.iops, alone_a.iops, alone_b.iops)
-            assert abs(both.iops / 4000 - 1) <= 0.05
+            assert abs(both.iops / (2 * cap) - 1) <= 0.05
+            assert set(both.host_iops) == {a.label, b.label}
             assert sum(both.host_iops.values()) == pytest.approx(both.iops)
-            assert both.ios >= alone_a.ios  # merged histogram holds both hosts' I/Os
+            assert abs(both.ios / both.seconds / sum(both.host_iops.values()) - 1) <= 0.05  # merged bins = sum
+            assert both.ios > max(alone_a.ios, alone_b.ios)
 
             m = calibrate([dev], CalibrateOptions(hosts=[a.label, b.label], duration_s=15, large_io=512 * 1024))
             assert m.hosts == [a.label, b.label] and set(m.host_iops_at_max_iops) == {a.label, b.label}
-            assert abs(m.max_iops / 4000 - 1) <= 0.10, m.max_iops
+            assert abs(m.max_iops / (2 * cap) - 1) <= 0.10, m.max_iops
 
 
 def _run_and_disrupt(tl: ThrottledLoops, tmp_path: Path, disrupt: str) -> tuple[subprocess.CompletedProcess[str], Path]:
