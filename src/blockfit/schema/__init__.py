@@ -4,6 +4,7 @@ Each concept has its own module; import from here:
     from blockfit.schema import Volume, Layout, Instance, Workload, Prediction, Plan
 """
 
+from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
 from blockfit.schema.plan import Candidate, Plan, Requirements
@@ -14,6 +15,10 @@ __all__ = [
     "CostItem",
     "CurvePoint",
     "DeviceFacts",
+    "DeviceSummary",
+    "Diagnosis",
+    "Finding",
+    "FindingKind",
     "Instance",
     "Layout",
     "LimitRow",
