@@ -91,39 +91,46 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_two_fio_servers_merge_to_the_sum_of_their_parts(capped: ThrottledLoops) -> None:
-    """Two 'hosts' (fio --server on two loopback ports), each throttled to 1,500 IOPS on the same device.
+def test_two_fio_servers_merge_to_the_sum_of_their_parts(tmp_path: Path) -> None:
+    """Two 'hosts' sharing one LUN: fio --server on two loopback ports, each seeing the relative path
+    ``shared-lun`` as its own loop device over the same backing file (its own path to the storage), capped at
+    2,000 and 1,000 IOPS. (Two throttled cgroups on one loop device lose ~10-20 % between them in blk-throttle,
+    so each host gets its own device, as real nodes have their own HBA queue.)
 
-    Parts: each host measured alone, and each host's own figure within the joint run. The merged histogram's
-    I/O count per second must match the sum of the hosts' IOPS, and the joint IOPS the sum of the lone runs.
-    On a shared, CPU-contended machine one joint measurement may dip: the trio is measured at most twice.
+    Parts: each host measured alone. The joint run must equal their sum, and the merged histogram's I/O count
+    per second must equal the sum of the hosts' own IOPS.
     """
-    dev = capped.paths[0]
-    cap = 1500
-    with blkio_cgroup("calibrate-test") as cg_a, blkio_cgroup("calibrate-test") as cg_b:
-        for cg in (cg_a, cg_b):
-            cg.limit(capped.devices[0].major_minor, read_iops=cap)
-        with fio_server(_free_port(), launcher=cg_a.launcher()) as a, \
-                fio_server(_free_port(), launcher=cg_b.launcher()) as b:
+    caps = (2000, 1000)
+    with loop_device(4 * GiB, name="calibrate-test") as la, \
+            loop_device(0, name="calibrate-test", backing_file=la.backing_file) as lb, \
+            blkio_cgroup("calibrate-test") as cg_a, blkio_cgroup("calibrate-test") as cg_b:
+        servers = []
+        for name, dev, cg, cap in (("a", la, cg_a, caps[0]), ("b", lb, cg_b, caps[1])):
+            cg.limit(dev.major_minor, read_iops=cap)
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "shared-lun").symlink_to(dev.path)
+            servers.append((tmp_path / name, cg))
+        with fio_server(_free_port(), launcher=servers[0][1].launcher(), cwd=servers[0][0]) as a, \
+                fio_server(_free_port(), launcher=servers[1][1].launcher(), cwd=servers[1][0]) as b:
             def point(hosts: list[str], outstanding: int):  # type: ignore[no-untyped-def]
-                return measure_point([dev], CalibrateOptions(hosts=hosts), "small", outstanding, 1.0, 3.0)
+                return measure_point(["shared-lun"], CalibrateOptions(hosts=hosts), "small", outstanding, 1.0, 3.0)
 
-            for _attempt in range(2):
-                alone_a = point([a.label], 4)
-                alone_b = point([b.label], 4)
-                both = point([a.label, b.label], 8)
-                if abs(both.iops / (alone_a.iops + alone_b.iops) - 1) <= 0.05:
-                    break
+            alone_a = point([a.label], 4)
+            alone_b = point([b.label], 4)
+            both = point([a.label, b.label], 8)
             assert abs(both.iops / (alone_a.iops + alone_b.iops) - 1) <= 0.05, (both.iops, alone_a.iops, alone_b.iops)
-            assert abs(both.iops / (2 * cap) - 1) <= 0.05
-            assert set(both.host_iops) == {a.label, b.label}
+            assert abs(both.iops / sum(caps) - 1) <= 0.05
+            for label, cap in ((a.label, caps[0]), (b.label, caps[1])):
+                assert abs(both.host_iops[label] / cap - 1) <= 0.05, both.host_iops
             assert sum(both.host_iops.values()) == pytest.approx(both.iops)
             assert abs(both.ios / both.seconds / sum(both.host_iops.values()) - 1) <= 0.05  # merged bins = sum
             assert both.ios > max(alone_a.ios, alone_b.ios)
 
-            m = calibrate([dev], CalibrateOptions(hosts=[a.label, b.label], duration_s=15, large_io=512 * 1024))
+            m = calibrate(["shared-lun"], CalibrateOptions(hosts=[a.label, b.label], duration_s=15,
+                                                           large_io=512 * 1024))
             assert m.hosts == [a.label, b.label] and set(m.host_iops_at_max_iops) == {a.label, b.label}
-            assert abs(m.max_iops / (2 * cap) - 1) <= 0.10, m.max_iops
+            assert abs(m.max_iops / sum(caps) - 1) <= 0.10, m.max_iops
+            assert m.device_facts[0].kind == "remote"
 
 
 def _run_and_disrupt(tl: ThrottledLoops, tmp_path: Path, disrupt: str) -> tuple[subprocess.CompletedProcess[str], Path]:

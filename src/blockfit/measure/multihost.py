@@ -68,11 +68,15 @@ def check_reachable(hosts: Sequence[Host], timeout: float = 3.0) -> None:
 
 @contextlib.contextmanager
 def fio_server(port: int, host: str = "127.0.0.1", launcher: Sequence[str] = (), fio: str = "fio",
-               log: Path | None = None) -> Iterator[Host]:
-    """Run ``fio --server`` on host:port (for tests and single-machine labs); stopped with its children on exit."""
+               log: Path | None = None, cwd: Path | None = None) -> Iterator[Host]:
+    """Run ``fio --server`` on host:port (for tests and single-machine labs); stopped with its children on exit.
+
+    ``cwd``: the server's working directory, against which relative target paths in job files resolve (lets
+    two local "hosts" see the same relative path as different devices, like two nodes' paths to one LUN).
+    """
     out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen([*launcher, fio_binary(fio), f"--server=ip:{host},{port}"], stdout=out,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
     try:
         deadline = time.monotonic() + 10
         while True:

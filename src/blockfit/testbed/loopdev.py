@@ -101,18 +101,23 @@ def unique_name(name: str) -> str:
 
 @contextlib.contextmanager
 def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.PathLike[str] | None = None,
-                direct_io: bool = True, partscan: bool = False) -> Iterator[LoopDevice]:
+                direct_io: bool = True, partscan: bool = False,
+                backing_file: Path | None = None) -> Iterator[LoopDevice]:
     """Attach a loop device over a new sparse file; detach it and delete the file on exit.
 
     ``partscan`` makes the kernel create partition devices (loopNp1, ...) for a partition table written later.
+    ``backing_file``: attach this existing file instead (a second path to the same storage); it is kept.
     """
     require_root_tools()
     workdir = Path(tempfile.mkdtemp(prefix=unique_name(name) + "-", dir=directory))
-    backing = workdir / "backing.img"
+    backing = backing_file or workdir / "backing.img"
     device: str | None = None
     try:
-        with open(backing, "wb") as fh:
-            fh.truncate(size_bytes)
+        if backing_file is None:
+            with open(backing, "wb") as fh:
+                fh.truncate(size_bytes)
+        else:
+            size_bytes = backing_file.stat().st_size
         cmd = ["losetup", "--find", "--show"]
         if direct_io:
             cmd.append("--direct-io=on")
