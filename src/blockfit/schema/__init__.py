@@ -7,6 +7,7 @@ Each concept has its own module; import from here:
 from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
+from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
 from blockfit.schema.plan import Candidate, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
 
@@ -16,6 +17,7 @@ __all__ = [
     "Candidate",
     "CostItem",
     "CurvePoint",
+    "DeviceFacts",
     "DeviceSummary",
     "Diagnosis",
     "Finding",
@@ -23,6 +25,8 @@ __all__ = [
     "Instance",
     "Layout",
     "LimitRow",
+    "MeasuredPoint",
+    "Measurement",
     "Plan",
     "Prediction",
     "Requirements",

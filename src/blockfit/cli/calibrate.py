@@ -1,0 +1,124 @@
+"""`blockfit calibrate TARGET...`: max IOPS at a latency bound, max MB/s and latency, measured with fio."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from blockfit.cli import app
+from blockfit.cli.output import console, err_console, print_json
+from blockfit.errors import InputError
+from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
+from blockfit.measure.plot import plot_curve
+from blockfit.schema.measurement import Measurement
+from blockfit.units import parse_duration, parse_io_size
+
+
+def _percent(text: str) -> float:
+    try:
+        return float(text.rstrip("%"))
+    except ValueError:
+        raise InputError(f"--percentile {text!r}: expected a number such as 95 or 99.9") from None
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _table(m: Measurement) -> Table:
+    t = Table(title="curve (small I/O, then large I/O)")
+    for col in ("phase", "outstanding", "IOPS", "MB/s", "p50 ms", f"p{m.percentile:g} ms", "p99 ms", "avg ms",
+                "bound", "steady"):
+        t.add_column(col, justify="right")
+    for p in m.curve:
+        t.add_row(p.phase, str(p.outstanding), f"{p.iops:,.0f}", f"{p.mbps:,.1f}", f"{p.p50_ms:.3f}",
+                  f"{p.percentile_ms:.3f}", f"{p.p99_ms:.3f}", f"{p.avg_ms:.3f}",
+                  "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
+                  ("yes" if p.steady else "no") + (" (long)" if p.confirmed else ""))
+    return t
+
+
+def _print_human(m: Measurement) -> None:
+    console.print(_table(m))
+    if m.member_share_at_max_iops:
+        shares = ", ".join(f"{k} {v:.1%}" for k, v in m.member_share_at_max_iops.items())
+        console.print(f"member share at max IOPS: {shares}")
+    if m.host_iops_at_max_iops:
+        hosts = ", ".join(f"{k} {v:,.0f}" for k, v in m.host_iops_at_max_iops.items())
+        console.print(f"host IOPS at max IOPS: {hosts}")
+    console.print(f"max_iops    {m.max_iops:,.0f}  ({m.small_io // 1024} KiB, {m.outstanding_at_max_iops} outstanding, "
+                  f"p{m.percentile:g} <= {m.max_latency_ms:g} ms{'' if m.bound_met else ': BOUND NEVER MET'})")
+    if m.outstanding_at_max_mbps:
+        console.print(f"max_mbps    {m.max_mbps:,.1f}  ({m.large_io // 1024} KiB, {m.outstanding_at_max_mbps} "
+                      "outstanding)")
+    else:
+        console.print("max_mbps    not measured (the run stopped before the large-I/O phase)")
+    console.print(f"latency_ms  {m.latency_ms:.3f} p{m.percentile:g}, {m.avg_latency_ms:.3f} average (CALIBRATE_IO's)")
+    console.print(f"{m.fio_version}, {m.engine}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
+    for w in m.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+
+
+@app.command("calibrate")
+def calibrate_command(
+    targets: Annotated[list[str], typer.Argument(metavar="TARGET", help="a directory (a test file is created "
+                                                 "there), a file, or block device(s); several = a simulated stripe")],
+    max_latency: Annotated[str, typer.Option("--max-latency", help="latency bound at the percentile")] = "20ms",
+    percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to")] = "95",
+    small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size")] = "8k",
+    large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s")] = "1m",
+    duration: Annotated[str, typer.Option("--duration", help="total time budget for the measurement (laying "
+                                          "out a test file in a directory comes on top)")] = "60s",
+    size: Annotated[str, typer.Option("--size", help="size of the test file created in a directory target")] = "4G",
+    write: Annotated[int, typer.Option("--write", help="percentage of small I/Os that are writes (needs "
+                                       "--allow-write on block devices and existing files; never on mounted "
+                                       "devices)")] = 0,
+    allow_write: Annotated[bool, typer.Option("--allow-write", help="allow a write test on a block device or "
+                                              "existing file")] = False,
+    host: Annotated[list[str] | None, typer.Option("--host", help="HOST[:PORT] of a 'fio --server' (repeat for "
+                                                   "several hosts)")] = None,
+    engine: Annotated[str | None, typer.Option("--engine", help="fio engine (default: io_uring, else libaio)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the Measurement as JSON")] = False,
+    plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG of latency versus IOPS here")] = None,
+) -> None:
+    """Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio."""
+    options = CalibrateOptions(
+        max_latency_ms=parse_duration(max_latency, "--max-latency") * 1000, percentile=_percent(percentile),
+        small_io=parse_io_size(small_io, "--small-io"), large_io=parse_io_size(large_io, "--large-io"),
+        duration_s=parse_duration(duration, "--duration"), size_bytes=parse_io_size(size, "--size"),
+        allow_write=allow_write, write_pct=write, hosts=list(host or []), engine=engine)
+    options.validate()
+    if plot is not None and not plot.parent.exists():
+        raise InputError(f"--plot {str(plot)!r}: directory {str(plot.parent)!r} does not exist")
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    show_progress = not json_out and sys.stdout.isatty()
+    if show_progress:
+        with Progress(TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(),
+                      console=err_console, transient=True) as bar:
+            task = bar.add_task("calibrate", total=options.duration_s)
+
+            def progress(elapsed: float, budget: float, what: str) -> None:
+                bar.update(task, completed=min(elapsed, budget), description=f"calibrate: {what}")
+
+            m = calibrate(targets, options, progress=progress)
+    else:
+        quiet: ProgressFn | None = None
+        m = calibrate(targets, options, progress=quiet)
+    if plot is not None:
+        plot_curve(m, plot)
+    if json_out:
+        print_json(m)
+    else:
+        _print_human(m)
+        if plot is not None:
+            console.print(f"plot: {plot}")
+    if m.partial:
+        err_console.print(f"blockfit: calibrate stopped early ({m.stopped_by}); the curve above is partial")
+        raise typer.Exit(130 if m.stopped_by == "interrupted" else 4)

@@ -1,0 +1,83 @@
+"""Facts about a block device from sysfs: size, scheduler, queue depth, rotational, write cache, stack."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from blockfit.schema.measurement import DeviceFacts
+
+SYS_DEV_BLOCK = Path("/sys/dev/block")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def _int(path: Path) -> int | None:
+    text = _read(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def sysfs_dir(devnum: int) -> Path | None:
+    """/sys/class/block/<name> of a device number (a partition's own directory for partitions)."""
+    path = SYS_DEV_BLOCK / f"{os.major(devnum)}:{os.minor(devnum)}"
+    return path.resolve() if path.exists() else None
+
+
+def queue_dir(sysdir: Path) -> Path:
+    """Partitions have no queue/ of their own: use the parent disk's."""
+    return sysdir.parent / "queue" if (sysdir / "partition").exists() else sysdir / "queue"
+
+
+def scheduler(text: str | None) -> str | None:
+    """'mq-deadline kyber [none]' → 'none'."""
+    if not text:
+        return None
+    for word in text.split():
+        if word.startswith("[") and word.endswith("]"):
+            return word[1:-1]
+    return text
+
+
+def device_facts(path: str) -> DeviceFacts:
+    """Facts for a block device node (or, for a regular file, the block device holding its filesystem)."""
+    st = os.stat(path)
+    is_block = (st.st_mode & 0o170000) == 0o060000
+    devnum = st.st_rdev if is_block else st.st_dev
+    sysdir = sysfs_dir(devnum)
+    facts = DeviceFacts(path=path, kind="block" if is_block else "file",
+                        device=f"/dev/{sysdir.name}" if sysdir else None,
+                        major_minor=f"{os.major(devnum)}:{os.minor(devnum)}")
+    if not is_block:
+        facts.size_bytes = st.st_size
+    if sysdir is None:
+        return facts
+    q = queue_dir(sysdir)
+    sectors = _int(sysdir / "size")
+    if is_block and sectors is not None:
+        facts.size_bytes = sectors * 512
+    facts.scheduler = scheduler(_read(q / "scheduler"))
+    facts.nr_requests = _int(q / "nr_requests")
+    disk = sysdir.parent if (sysdir / "partition").exists() else sysdir
+    facts.queue_depth = _int(disk / "device" / "queue_depth")
+    rotational = _int(q / "rotational")
+    facts.rotational = None if rotational is None else bool(rotational)
+    facts.write_cache = _read(q / "write_cache")
+    facts.logical_block_size = _int(q / "logical_block_size")
+    facts.max_sectors_kb = _int(q / "max_sectors_kb")
+    facts.model = _read(disk / "device" / "model")
+    if (disk / "loop").is_dir():
+        facts.loop_backing_file = _read(disk / "loop" / "backing_file")
+        dio = _read(disk / "loop" / "dio")
+        facts.loop_direct_io = None if dio is None else dio == "1"
+    slaves = disk / "slaves"
+    if slaves.is_dir():
+        facts.members = sorted(p.name for p in slaves.iterdir())
+    return facts

@@ -1,0 +1,203 @@
+"""Calibrate targets: a directory (we create a test file), an existing file, or block devices — with safety checks.
+
+Reads are always allowed. Writes (``write_pct`` > 0) are refused on block devices and existing files unless
+``allow_write``, and always refused on mounted, swap or in-use (dm/md holder) devices. A write test on a
+device that carries a filesystem/RAID/LVM signature proceeds only with ``allow_write`` and a warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from blockfit.errors import InputError
+
+TEST_FILE_PREFIX = "blockfit-calibrate-"
+
+
+@dataclass
+class Target:
+    """One thing fio reads: its path, what kind it is, and whether we created (and must delete) it."""
+
+    given: str
+    path: str
+    kind: Literal["block", "file", "remote"]
+    size_bytes: int
+    created: bool = False
+    direct_ok: bool = True
+    filesystem: str | None = None
+
+
+def _mounted_devnums() -> set[int]:
+    nums: set[int] = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            major, _, minor = line.split()[2].partition(":")
+            if major != "0":
+                nums.add(os.makedev(int(major), int(minor)))
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/swaps").read_text().splitlines()[1:]:
+            with contextlib.suppress(OSError):
+                st = os.stat(line.split()[0])
+                if stat.S_ISBLK(st.st_mode):
+                    nums.add(st.st_rdev)
+    return nums
+
+
+def _devnum_of(sysdir: Path) -> int | None:
+    try:
+        major, minor = (sysdir / "dev").read_text().strip().split(":")
+    except (OSError, ValueError):
+        return None
+    return os.makedev(int(major), int(minor))
+
+
+def _related_sysdirs(sysdir: Path) -> list[Path]:
+    """The device, its partitions, and everything stacked on them (holders), recursively."""
+    seen: list[Path] = []
+    todo = [sysdir]
+    while todo:
+        d = todo.pop()
+        if d in seen:
+            continue
+        seen.append(d)
+        with contextlib.suppress(OSError):
+            todo.extend(p for p in d.iterdir() if (p / "partition").exists())
+        with contextlib.suppress(OSError):
+            todo.extend(Path("/sys/class/block") / h.name for h in (d / "holders").iterdir())
+    return seen
+
+
+def device_usage(devnum: int) -> tuple[bool, list[str]]:
+    """(mounted or swap anywhere in its stack, names of holders such as dm/md devices built on it)."""
+    link = Path("/sys/dev/block") / f"{os.major(devnum)}:{os.minor(devnum)}"
+    if not link.exists():
+        return False, []
+    sysdir = link.resolve()
+    related = _related_sysdirs(sysdir)
+    mounted = _mounted_devnums()
+    is_mounted = any(_devnum_of(d) in mounted for d in related)
+    holders: list[str] = []
+    for d in related:
+        with contextlib.suppress(OSError):
+            holders.extend(h.name for h in (d / "holders").iterdir())
+    return is_mounted, sorted(set(holders))
+
+
+def signature(path: str) -> str | None:
+    """Filesystem/RAID/LVM signature type found by blkid (None: none found or blkid missing)."""
+    if shutil.which("blkid") is None:
+        return None
+    out = subprocess.run(["blkid", "-p", "-o", "export", path], capture_output=True, text=True, check=False)
+    for line in out.stdout.splitlines():
+        if line.startswith(("TYPE=", "PTTYPE=")):
+            return line.split("=", 1)[1]
+    return None
+
+
+def filesystem_type(path: str) -> str | None:
+    """Filesystem type of the mount holding ``path`` (longest matching mount point)."""
+    best, fstype = "", None
+    real = os.path.realpath(path)
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            mount_point = left.split()[4].replace("\\040", " ")
+            inside = real == mount_point or real.startswith(mount_point.rstrip("/") + "/")
+            if inside and len(mount_point) >= len(best):
+                best, fstype = mount_point, right.split()[0]
+    return fstype
+
+
+def supports_direct_io(directory: str) -> bool:
+    """Whether files in ``directory`` can be opened with O_DIRECT (tmpfs, for one, cannot)."""
+    probe = Path(directory) / f"{TEST_FILE_PREFIX}{os.getpid()}.probe"
+    try:
+        fd = os.open(probe, os.O_RDWR | os.O_CREAT | os.O_DIRECT, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return False
+        raise InputError(f"target {directory!r}: cannot create a test file there ({exc.strerror})") from None
+    else:
+        os.close(fd)
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink()
+
+
+def resolve_target(given: str, *, size_bytes: int, write_pct: int, allow_write: bool, remote: bool = False,
+                   warnings: list[str]) -> Target:
+    """Check one TARGET argument and describe it; raises InputError for refusals and unusable targets."""
+    writes = write_pct > 0
+    if not os.path.exists(given):
+        if remote:
+            if writes and not allow_write:
+                raise InputError(f"target {given!r}: a write test on remote hosts needs --allow-write")
+            return Target(given=given, path=given, kind="remote", size_bytes=0)
+        raise InputError(f"target {given!r}: no such file, directory or block device")
+    st = os.stat(given)
+    if stat.S_ISDIR(st.st_mode):
+        usage = shutil.disk_usage(given)
+        if usage.free < size_bytes * 1.05:
+            raise InputError(f"--size {size_bytes} bytes: only {usage.free} bytes free in {given!r}")
+        direct = supports_direct_io(given)
+        path = os.path.join(os.path.abspath(given), f"{TEST_FILE_PREFIX}{os.getpid()}.dat")
+        return Target(given=given, path=path, kind="file", size_bytes=size_bytes, created=True,
+                      direct_ok=direct, filesystem=filesystem_type(given))
+    if stat.S_ISREG(st.st_mode):
+        if writes and not allow_write:
+            raise InputError(f"target {given!r}: a write test would overwrite this existing file; "
+                             "pass --allow-write, or give a directory to get a fresh test file")
+        if st.st_size < 1024 * 1024:
+            raise InputError(f"target {given!r}: file is {st.st_size} bytes; expected at least 1 MiB")
+        if st.st_blocks * 512 < st.st_size * 0.9:
+            warnings.append(f"{given} is sparse: its holes read as zeros without touching the device")
+        return Target(given=given, path=os.path.abspath(given), kind="file", size_bytes=st.st_size,
+                      direct_ok=supports_direct_io(os.path.dirname(os.path.abspath(given))),
+                      filesystem=filesystem_type(given))
+    if stat.S_ISBLK(st.st_mode):
+        mounted, holders = device_usage(st.st_rdev)
+        if writes:
+            if mounted:
+                raise InputError(f"target {given!r}: mounted (or swap, or under a mounted device); "
+                                 "write tests on mounted devices are always refused")
+            if holders:
+                raise InputError(f"target {given!r}: in use by {', '.join(holders)}; "
+                                 "write tests on in-use devices are always refused")
+            if not allow_write:
+                raise InputError(f"target {given!r}: a write test on a block device destroys its data; "
+                                 "pass --allow-write to confirm")
+            sig = signature(given)
+            if sig:
+                warnings.append(f"{given} carried a {sig} signature; the write test has damaged it")
+        try:
+            with open(given, "rb") as fh:
+                size = fh.seek(0, os.SEEK_END)
+        except OSError as exc:
+            raise InputError(f"target {given!r}: cannot open for reading ({exc.strerror})") from None
+        if size < 1024 * 1024:
+            raise InputError(f"target {given!r}: device is {size} bytes; expected at least 1 MiB")
+        return Target(given=given, path=given, kind="block", size_bytes=size)
+    raise InputError(f"target {given!r}: expected a directory, a regular file or a block device")
+
+
+def resolve_targets(given: list[str], *, size_bytes: int, write_pct: int, allow_write: bool,
+                    remote: bool = False, warnings: list[str]) -> list[Target]:
+    if not given:
+        raise InputError("TARGET: expected at least one directory, file or block device")
+    real = [os.path.realpath(g) for g in given]
+    if len(set(real)) != len(real):
+        raise InputError("TARGET: the same target is named twice")
+    targets = [resolve_target(g, size_bytes=size_bytes, write_pct=write_pct, allow_write=allow_write,
+                              remote=remote, warnings=warnings) for g in given]
+    if len(targets) > 1 and any(t.created for t in targets):
+        raise InputError("TARGET: a simulated stripe takes block devices or files, not directories")
+    return targets

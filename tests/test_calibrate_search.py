@@ -1,0 +1,109 @@
+"""The search controller against a model of a device (closed-loop queue: IOPS saturate, latency grows)."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from blockfit.measure.search import Search, SearchPlan, summarize
+from blockfit.schema.measurement import MeasuredPoint
+
+
+def model_device(cap: float, service_ms: float, tail: float):  # type: ignore[no-untyped-def]
+    """IOPS(d) = min(cap, d / service time); latency by Little's law, percentile = tail × mean."""
+
+    def iops_at(d: int) -> float:
+        return min(cap, d / (service_ms / 1000))
+
+    def measure(phase: str, outstanding: int, ramp_s: float, runtime_s: float) -> MeasuredPoint:
+        iops = iops_at(outstanding) if phase == "small" else iops_at(outstanding) / 8
+        mean_ms = outstanding / iops * 1000
+        return MeasuredPoint(phase=phase, outstanding=outstanding, io_size=8192 if phase == "small" else 2**20,  # type: ignore[arg-type]
+                             iops=iops, mbps=iops * (8192 if phase == "small" else 2**20) / 1e6, p50_ms=mean_ms,
+                             p95_ms=mean_ms * tail, p99_ms=mean_ms * tail * 1.2, percentile_ms=mean_ms * tail,
+                             avg_ms=mean_ms, steady=True, iops_cv=0.01, seconds=runtime_s, ios=int(iops))
+
+    return measure, iops_at
+
+
+@settings(max_examples=60, deadline=None)
+@given(cap=st.floats(500, 200_000), service_ms=st.floats(0.05, 10.0), tail=st.floats(1.0, 3.0),
+       bound=st.floats(0.5, 50.0))
+def test_max_iops_respects_the_bound_and_is_near_the_best_depth(cap: float, service_ms: float, tail: float,
+                                                                 bound: float) -> None:
+    # below saturation latency is flat at service_ms × tail: a bound exactly there makes "within bound" a
+    # coin toss of float rounding at every depth, which no search (and no measurement) can resolve
+    assume(abs(bound - service_ms * tail) > 1e-6 * bound)
+    measure, iops_at = model_device(cap, service_ms, tail)
+    plan = SearchPlan(max_latency_ms=bound, budget_s=60.0)
+    search = Search(plan=plan, measure=measure)
+    search.run()
+    s = summarize(search.points)
+    assert s.max_iops_point is not None and s.max_mbps_point is not None
+    # brute force over every depth the search could have used
+    good = [iops_at(d) for d in range(1, plan.max_small_outstanding + 1)
+            if d / iops_at(d) * 1000 * tail <= bound]
+    if not good:
+        assert not s.bound_met
+        assert s.max_iops_point.outstanding == 1
+        return
+    assert s.bound_met
+    assert s.max_iops_point.percentile_ms <= bound
+    assert s.max_iops_point.iops >= 0.85 * max(good)
+    assert s.max_iops_point.iops <= max(good) + 1e-6
+
+
+def test_points_measured_before_an_interruption_are_kept() -> None:
+    measure, _ = model_device(5000, 1.0, 1.5)
+    calls = 0
+
+    def flaky(phase: str, outstanding: int, ramp_s: float, runtime_s: float) -> MeasuredPoint:
+        nonlocal calls
+        calls += 1
+        if calls == 4:
+            raise KeyboardInterrupt
+        return measure(phase, outstanding, ramp_s, runtime_s)
+
+    points: list[MeasuredPoint] = []
+    search = Search(plan=SearchPlan(max_latency_ms=20), measure=flaky, points=points)
+    try:
+        search.run()
+    except KeyboardInterrupt:
+        pass
+    assert [p.outstanding for p in points] == [1, 2, 4]
+
+
+def test_unsteady_point_is_measured_again_for_longer() -> None:
+    measure, _ = model_device(5000, 1.0, 1.5)
+    runtimes: list[float] = []
+
+    def noisy(phase: str, outstanding: int, ramp_s: float, runtime_s: float) -> MeasuredPoint:
+        runtimes.append(runtime_s)
+        p = measure(phase, outstanding, ramp_s, runtime_s)
+        p.iops_cv = 0.5 if len(runtimes) == 1 else 0.01
+        return p
+
+    plan = SearchPlan(max_latency_ms=20, budget_s=60)
+    search = Search(plan=plan, measure=noisy)
+    search.run()
+    assert runtimes[1] == 2 * runtimes[0]
+    assert search.points[0].steady
+
+
+def test_stripe_sweeps_to_two_outstanding_per_member() -> None:
+    measure, _ = model_device(1000, 0.01, 1.0)  # saturated at depth 1: a single device would stop at 4
+    search = Search(plan=SearchPlan(max_latency_ms=1000, members=8), measure=measure)
+    search.small()
+    assert max(p.outstanding for p in search.points) >= 16
+
+
+def test_confirmed_point_wins_over_short_points_within_noise() -> None:
+    measure, _ = model_device(5000, 1.0, 1.5)
+
+    def pt(depth: int, iops: float, confirmed: bool) -> MeasuredPoint:
+        p = measure("small", depth, 1, 1)
+        p.iops, p.within_bound, p.confirmed = iops, True, confirmed
+        return p
+
+    assert summarize([pt(1, 3000, True), pt(2, 3050, False)]).max_iops_point.outstanding == 1  # type: ignore[union-attr]
+    assert summarize([pt(1, 3000, True), pt(2, 3300, False)]).max_iops_point.outstanding == 2  # type: ignore[union-attr]
