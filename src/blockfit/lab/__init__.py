@@ -6,6 +6,6 @@ qemu (command line and process), guest (run a script in the guest), scale (one f
 run (the public API: ``run_lab``).
 """
 
+from blockfit.lab.run import LabFailed, LabRequest, run_lab
 
-
-
+__all__ = ["LabFailed", "LabRequest", "run_lab"]

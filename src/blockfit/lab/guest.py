@@ -46,7 +46,8 @@ class GuestOutcome:
 
 
 def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
-               timeout_s: float, progress: Progress | None = None, cpus: int = 2, memory_mib: int = 1024) -> GuestOutcome:
+               timeout_s: float, progress: Progress | None = None, cpus: int = 2,
+               memory_mib: int = 1024) -> GuestOutcome:
     """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu."""
     initramfs = ensure_initramfs(kernel)
     script_path = work_dir / "script.sh"

@@ -4,6 +4,7 @@ Each concept has its own module; import from here:
     from blockfit.schema import Volume, Layout, Instance, Workload, Prediction, Plan
 """
 
+from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.plan import Candidate, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
@@ -13,6 +14,11 @@ __all__ = [
     "CostItem",
     "CurvePoint",
     "Instance",
+    "LabCaps",
+    "LabFigures",
+    "LabLimits",
+    "LabResult",
+    "LabStep",
     "Layout",
     "LimitRow",
     "Plan",

@@ -1,0 +1,284 @@
+"""The public API: ``run_lab(request) -> LabResult``.
+
+What a lab run does: predict the stripe and its single-volume alternative with the model, choose one
+scale factor, give the guest one capped disk per member plus one capped like the single volume (all
+under the shared instance cap), boot, measure the single volume, build the stripe and its filesystem,
+measure the stripe, and tear everything down (qemu, disk files, work dir) whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import jinja2
+
+from blockfit.errors import BlockfitError, EnvironmentProblem, InputError
+from blockfit.lab import disks as disk_files
+from blockfit.lab.cache import cache_dir, runs_dir
+from blockfit.lab.disks import Disk, Throttle
+from blockfit.lab.guest import GuestOutcome, run_script
+from blockfit.lab.kernel import GuestKernel, ensure_kernel
+from blockfit.lab.scale import choose_scale
+from blockfit.schema import Instance, Layout, Prediction, Workload
+from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
+from blockfit.units import KIB, MB, MIB
+
+Kind = Literal["iops", "mbps"]
+Progress = Callable[[str], None]
+
+DEFAULT_STRIPE = 4 * MIB
+RAMP_S = 2
+CHECK_MIB = 32
+
+_env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
+                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+class LabFailed(BlockfitError):
+    """The guest run failed; the message names the step and where the console log was kept."""
+
+    exit_code = 5
+
+
+@dataclass
+class LabRequest:
+    cloud: str | None = None
+    layout: str | None = None
+    instance: str | None = None
+    plan: Path | None = None
+    scale: float | None = None  # None: choose automatically
+    manager: str = "lvm"
+    fs: str = "xfs"
+    keep: bool = False
+    runtime_s: int = 10
+    single: bool = True  # also measure the single-volume alternative
+
+
+@dataclass
+class Subject:
+    """What the lab emulates: the stripe, its single-volume alternative, the instance, and their predictions."""
+
+    cloud: str
+    layout: Layout
+    instance: Instance
+    stripe: Prediction
+    single: Prediction | None
+    stripe_size: int
+
+
+def resolve(req: LabRequest) -> Subject:
+    """Turn the request (a plan file, or cloud + layout + instance specs) into predictions."""
+    from blockfit.model import predict
+    from blockfit.specs import parse_instance, parse_layout
+
+    if req.manager not in ("lvm", "mdadm"):
+        raise InputError(f"--manager {req.manager!r}: expected lvm or mdadm")
+    if req.fs not in ("xfs", "ext4"):
+        raise InputError(f"--fs {req.fs!r}: expected xfs or ext4")
+    if req.plan is not None:
+        from blockfit.schema import Plan
+
+        try:
+            plan = Plan.model_validate_json(Path(req.plan).read_text())
+        except FileNotFoundError:
+            raise InputError(f"--plan {req.plan}: file not found") from None
+        except ValueError as exc:
+            raise InputError(f"--plan {req.plan}: not a blockfit plan.json ({str(exc).splitlines()[0]})") from None
+        if not plan.candidates:
+            raise InputError(f"--plan {req.plan}: the plan has no candidates")
+        best = plan.candidates[0]
+        cloud, layout = plan.cloud, best.layout_detail
+        instance = parse_instance(best.instance, cloud)
+        workload = best.prediction.workload
+        stripe_size = best.stripe_size_bytes
+    else:
+        if not (req.cloud and req.layout and req.instance):
+            raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")
+        cloud = req.cloud
+        layout = parse_layout(req.layout, cloud)
+        instance = parse_instance(req.instance, cloud)
+        workload = Workload()
+        stripe_size = layout.stripe_size or DEFAULT_STRIPE
+    if stripe_size % (4 * KIB) or stripe_size < 64 * KIB:
+        raise InputError(f"stripe size {stripe_size} bytes: expected a multiple of 4 KiB, at least 64 KiB")
+    stripe = predict(layout, instance, workload)
+    single: Prediction | None = None
+    if layout.members > 1:
+        one = layout.model_copy(update={
+            "members": 1, "volume": layout.volume.model_copy(update={"size_gb": layout.total_gb})})
+        try:
+            single = predict(one, instance, workload)
+        except InputError:
+            single = None  # no single volume that big exists on this cloud
+    else:
+        single = stripe
+    return Subject(cloud=cloud, layout=layout, instance=instance, stripe=stripe, single=single,
+                   stripe_size=stripe_size)
+
+
+def _caps(pred: Prediction, scale: float, tag: str) -> Throttle:
+    return Throttle(name=f"vol_{tag}", iops=max(1, round(pred.member_iops * scale)),
+                    bps=max(4096, round(pred.member_mbps * MB * scale)), iops_size=pred.member_io_accounting_bytes)
+
+
+def _instance_caps(pred: Prediction, scale: float) -> Throttle | None:
+    iops = round(pred.instance_iops_cap * scale) if pred.instance_iops_cap else None
+    bps = round(pred.instance_mbps_cap * MB * scale) if pred.instance_mbps_cap else None
+    return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
+
+
+def iodepth_for(members: int, kind: Kind) -> int:
+    """Enough I/Os in flight that every member stays busy: throttled members need a queue, not CPU."""
+    per_member, low, high = (16, 32, 256) if kind == "iops" else (8, 16, 128)
+    return max(low, min(high, per_member * members))
+
+
+def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
+                  member_total: float | None, instance: float | None) -> str:
+    """Name the emulated limit the measurement sits on, in the model's vocabulary where it has one.
+
+    The lab emulates volume limits and the instance limit; among the model's limit rows of those two kinds,
+    the one nearest (in ratio) to the measured rate is the one that binds.
+    """
+    rows = [r for r in pred.limits if r.name.startswith(("volume", "instance"))]
+    options: list[tuple[str, float]] = [
+        (r.name, (r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io) * scale) for r in rows]
+    if not options:
+        options = [(n, v) for n, v in (("volume", member_total), ("instance", instance)) if v]
+    options = [(n, v) for n, v in options if v and v > 0]
+    if not options or measured <= 0:
+        return "unknown"
+    return min(options, key=lambda o: abs(math.log(measured / o[1])))[0]
+
+
+def _fio_rate(path: Path) -> tuple[float, float]:
+    """(IOPS, MB/s) from a fio JSON output file."""
+    data = json.loads(path.read_text())
+    read = data["jobs"][0]["read"]
+    return float(read["iops"]), float(read["bw_bytes"]) / MB
+
+
+def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
+             instance: Throttle | None) -> LabFigures:
+    iops, _ = _fio_rate(work / f"fio-{prefix}-iops.json")
+    _, mbps = _fio_rate(work / f"fio-{prefix}-mbps.json")
+    members = pred.layout_detail.members
+    predicted_iops, predicted_mbps = pred.max_iops * scale, pred.max_mbps * scale
+    limited = LabLimits(
+        iops=nearest_limit(pred, iops, "iops", scale, (throttle.iops or 0) * members,
+                           instance.iops if instance else None),
+        mbps=nearest_limit(pred, mbps, "mbps", scale, (throttle.bps or 0) * members / MB,
+                           instance.bps / MB if instance and instance.bps else None))
+    return LabFigures(
+        layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
+        predicted_mbps=predicted_mbps, measured_mbps=mbps, limited_by=limited,
+        predicted_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by),
+        iops_ratio=iops / predicted_iops if predicted_iops else 0.0,
+        mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
+        caps=LabCaps(member_iops=throttle.iops, member_bps=throttle.bps, member_iops_size=throttle.iops_size,
+                     instance_iops=instance.iops if instance else None,
+                     instance_bps=instance.bps if instance else None))
+
+
+def _read_steps(path: Path) -> list[LabStep]:
+    steps = []
+    if path.exists():
+        for line in path.read_text(errors="replace").splitlines():
+            name, ok, detail = (line.split("\t", 2) + ["", ""])[:3]
+            steps.append(LabStep(name=name, ok=ok == "1", detail=detail))
+    return steps
+
+
+def _keep_console(outcome: GuestOutcome) -> Path | None:
+    """Copy the guest console log (and the script's own log) out of the work dir before it is removed."""
+    logs = cache_dir() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    kept: Path | None = None
+    for src, name in ((outcome.console_log, "console"), (outcome.script_log, "script")):
+        if src.exists():
+            dst = logs / f"{name}-{stamp}-{src.parent.name}.log"
+            shutil.copyfile(src, dst)
+            kept = kept or dst
+    return kept
+
+
+def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
+    """Run the lab for REQ; raises InputError / EnvironmentProblem / LabFailed, never leaves anything behind."""
+    say = progress or (lambda _msg: None)
+    subject = resolve(req)
+    preds = [subject.stripe] + ([subject.single] if subject.single and req.single else [])
+    scale = req.scale or choose_scale([p.max_iops for p in preds], [p.max_mbps for p in preds])
+    say(f"scale {scale:g}: every IOPS and MB/s cap is multiplied by it")
+    kernel = ensure_kernel(say)
+
+    parent = runs_dir()
+    parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="blockfit-lab-", dir=parent))
+    try:
+        return _run_in(work, req, subject, scale, kernel, say)
+    finally:
+        if not req.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel: GuestKernel,
+            say: Progress) -> LabResult:
+    members = subject.layout.members
+    member_cap = _caps(subject.stripe, scale, "member")
+    instance = _instance_caps(subject.stripe, scale)
+    disks = [Disk(serial=f"m{i + 1}", path=work / f"m{i + 1}.raw",
+                  size_bytes=disk_files.disk_bytes(subject.layout.volume.size_gb),
+                  throttle=Throttle(name=f"vol_m{i + 1}", iops=member_cap.iops, bps=member_cap.bps,
+                                    iops_size=member_cap.iops_size))
+             for i in range(members)]
+    single_cap: Throttle | None = None
+    measure_single = subject.single is not None and req.single
+    if measure_single:
+        assert subject.single is not None
+        single_cap = _caps(subject.single, scale, "single")
+        disks.append(Disk(serial="single", path=work / "single.raw",
+                          size_bytes=disk_files.disk_bytes(subject.single.layout_detail.volume.size_gb),
+                          throttle=single_cap))
+    disk_files.create(disks)
+
+    small, large = subject.stripe.workload.small_io, subject.stripe.workload.large_io
+    jobs = {"stripe-iops": (small, iodepth_for(members, "iops")), "stripe-mbps": (large, iodepth_for(members, "mbps"))}
+    if measure_single:
+        jobs |= {"single-iops": (small, iodepth_for(1, "iops")), "single-mbps": (large, iodepth_for(1, "mbps"))}
+    for name, (bs, depth) in jobs.items():
+        (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
+            name=name, bs=bs, iodepth=depth, runtime_s=req.runtime_s, ramp_s=RAMP_S))
+    script = _env.get_template("lab.sh.j2").render(
+        work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
+        single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
+        stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB)
+    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 60 + 5 * members
+    say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}")
+    outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
+    steps = _read_steps(work / "steps.tsv")
+    if not outcome.ok:
+        kept = _keep_console(outcome)
+        failed = next((s for s in steps if not s.ok), None)
+        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
+        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
+    try:
+        stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance)
+        single = (_figures(subject.single, work, "single", scale, single_cap, instance)
+                  if measure_single and subject.single is not None and single_cap is not None else None)
+    except (OSError, ValueError, KeyError) as exc:
+        kept = _keep_console(outcome)
+        raise EnvironmentProblem(f"lab: could not read the fio results ({exc}); console log kept at {kept}") from None
+    return LabResult(
+        **stripe.model_dump(), scale=scale, cloud=subject.cloud, instance=subject.instance.spec, manager=req.manager,
+        fs=req.fs, small_io=small, large_io=large, iodepth=jobs["stripe-iops"][1], runtime_s=req.runtime_s,
+        single=single, steps=steps, kernel=kernel.version, guest_seconds=round(outcome.elapsed_s, 1),
+        console_log=str(outcome.console_log) if req.keep else None)
