@@ -10,8 +10,12 @@ from __future__ import annotations
 import importlib
 import sys
 
-import click
 import typer
+
+try:  # typer >= 0.20 vendors click as typer._click; older typer depends on click itself
+    from typer._click import exceptions as click_exc
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_exc  # type: ignore[no-redef]
 
 from blockfit.errors import BlockfitError
 
@@ -24,8 +28,15 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Explain (model) -> plan -> build -> verify (calibrate, lab) -> diagnose."""
+
+
 # One module per command; each registers itself on `app` when imported.
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["model"]
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"blockfit.cli.{_name}")
@@ -43,15 +54,13 @@ def main(argv: list[str] | None = None) -> None:
         rv = command.main(args=argv, prog_name="blockfit", standalone_mode=False)
     except BlockfitError as exc:
         _fail(str(exc), exc.exit_code)
-    except click.exceptions.NoArgsIsHelpError as exc:
-        click.echo(exc.ctx.get_help() if exc.ctx else "", err=False)
+    except click_exc.NoArgsIsHelpError as exc:
+        print(exc.ctx.get_help() if exc.ctx else "")
         sys.exit(0)
-    except click.UsageError as exc:
-        hint = f" (see 'blockfit {exc.ctx.command_path.split(' ', 1)[-1]} --help')" if exc.ctx else ""
+    except click_exc.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
         _fail(exc.format_message().replace("\n", " ") + hint, 2)
-    except click.exceptions.Abort:
-        _fail("interrupted", 130)
-    except KeyboardInterrupt:
+    except (typer.Abort, KeyboardInterrupt):
         _fail("interrupted", 130)
     if isinstance(rv, int) and rv:
         sys.exit(rv)

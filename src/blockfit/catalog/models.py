@@ -1,0 +1,144 @@
+"""Typed catalog entries. Every figure is traceable: an entry names its default source id, and
+`sources` can override that per field; each source carries its URL and the date its figures held."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Source(BaseModel):
+    id: str
+    url: str
+    date: date
+    copy_read: str | None = Field(default=None, alias="copy")
+    note: str | None = None
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Sourced(BaseModel):
+    """A catalog entry whose figures carry sources: `source` for all, `sources` per field."""
+
+    source: str
+    sources: dict[str, str] = Field(default_factory=dict)
+    note: str | None = None
+
+    model_config = ConfigDict(extra="forbid")
+
+    def source_of(self, field: str) -> str:
+        return self.sources.get(field, self.source)
+
+
+class OciLevel(Sourced):
+    """One OCI performance level (VPUs per GB) as OCI's table publishes it."""
+
+    vpu: int
+    name: str
+    iops_per_gb: float
+    max_iops: float
+    kbps_per_gb: float
+    max_mbps: float
+
+
+class VolumeType(Sourced):
+    """One volume type. `kind` selects the performance/cost rules in blockfit.model.volume_kinds;
+    each kind documents which of the optional fields it reads."""
+
+    name: str
+    kind: Literal["oci_vpu", "aws_gp3", "aws_gp2", "aws_piops", "aws_hdd",
+                  "azure_tiered", "azure_provisioned", "gcp_pd", "gcp_hyperdisk"]
+    description: str
+    min_gb: float
+    max_gb: float
+    size_step_gb: float = 1
+    throughput_unit: Literal["MB/s", "MiB/s"] = "MB/s"
+    io_accounting_kib: int | None = None
+    base_latency_ms: float
+    ssd: bool = True
+    pv_max_iops: float | None = None
+    # provisioned performance (aws_gp3, aws_piops, azure_provisioned, gcp_hyperdisk)
+    iops_included: float | None = None
+    iops_min: float | None = None
+    iops_max: float | None = None
+    iops_per_gb: float | None = None
+    iops_per_gb_max: float | None = None
+    iops_free_gb: float | None = None
+    tput_included: float | None = None
+    tput_min: float | None = None
+    tput_max: float | None = None
+    tput_per_gb: float | None = None
+    tput_per_iops: float | None = None
+    tput_per_iops_max: float | None = None
+    tput_provisionable: bool = False
+    # tiers (aws_piops io1 throughput steps, azure_tiered sizes)
+    tiers: list[dict[str, Any]] = Field(default_factory=list)
+    levels: list[OciLevel] = Field(default_factory=list)
+    # prices (USD per month)
+    price_per_gb: float | None = None
+    price_per_vpu_gb: float | None = None
+    price_per_iops: float | None = None
+    price_iops_tiers: list[dict[str, float]] = Field(default_factory=list)
+    price_per_tput: float | None = None
+    price_region: str | None = None
+
+
+class InstanceRule(Sourced):
+    """OCI's VM rule: IOPS and block-volume throughput scale with network bandwidth."""
+
+    iops_per_gbps: float
+    iops_max: float
+    mbps_per_gbps: float
+    mbps_max: float
+
+
+class Shape(Sourced):
+    """A compute shape / instance type with its block-storage limits.
+
+    kind "flex": OCPU-scaled network (OCI VM rule); "fixed": published caps; "vcpu_tiers": caps by vCPU
+    count per volume type (GCP).
+    """
+
+    name: str
+    kind: Literal["flex", "fixed", "vcpu_tiers"]
+    ocpus_min: float | None = None
+    ocpus_max: float | None = None
+    ocpus: float | None = None
+    gbps_per_ocpu: float | None = None
+    gbps_max: float | None = None
+    gbps: float | None = None
+    iops: float | None = None
+    mbps: float | None = None
+    iops_burst: float | None = None
+    mbps_burst: float | None = None
+    attach_max: int | None = None
+    attach_pv_max: int | None = None
+    uhp_min_ocpus: float | None = None
+    uhp: bool | None = None
+    tiers: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Catalog(BaseModel):
+    """One dated version of one cloud's limits and prices."""
+
+    cloud: Literal["oci", "aws", "azure", "gcp"]
+    version: date
+    title: str
+    size_unit: str
+    aliases: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    sources: dict[str, Source]
+    volume_types: dict[str, VolumeType]
+    instance_rule: InstanceRule | None = None
+    shapes: dict[str, Shape]
+    path: str = ""
+
+    def source(self, source_id: str) -> Source:
+        return self.sources[source_id]
+
+    def cite(self, entry: Sourced, field: str) -> str:
+        """'OCI-PERF (2024-07-19) https://…' for one figure of one entry."""
+        s = self.sources[entry.source_of(field)]
+        return f"{s.id} ({s.date.isoformat()}) {s.url}"

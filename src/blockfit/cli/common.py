@@ -1,0 +1,39 @@
+"""Option parsing shared by several commands (cloud + catalog version, I/O sizes, latency bounds)."""
+
+from __future__ import annotations
+
+from blockfit.catalog import CLOUDS, Catalog, load_catalog, parse_catalog_date
+from blockfit.errors import InputError
+from blockfit.units import parse_duration, parse_io_size
+
+CLOUD_HELP = f"cloud: {', '.join(CLOUDS)}"
+CATALOG_HELP = "catalog version in force on this date (YYYY-MM-DD); default the newest"
+
+
+def catalog_for(cloud: str, catalog_date: str | None) -> Catalog:
+    if cloud not in CLOUDS:
+        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(CLOUDS)}")
+    return load_catalog(cloud, parse_catalog_date(catalog_date))
+
+
+def io_size(text: str, option: str) -> int:
+    return parse_io_size(text, what=option)
+
+
+def latency_ms(text: str | None, option: str = "--max-latency") -> float | None:
+    """'20ms', '20' (ms), '0.02s' → milliseconds."""
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped.replace(".", "", 1).isdigit():
+        value = float(stripped)
+        if value <= 0:
+            raise InputError(f"{option} {text!r}: expected a positive latency, e.g. 20ms")
+        return value
+    return parse_duration(text, what=option) * 1000
+
+
+def positive_int(value: int | None, option: str) -> int | None:
+    if value is not None and value < 1:
+        raise InputError(f"{option} {value}: expected a whole number of at least 1")
+    return value

@@ -1,0 +1,103 @@
+"""`blockfit model`: what can this layout deliver on this instance, which limit binds, what does it cost."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from blockfit.cli import app
+from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
+from blockfit.cli.output import console, print_json
+from blockfit.model import predict
+from blockfit.schema import Prediction, Workload
+from blockfit.specs import LAYOUT_HELP, parse_instance, parse_layout
+from blockfit.units import parse_io_size
+
+
+@app.command("model")
+def model_command(
+    cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
+    layout: Annotated[str, typer.Option(help=f"layout spec: {LAYOUT_HELP}")] = "1x1T@balanced",
+    instance: Annotated[str, typer.Option(help="SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")] = "",
+    small_io: Annotated[str, typer.Option(help="small random I/O size (max IOPS)")] = "8k",
+    large_io: Annotated[str, typer.Option(help="large I/O size (max MB/s)")] = "1m",
+    queue_depth: Annotated[int | None, typer.Option(
+        help="per-volume host queue depth, e.g. iSCSI node.session.queue_depth (32 by default on OCI iSCSI)")] = None,
+    outstanding: Annotated[int | None, typer.Option(help="total outstanding I/Os the workload keeps in flight")] = None,
+    max_latency: Annotated[str | None, typer.Option(help="also answer: max IOPS at mean latency <= this (e.g. 2ms)")]
+    = None,
+    stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only")] = None,
+    catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
+) -> None:
+    """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
+    cat = catalog_for(cloud, catalog)
+    if not instance:
+        from blockfit.errors import InputError
+        raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
+    stripe = parse_io_size(stripe_size, "--stripe-size") if stripe_size else None
+    lay = parse_layout(layout, cloud, cat, stripe_size=stripe)
+    inst = parse_instance(instance, cloud, cat)
+    wl = Workload(small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
+                  host_queue_depth=positive_int(queue_depth, "--queue-depth"),
+                  outstanding=positive_int(outstanding, "--outstanding"))
+    pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency))
+    if json_out:
+        print_json(pred)
+    else:
+        render_prediction(pred)
+
+
+LIMIT_LABELS = {
+    "instance_mbps": "instance throughput (network)",
+    "instance_iops": "instance IOPS",
+    "host_queue_depth": "host queue depth",
+    "outstanding_ios": "outstanding I/Os",
+}
+
+
+def limit_label(name: str) -> str:
+    return LIMIT_LABELS.get(name, name.replace("_", " ").replace("mbps", "throughput").replace("iops", "IOPS"))
+
+
+def _headroom(binds: bool, pct: float) -> str:
+    if binds:
+        return "[bold red]binds[/]"
+    return "[dim]>10x[/]" if pct > 900 else f"+{pct:g}%"
+
+
+def render_prediction(p: Prediction) -> None:
+    from blockfit.units import fmt_io_size
+
+    wl = p.workload
+    console.print(f"[bold]{p.layout}[/] on [bold]{p.instance}[/] ({p.cloud} catalog {p.catalog_version})")
+    console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} random reads, "
+                  f"limited by [bold]{limit_label(p.iops_limited_by)}[/]")
+    console.print(f"  max MB/s  [bold green]{p.max_mbps:>12,.1f}[/] at {fmt_io_size(wl.large_io)} I/Os, "
+                  f"limited by [bold]{limit_label(p.mbps_limited_by)}[/]")
+    if p.max_iops_at_latency is not None:
+        console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}")
+    cost = "unknown" if p.cost_per_month is None else f"${p.cost_per_month:,.2f}"
+    console.print(f"  cost      {cost} per month")
+    table = Table(title="Limits (headroom over the binding limit)", title_justify="left")
+    table.add_column("limit (what sets it)", ratio=3)
+    for col in (f"IOPS @{fmt_io_size(wl.small_io)}", "", f"MB/s @{fmt_io_size(wl.large_io)}", ""):
+        table.add_column(col, justify="right", no_wrap=True)
+    for row in p.limits:
+        table.add_row(row.description, f"{row.iops_at_small_io:,.0f}",
+                      _headroom(row.name == p.iops_limited_by, row.iops_headroom_pct),
+                      f"{row.mbps_at_large_io:,.1f}", _headroom(row.name == p.mbps_limited_by, row.mbps_headroom_pct))
+    console.print(table)
+    costs = Table(title="Cost per month", title_justify="left")
+    for col in ("item", "quantity", "unit price", "monthly"):
+        costs.add_column(col, justify="left" if col == "item" else "right")
+    for c in p.cost:
+        costs.add_row(c.item, f"{c.quantity:,.0f} {c.unit}", "?" if c.unit_price is None else f"${c.unit_price:g}",
+                      "?" if c.monthly is None else f"${c.monthly:,.2f}")
+    console.print(costs)
+    for w in p.warnings:
+        console.print(f"[yellow]warning:[/] {w}")
+    sources = sorted({r.source for r in p.limits if r.source} | {c.source for c in p.cost if c.source})
+    console.print("[dim]sources: " + "; ".join(sources) + "[/]")

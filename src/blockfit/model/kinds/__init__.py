@@ -1,0 +1,17 @@
+"""Volume families: one module per cloud, one VolumeKind class per family, registered here by kind."""
+
+from __future__ import annotations
+
+from blockfit.model.kinds.aws import Gp2, Gp3, Hdd, ProvisionedIops
+from blockfit.model.kinds.base import MemberPerf, VolumeKind
+from blockfit.model.kinds.oci import OciVpu
+
+KINDS: dict[str, VolumeKind] = {
+    "oci_vpu": OciVpu(),
+    "aws_gp3": Gp3(),
+    "aws_gp2": Gp2(),
+    "aws_piops": ProvisionedIops(),
+    "aws_hdd": Hdd(),
+}
+
+__all__ = ["KINDS", "MemberPerf", "VolumeKind"]

@@ -1,0 +1,93 @@
+"""OCI Block Volume: performance levels in VPUs per GB; IOPS and KB/s scale per GB up to the level's caps."""
+
+from __future__ import annotations
+
+import re
+
+from blockfit.catalog.models import Catalog, OciLevel, VolumeType
+from blockfit.errors import InputError
+from blockfit.model.kinds.base import MemberPerf, check_size, priced, reject_provisioning
+from blockfit.schema import CostItem, Volume
+
+_VPU_RE = re.compile(r"^(\d+)vpu$")
+NAMED_LEVELS = {"lower-cost": 0, "lowercost": 0, "lower": 0, "balanced": 10, "higher": 20,
+                "higher-performance": 20}
+
+
+def level_for(vt: VolumeType, vpu: int) -> OciLevel:
+    for lvl in vt.levels:
+        if lvl.vpu == vpu:
+            return lvl
+    known = ", ".join(str(lv.vpu) for lv in vt.levels)
+    raise InputError(f"performance level {vpu} VPU/GB: expected one of {known} in this catalog version")
+
+
+def vpu_from_level_text(vt: VolumeType, text: str) -> int:
+    """'balanced' → 10, '120vpu' → 120; 'uhp' alone is refused (UHP spans 30-120 VPU/GB)."""
+    t = text.lower()
+    if t in NAMED_LEVELS:
+        return NAMED_LEVELS[t]
+    if t in ("uhp", "ultra", "ultra-high-performance"):
+        uhp = [lv.vpu for lv in vt.levels if lv.vpu >= 30]
+        if not uhp:
+            raise InputError(f"level {text!r}: this catalog version has no Ultra High Performance levels")
+        raise InputError(f"level {text!r}: UHP needs an explicit VPU count, e.g. @{uhp[-1]}vpu ({uhp[0]}-{uhp[-1]})")
+    m = _VPU_RE.match(t)
+    if not m:
+        raise InputError(f"level {text!r}: expected lower-cost, balanced, higher or NNvpu (e.g. 120vpu)")
+    vpu = int(m.group(1))
+    level_for(vt, vpu)
+    return vpu
+
+
+class OciVpu:
+    def level_names(self, vt: VolumeType) -> list[str]:
+        return sorted(NAMED_LEVELS) + [f"{lv.vpu}vpu" for lv in vt.levels]
+
+    def normalize(self, cat: Catalog, vt: VolumeType, vol: Volume) -> Volume:
+        check_size(vt, vol, "OCI block volume")
+        reject_provisioning(vol, "OCI block volume")
+        if vol.vpu_per_gb is None:
+            raise InputError("OCI volume: expected a performance level (balanced, higher, lower-cost or NNvpu)")
+        level_for(vt, vol.vpu_per_gb)
+        return vol
+
+    def level_spec(self, vt: VolumeType, vol: Volume) -> str:
+        names = {0: "lower-cost", 10: "balanced", 20: "higher"}
+        assert vol.vpu_per_gb is not None
+        return names.get(vol.vpu_per_gb, f"{vol.vpu_per_gb}vpu")
+
+    def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
+        assert vol.vpu_per_gb is not None
+        lvl = level_for(vt, vol.vpu_per_gb)
+        scaled_iops = lvl.iops_per_gb * vol.size_gb
+        scaled_mbps = lvl.kbps_per_gb * vol.size_gb / 1000
+        warnings = []
+        if lvl.vpu == 0:
+            warnings.append("Lower Cost: OCI warns latency may be higher and vary more; no IOPS SLA.")
+        if lvl.vpu >= 30 and vt.pv_max_iops and min(scaled_iops, lvl.max_iops) > vt.pv_max_iops:
+            warnings.append(f"UHP over a paravirtualized attachment is capped at {vt.pv_max_iops:,.0f} IOPS per "
+                            f"volume; attach over iSCSI with multipath to get {min(scaled_iops, lvl.max_iops):,.0f}.")
+        per_gb_iops = scaled_iops < lvl.max_iops
+        per_gb_mbps = scaled_mbps < lvl.max_mbps
+        return MemberPerf(
+            iops=min(scaled_iops, lvl.max_iops),
+            iops_rule=(f"per-GB scaling ({lvl.iops_per_gb:g} IOPS/GB x {vol.size_gb} GB)" if per_gb_iops
+                       else f"per-volume cap ({lvl.max_iops:,.0f} IOPS at {lvl.vpu} VPU/GB)"),
+            iops_field="iops_per_gb" if per_gb_iops else "max_iops",
+            iops_name="volume_iops_per_gb" if per_gb_iops else "volume_iops_cap",
+            mbps=min(scaled_mbps, lvl.max_mbps),
+            mbps_rule=(f"per-GB scaling ({lvl.kbps_per_gb:g} KB/s per GB x {vol.size_gb} GB)" if per_gb_mbps
+                       else f"per-volume cap ({lvl.max_mbps:,.0f} MB/s at {lvl.vpu} VPU/GB)"),
+            mbps_field="kbps_per_gb" if per_gb_mbps else "max_mbps",
+            mbps_name="volume_mbps_per_gb" if per_gb_mbps else "volume_mbps_cap",
+            warnings=warnings,
+        )
+
+    def cost(self, cat: Catalog, vt: VolumeType, vol: Volume) -> list[CostItem]:
+        assert vol.vpu_per_gb is not None
+        items = [priced("storage", vol.size_gb, "GB-month", vt.price_per_gb, cat.cite(vt, "price_per_gb"))]
+        if vol.vpu_per_gb:
+            items.append(priced(f"performance ({vol.vpu_per_gb} VPU/GB)", vol.size_gb * vol.vpu_per_gb,
+                                "VPU-GB-month", vt.price_per_vpu_gb, cat.cite(vt, "price_per_vpu_gb")))
+        return items

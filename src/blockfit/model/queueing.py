@@ -1,0 +1,59 @@
+"""Latency versus load: exact mean value analysis (MVA) of a closed queueing network.
+
+The host keeps N I/Os outstanding. Each I/O spends a fixed time in a delay station (the volume's
+unloaded service latency: network, target, media) and queues at two rate-capped stations: the
+instance link (every I/O) and the member volume it lands on (1/n of I/Os each, by symmetry of the
+stripe). Throughput X(N) = N / (Z + Σ R_k(N)) obeys Little's law by construction: with N pinned at
+a host queue depth (iSCSI node.session.queue_depth 32) X stays near N / Z, far below the caps.
+Caps are modelled as exponential servers, which is conservative near saturation: a token bucket
+queues less than M/M/1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Network:
+    delay_s: float          # Z: unloaded latency outside the capped stations
+    member_rate: float      # I/Os per second one member serves
+    members: int
+    link_rate: float | None  # I/Os per second the instance link serves (None: uncapped)
+
+
+@dataclass(frozen=True)
+class Point:
+    outstanding: int
+    throughput: float       # I/Os per second
+    latency_s: float        # mean response time
+
+
+def network_for(base_latency_s: float, member_rate: float, members: int, link_rate: float | None) -> Network:
+    """Split the unloaded latency so that one lone I/O takes exactly base_latency_s."""
+    service = 1 / member_rate + (1 / link_rate if link_rate else 0.0)
+    return Network(max(base_latency_s - service, 0.0), member_rate, members, link_rate)
+
+
+def mva(net: Network, max_outstanding: int) -> list[Point]:
+    """Exact MVA for N = 1..max_outstanding. Members are identical, so one queue length describes all."""
+    d_member = 1.0 / (net.member_rate * net.members)   # service demand per I/O at one member (visit 1/n)
+    d_link = 1.0 / net.link_rate if net.link_rate else 0.0
+    q_member = 0.0
+    q_link = 0.0
+    points = []
+    for n in range(1, max_outstanding + 1):
+        r_member = d_member * (1 + q_member)
+        r_link = d_link * (1 + q_link)
+        r = net.delay_s + net.members * r_member + r_link
+        x = n / r
+        q_member = x * r_member
+        q_link = x * r_link
+        points.append(Point(n, x, r))
+    return points
+
+
+def at_latency(points: list[Point], bound_s: float) -> Point | None:
+    """The highest-throughput point whose mean latency stays within the bound (None if even N=1 misses)."""
+    ok = [p for p in points if p.latency_s <= bound_s]
+    return max(ok, key=lambda p: p.throughput) if ok else None

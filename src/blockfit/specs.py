@@ -1,0 +1,95 @@
+"""The CLI's spec grammars.
+
+Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu, 4x500G@io1:11000,
+          2x1T@gp3:16000:1000. SIZE counts the cloud's billing GB (units.py); LEVEL is an OCI level
+          (lower-cost, balanced, higher, NNvpu; 'uhp' needs NNvpu) or another cloud's volume type;
+          IOPS and MBPS are provisioned figures where the type takes them (MBPS in the type's unit).
+Instance: SHAPE[:OCPUS]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from blockfit.catalog import Catalog, load_catalog
+from blockfit.errors import InputError
+from blockfit.model.instance import find_shape
+from blockfit.model.kinds.oci import vpu_from_level_text
+from blockfit.model.predict import normalize_volume
+from blockfit.schema import Instance, Layout, Volume
+from blockfit.schema.layout import Manager
+from blockfit.units import parse_volume_gb
+
+_LAYOUT_RE = re.compile(r"^\s*(\d+)\s*[xX]\s*([0-9.]+\s*[A-Za-z]+)\s*@\s*([A-Za-z0-9._-]+)"
+                        r"(?::(\d+))?(?::(\d+(?:\.\d+)?))?\s*$")
+_INSTANCE_RE = re.compile(r"^\s*([A-Za-z0-9._-]+)(?::(\d+(?:\.\d+)?))?\s*$")
+LAYOUT_HELP = "COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120vpu, 2x1T@gp3:16000:1000"
+
+
+def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_size: int | None = None,
+                 manager: Manager = "lvm") -> Layout:
+    """Parse and validate a layout spec against the cloud's catalog (sizes, levels, provisioning ranges)."""
+    cat = catalog or load_catalog(cloud)
+    m = _LAYOUT_RE.match(spec or "")
+    if not m:
+        raise InputError(f"layout {spec!r}: expected {LAYOUT_HELP}")
+    count = int(m.group(1))
+    if count < 1:
+        raise InputError(f"layout {spec!r}: expected at least 1 volume")
+    if count > 1024:
+        raise InputError(f"layout {spec!r}: expected at most 1024 volumes")
+    gb = parse_volume_gb(m.group(2), what=f"layout {spec!r} size")
+    level = m.group(3)
+    iops = int(m.group(4)) if m.group(4) else None
+    tput = float(m.group(5)) if m.group(5) else None
+    vol = _volume_for_level(cat, level, spec)
+    vt = cat.volume_types[vol.type]
+    size = int(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb)
+    vol = vol.model_copy(update={"size_gb": size, "provisioned_iops": iops, "provisioned_throughput": tput})
+    vol = normalize_volume(cat, vol)
+    return Layout(members=count, volume=vol, stripe_size=stripe_size, manager=manager)
+
+
+def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
+    key = cat.aliases.get(level.lower(), level.lower())
+    if key in cat.volume_types:
+        return Volume(cloud=cat.cloud, type=key, size_gb=1)
+    if cat.cloud == "oci":
+        vpu = vpu_from_level_text(cat.volume_types["block"], level)
+        return Volume(cloud="oci", type="block", size_gb=1, vpu_per_gb=vpu)
+    raise InputError(f"layout {spec!r} level {level!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
+
+
+def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True) -> Instance:
+    """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan)."""
+    cat = catalog or load_catalog(cloud)
+    m = _INSTANCE_RE.match(spec or "")
+    if not m:
+        raise InputError(f"instance {spec!r}: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
+    name, count = m.group(1), m.group(2)
+    name, count = _gcp_machine_type(cat, name, count)
+    shape = find_shape(cat, name)
+    ocpus = float(count) if count is not None else None
+    if ocpus is not None and ocpus <= 0:
+        raise InputError(f"instance {spec!r}: expected a positive OCPU count")
+    if shape.kind == "fixed":
+        if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:
+            raise InputError(f"instance {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
+        ocpus = None
+    elif ocpus is None and require_count:
+        raise InputError(f"instance {spec!r}: {shape.name} is flexible; expected SHAPE:COUNT, e.g. {shape.name}:12")
+    elif ocpus is not None and shape.kind == "flex":
+        assert shape.ocpus_min is not None and shape.ocpus_max is not None
+        if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
+            raise InputError(f"instance {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
+                             f"for {shape.name}")
+    return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
+
+
+def _gcp_machine_type(cat: Catalog, name: str, count: str | None) -> tuple[str, str | None]:
+    """GCP: 'n2-standard-16' is series n2 with 16 vCPUs."""
+    m = re.match(r"^([a-z0-9]+)-[a-z]+-(\d+)$", name.lower())
+    if cat.cloud == "gcp" and m and count is None:
+        return m.group(1), m.group(2)
+    return name, count
