@@ -8,7 +8,6 @@ measure the stripe, and tear everything down (qemu, disk files, work dir) whatev
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import tempfile
@@ -137,7 +136,7 @@ def _instance_caps(pred: Prediction, scale: float) -> Throttle | None:
 
 def iodepth_for(members: int, kind: Kind) -> int:
     """Enough I/Os in flight that every member stays busy: throttled members need a queue, not CPU."""
-    per_member, low, high = (16, 32, 256) if kind == "iops" else (8, 16, 128)
+    per_member, low, high = (16, 32, 256) if kind == "iops" else (8, 16, 96)
     return max(low, min(high, per_member * members))
 
 
@@ -159,17 +158,23 @@ def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
     return min(options, key=lambda o: abs(math.log(measured / o[1])))[0]
 
 
-def _fio_rate(path: Path) -> tuple[float, float]:
-    """(IOPS, MB/s) from a fio JSON output file."""
-    data = json.loads(path.read_text())
-    read = data["jobs"][0]["read"]
-    return float(read["iops"]), float(read["bw_bytes"]) / MB
+def _window_rate(path: Path) -> tuple[float, float]:
+    """(IOPS, MB/s) over the measurement window, from the two snapshots of the device's stat counters.
+
+    Why not fio's own totals: with deep queues of slow (throttled) I/Os they mix in the queue's fill and
+    final drain (io_bytes and total_ios disagree by 20 % and more), and the per-interval sample means are
+    coarse when a window holds a handful of 1 MiB I/Os.
+    """
+    t1, r1, s1, t2, r2, s2 = (float(x) for x in path.read_text().split())
+    if t2 <= t1:
+        raise ValueError(f"{path.name}: empty measurement window")
+    return (r2 - r1) / (t2 - t1), (s2 - s1) * 512 / (t2 - t1) / MB
 
 
 def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
              instance: Throttle | None) -> LabFigures:
-    iops, _ = _fio_rate(work / f"fio-{prefix}-iops.json")
-    _, mbps = _fio_rate(work / f"fio-{prefix}-mbps.json")
+    iops, _ = _window_rate(work / f"rate-{prefix}-iops.txt")
+    _, mbps = _window_rate(work / f"rate-{prefix}-mbps.txt")
     members = pred.layout_detail.members
     predicted_iops, predicted_mbps = pred.max_iops * scale, pred.max_mbps * scale
     limited = LabLimits(
@@ -256,11 +261,12 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         jobs |= {"single-iops": (small, iodepth_for(1, "iops")), "single-mbps": (large, iodepth_for(1, "mbps"))}
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
-            name=name, bs=bs, iodepth=depth, runtime_s=req.runtime_s, ramp_s=RAMP_S))
+            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
     script = _env.get_template("lab.sh.j2").render(
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
         single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
-        stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB)
+        stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
+        window_s=req.runtime_s)
     timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 60 + 5 * members
     say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}")
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)

@@ -13,8 +13,8 @@ import math
 from blockfit.errors import InputError
 
 # Totals the guest is asked to reach: well under TCG's ceiling so the emulator never becomes the limit.
-IOPS_BUDGET = 4000.0
-MBPS_BUDGET = 80.0
+IOPS_BUDGET = 2500.0
+MBPS_BUDGET = 60.0
 # Below this a cap is too coarse to measure in a 10 s run.
 MIN_MEMBER_IOPS = 20.0
 
