@@ -102,7 +102,7 @@ def resolve(req: LabRequest) -> Subject:
         if not (req.cloud and req.layout and req.instance):
             raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")
         cloud = req.cloud
-        layout = parse_layout(req.layout, cloud)
+        layout = parse_layout(req.layout, cloud, manager="lvm" if req.manager == "lvm" else "mdadm")
         instance = parse_instance(req.instance, cloud)
         workload = Workload()
         stripe_size = layout.stripe_size or DEFAULT_STRIPE
