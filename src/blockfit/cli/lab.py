@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -52,6 +53,9 @@ def lab_command(
     try:
         with err_console.status("lab: starting") as status:
             result = run_lab(req, progress=lambda msg: status.update(f"lab: {msg}"))
+    except KeyboardInterrupt:
+        print("blockfit: error: lab interrupted; the guest was stopped and its files removed", file=sys.stderr)
+        raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     if json_out:
