@@ -81,6 +81,7 @@ class VolumeType(Sourced):
     price_per_vpu_gb: float | None = None
     price_per_iops: float | None = None
     price_iops_tiers: list[dict[str, float]] = Field(default_factory=list)
+    price_tiers: list[dict[str, Any]] = Field(default_factory=list)   # per-disk price by size tier (azure_tiered)
     price_per_tput: float | None = None
     price_region: str | None = None
 

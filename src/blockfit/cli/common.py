@@ -10,9 +10,9 @@ CLOUD_HELP = f"cloud: {', '.join(CLOUDS)}"
 CATALOG_HELP = "catalog version in force on this date (YYYY-MM-DD); default the newest"
 
 
-def catalog_for(cloud: str, catalog_date: str | None) -> Catalog:
+def catalog_for(cloud: str, catalog_date: str | None, what: str = "--cloud") -> Catalog:
     if cloud not in CLOUDS:
-        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(CLOUDS)}")
+        raise InputError(f"{what} {cloud!r}: expected one of {', '.join(CLOUDS)}")
     return load_catalog(cloud, parse_catalog_date(catalog_date))
 
 

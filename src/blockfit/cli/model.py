@@ -51,7 +51,7 @@ def model_command(
 
 
 LIMIT_LABELS = {
-    "instance_mbps": "instance throughput (network)",
+    "instance_mbps": "instance throughput",
     "instance_iops": "instance IOPS",
     "host_queue_depth": "host queue depth",
     "outstanding_ios": "outstanding I/Os",
@@ -73,10 +73,11 @@ def render_prediction(p: Prediction) -> None:
 
     wl = p.workload
     console.print(f"[bold]{p.layout}[/] on [bold]{p.instance}[/] ({p.cloud} catalog {p.catalog_version})")
+    why = {row.name: row.description for row in p.limits}
     console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} random reads, "
-                  f"limited by [bold]{limit_label(p.iops_limited_by)}[/]")
+                  f"limited by [bold]{why[p.iops_limited_by]}[/]")
     console.print(f"  max MB/s  [bold green]{p.max_mbps:>12,.1f}[/] at {fmt_io_size(wl.large_io)} I/Os, "
-                  f"limited by [bold]{limit_label(p.mbps_limited_by)}[/]")
+                  f"limited by [bold]{why[p.mbps_limited_by]}[/]")
     if p.max_iops_at_latency is not None:
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}")
     cost = "unknown" if p.cost_per_month is None else f"${p.cost_per_month:,.2f}"

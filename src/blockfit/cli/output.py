@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
 from pydantic import BaseModel
 from rich.console import Console
 
-console = Console()
+# Tables are wide; when output is piped or captured (no terminal to measure) use 120 columns, not 80.
+_PIPED = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+console = Console(width=120 if _PIPED else None)
 err_console = Console(stderr=True)
 
 

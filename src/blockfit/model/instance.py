@@ -59,7 +59,7 @@ def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
         iops_rule=(f"instance IOPS ({rule.iops_per_gbps:,.0f} x {gbps:g} Gbps)" if iops < rule.iops_max
                    else f"instance IOPS maximum ({rule.iops_max:,.0f})"),
         mbps=mbps,
-        mbps_rule=(f"instance throughput / network ({rule.mbps_per_gbps:g} MB/s x {gbps:g} Gbps)"
+        mbps_rule=(f"instance network ({rule.mbps_per_gbps:g} MB/s per Gbps x {gbps:g} Gbps)"
                    if mbps < rule.mbps_max else f"instance throughput maximum ({rule.mbps_max:,.0f} MB/s)"),
         iops_cite=cat.cite(rule, "iops_per_gbps"), mbps_cite=cat.cite(rule, "mbps_per_gbps"),
         gbps=gbps, attach_max=shape.attach_max, attach_pv_max=shape.attach_pv_max, uhp_ok=uhp_ok)
@@ -69,7 +69,7 @@ def _fixed_caps(cat: Catalog, shape: Shape) -> InstanceCaps:
     warnings = []
     if shape.iops_burst:
         warnings.append(f"{shape.name} bursts to {shape.iops_burst:,.0f} IOPS / {shape.mbps_burst:,.0f} MB/s for "
-                        f"30 minutes a day; the sustained baseline ({shape.iops:,.0f} / {shape.mbps:,.0f}) "
+                        f"up to 30 minutes at a time; the sustained baseline ({shape.iops:,.0f} / {shape.mbps:,.0f}) "
                         "is modelled.")
     return InstanceCaps(
         iops=shape.iops, iops_rule=f"instance IOPS ({shape.name})", mbps=shape.mbps,

@@ -61,10 +61,20 @@ def layout_spec(cat: Catalog, layout: Layout) -> str:
     return f"{layout.members}x{fmt_gb(layout.volume.size_gb)}@{KINDS[vt.kind].level_spec(vt, layout.volume)}"
 
 
-def member_limits(cat: Catalog, layout: Layout) -> tuple[MemberPerf, list[Limit]]:
+def member_perf(cat: Catalog, vt: VolumeType, vol: Volume, members: int) -> MemberPerf:
+    """One member's caps in a layout of `members`. A kind whose volumes share a per-instance allowance (GCP
+    Persistent Disk's per-VM baseline) defines perf_in_layout; for the others the member count is irrelevant."""
+    kind = KINDS[vt.kind]
+    in_layout = getattr(kind, "perf_in_layout", None)
+    return in_layout(cat, vt, vol, members) if in_layout else kind.perf(cat, vt, vol)
+
+
+def member_limits(cat: Catalog, layout: Layout, mp: MemberPerf | None = None) -> tuple[MemberPerf, list[Limit]]:
+    """The layout's volume limits (n members x one member's caps); pass `mp` to reuse a computed member."""
     vt = volume_type(cat, layout.volume)
-    mp = KINDS[vt.kind].perf(cat, vt, layout.volume)
     n = layout.members
+    if mp is None:
+        mp = member_perf(cat, vt, layout.volume, n)
     each = f" ({n} x {mp.iops:,.0f})" if n > 1 else ""
     each_mb = f" ({n} x {mp.mbps:,.1f})" if n > 1 else ""
     return mp, [
@@ -73,6 +83,16 @@ def member_limits(cat: Catalog, layout: Layout) -> tuple[MemberPerf, list[Limit]
         Limit(mp.mbps_name, f"volume throughput, {mp.mbps_rule}{each_mb}", mbps=n * mp.mbps,
               source=_cite_member(cat, vt, layout.volume, mp.mbps_field)),
     ]
+
+
+def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int) -> tuple[float, float]:
+    """(max IOPS at small_io, max MB/s at large_io) from the caps alone: the fast path plan searches with.
+    Same arithmetic as the Limit rows predict() reports."""
+    limits = [Limit("v", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
+              Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps)]
+    iops = min(lim.iops_at(small_io) for lim in limits)
+    mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6
+    return iops, mbps
 
 
 def _cite_member(cat: Catalog, vt: VolumeType, vol: Volume, fld: str) -> str:

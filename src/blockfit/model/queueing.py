@@ -11,6 +11,8 @@ queues less than M/M/1.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -37,20 +39,25 @@ def network_for(base_latency_s: float, member_rate: float, members: int, link_ra
 
 def mva(net: Network, max_outstanding: int) -> list[Point]:
     """Exact MVA for N = 1..max_outstanding. Members are identical, so one queue length describes all."""
+    return list(itertools.islice(mva_iter(net), max_outstanding))
+
+
+def mva_iter(net: Network) -> Iterator[Point]:
+    """The MVA recursion as an endless stream of points N = 1, 2, 3, ..."""
     d_member = 1.0 / (net.member_rate * net.members)   # service demand per I/O at one member (visit 1/n)
     d_link = 1.0 / net.link_rate if net.link_rate else 0.0
     q_member = 0.0
     q_link = 0.0
-    points = []
-    for n in range(1, max_outstanding + 1):
+    n = 0
+    while True:
+        n += 1
         r_member = d_member * (1 + q_member)
         r_link = d_link * (1 + q_link)
         r = net.delay_s + net.members * r_member + r_link
         x = n / r
         q_member = x * r_member
         q_link = x * r_link
-        points.append(Point(n, x, r))
-    return points
+        yield Point(n, x, r)
 
 
 def at_latency(points: list[Point], bound_s: float) -> Point | None:

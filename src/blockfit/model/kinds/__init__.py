@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from blockfit.model.kinds.aws import Gp2, Gp3, Hdd, ProvisionedIops
+from blockfit.model.kinds.azure import AzureProvisioned, AzureTiered
 from blockfit.model.kinds.base import MemberPerf, VolumeKind
+from blockfit.model.kinds.gcp import GcpHyperdisk, GcpPd
 from blockfit.model.kinds.oci import OciVpu
 
 KINDS: dict[str, VolumeKind] = {
@@ -12,6 +14,10 @@ KINDS: dict[str, VolumeKind] = {
     "aws_gp2": Gp2(),
     "aws_piops": ProvisionedIops(),
     "aws_hdd": Hdd(),
+    "azure_tiered": AzureTiered(),
+    "azure_provisioned": AzureProvisioned(),
+    "gcp_pd": GcpPd(),
+    "gcp_hyperdisk": GcpHyperdisk(),
 }
 
 __all__ = ["KINDS", "MemberPerf", "VolumeKind"]

@@ -1,0 +1,3 @@
+from blockfit.cli import main
+
+main()

@@ -1,0 +1,70 @@
+"""`blockfit catalog`: which limits and prices blockfit believes, from which source, as of which date."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from blockfit.catalog import CLOUDS, load_catalog, versions
+from blockfit.cli import app
+from blockfit.cli.common import CATALOG_HELP, catalog_for
+from blockfit.cli.output import console, print_json
+
+catalog_app = typer.Typer(help="Show the dated, sourced cloud limits and prices the model uses.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+
+
+@catalog_app.command("list")
+def list_command(json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Every catalog version of every cloud."""
+    rows = [{"cloud": c, "version": v.isoformat(), "title": load_catalog(c, v).title} for c in CLOUDS
+            for v in versions(c)]
+    if json_out:
+        print_json(rows)
+        return
+    table = Table("cloud", "version", "title")
+    for r in rows:
+        table.add_row(r["cloud"], r["version"], r["title"])
+    console.print(table)
+
+
+@catalog_app.command("show")
+def show_command(
+    cloud: Annotated[str, typer.Argument(help="oci, aws, azure or gcp")],
+    catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the whole catalog version as JSON")] = False,
+) -> None:
+    """Volume types and levels, instance shapes, and the sources behind them."""
+    cat = catalog_for(cloud, catalog, what="cloud")
+    if json_out:
+        print_json(cat)
+        return
+    console.print(f"[bold]{cat.title}[/] (version {cat.version}, {cat.path})")
+    console.print(f"size unit: {cat.size_unit}")
+    for key, vt in cat.volume_types.items():
+        console.print(f"\n[bold]{key}[/]: {vt.name} — {vt.description}; {vt.min_gb:g}-{vt.max_gb:g} GB "
+                      f"[dim](source {vt.source})[/]")
+        if vt.levels:
+            t = Table("level", "VPU/GB", "IOPS/GB", "max IOPS", "KB/s per GB", "max MB/s", "source")
+            for lv in vt.levels:
+                t.add_row(lv.name, str(lv.vpu), f"{lv.iops_per_gb:g}", f"{lv.max_iops:,.0f}", f"{lv.kbps_per_gb:g}",
+                          f"{lv.max_mbps:,.0f}", lv.source)
+            console.print(t)
+        if vt.note:
+            console.print(f"  [dim]{vt.note}[/]")
+    t = Table("shape", "kind", "OCPUs", "IOPS cap", "MB/s cap", "attach", "source", title="instance shapes",
+              title_justify="left")
+    for name, s in cat.shapes.items():
+        ocpus = f"{s.ocpus_min:g}-{s.ocpus_max:g}" if s.kind == "flex" else (f"{s.ocpus:g}" if s.ocpus else "")
+        iops = "20,000 x Gbps" if s.kind == "flex" else (f"{s.iops:,.0f}" if s.iops else "per tier")
+        mbps = "120 x Gbps" if s.kind == "flex" else (f"{s.mbps:,.0f}" if s.mbps else "per tier")
+        t.add_row(name, s.kind, ocpus, iops, mbps, str(s.attach_max or "?"), s.source)
+    console.print(t)
+    st = Table("id", "date", "url", title="sources", title_justify="left")
+    for src in cat.sources.values():
+        st.add_row(src.id, src.date.isoformat(), src.url)
+    console.print(st)
+    for note in cat.notes:
+        console.print(f"[dim]note: {note}[/]")

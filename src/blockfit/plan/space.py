@@ -1,0 +1,144 @@
+"""The search space plan explores: performance levels (with provisioning choices), member counts,
+member sizes and OCPU counts. The brute-force enumerator walks exactly the same space."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from blockfit.catalog import Catalog
+from blockfit.catalog.models import VolumeType
+from blockfit.errors import InputError
+from blockfit.model.instance import find_shape
+from blockfit.model.kinds import KINDS
+from blockfit.model.kinds.oci import vpu_from_level_text
+from blockfit.schema import Requirements, Volume
+
+# Provisioning grids for types that sell IOPS / throughput separately (rounded steps a DBA would pick).
+IOPS_GRID = [1000, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000, 25000, 32000, 40000,
+             50000, 64000, 80000, 100000, 128000, 160000, 200000, 256000, 300000, 350000, 400000]
+TPUT_GRID = [125, 250, 375, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 10000]
+PROVISIONED_BOTH = ("aws_gp3", "azure_provisioned", "gcp_hyperdisk")
+PROVISIONED_IOPS = ("aws_piops",)
+
+
+@dataclass(frozen=True)
+class LevelOption:
+    """One purchasable performance choice: a volume type with its level or provisioned figures."""
+
+    type: str
+    vpu: int | None = None
+    iops: int | None = None
+    tput: float | None = None
+
+    def volume(self, cloud: str, size_gb: int) -> Volume:
+        return Volume(cloud=cloud, type=self.type, size_gb=size_gb, vpu_per_gb=self.vpu,
+                      provisioned_iops=self.iops, provisioned_throughput=self.tput)
+
+
+@dataclass
+class SearchSpace:
+    cloud: str
+    shape: str
+    options: list[LevelOption]
+    members: list[int]
+    sizes: dict[str, list[int]]
+    ocpus: list[float | None]
+    notes: list[str] = field(default_factory=list)
+
+
+def sizes_for(vt: VolumeType) -> list[int]:
+    if vt.kind == "azure_tiered" and vt.tiers:
+        return sorted(int(t["size_gb"]) for t in vt.tiers)
+    step = max(int(vt.size_step_gb), 1)
+    return list(range(int(vt.min_gb), int(vt.max_gb) + 1, step))
+
+
+def options_for(vt_key: str, vt: VolumeType) -> list[LevelOption]:
+    if vt.kind == "oci_vpu":
+        return [LevelOption(vt_key, vpu=lv.vpu) for lv in vt.levels]
+    if vt.kind in PROVISIONED_BOTH:
+        lo_i = vt.iops_included or vt.iops_min or 0
+        lo_t = vt.tput_included or vt.tput_min or 0
+        iops = [lo_i] + [i for i in IOPS_GRID if lo_i < i <= (vt.iops_max or 0)]
+        tputs = [lo_t] + [t for t in TPUT_GRID if lo_t < t <= (vt.tput_max or 0)] if vt.tput_provisionable else [None]
+        return [LevelOption(vt_key, iops=int(i), tput=t) for i in iops for t in tputs]
+    if vt.kind in PROVISIONED_IOPS:
+        return [LevelOption(vt_key, iops=i) for i in IOPS_GRID if (vt.iops_min or 0) <= i <= (vt.iops_max or 0)]
+    return [LevelOption(vt_key)]
+
+
+def selected_types(cat: Catalog, levels: list[str] | None) -> list[LevelOption]:
+    """All options of the cloud, or those the user named with --levels (OCI level names or NNvpu, type keys)."""
+    if not levels:
+        return [opt for key, vt in cat.volume_types.items() for opt in options_for(key, vt)]
+    out: list[LevelOption] = []
+    for name in levels:
+        key = cat.aliases.get(name.lower(), name.lower())
+        if key in cat.volume_types:
+            out += options_for(key, cat.volume_types[key])
+        elif cat.cloud == "oci":
+            out.append(LevelOption("block", vpu=vpu_from_level_text(cat.volume_types["block"], name)))
+        else:
+            raise InputError(f"--levels {name!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
+    return list(dict.fromkeys(out))
+
+
+def _price_known(cat: Catalog, option: LevelOption, size: int) -> bool | None:
+    """Whether this option at this size has a known monthly price (None: the size is not valid for it)."""
+    vt = cat.volume_types[option.type]
+    kind = KINDS[vt.kind]
+    try:
+        vol = kind.normalize(cat, vt, option.volume(cat.cloud, size))
+    except InputError:
+        return None
+    return all(item.monthly is not None for item in kind.cost(cat, vt, vol))
+
+
+def priced_sizes(cat: Catalog, option: LevelOption, sizes: list[int]) -> list[int]:
+    """The sizes plan can rank by cost. Tiered types price each tier (some tiers have no known price);
+    for the others the price does not depend on size, so one valid size decides for all."""
+    if cat.volume_types[option.type].kind == "azure_tiered":
+        return [s for s in sizes if _price_known(cat, option, s) is not False]
+    step = max(len(sizes) // 32, 1)
+    for size in [sizes[-1], *sizes[::step]]:
+        known = _price_known(cat, option, size)
+        if known is not None:
+            return sizes if known else []
+    return []   # valid at none of the probed sizes: nothing plan could price
+
+
+def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
+    shape = find_shape(cat, req.instance_shape)
+    options = selected_types(cat, req.levels)
+    attach = shape.attach_max or 32
+    max_members = req.max_volumes or attach
+    if req.max_volumes and shape.attach_max and req.max_volumes > shape.attach_max:
+        raise InputError(f"--max-volumes {req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
+    if req.instance_ocpus is not None:
+        ocpus: list[float | None] = [req.instance_ocpus]
+    elif shape.kind == "fixed":
+        ocpus = [None]
+    elif shape.kind == "vcpu_tiers":
+        ocpus = sorted({t["vcpus_min"] for t in shape.tiers})   # the smallest size of each cap tier
+    else:
+        assert shape.ocpus_min is not None and shape.ocpus_max is not None
+        ocpus = list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
+    all_sizes = {key: sizes_for(cat.volume_types[key]) for key in {o.type for o in options}}
+    sizes: dict[str, list[int]] = {}
+    kept: list[LevelOption] = []
+    unpriced: set[str] = set()
+    for o in options:
+        priced = priced_sizes(cat, o, all_sizes[o.type])
+        if priced:
+            kept.append(o)
+            known = sizes.get(o.type)
+            if known is None or known is priced:
+                sizes[o.type] = priced
+            else:
+                sizes[o.type] = sorted(set(known) | set(priced))
+        else:
+            unpriced.add(o.type)
+    notes = [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version}" for t in sorted(unpriced)
+             if t not in sizes]
+    return SearchSpace(cloud=cat.cloud, shape=shape.name, options=kept, members=list(range(1, max_members + 1)),
+                       sizes=sizes, ocpus=ocpus, notes=notes)

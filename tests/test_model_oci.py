@@ -1,0 +1,154 @@
+"""OCI: the catalog reproduces OCI's published tables, and the model reproduces the field reports."""
+
+from datetime import date
+
+import pytest
+
+from blockfit.catalog import load_catalog
+from blockfit.model import predict
+from blockfit.schema import Workload
+from blockfit.specs import parse_instance, parse_layout
+
+BIG_VM = "VM.Standard.E5.Flex:40"   # 4,800 MB/s / 600,000 IOPS: never the binding limit for one volume
+
+
+def one_volume(spec: str, small_io: int = 4096, large_io: int = 1024 * 1024, cloud: str = "oci", vm: str = BIG_VM,
+               as_of: date | None = None, **wl):
+    cat = load_catalog(cloud, as_of)
+    return predict(parse_layout(spec, cloud, cat), parse_instance(vm, cloud, cat),
+                   Workload(small_io=small_io, large_io=large_io, **wl), cat)
+
+
+# OCI-PERF "Volume Performance Units" table: VPU, IOPS/GB, max IOPS, KB/s per GB, max MB/s
+LEVEL_TABLE = [
+    (0, 2, 3_000, 240, 480), (10, 60, 25_000, 480, 480), (20, 75, 50_000, 600, 680),
+    (30, 90, 75_000, 720, 880), (40, 105, 100_000, 840, 1_080), (50, 120, 125_000, 960, 1_280),
+    (60, 135, 150_000, 1_080, 1_480), (70, 150, 175_000, 1_200, 1_680), (80, 165, 200_000, 1_320, 1_880),
+    (90, 180, 225_000, 1_440, 2_080), (100, 195, 250_000, 1_560, 2_280), (110, 210, 275_000, 1_680, 2_480),
+    (120, 225, 300_000, 1_800, 2_680),
+]
+
+
+def test_level_table_matches_published_table():
+    levels = {lv.vpu: lv for lv in load_catalog("oci").volume_types["block"].levels}
+    assert sorted(levels) == [row[0] for row in LEVEL_TABLE]
+    for vpu, iops_gb, max_iops, kbps_gb, max_mbps in LEVEL_TABLE:
+        lv = levels[vpu]
+        assert (lv.iops_per_gb, lv.max_iops, lv.kbps_per_gb, lv.max_mbps) == (iops_gb, max_iops, kbps_gb, max_mbps)
+
+
+def test_formula_holds_from_10_vpu_and_not_for_lower_cost():
+    """OCI-PERF's formula is valid from 10 VPU/GB; Lower Cost comes from the table (documented)."""
+    for lv in load_catalog("oci").volume_types["block"].levels:
+        formula = (1.5 * lv.vpu + 45, 2_500 * lv.vpu, 12 * lv.vpu + 360, 20 * lv.vpu + 280)
+        matches = formula == (lv.iops_per_gb, lv.max_iops, lv.kbps_per_gb, lv.max_mbps)
+        assert matches == (lv.vpu >= 10), lv.vpu
+
+
+# Per-size rows as published: (level, GB, MB/s at 1 MB, IOPS at 4 KB)
+SIZE_ROWS = [
+    ("balanced", 50, 24, 3_000), ("balanced", 100, 48, 6_000), ("balanced", 200, 96, 12_000),
+    ("balanced", 400, 192, 24_000), ("balanced", 500, 240, 25_000), ("balanced", 750, 360, 25_000),
+    ("balanced", 1024, 480, 25_000), ("balanced", 32768, 480, 25_000),
+    ("higher", 50, 30, 3_750), ("higher", 100, 60, 7_500), ("higher", 200, 120, 15_000),
+    ("higher", 400, 240, 30_000), ("higher", 600, 360, 45_000), ("higher", 800, 480, 50_000),
+    ("higher", 1024, 614.4, 50_000), ("higher", 1200, 680, 50_000),
+    ("lower-cost", 50, 12, 100), ("lower-cost", 100, 24, 200), ("lower-cost", 500, 120, 1_000),
+    ("lower-cost", 750, 180, 1_500), ("lower-cost", 1000, 240, 2_000), ("lower-cost", 2000, 480, 3_000),
+    ("120vpu", 100, 180, 22_500), ("120vpu", 400, 720, 90_000), ("120vpu", 800, 1_440, 180_000),
+    ("120vpu", 1200, 2_160, 270_000), ("120vpu", 1536, 2_680, 300_000),
+]
+
+
+@pytest.mark.parametrize("level,gb,mbps,iops", SIZE_ROWS)
+def test_per_size_rows(level, gb, mbps, iops):
+    p = one_volume(f"1x{gb}G@{level}")
+    assert p.max_mbps == pytest.approx(mbps, abs=0.05)
+    assert p.max_iops == pytest.approx(iops, abs=0.5)
+
+
+def test_inconsistency_a_uhp_uses_level_table_225_not_size_table_230():
+    assert one_volume("1x50G@120vpu").max_iops == 11_250      # size table prints 11,500
+
+
+def test_inconsistency_b_lower_cost_throughput_follows_formula():
+    assert one_volume("1x1500G@lower-cost").max_mbps == 360   # size table prints 480 for 1.5 TB
+    assert one_volume("1x2000G@lower-cost").max_mbps == 480
+
+
+def test_eight_kb_column_is_iops_cap_times_io_size():
+    """The '8 KB block size' column: Balanced 500 GB shows 200 MB/s = 25,000 x 8 KB (decimal)."""
+    p = one_volume("1x500G@balanced", large_io=8000)
+    assert p.max_mbps == pytest.approx(200.0)
+    assert p.mbps_limited_by == "volume_iops_cap"
+
+
+def test_seed_single_3_5t_balanced_on_6_ocpu():
+    p = one_volume("1x3.5T@balanced", small_io=8192, vm="VM.Standard.E3.Flex:6")
+    assert (p.max_iops, p.max_mbps) == (25_000, 480)
+    assert p.iops_limited_by == "volume_iops_cap" and p.mbps_limited_by == "volume_mbps_cap"
+
+
+def test_seed_part3_nine_balanced_on_12_ocpu_bound_by_instance_throughput():
+    p = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:12")
+    assert p.iops_limited_by == "instance_mbps" and p.mbps_limited_by == "instance_mbps"
+    assert p.max_iops == pytest.approx(180_000, rel=0.03)     # article measured 178,571
+    assert p.max_mbps == 1_440                                # article measured 1,409
+    assert p.cost_per_month == pytest.approx(4500 * (0.0255 + 10 * 0.0017))
+
+
+def test_seed_part3_nine_balanced_on_20_ocpu_bound_by_volumes():
+    p = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:20")
+    assert p.max_iops == 225_000 and p.iops_limited_by == "volume_iops_cap"
+    assert p.max_mbps == 2_160 and p.mbps_limited_by == "volume_mbps_per_gb"   # not the article's 4,320
+    network = next(r for r in p.limits if r.name == "instance_mbps")
+    assert network.mbps_at_large_io == 2_400
+
+
+@pytest.mark.parametrize("vpu,iops", [(0, 512), (50, 30_720), (120, 57_600)])
+def test_seed_uhp_256g_at_vpu_levels(vpu, iops):
+    assert one_volume(f"1x256G@{vpu}vpu", small_io=4096).max_iops == iops
+
+
+def test_seed_part1_queue_depth_32_binds_higher_performance():
+    """Part 1: Higher Performance 3.5 TB measured 28,426 IOPS against a 50,000 cap at iSCSI depth 32."""
+    p32 = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", host_queue_depth=32)
+    assert p32.iops_limited_by == "host_queue_depth"
+    assert p32.max_iops == pytest.approx(28_426, rel=0.05)
+    p128 = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", host_queue_depth=128)
+    assert p128.iops_limited_by == "volume_iops_cap" and p128.max_iops == 50_000
+    unset = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6")
+    assert any("queue_depth = 128" in w for w in unset.warnings)
+
+
+def test_catalog_of_december_2020_has_older_higher_performance_limits():
+    p = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", as_of=date(2020, 12, 31))
+    assert p.catalog_version == "2020-12-11"
+    assert (p.max_iops, p.max_mbps) == (35_000, 480)
+    assert one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6").max_iops == 50_000
+
+
+def test_uhp_warnings_under_16_ocpus():
+    p = one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:8")
+    assert any(">= 16 OCPUs" in w for w in p.warnings)
+    assert any("multipath" in w for w in p.warnings)
+    assert not any(">= 16 OCPUs" in w for w in one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:16").warnings)
+
+
+def test_attachment_limits_warn():
+    assert any("paravirtualized" in w for w in one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8").warnings)
+    assert any("exceed the 32" in w for w in one_volume("33x100G@balanced", vm="VM.Standard.E3.Flex:8").warnings)
+
+
+def test_every_limit_cites_a_dated_source():
+    p = one_volume("9x500G@balanced", vm="VM.Standard.E3.Flex:12")
+    for row in p.limits:
+        assert row.source and "(20" in row.source and "http" in row.source
+    assert all(c.source for c in p.cost)
+
+
+def test_headroom_is_relative_to_binding_limit():
+    p = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:12")
+    for row in p.limits:
+        assert row.iops_headroom_pct == pytest.approx(100 * (row.iops_at_small_io / p.max_iops - 1), abs=0.1)
+        assert (row.iops_headroom_pct == 0) == (row.iops_at_small_io == p.max_iops)

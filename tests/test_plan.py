@@ -1,0 +1,212 @@
+"""plan: the Part 3 acceptance case, exact optimality against brute force, AWS provisioning, CLI."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from blockfit.catalog import load_catalog
+from blockfit.errors import InfeasibleError
+from blockfit.model import predict
+from blockfit.plan import make_plan
+from blockfit.plan.evaluate import Evaluator
+from blockfit.plan.search import brute_force, search
+from blockfit.plan.space import SearchSpace, default_space, options_for, priced_sizes, sizes_for
+from blockfit.schema import Plan, Requirements, Workload
+from blockfit.specs import parse_instance, parse_layout
+
+OCI = load_catalog("oci")
+AWS = load_catalog("aws")
+CATS = {c: load_catalog(c) for c in ("oci", "aws", "azure", "gcp")}
+SHAPES = {"oci": ["VM.Standard.E4.Flex"], "aws": ["m6i.2xlarge", "m5.12xlarge", "r6i.24xlarge"],
+          "azure": ["Standard_E4s_v5", "Standard_E16s_v5", "Standard_E64s_v5"], "gcp": ["n2", "c3"]}
+
+
+def part3(ocpus=12.0, **kw):
+    req = Requirements(cloud="oci", capacity_gb=4608, target_iops=150_000, small_io=8192,
+                       instance_shape="VM.Standard.E3.Flex", instance_ocpus=ocpus, **kw)
+    return make_plan(req, OCI)
+
+
+def test_part3_first_candidate_is_balanced_stripe_at_single_volume_price():
+    plan = part3()
+    first = plan.candidates[0]
+    assert first.layout_detail.volume.vpu_per_gb == 10 and first.layout_detail.members > 1
+    assert first.max_iops >= 150_000
+    single = predict(parse_layout("1x4.5T@balanced", "oci", OCI), parse_instance("VM.Standard.E3.Flex:12", "oci", OCI),
+                     Workload(small_io=8192), OCI)
+    assert single.max_iops == 25_000
+    assert first.cost_per_month <= 1.05 * single.cost_per_month
+    assert first.limited_by == "instance_mbps"
+    assert first.stripe_size_bytes > 0 and first.stripe_reason
+
+
+def test_part3_with_ocpus_free_states_when_volumes_take_over():
+    plan = part3(ocpus=None)
+    first = plan.candidates[0]
+    assert first.min_ocpus is not None and first.min_ocpus <= 12
+    note = next(n for n in plan.notes if "moves from the instance network to the volumes" in n)
+    ocpus = float(note.split("From ")[1].split(" OCPUs")[0])
+    layout = first.layout_detail
+    below = predict(layout, parse_instance(f"VM.Standard.E3.Flex:{ocpus - 1:g}", "oci", OCI), Workload(), OCI)
+    at = predict(layout, parse_instance(f"VM.Standard.E3.Flex:{ocpus:g}", "oci", OCI), Workload(), OCI)
+    assert below.mbps_limited_by == "instance_mbps"
+    assert at.mbps_limited_by.startswith("volume_")
+
+
+def test_candidates_cheapest_first_and_all_meet_targets():
+    plan = make_plan(Requirements(cloud="oci", capacity_gb=2000, target_iops=120_000, target_mbps=1500,
+                                  instance_shape="VM.Standard.E4.Flex", instance_ocpus=None), OCI)
+    costs = [c.cost_per_month for c in plan.candidates]
+    assert costs == sorted(costs)
+    for c in plan.candidates:
+        assert c.max_iops >= 120_000 and c.max_mbps >= 1500 and c.layout_detail.total_gb >= 2000
+        assert c.prediction.max_iops == c.max_iops
+    pareto_costs = [c.cost_per_month for c in plan.pareto]
+    assert pareto_costs == sorted(pareto_costs)
+    iops = [c.max_iops for c in plan.pareto]
+    assert all(b > a * 0.98 for a, b in zip(iops, iops[1:], strict=False))   # each extra dollar buys IOPS
+
+
+def test_uhp_only_planned_on_16_ocpus_or_more():
+    plan = make_plan(Requirements(cloud="oci", capacity_gb=500, target_iops=200_000, levels=["60vpu", "120vpu"],
+                                  instance_shape="VM.Standard.E4.Flex", instance_ocpus=None), OCI)
+    assert all((c.min_ocpus or 0) >= 16 for c in plan.candidates)
+
+
+def test_infeasible_names_the_constraint_and_bigger_shapes():
+    with pytest.raises(InfeasibleError) as exc:
+        make_plan(
+            Requirements(cloud="oci", capacity_gb=4608, target_iops=700_000, small_io=8192,
+                         instance_shape="VM.Standard.E3.Flex", instance_ocpus=12), OCI)
+    assert "700,000 IOPS" in str(exc.value) and "instance_mbps" in str(exc.value)
+    details = exc.value.details
+    assert details["best"]["max_iops"] == pytest.approx(175_781, rel=0.01)
+    assert details["alternatives"] and all(a["max_iops"] >= 700_000 for a in details["alternatives"])
+
+
+def test_aws_gp3_and_io2_priced_with_provisioning_and_instance_cap_respected():
+    req = Requirements(cloud="aws", capacity_gb=2048, target_iops=60_000, target_mbps=1500, small_io=16384,
+                       instance_shape="m6i.16xlarge", levels=["gp3", "io2"])
+    plan = make_plan(req, AWS)
+    first = plan.candidates[0]
+    vol = first.layout_detail.volume
+    assert vol.type == "gp3" and vol.provisioned_iops and vol.provisioned_throughput
+    items = {c.item for c in first.prediction.cost}
+    assert any(i.startswith("IOPS above") for i in items) and any(i.startswith("throughput above") for i in items)
+    assert first.cost_per_month == pytest.approx(sum(c.monthly for c in first.prediction.cost), abs=0.02)
+    io2 = make_plan(req.model_copy(update={"levels": ["io2"]}), AWS).candidates[0]
+    assert io2.layout_detail.volume.type == "io2" and io2.cost_per_month > first.cost_per_month
+    with pytest.raises(InfeasibleError, match="instance_iops"):
+        make_plan(req.model_copy(update={"target_iops": 100_000}), AWS)   # m6i.16xlarge: 80,000 IOPS
+
+
+# ---- optimality: the search equals brute force on random small spaces, all clouds ---------------------
+
+@st.composite
+def small_problem(draw):
+    cloud = draw(st.sampled_from(sorted(CATS)))
+    cat = CATS[cloud]
+    keys = sorted(cat.volume_types)
+    chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=3, unique=True))
+    options, sizes = [], {}
+    for key in chosen:
+        opts = draw(st.lists(st.sampled_from(options_for(key, cat.volume_types[key])), min_size=1, max_size=4,
+                             unique=True))
+        allowed = sizes_for(cat.volume_types[key])
+        picks = draw(st.lists(st.integers(0, len(allowed) - 1), min_size=1, max_size=8, unique=True))
+        picked = sorted(allowed[i] for i in picks)
+        for o in opts:   # as default_space does: only sizes plan can price
+            priced = priced_sizes(cat, o, picked)
+            if priced:
+                options.append(o)
+                sizes[key] = sorted(set(sizes.get(key, [])) | set(priced))
+    assume(options)
+    shape = draw(st.sampled_from(SHAPES[cloud]))
+    spec = cat.shapes[shape]
+    if spec.kind == "flex":
+        ocpu_list = [float(o) for o in sorted(draw(st.lists(st.integers(1, 64), min_size=1, max_size=5, unique=True)))]
+    elif spec.kind == "vcpu_tiers":
+        ocpu_list = sorted({float(t["vcpus_min"]) for t in spec.tiers})
+    else:
+        ocpu_list = [None]
+    members = list(range(1, draw(st.integers(1, 12)) + 1))
+    space = SearchSpace(cloud=cloud, shape=shape, options=options, members=members, sizes=sizes, ocpus=ocpu_list)
+    req = Requirements(
+        cloud=cloud, instance_shape=shape, capacity_gb=draw(st.floats(1, 40_000)),
+        target_iops=draw(st.one_of(st.none(), st.floats(100, 400_000))),
+        target_mbps=draw(st.one_of(st.none(), st.floats(10, 5_000))),
+        max_latency_ms=draw(st.one_of(st.none(), st.floats(0.5, 20))),
+        small_io=draw(st.sampled_from([4096, 8192, 16384])), large_io=draw(st.sampled_from([262144, 1048576])))
+    return cat, req, space
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(small_problem())
+def test_search_equals_brute_force(problem):
+    cat, req, space = problem
+    found = search(Evaluator(cat, req, space), space, keep=1)
+    every = brute_force(Evaluator(cat, req, space), space)
+    if not every:
+        assert found == []
+    else:
+        assert found, "search missed a feasible layout"
+        assert found[0].cost == pytest.approx(min(p.cost for p in every), abs=1e-6)
+
+
+def test_default_space_is_the_full_oci_space():
+    req = Requirements(cloud="oci", capacity_gb=100, instance_shape="VM.Standard.E4.Flex")
+    space = default_space(OCI, req)
+    assert len(space.options) == 13 and space.members == list(range(1, 33))
+    assert space.sizes["block"][0] == 50 and space.sizes["block"][-1] == 32768 and space.ocpus[-1] == 64
+
+
+# ---- CLI ---------------------------------------------------------------------------------------------
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "blockfit", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_json_and_out_file(tmp_path):
+    out = tmp_path / "plan.json"
+    r = run("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
+            "--target-iops", "150000", "--small-io", "8k", "--json", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    for key in ("layout", "instance", "max_iops", "max_mbps", "cost_per_month", "stripe_size", "limited_by"):
+        assert key in data["candidates"][0]
+    assert Plan.model_validate_json(out.read_text()).candidates[0].layout == data["candidates"][0]["layout"]
+
+
+def test_cli_infeasible_exit_3_and_example_runs():
+    r = run("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
+            "--target-iops", "700000")
+    assert r.returncode == 3 and "700,000 IOPS" in r.stderr and "Traceback" not in r.stderr
+    r = run("plan", "--example", "part3")
+    text = " ".join(r.stdout.split())
+    assert r.returncode == 0 and "Recommended" in text and "7.0x the IOPS" in text
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--capacity", "lots"], "--capacity"), (["--levels", "gold"], "'gold'"), (["--manager", "zfs"], "--manager"),
+    (["--max-volumes", "40"], "at most 32"), (["--target-iops", "-5"], "--target-iops"),
+])
+def test_cli_plan_bad_input(args, needle):
+    base = {"--cloud": "oci", "--capacity": "1T", "--instance": "VM.Standard.E4.Flex:8"}
+    for k, v in zip(args[::2], args[1::2], strict=True):
+        base[k] = v
+    r = run("plan", *[x for kv in base.items() for x in kv])
+    assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_azure_and_gcp_plans_rank_priced_layouts():
+    az = make_plan(Requirements(cloud="azure", capacity_gb=4096, target_iops=15_000,
+                                instance_shape="Standard_E16s_v5"), CATS["azure"])
+    assert az.candidates[0].layout_detail.volume.type == "premium-v1" and az.candidates[0].max_iops >= 15_000
+    assert any("premium-v2: not considered" in n for n in az.notes)
+    gcp = make_plan(Requirements(cloud="gcp", capacity_gb=4096, target_iops=50_000, instance_shape="n2"), CATS["gcp"])
+    first = gcp.candidates[0]
+    assert first.min_ocpus == 32 and first.max_iops >= 50_000   # n2 below 32 vCPUs caps pd-ssd at 25,000
