@@ -4,12 +4,15 @@ Each concept has its own module; import from here:
     from blockfit.schema import Volume, Layout, Instance, Workload, Prediction, Plan
 """
 
+from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.plan import Candidate, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
 
 __all__ = [
+    "BuildResult",
+    "BuildStep",
     "Candidate",
     "CostItem",
     "CurvePoint",

@@ -1,0 +1,161 @@
+"""Everything an emitter needs, validated once: the plan's layout, the devices, and the user's options."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blockfit.errors import InputError
+from blockfit.schema import BuildStep, Candidate, Layout, Plan
+
+MANAGERS = ("lvm", "mdadm", "asm", "none")
+FILESYSTEMS = ("xfs", "ext4")
+METHODS = ("offline", "online")
+PROVISIONERS = ("oci-cli", "terraform", "aws-cli")
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
+_LV_RE = re.compile(r"^/dev/(?:mapper/)?([A-Za-z0-9_.+-]+?)[/-]([A-Za-z0-9_.+]+)$")
+
+
+@dataclass
+class GeneratedFile:
+    step: BuildStep
+    text: str
+    executable: bool = True
+
+
+@dataclass
+class BuildContext:
+    plan: Plan
+    candidate_index: int
+    manager: str
+    devices: list[str]
+    out_dir: Path
+    mount: str | None = None
+    fs: str = "xfs"
+    migrate_from: str | None = None
+    method: str | None = None
+    provision: str | None = None
+    vg: str = "blockfit_vg"
+    lv: str = "blockfit_lv"
+    md_name: str = "blockfit"
+    diskgroup: str = "DATA"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def candidate(self) -> Candidate:
+        return self.plan.candidates[self.candidate_index]
+
+    @property
+    def layout(self) -> Layout:
+        return self.candidate.layout_detail
+
+    @property
+    def members(self) -> int:
+        return self.layout.members
+
+    @property
+    def cloud(self) -> str:
+        return self.layout.volume.cloud
+
+    @property
+    def stripe_bytes(self) -> int:
+        return int(self.layout.stripe_size or self.candidate.stripe_size_bytes)
+
+    @property
+    def source(self) -> str:
+        return (f"plan candidate {self.candidate_index} ({self.candidate.layout} on {self.candidate.instance}, "
+                f"{self.cloud})")
+
+    @property
+    def online(self) -> bool:
+        return self.migrate_from is not None and self.method == "online"
+
+    @property
+    def source_vg_lv(self) -> tuple[str, str]:
+        """(VG, LV) of an online-migration source given as /dev/VG/LV or /dev/mapper/VG-LV."""
+        assert self.migrate_from is not None
+        m = _LV_RE.match(self.migrate_from)
+        if not m:
+            raise InputError(f"--migrate-from {self.migrate_from!r}: online migration needs a logical volume "
+                             "path /dev/VG/LV (or /dev/mapper/VG-LV)")
+        vg, lv = m.group(1), m.group(2)
+        if self.migrate_from.startswith("/dev/mapper/"):
+            vg, lv = vg.replace("--", "-"), lv.replace("--", "-")
+        return vg, lv
+
+    @property
+    def target_device(self) -> str | None:
+        """The device the data ends up on: the LV, the md array, or the single member (manager none)."""
+        if self.manager == "lvm":
+            if self.online:
+                vg, lv = self.source_vg_lv
+                return f"/dev/{vg}/{lv}"
+            return f"/dev/{self.vg}/{self.lv}"
+        if self.manager == "mdadm":
+            return f"/dev/md/{self.md_name}"
+        if self.manager == "none":
+            return self.devices[0]
+        return None
+
+    def validate(self) -> None:
+        """Every option checked before anything is written (exit 2 with one line on the first problem)."""
+        if not self.plan.candidates:
+            raise InputError("--plan: the plan has no candidates")
+        if not 0 <= self.candidate_index < len(self.plan.candidates):
+            raise InputError(f"--candidate {self.candidate_index}: expected 0..{len(self.plan.candidates) - 1}")
+        if self.manager not in MANAGERS:
+            raise InputError(f"--manager {self.manager!r}: expected one of lvm, mdadm, asm, none")
+        if len(self.devices) != self.members:
+            raise InputError(f"--devices: {len(self.devices)} given, but the plan's layout {self.candidate.layout} "
+                             f"has {self.members} members; give exactly {self.members}")
+        if len(set(self.devices)) != len(self.devices):
+            raise InputError("--devices: a device is named twice")
+        if self.manager == "none" and self.members != 1:
+            raise InputError(f"--manager none: only for a single volume; this layout has {self.members} members")
+        if self.manager == "mdadm" and self.members < 2:
+            raise InputError("--manager mdadm: RAID0 needs at least 2 members; use --manager lvm or none")
+        if self.members > 1 and self.stripe_bytes & (self.stripe_bytes - 1):
+            raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is not a power of two")
+        if self.members > 1 and self.stripe_bytes < 4096:
+            raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is below 4 KiB")
+        for name, what in ((self.vg, "--vg"), (self.lv, "--lv"), (self.md_name, "--md-name"),
+                           (self.diskgroup, "--diskgroup")):
+            if not _NAME_RE.match(name):
+                raise InputError(f"{what} {name!r}: expected a letter then letters, digits or _ (max 31)")
+        if self.fs not in FILESYSTEMS:
+            raise InputError(f"--fs {self.fs!r}: expected xfs or ext4")
+        if self.mount is not None:
+            if not self.mount.startswith("/") or self.mount == "/" or any(c in self.mount for c in " \t\n*?[]"):
+                raise InputError(f"--mount {self.mount!r}: expected an absolute directory other than / (e.g. /u01)")
+            if self.manager == "asm":
+                raise InputError("--mount: ASM disks carry no filesystem; drop --mount with --manager asm")
+        if (self.migrate_from is None) != (self.method is None):
+            raise InputError("--migrate-from and --method go together (e.g. --migrate-from /dev/vg/lv "
+                             "--method offline)")
+        if self.migrate_from is not None:
+            if self.method not in METHODS:
+                raise InputError(f"--method {self.method!r}: expected offline or online")
+            if self.manager == "asm":
+                raise InputError("--migrate-from with --manager asm: move data into ASM with RMAN or "
+                                 "ASM ADD/DROP DISK rebalance, not with a block copy")
+            if self.migrate_from in self.devices:
+                raise InputError(f"--migrate-from {self.migrate_from}: the source is also one of --devices")
+            if self.online:
+                if self.manager != "lvm":
+                    raise InputError("--method online: needs --manager lvm (lvconvert mirror onto the stripe)")
+                self.source_vg_lv  # noqa: B018  (validates the LV path)
+        if self.provision is not None:
+            if self.provision not in PROVISIONERS:
+                raise InputError(f"--provision {self.provision!r}: expected oci-cli, terraform or aws-cli")
+            if self.provision == "oci-cli" and self.cloud != "oci":
+                raise InputError(f"--provision oci-cli: the plan is for {self.cloud}, not oci")
+            if self.provision == "aws-cli" and self.cloud != "aws":
+                raise InputError(f"--provision aws-cli: the plan is for {self.cloud}, not aws")
+            if self.provision == "terraform" and self.cloud not in ("oci", "aws"):
+                raise InputError(f"--provision terraform: only oci and aws are supported, the plan is {self.cloud}")
+            if self.cloud == "oci":
+                for dev in self.devices:
+                    if not re.match(r"^/dev/oracleoci/oraclevd[a-z]{1,2}$", dev):
+                        raise InputError(f"--devices {dev!r}: OCI attachments need consistent device paths "
+                                         "/dev/oracleoci/oraclevdb … (multipath for UHP requires them)")

@@ -1,0 +1,108 @@
+"""Orchestration: validate the request, ask each emitter for its files, write them with a README and a
+run-all.sh into the output directory (refusing a non-empty directory unless forced)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from blockfit.build import asm, filesystem, lvm, mdraid, migrate, multipath, provision
+from blockfit.build.context import BuildContext, GeneratedFile
+from blockfit.build.safety import check_device_path, render_template
+from blockfit.errors import InputError
+from blockfit.schema import BuildResult, BuildStep, Plan
+
+
+def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
+    """All files of one build, in run order, without writing anything."""
+    for dev in ctx.devices:
+        check_device_path(dev)
+    if ctx.migrate_from is not None:
+        check_device_path(ctx.migrate_from, "--migrate-from")
+    ctx.validate()
+    if ctx.online and ctx.members < 2:
+        raise InputError("--method online: the layout has one member; there is no stripe to mirror onto")
+    files: list[GeneratedFile] = []
+    if ctx.provision:
+        files += provision.emit(ctx)
+    if ctx.cloud == "oci":
+        files += multipath.emit(ctx)
+    if ctx.manager == "lvm":
+        files += lvm.emit(ctx)
+    elif ctx.manager == "mdadm":
+        files += mdraid.emit(ctx)
+    elif ctx.manager == "asm":
+        files += asm.emit(ctx)
+    if ctx.migrate_from:
+        files += migrate.emit(ctx)
+    target = ctx.target_device
+    if ctx.mount and target:
+        if ctx.online:
+            ctx.notes.append("online migration: the filesystem moves with the LV and stays mounted; no mkfs or "
+                             "fstab change. Its stripe alignment (su/sw) stays that of the old filesystem.")
+        else:
+            files += filesystem.emit(ctx, target, mode="adopt" if ctx.migrate_from else "mkfs")
+    if ctx.migrate_from and ctx.method == "offline" and not ctx.mount:
+        ctx.notes.append("offline migration without --mount: mount the copy yourself; it carries the source's "
+                         "filesystem UUID until you change it (xfs_admin -U generate / tune2fs -U random)")
+    if ctx.manager == "lvm" and ctx.members > 1 and ctx.stripe_bytes > lvm.extent_bytes(0):
+        ctx.notes.append(f"LVM: stripe {ctx.stripe_bytes} bytes is larger than 4 MiB; the VG uses "
+                         f"{lvm.extent_bytes(ctx.stripe_bytes)}-byte extents")
+    planned = ctx.layout.manager
+    if planned not in ("none", ctx.manager) and ctx.members > 1:
+        ctx.notes.append(f"the plan's stripe advice ({ctx.stripe_bytes} bytes) was made for {planned}; "
+                         f"building with {ctx.manager}")
+    runnable = sorted((f for f in files if f.step.order > 0), key=lambda f: f.step.order)
+    run_all = BuildStep(order=0, name="run-all", path="run-all.sh", kind="runner", touches_devices=True,
+                        description="runs " + ", ".join(f.step.path for f in runnable) + " in order")
+    files.append(GeneratedFile(run_all, render_template("run_all.sh.j2", source=ctx.source,
+                                                         steps=[f.step.path for f in runnable])))
+    result = BuildResult(out_dir=str(ctx.out_dir), cloud=ctx.cloud, manager=ctx.manager, members=ctx.members,
+                         stripe_size_bytes=ctx.stripe_bytes if ctx.members > 1 else None, devices=ctx.devices,
+                         target_device=target, filesystem=ctx.fs if ctx.mount else None, mount=ctx.mount,
+                         migrate_from=ctx.migrate_from, migrate_method=ctx.method, provision=ctx.provision,
+                         steps=[f.step for f in files], notes=list(ctx.notes))
+    readme = BuildStep(order=0, name="readme", path="README.md", kind="runner", touches_devices=False,
+                       description="what each file does, in which order, and the options")
+    result.steps.append(readme)
+    files.append(GeneratedFile(readme, render_template("README.md.j2", ctx=ctx, result=result, runnable=runnable,
+                                                       plan=ctx.plan, candidate=ctx.candidate), executable=False))
+    return result, files
+
+
+def write(out_dir: Path, files: list[GeneratedFile], force: bool = False) -> None:
+    """Write all files into out_dir: into a temp dir first, then moved in, so nothing is half-written."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"--out {out_dir}: exists and is not a directory")
+    if out_dir.exists() and any(out_dir.iterdir()) and not force:
+        raise InputError(f"--out {out_dir}: directory is not empty; choose another or pass --force")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".blockfit-build-", dir=out_dir.parent))
+    try:
+        for f in files:
+            path = tmp / f.step.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f.text)
+            os.chmod(path, 0o755 if f.executable else 0o644)
+        out_dir.mkdir(exist_ok=True)
+        for f in files:
+            dest = out_dir / f.step.path
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp / f.step.path, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def build(plan: Plan, *, manager: str, devices: list[str], out_dir: Path, candidate: int = 0,
+          mount: str | None = None, fs: str = "xfs", migrate_from: str | None = None, method: str | None = None,
+          provision_with: str | None = None, force: bool = False, vg: str = "blockfit_vg",
+          lv: str = "blockfit_lv", md_name: str = "blockfit", diskgroup: str = "DATA") -> BuildResult:
+    """Generate and write the scripts of one build; returns what was written."""
+    ctx = BuildContext(plan=plan, candidate_index=candidate, manager=manager, devices=devices, out_dir=out_dir,
+                       mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision=provision_with,
+                       vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    result, files = generate(ctx)
+    write(out_dir, files, force=force)
+    return result

@@ -1,0 +1,58 @@
+"""Filesystem: mkfs.xfs -d su=STRIPE,sw=N (ext4: -E stride=,stripe_width= in 4 KiB blocks), an fstab line
+by UUID with nofail,noatime, and the mount. After an offline migration the step adopts the copied
+filesystem instead: a new UUID for the copy, the fstab line swapped, the filesystem grown to the stripe.
+
+Barriers/flushes stay on: turning them off (ext4 barrier=0) is only safe when every volatile cache on the
+path is battery-backed or non-volatile; XFS has not accepted nobarrier since Linux 4.19."""
+
+from __future__ import annotations
+
+import os
+
+from blockfit.build.context import BuildContext, GeneratedFile
+from blockfit.build.safety import render_script
+from blockfit.schema import BuildStep
+
+FS_BLOCK = 4096
+MOUNT_OPTIONS = "defaults,nofail,noatime"
+
+
+def mkfs_command(fs: str, label: str, stripe_bytes: int, members: int) -> list[str]:
+    """The mkfs argv (device appended by the script), with the stripe geometry when there is a stripe."""
+    if fs == "xfs":
+        cmd = ["mkfs.xfs", "-L", label]
+        if members > 1:
+            cmd += ["-d", f"su={stripe_bytes // 1024}k,sw={members}"]
+        return cmd
+    cmd = ["mkfs.ext4", "-b", str(FS_BLOCK), "-L", label]
+    if members > 1:
+        stride = ext4_stride(stripe_bytes)
+        cmd += ["-E", f"stride={stride},stripe_width={stride * members}"]
+    return cmd
+
+
+def ext4_stride(stripe_bytes: int) -> int:
+    """ext4 stride: the stripe in filesystem blocks (4 KiB)."""
+    return max(1, stripe_bytes // FS_BLOCK)
+
+
+def fs_label(mount: str) -> str:
+    """A label from the mount point (XFS allows 12 characters): /u01 → u01."""
+    base = os.path.basename(mount.rstrip("/")) or "data"
+    return "".join(c for c in base if c.isalnum() or c in "_-")[:12] or "data"
+
+
+def emit(ctx: BuildContext, device: str, mode: str = "mkfs") -> list[GeneratedFile]:
+    assert ctx.mount is not None
+    label = fs_label(ctx.mount)
+    desc = (f"{ctx.fs} on {device} (su/sw from the stripe), fstab by UUID ({MOUNT_OPTIONS}), mount {ctx.mount}"
+            if mode == "mkfs" else
+            f"adopt the copied filesystem on {device}: new UUID, fstab by UUID, mount {ctx.mount}, grow")
+    step = BuildStep(order=40, name="filesystem", path="40-filesystem.sh", kind="filesystem",
+                     touches_devices=True, description=desc)
+    text = render_script("filesystem.sh.j2", step, ctx.source,
+                         env_doc=[("BLOCKFIT_FSTAB", "default /etc/fstab")],
+                         device=device, fs=ctx.fs, mount=ctx.mount, label=label, mode=mode,
+                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.members),
+                         options=MOUNT_OPTIONS, fsck_pass=0 if ctx.fs == "xfs" else 2, members=ctx.devices)
+    return [GeneratedFile(step, text)]

@@ -1,0 +1,30 @@
+"""LVM stripe: pvcreate, vgcreate/vgextend, lvcreate -i N -I STRIPE with an extent count divisible by N,
+verified with `lvs --segments` (N stripes of the asked size). In online-migration mode the step only adds
+the new PVs to the source's VG; 30-migrate-online.sh builds the stripe as a mirror leg."""
+
+from __future__ import annotations
+
+from blockfit.build.context import BuildContext, GeneratedFile
+from blockfit.build.safety import render_script
+from blockfit.schema import BuildStep
+
+MIB = 1024 * 1024
+
+
+def extent_bytes(stripe_bytes: int) -> int:
+    """Physical extent size: LVM's 4 MiB default, raised to the stripe when the stripe is larger
+    (lvcreate refuses a stripe larger than the extent)."""
+    return max(4 * MIB, stripe_bytes)
+
+
+def emit(ctx: BuildContext) -> list[GeneratedFile]:
+    online = ctx.online
+    vg, lv = ctx.source_vg_lv if online else (ctx.vg, ctx.lv)
+    desc = (f"add {ctx.members} PVs to VG {vg} for the online migration" if online else
+            f"LVM: VG {vg}, LV {lv} striped over {ctx.members} PVs (-i {ctx.members} -I {ctx.stripe_bytes // 1024}k)")
+    step = BuildStep(order=20, name="lvm", path="20-lvm.sh", kind="volume-manager", touches_devices=True,
+                     description=desc)
+    text = render_script("lvm.sh.j2", step, ctx.source, vg=vg, lv=lv, devices=ctx.devices, stripes=ctx.members,
+                         stripe_bytes=ctx.stripe_bytes if ctx.members > 1 else 0,
+                         pe_bytes=extent_bytes(ctx.stripe_bytes), mode="extend" if online else "create")
+    return [GeneratedFile(step, text)]

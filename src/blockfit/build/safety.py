@@ -1,0 +1,72 @@
+"""The shared bash preamble every device-touching script starts with, and the jinja environment.
+
+The preamble (templates/preamble.sh.j2) gives each script: `set -euo pipefail`; --dry-run (print every
+command that would change something, change nothing); --force-device DEV; a timestamped step log;
+check_device (exists, block device, not mounted, no holders — i.e. not an active PV / md member /
+multipath path — and no signature by `blkid -p` and `wipefs --no-act`); markers for completed steps; and
+DM_DISABLE_UDEV=1 / MDADM_NO_UDEV=1 when udevd is not running. Globs are refused; devices are always
+named one by one.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+import jinja2
+
+from blockfit import __version__
+from blockfit.errors import InputError
+from blockfit.schema import BuildStep
+
+_DEVICE_RE = re.compile(r"^/dev/[A-Za-z0-9._/+:-]+$")
+
+_env = jinja2.Environment(
+    loader=jinja2.PackageLoader("blockfit.build", "templates"),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    autoescape=False,
+    # bash uses ${#array[@]}: move jinja comments out of its way
+    comment_start_string="<#--",
+    comment_end_string="--#>",
+)
+_SAFE_WORD = re.compile(r"^[\w@%+=:./-]+$")
+
+
+def shell_quote(value: object) -> str:
+    """Quote for bash; unlike shlex.quote also quotes commas (shellcheck reads a,b in an array as a mistake)."""
+    text = str(value)
+    return text if _SAFE_WORD.match(text) else shlex.quote(text) if text else "''"
+
+
+def _quote_always(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+_env.filters["q"] = lambda value: shell_quote(value) if "," not in str(value) else _quote_always(str(value))
+_env.filters["qlist"] = lambda values: " ".join(
+    shell_quote(v) if "," not in str(v) else _quote_always(str(v)) for v in values)
+
+
+def check_device_path(dev: str, what: str = "--devices") -> str:
+    """A device path as the scripts accept it: absolute under /dev, no glob, no spaces or commas."""
+    if any(c in dev for c in "*?[]"):
+        raise InputError(f"{what} {dev!r}: globs are not accepted; name every device (e.g. /dev/sdc,/dev/sdd)")
+    if not _DEVICE_RE.match(dev) or "/../" in dev or dev.endswith("/.."):
+        raise InputError(f"{what} {dev!r}: expected an absolute device path under /dev (e.g. /dev/sdc)")
+    return dev
+
+
+def render_template(name: str, **context: Any) -> str:
+    return _env.get_template(name).render(version=__version__, **context)
+
+
+def render_script(body_template: str, step: BuildStep, source: str,
+                  env_doc: list[tuple[str, str]] | None = None, **context: Any) -> str:
+    """Preamble (safety functions, flags, logging) followed by the step's own body."""
+    head = render_template("preamble.sh.j2", step=step, source=source, env_doc=env_doc or [])
+    body = render_template(body_template, step=step, source=source, **context)
+    return head + "\n# ---------------------------------------------------------------- step\n" + body

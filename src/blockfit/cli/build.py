@@ -1,0 +1,70 @@
+"""`blockfit build`: turn a plan into safe set-up and migration scripts (one per step) plus a README."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import pydantic
+import typer
+
+from blockfit.build import build as build_scripts
+from blockfit.cli import app
+from blockfit.cli.output import console, print_json
+from blockfit.errors import InputError
+from blockfit.schema import Plan
+
+
+def load_plan(path: Path) -> Plan:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"--plan {path}: file not found") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--plan {path}: expected a plan.json written by 'blockfit plan' ({exc})") from None
+    try:
+        return Plan.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"--plan {path}: not a blockfit plan ({where}: {first['msg']})") from None
+
+
+@app.command("build")
+def build_command(
+    plan: Annotated[Path, typer.Option("--plan", help="plan.json written by 'blockfit plan'")],
+    manager: Annotated[str, typer.Option("--manager", help="lvm | mdadm | asm (none: a single volume, no manager)")],
+    devices: Annotated[str, typer.Option("--devices", help="comma-separated device paths, one per plan member")],
+    out: Annotated[Path, typer.Option("--out", help="directory to write the scripts and README.md into")],
+    candidate: Annotated[int, typer.Option("--candidate", help="which plan candidate (0 = cheapest)")] = 0,
+    mount: Annotated[str | None, typer.Option("--mount", help="mount point for the filesystem, e.g. /u01")] = None,
+    fs: Annotated[str, typer.Option("--fs", help="xfs | ext4")] = "xfs",
+    migrate_from: Annotated[str | None, typer.Option("--migrate-from", help="device or LV with the data now")] = None,
+    method: Annotated[str | None, typer.Option("--method", help="offline (dd) | online (lvconvert mirror)")] = None,
+    provision: Annotated[str | None, typer.Option("--provision", help="oci-cli | terraform | aws-cli")] = None,
+    vg: Annotated[str, typer.Option("--vg", help="LVM volume group name")] = "blockfit_vg",
+    lv: Annotated[str, typer.Option("--lv", help="LVM logical volume name")] = "blockfit_lv",
+    md_name: Annotated[str, typer.Option("--md-name", help="mdadm array name (/dev/md/NAME)")] = "blockfit",
+    diskgroup: Annotated[str, typer.Option("--diskgroup", help="ASM disk group name")] = "DATA",
+    force: Annotated[bool, typer.Option("--force", help="write into a non-empty --out directory")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+) -> None:
+    """Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning)."""
+    device_list = [d.strip() for d in devices.split(",") if d.strip()]
+    if not device_list:
+        raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")
+    result = build_scripts(load_plan(plan), manager=manager, devices=device_list, out_dir=out, candidate=candidate,
+                           mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision_with=provision,
+                           force=force, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    if as_json:
+        print_json(result)
+        return
+    console.print(f"[bold]blockfit build[/bold]: wrote {len(result.steps)} files to {result.out_dir}")
+    for step in result.steps:
+        order = str(step.order) if step.order else "-"
+        console.print(f"  {order:>3}  {step.path:<26} {step.description}", highlight=False, markup=False)
+    for note in result.notes:
+        console.print(f"  note: {note}", highlight=False, markup=False)
+    console.print(f"Next: read {result.out_dir}/README.md, then sudo {result.out_dir}/run-all.sh --dry-run",
+                  highlight=False, markup=False)
