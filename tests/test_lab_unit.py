@@ -116,17 +116,18 @@ def test_single_alternative_is_one_volume_of_the_same_total_size() -> None:
 def test_rendered_guest_script_is_valid_bash(tmp_path: Path) -> None:
     from blockfit.lab.run import _env
 
-    for manager in ("lvm", "mdadm"):
-        for fs in ("xfs", "ext4"):
-            text = _env.get_template("lab.sh.j2").render(
-                work=str(tmp_path), members=3, member_serials=["m1", "m2", "m3"], single_serial="single",
-                manager=manager, fs=fs, stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5)
-            script = tmp_path / f"{manager}-{fs}.sh"
-            script.write_text(text)
-            assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
-            if shutil.which("shellcheck"):
-                proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
-                assert proc.returncode == 0, proc.stdout
+    combos = [("lvm", "xfs", True), ("mdadm", "ext4", True), ("lvm", "ext4", False), ("mdadm", "xfs", False)]
+    for manager, fs, use_build in combos:
+        text = _env.get_template("lab.sh.j2").render(
+            use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc"],
+            mount="/mnt/x", work=str(tmp_path), members=3, member_serials=["m1", "m2", "m3"], single_serial="single",
+            manager=manager, fs=fs, stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5)
+        script = tmp_path / f"{manager}-{fs}.sh"
+        script.write_text(text)
+        assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+        if shutil.which("shellcheck"):
+            proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stdout
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -148,3 +149,11 @@ def test_cli_bad_input_is_one_line_exit_2(args: list[str], needle: str, tmp_path
     assert proc.returncode == 2, proc.stderr
     assert needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_guest_device_names_follow_the_kernels_virtio_naming() -> None:
+    from blockfit.lab.run import guest_device_names
+
+    names = guest_device_names(28)
+    assert names[:3] == ["/dev/vda", "/dev/vdb", "/dev/vdc"]
+    assert names[25:] == ["/dev/vdz", "/dev/vdaa", "/dev/vdab"]

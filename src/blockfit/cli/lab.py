@@ -32,8 +32,11 @@ def lab_command(
     scale: Annotated[str, typer.Option(help="factor applied to every IOPS and MB/s cap, or auto")] = "auto",
     manager: Annotated[str, typer.Option(help="volume manager: lvm or mdadm")] = "lvm",
     fs: Annotated[str, typer.Option(help="filesystem: xfs or ext4")] = "xfs",
-    runtime: Annotated[str, typer.Option(help="measurement window per test, e.g. 10s")] = "10s",
+    runtime: Annotated[str, typer.Option(help="measurement window per test, e.g. 10s")] = "8s",
     no_single: Annotated[bool, typer.Option("--no-single", help="skip the single-volume alternative")] = False,
+    check_rerun: Annotated[bool, typer.Option("--check-rerun",
+                                              help="run the build scripts twice; the second run must change nothing")]
+    = False,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the LabResult as JSON")] = False,
 ) -> None:
@@ -48,7 +51,8 @@ def lab_command(
 
         catalog_for(cloud, None)  # validates the cloud name
     req = LabRequest(cloud=cloud, layout=layout, instance=instance, plan=plan, scale=parse_scale(scale),
-                     manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single)
+                     manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
+                     rerun_check=check_rerun)
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
         with err_console.status("lab: starting") as status:

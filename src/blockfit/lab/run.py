@@ -8,17 +8,22 @@ measure the stripe, and tear everything down (qemu, disk files, work dir) whatev
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import jinja2
 
+from blockfit import __version__
 from blockfit.errors import BlockfitError, EnvironmentProblem, InputError
 from blockfit.lab import disks as disk_files
 from blockfit.lab.cache import cache_dir, runs_dir
@@ -26,9 +31,9 @@ from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.scale import choose_scale
-from blockfit.schema import Instance, Layout, Prediction, Workload
+from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
-from blockfit.units import KIB, MB, MIB
+from blockfit.units import KIB, MB, MIB, fmt_io_size
 
 Kind = Literal["iops", "mbps"]
 Progress = Callable[[str], None]
@@ -36,6 +41,7 @@ Progress = Callable[[str], None]
 DEFAULT_STRIPE = 4 * MIB
 RAMP_S = 2
 CHECK_MIB = 32
+GUEST_MOUNT = "/mnt/blockfit-lab"
 
 _env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -57,8 +63,9 @@ class LabRequest:
     manager: str = "lvm"
     fs: str = "xfs"
     keep: bool = False
-    runtime_s: int = 10
+    runtime_s: int = 8
     single: bool = True  # also measure the single-volume alternative
+    rerun_check: bool = False  # rerun the build scripts and check that nothing changes
 
 
 @dataclass
@@ -83,8 +90,6 @@ def resolve(req: LabRequest) -> Subject:
     if req.fs not in ("xfs", "ext4"):
         raise InputError(f"--fs {req.fs!r}: expected xfs or ext4")
     if req.plan is not None:
-        from blockfit.schema import Plan
-
         try:
             plan = Plan.model_validate_json(Path(req.plan).read_text())
         except FileNotFoundError:
@@ -121,6 +126,61 @@ def resolve(req: LabRequest) -> Subject:
         single = stripe
     return Subject(cloud=cloud, layout=layout, instance=instance, stripe=stripe, single=single,
                    stripe_size=stripe_size)
+
+
+def builder() -> str | None:
+    """The `blockfit` executable that writes the build scripts; None when this installation has no `build`.
+
+    Without it the lab sets the stripe up with plain commands so it can still measure.
+    """
+    if importlib.util.find_spec("blockfit.build") is None:
+        return None
+    exe = Path(sys.executable).parent / "blockfit"
+    return str(exe) if exe.is_file() else None
+
+
+def guest_device_names(count: int) -> list[str]:
+    """/dev/vda, /dev/vdb, ...: the names the guest kernel gives virtio disks in qemu's command-line order."""
+    names = []
+    for i in range(count):
+        suffix = ""
+        n = i
+        while True:
+            suffix = chr(ord("a") + n % 26) + suffix
+            n = n // 26 - 1
+            if n < 0:
+                break
+        names.append(f"/dev/vd{suffix}")
+    return names
+
+
+def write_build_scripts(exe: str, work: Path, plan_text: str, manager: str, fs: str, devices: list[str]) -> None:
+    """Run `blockfit build` as a user would, for the guest's device names, into WORK/build."""
+    (work / "plan.json").write_text(plan_text)
+    cmd = [exe, "build", "--plan", str(work / "plan.json"), "--manager", manager, "--devices", ",".join(devices),
+           "--mount", GUEST_MOUNT, "--fs", fs, "--out", str(work / "build")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    (work / "build-command.log").write_text(" ".join(cmd) + "\n" + proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        raise LabFailed(f"lab: 'blockfit build' refused the plan: {proc.stderr.strip()[-400:]}")
+
+
+def plan_for(subject: Subject) -> Plan:
+    """A one-candidate plan.json for `blockfit build`, when the lab was given a layout instead of a plan."""
+    pred = subject.stripe
+    layout = subject.layout.model_copy(update={"stripe_size": subject.stripe_size})
+    return Plan(
+        blockfit_version=__version__, created=datetime.now(UTC), cloud=subject.cloud,
+        catalog_version=pred.catalog_version,
+        requirements=Requirements(cloud=subject.cloud, capacity_gb=layout.total_gb,
+                                  instance_shape=subject.instance.shape, instance_ocpus=subject.instance.ocpus,
+                                  manager=layout.manager),
+        candidates=[Candidate(
+            layout=pred.layout, layout_detail=layout, instance=subject.instance.spec, max_iops=pred.max_iops,
+            max_mbps=pred.max_mbps, cost_per_month=pred.cost_per_month or 0.0,
+            stripe_size=fmt_io_size(subject.stripe_size), stripe_size_bytes=subject.stripe_size,
+            stripe_reason="given to blockfit lab", limited_by=pred.iops_limited_by, prediction=pred)],
+        notes=["written by blockfit lab for the build scripts it runs in the guest"])
 
 
 def _caps(pred: Prediction, scale: float, tag: str) -> Throttle:
@@ -262,12 +322,19 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
             name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
+    exe = builder()
+    members_dev = guest_device_names(members)
+    if exe:
+        plan = Path(req.plan).read_text() if req.plan is not None else plan_for(subject).model_dump_json(indent=2)
+        write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
     script = _env.get_template("lab.sh.j2").render(
+        use_build=exe is not None, rerun_check=exe is not None and req.rerun_check, expected_devices=members_dev,
+        mount=GUEST_MOUNT,
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
         single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
         stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
         window_s=req.runtime_s)
-    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 60 + 5 * members
+    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members
     say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}")
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
     steps = _read_steps(work / "steps.tsv")
