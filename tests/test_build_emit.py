@@ -207,6 +207,7 @@ def test_every_script_is_strict_and_has_a_dry_run(tmp_path):
         for script in out.glob("*.sh"):
             text = script.read_text()
             assert "set -euo pipefail" in text and "--dry-run" in text, script
+            assert "<(" not in text, f"{script}: process substitution needs /dev/fd (absent in a minimal guest)"
 
 
 # ---------------------------------------------------------------- terraform
@@ -324,3 +325,35 @@ def test_aws_cli_commands_use_flags_the_installed_cli_documents(tmp_path):
             assert flag in helps[key], (key, flag)
             checked += 1
     assert checked >= 10
+
+
+def test_notes_explain_choices(tmp_path):
+    plan = make_plan(make_layout(members=2, stripe=256 * KIB))
+    result = build(plan, manager="asm", devices=["/dev/sdb", "/dev/sdc"], out_dir=tmp_path / "o")
+    text = " ".join(result.notes)
+    assert "not a valid ASM AU" in text and "consistent device paths" in text and "made for lvm" in text
+    readme = (tmp_path / "o" / "README.md").read_text()
+    assert "not a valid ASM AU" in readme and "21-asm-diskgroup.sql" in readme
+
+
+@pytest.mark.parametrize("cloud", ["oci", "aws"])
+def test_provision_script_dry_run_prints_the_cloud_commands(tmp_path, cloud):
+    devs = OCI_DEVS[:2] if cloud == "oci" else ["/dev/nvme1n1", "/dev/nvme2n1"]
+    out = tmp_path / cloud
+    build(make_plan(make_layout(cloud=cloud, members=2, size_gb=700, vpu=30, iops=4000, throughput=250)),
+          manager="lvm", devices=devs, out_dir=out, provision_with=f"{cloud}-cli")
+    env = {"PATH": "/usr/bin:/bin", "OCI_COMPARTMENT_ID": "ocid1.compartment.oc1..x", "OCI_INSTANCE_ID": "i1",
+           "OCI_AVAILABILITY_DOMAIN": "Uocm:PHX-AD-1", "AWS_AVAILABILITY_ZONE": "us-east-1a", "AWS_INSTANCE_ID": "i-1"}
+    res = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
+                         text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("DRY-RUN:")]
+    assert len(lines) == 4  # create + attach per volume
+    if cloud == "oci":
+        assert all("--vpus-per-gb 30" in ln and "--size-in-gbs 700" in ln for ln in lines[::2])
+        assert [ln.split("--device ")[1].split()[0] for ln in lines[1::2]] == OCI_DEVS[:2]
+    else:
+        assert all("--volume-type gp3" in ln and "--iops 4000" in ln and "--throughput 250" in ln for ln in lines[::2])
+    missing = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
+                             text=True, env={"PATH": "/usr/bin:/bin"})
+    assert missing.returncode != 0 and "set " in missing.stderr

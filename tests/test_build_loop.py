@@ -361,3 +361,17 @@ def test_mdadm_step_dry_run_checks_devices_and_changes_nothing(tmp_path, loops, 
     sh("mkfs.ext4", "-q", devs[0])
     res = run_script(out / "20-mdadm.sh", env, "--dry-run")
     assert res.returncode == 1 and "ext4" in res.stderr
+
+
+def test_asm_udev_step_needs_a_stable_identity(tmp_path, loops, env):
+    """ASM rules match disks by DM UUID, WWID or serial; a loop device has none, so the step stops
+    before writing a rule that would name the disk by its unstable kernel name."""
+    devs = [loops(64), loops(64)]
+    out = tmp_path / "out"
+    build(make_plan(make_layout(members=2, stripe=4 * MB)), manager="asm", devices=devs, out_dir=out)
+    rules = tmp_path / "99-asm.rules"
+    res = run_script(out / "20-asm-udev.sh", {**env, "BLOCKFIT_ASM_RULES": str(rules)}, "--dry-run")
+    assert res.returncode == 1 and "no DM UUID, WWID or serial" in res.stderr
+    assert not rules.exists()
+    sql = (out / "21-asm-diskgroup.sql").read_text()
+    assert "EXTERNAL REDUNDANCY" in sql and "'au_size' = '4M'" in sql and "'/dev/oracleasm/data02'" in sql

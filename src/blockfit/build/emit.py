@@ -50,6 +50,9 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
     if ctx.manager == "lvm" and ctx.members > 1 and ctx.stripe_bytes > lvm.extent_bytes(0):
         ctx.notes.append(f"LVM: stripe {ctx.stripe_bytes} bytes is larger than 4 MiB; the VG uses "
                          f"{lvm.extent_bytes(ctx.stripe_bytes)}-byte extents")
+    if ctx.cloud == "oci" and not all(d.startswith("/dev/oracleoci/") for d in ctx.devices):
+        ctx.notes.append("OCI: prefer the consistent device paths (/dev/oracleoci/oraclevdX) in --devices; "
+                         "sdX/vdX names can change across reboots, and UHP multipath needs the device path")
     planned = ctx.layout.manager
     if planned not in ("none", ctx.manager) and ctx.members > 1:
         ctx.notes.append(f"the plan's stripe advice ({ctx.stripe_bytes} bytes) was made for {planned}; "

@@ -5,6 +5,7 @@ Each concept has its own module; import from here:
 """
 
 from blockfit.schema.build import BuildResult, BuildStep
+from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.plan import Candidate, Plan, Requirements
@@ -16,6 +17,10 @@ __all__ = [
     "Candidate",
     "CostItem",
     "CurvePoint",
+    "DeviceSummary",
+    "Diagnosis",
+    "Finding",
+    "FindingKind",
     "Instance",
     "LabCaps",
     "LabFigures",

@@ -1,0 +1,89 @@
+"""`blockfit diagnose`: sample the block devices, then say where the latency comes from and what to change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from blockfit import model, specs
+from blockfit.cli import app
+from blockfit.cli.output import console, print_json
+from blockfit.diagnose import live, rules, sampler
+from blockfit.errors import InputError
+from blockfit.schema import Prediction, Workload
+from blockfit.units import parse_duration
+
+
+def _prediction(layout: str | None, cloud: str | None, instance: str | None) -> Prediction | None:
+    """The catalog's caps for the named layout; checked before sampling so bad input fails at once."""
+    if layout is None and instance is None:
+        return None
+    if cloud is None:
+        raise InputError("--cloud: required with --layout/--instance (expected oci, aws, azure or gcp)")
+    if layout is None or instance is None:
+        raise InputError("--layout and --instance: give both to compare against the catalog")
+    return model.predict(specs.parse_layout(layout, cloud), specs.parse_instance(instance, cloud), Workload())
+
+
+def _expectation(pred: Prediction | None, label: str, members: list[str]) -> rules.Expectation | None:
+    if pred is None:
+        return None
+    return rules.Expectation(source=label, member_iops=pred.member_iops, member_mbps=pred.member_mbps,
+                             instance_iops=pred.instance_iops_cap, instance_mbps=pred.instance_mbps_cap,
+                             members=members)
+
+
+@app.command()
+def diagnose(
+    interval: Annotated[str, typer.Option(help="sampling interval (e.g. 1s, 500ms)")] = "1s",
+    duration: Annotated[str, typer.Option(help="how long to sample (e.g. 60s, 5m)")] = "60s",
+    record: Annotated[Path | None, typer.Option(help="write the capture (JSONL) to this file")] = None,
+    replay: Annotated[Path | None, typer.Option(help="diagnose a recorded capture instead of sampling")] = None,
+    devices: Annotated[list[str] | None, typer.Option(
+        help="kernel device names to sample (repeat or comma-separate); their stack is added")] = None,
+    layout: Annotated[str | None, typer.Option(help="the layout in spec grammar, to compare with the catalog")] = None,
+    cloud: Annotated[str | None, typer.Option(help="oci | aws | azure | gcp")] = None,
+    instance: Annotated[str | None, typer.Option(help="instance spec SHAPE[:OCPUS]")] = None,
+    members: Annotated[list[str] | None, typer.Option(
+        help="devices the --layout caps apply to (default: members of striped devices, else top devices)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the Diagnosis (findings) as JSON")] = False,
+) -> None:
+    """Sample /proc/diskstats, sysfs and the mount table; report flush storms, queue-depth limits and caps."""
+    step = parse_duration(interval, "--interval")
+    span = parse_duration(duration, "--duration")
+    if step > span:
+        raise InputError(f"--interval {interval}: expected no longer than --duration {duration}")
+    if replay is not None and record is not None:
+        raise InputError("--record: cannot be combined with --replay (the capture already exists)")
+    wanted = [d for item in devices or [] for d in item.split(",") if d]
+    if record is not None and not record.parent.is_dir():
+        raise InputError(f"--record {record}: directory {record.parent} does not exist")
+    pred = _prediction(layout, cloud, instance)
+    if replay is not None:
+        capture = sampler.load(replay)
+        if wanted:
+            capture = sampler.restrict(capture, wanted)
+        source = f"replay:{replay}"
+    else:
+        sampler.select_devices(wanted or None, sampler.diskstats.read_raw())
+        view = None if json_out else live.LiveView(console)
+        if view is not None:
+            console.print(f"sampling every {step:g}s for {span:g}s (Ctrl-C stops early)")
+        capture = sampler.run_live(wanted or None, step, span, record, view)
+        source = "live"
+        if len(capture.samples) < 2:
+            raise InputError("--duration: stopped before two samples were taken; nothing to diagnose")
+    hdr = capture.header
+    names = members or [s for d in hdr.devices.values() if len(d.slaves) >= 2 for s in d.slaves] or [
+        d.name for d in hdr.devices.values() if not d.holders and d.kind != "partition"]
+    expectation = _expectation(pred, f"{cloud} {layout} on {instance}", [m for item in names for m in item.split(",")])
+    result = rules.diagnose(capture, expectation, source)
+    if json_out:
+        print_json(result)
+        return
+    if not result.findings:
+        console.print("No findings: nothing in these samples points at a flush storm, a queue-depth limit or a cap.")
+    else:
+        console.print(live.findings_table(result))

@@ -1,0 +1,525 @@
+"""Rules that turn per-interval metrics into Findings, each with evidence and a recommended change.
+
+The engine reads only a Capture (samples + topology + settings) and an optional Expectation (caps from the
+catalog), so a live run and a replay of its recording give the same Findings. Figures are medians over
+the intervals in which a device was active, which keeps fio ramp-up and the partial last interval out.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from blockfit.diagnose.metrics import Interval, series
+from blockfit.diagnose.sampler import Capture, CaptureHeader
+from blockfit.diagnose.sysfs import BlockDevice
+from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding
+
+MIN_IOPS = 5.0          # an interval counts as active above this
+MIN_ACTIVE = 3          # intervals needed before a rule speaks
+AT_CAP = 0.90           # median ≥ 90 % of a cap: the cap binds
+BELOW_CAP = 0.85        # median < 85 % of every cap: the cap does not bind
+FLUSH_RATIO = 0.25      # flushes per write
+FLUSH_SHARE = 0.10      # flush time / (write + flush time)
+FLUSH_MIN_RATE = 5.0    # flushes per second
+MIN_DEPTH = 0.4         # queue-depth bound: median in-flight at least this (below, the device mostly idles)
+MIN_BUSY = 40.0         # ... and busy at least this % of the time
+
+CAVEATS = [
+    "await and aqu-sz count time from request start in the block layer; a cap enforced above the device "
+    "(cgroup throttle) is invisible in them, and one enforced below it (cloud volume) shows as service time.",
+    "stime (busy/IOs) and qtime (await − stime) follow pt-diskstats; for devices that serve requests in "
+    "parallel (SSD, RAID, cloud volumes) stime understates service time, so qtime overstates queueing.",
+    "util is busy time, not saturation, for devices that serve requests in parallel (iostat man page).",
+]
+
+
+@dataclass
+class Expectation:
+    """Caps the catalog predicts for the named layout (filled from blockfit.model.predict when given)."""
+
+    source: str
+    member_iops: float | None = None
+    member_mbps: float | None = None
+    instance_iops: float | None = None
+    instance_mbps: float | None = None
+    members: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Cap:
+    metric: str          # attribute of Interval: iops, r_iops, w_iops, mbps, r_mbps, w_mbps
+    value: float
+    source: str
+
+
+def _med(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def _cv(values: list[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = statistics.fmean(values)
+    return statistics.pstdev(values) / mean if mean else 0.0
+
+
+def _active(ivs: list[Interval]) -> list[Interval]:
+    return [iv for iv in ivs if iv.iops >= MIN_IOPS]
+
+
+def _steady(act: list[Interval]) -> list[Interval]:
+    """Drop ramp-up and tail intervals: keep those within half to one-and-a-half times the median IOPS."""
+    mid = _med([iv.iops for iv in act])
+    return [iv for iv in act if 0.5 * mid <= iv.iops <= 1.5 * mid]
+
+
+def _f(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+
+
+def _above(name: str, devices: dict[str, BlockDevice]) -> list[str]:
+    """The device and every device stacked on it (holders, transitively)."""
+    seen, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in devices:
+            continue
+        seen.append(n)
+        todo.extend(devices[n].holders)
+        todo.extend(p.name for p in devices.values() if p.kind == "partition" and p.disk == n)
+    return seen
+
+
+def caps_for(name: str, header: CaptureHeader, expectation: Expectation | None) -> list[Cap]:
+    caps: list[Cap] = []
+    dev = header.devices.get(name)
+    if dev is not None:
+        units = {"read_iops": ("r_iops", 1.0), "write_iops": ("w_iops", 1.0),
+                 "read_bps": ("r_mbps", 1e-6), "write_bps": ("w_mbps", 1e-6)}
+        for c in header.caps:
+            if c.dev == dev.dev:
+                metric, scale = units[c.kind]
+                caps.append(Cap(metric, c.value * scale, f"{c.kind.replace('_', ' ')} throttle in cgroup {c.cgroup}"))
+    if expectation is not None and name in expectation.members:
+        if expectation.member_iops:
+            caps.append(Cap("iops", expectation.member_iops, f"catalog member IOPS cap ({expectation.source})"))
+        if expectation.member_mbps:
+            caps.append(Cap("mbps", expectation.member_mbps, f"catalog member MB/s cap ({expectation.source})"))
+    return caps
+
+
+def _cap_use(ivs: list[Interval], cap: Cap) -> float:
+    return _med([getattr(iv, cap.metric) for iv in ivs]) / cap.value
+
+
+# --- rules -------------------------------------------------------------------------------------------------
+
+
+def flush_storm(name: str, ivs: list[Interval], header: CaptureHeader) -> Finding | None:
+    act = [iv for iv in ivs if iv.writes > 0 and iv.flushes is not None]
+    if len(act) < MIN_ACTIVE:
+        return None
+    seconds = sum(iv.dt for iv in act)
+    flushes = sum(iv.flushes or 0 for iv in act)
+    writes = sum(iv.writes for iv in act)
+    flush_ms = sum(iv.flush_ms or 0 for iv in act)
+    write_ms = sum(iv.write_ms for iv in act)
+    rate, ratio = flushes / seconds, flushes / writes
+    share = flush_ms / (flush_ms + write_ms) if flush_ms + write_ms else 0.0
+    if rate < FLUSH_MIN_RATE or ratio < FLUSH_RATIO or share < FLUSH_SHARE:
+        return None
+    dev = header.devices.get(name)
+    stack = _above(name, header.devices)
+    majmins = {header.devices[n].dev: n for n in stack if header.devices[n].dev}
+    barrier_mounts = [m for m in header.mounts if m.dev in majmins and m.barriers]
+    evidence = [
+        f"{_f(rate)} flushes/s against {_f(writes / seconds)} writes/s: {ratio:.2f} flushes per write",
+        f"flush time {_f(flush_ms / flushes if flushes else 0)} ms per flush, {share:.0%} of write+flush time "
+        f"(writes average {_f(write_ms / writes)} ms)",
+    ]
+    if dev is not None and dev.queue is not None and dev.queue.write_cache:
+        evidence.append(f"/sys/block/{name}/queue/write_cache = '{dev.queue.write_cache}' (flushes reach the device)")
+    for m in barrier_mounts:
+        evidence.append(f"{m.fstype} on {majmins[m.dev]} mounted at {m.mount_point} with write barriers on "
+                        f"(options: {','.join(m.all_options)})")
+    if barrier_mounts:
+        m = barrier_mounts[0]
+        rec = (f"Only if every layer below has a power-safe (battery- or flash-backed) write cache, as the Claremont "
+               f"SAN had: remount {m.mount_point} with barrier=0 ({m.fstype} 'nobarrier'). Otherwise keep barriers and "
+               "cut the flush rate: batch commits (PostgreSQL commit_delay/commit_siblings or synchronous_commit=off "
+               "where acceptable), move the journal/WAL to a device with a power-safe cache.")
+    else:
+        rec = ("Flushes come from fsync/fdatasync/O_SYNC per write or a filesystem with barriers above this device: "
+               "batch commits, or if the cache below is power-safe, disable barriers on the filesystem above.")
+    return Finding(kind="flush_storm", device=name, severity="critical" if share >= 0.3 else "warning",
+                   summary=f"{ratio:.2f} cache flushes per write; flushing takes {share:.0%} of write time",
+                   evidence=evidence, recommendation=rec,
+                   measurements={"flushes_per_s": rate, "writes_per_s": writes / seconds, "flushes_per_write": ratio,
+                                 "flush_ms_avg": flush_ms / flushes if flushes else 0.0, "flush_time_share": share,
+                                 "barrier_mounts": float(len(barrier_mounts))})
+
+
+def member_cap(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureHeader) -> Finding | None:
+    act = _active(ivs)
+    if len(act) < MIN_ACTIVE:
+        return None
+    if caps:
+        use, cap = max(((_cap_use(act, c), c) for c in caps), key=lambda p: p[0])
+        if use < AT_CAP:
+            return None
+        value = _med([getattr(iv, cap.metric) for iv in act])
+        unit = "MB/s" if "mbps" in cap.metric else "IOPS"
+        evidence = [f"{cap.metric} median {_f(value)} {unit} = {use:.0%} of the {_f(cap.value)} {unit} cap "
+                    f"({cap.source})",
+                    f"variation across {len(act)} active intervals {_cv([getattr(iv, cap.metric) for iv in act]):.1%}",
+                    f"await {_f(_med([iv.await_ms for iv in act]))} ms, "
+                    f"in flight {_f(_med([iv.aqu_sz for iv in act]))}"]
+        parent = _holder_stripe(name, header)
+        if parent:
+            evidence.append(f"member of {parent}: on a stripe every member gets an equal share of random I/O, "
+                            "so the stripe is held to members × this cap")
+        return Finding(kind="member_cap", device=name, severity="warning",
+                       summary=f"{unit} held at the {_f(cap.value)} {unit} cap ({use:.0%})", evidence=evidence,
+                       recommendation="The volume's own cap binds, not the host: more queue depth only adds latency. "
+                                      "Raise the cap (larger volume or higher performance level) or stripe across "
+                                      "more members.",
+                       measurements={"value": value, "cap": cap.value, "cap_use": use})
+    return _plateau(name, act)
+
+
+def _plateau(name: str, act: list[Interval]) -> Finding | None:
+    """No cap known: more in flight brought more latency but no more IOPS — something below caps the device.
+
+    Intervals are split at the median in-flight into a low-queue and a high-queue half; by Little's law an
+    uncapped device would give IOPS in proportion to in-flight at flat latency. Medians of each half keep
+    one transition interval (a job starting) from hiding the plateau.
+    """
+    if len(act) < 5:
+        return None
+    ordered = sorted(act, key=lambda iv: iv.aqu_sz)
+    half = len(ordered) // 2
+    low, high = ordered[:half], ordered[-half:]
+    aqu_lo, aqu_hi = _med([iv.aqu_sz for iv in low]), _med([iv.aqu_sz for iv in high])
+    iops_lo, iops_hi = _med([iv.iops for iv in low]), _med([iv.iops for iv in high])
+    lat_lo, lat_hi = _med([iv.await_ms for iv in low]), _med([iv.await_ms for iv in high])
+    if aqu_lo < 1.0 or aqu_hi < 1.5 * aqu_lo or iops_lo <= 0 or lat_lo <= 0:
+        return None
+    if iops_hi > 1.1 * iops_lo or lat_hi < 1.3 * lat_lo:
+        return None
+    return Finding(kind="member_cap", device=name, severity="warning",
+                   summary=f"IOPS plateau at {_f(iops_hi)}: in flight rose {aqu_lo:.1f} → {aqu_hi:.1f}, IOPS did not",
+                   evidence=[f"low-queue intervals: {aqu_lo:.2f} in flight, {_f(iops_lo)} IOPS, await {_f(lat_lo)} ms",
+                             f"high-queue intervals: {aqu_hi:.2f} in flight, {_f(iops_hi)} IOPS, await {_f(lat_hi)} ms",
+                             "by Little's law an uncapped device would have given about "
+                             f"{_f(iops_lo * aqu_hi / aqu_lo)} IOPS at the higher depth",
+                             "no cap known for this device (pass --layout/--cloud/--instance to compare with the "
+                             "catalog)"],
+                   recommendation="A cap below this device binds (volume or instance limit): more queue depth only "
+                                  "adds latency. Check the volume's IOPS/MB/s cap and raise it or add members.",
+                   measurements={"value": iops_hi, "aqu_low": aqu_lo, "aqu_high": aqu_hi, "await_low_ms": lat_lo,
+                                 "await_high_ms": lat_hi})
+
+
+def _holder_stripe(name: str, header: CaptureHeader) -> str | None:
+    dev = header.devices.get(name)
+    if dev is None:
+        return None
+    for h in dev.holders:
+        hd = header.devices.get(h)
+        if hd is not None and len(hd.slaves) >= 2:
+            return h
+    return None
+
+
+def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureHeader,
+                      capped_members: set[str]) -> Finding | None:
+    act = _steady(_active(ivs))
+    dev = header.devices.get(name)
+    if len(act) < MIN_ACTIVE or dev is None:
+        return None
+    if set(dev.slaves) & capped_members:
+        return None
+    aqu = [iv.aqu_sz for iv in act]
+    depth, spread = _med(aqu), _cv(aqu)
+    util = _med([iv.util_pct for iv in act])
+    lat = _med([iv.await_ms for iv in act])
+    iops = _med([iv.iops for iv in act])
+    if depth < MIN_DEPTH or spread > 0.3 or util < MIN_BUSY or lat <= 0:
+        return None
+    if any(_cap_use(act, c) >= BELOW_CAP for c in caps):
+        return None
+    limits = []
+    for n in [name] + dev.slaves:
+        d = header.devices.get(n)
+        if d is not None and d.queue is not None:
+            if d.queue.device_queue_depth:
+                what = f"/sys/block/{n}/device/queue_depth"
+                if d.queue.iscsi_session:
+                    what += f" (iSCSI {d.queue.iscsi_session} {d.queue.iscsi_target or ''}: node.session.queue_depth)"
+                limits.append((what, d.queue.device_queue_depth))
+            if d.queue.host_can_queue:
+                limits.append((f"SCSI host can_queue of {n}", d.queue.host_can_queue))
+            if d.queue.nr_requests:
+                limits.append((f"/sys/block/{n}/queue/nr_requests", d.queue.nr_requests))
+    pinned = [(what, lim) for what, lim in limits if abs(depth - lim) <= 0.1 * lim + 0.5]
+    little = iops * lat / 1000
+    evidence = [
+        f"in flight (aqu-sz) {depth:.2f} median, variation {spread:.0%}: pinned",
+        f"await {_f(lat)} ms with the device {util:.0f}% busy; IOPS {_f(iops)} ≈ in-flight / await = "
+        f"{_f(depth / lat * 1000)} (Little's law; IOPS × await = {little:.2f})",
+    ]
+    for what, lim in pinned:
+        evidence.append(f"in-flight equals the host limit {what} = {lim}")
+    need = None
+    for c in caps:
+        use = _cap_use(act, c)
+        if c.metric.endswith("iops"):
+            need = c.value * lat / 1000
+        evidence.append(f"{c.metric} uses {use:.0%} of its {_f(c.value)} cap ({c.source})")
+    if need is not None:
+        evidence.append(f"to reach the IOPS cap at this latency needs about {need:.1f} I/Os in flight (cap × await)")
+    if not caps:
+        evidence.append("no cap known for this device: if its volume cap is ≈ this IOPS, this is the cap, not "
+                        "queue depth (pass --layout/--cloud/--instance)")
+    target = f"about {max(need or 0, depth * 2):.0f}"
+    if pinned:
+        what, lim = pinned[0]
+        rec = (f"Raise the host queue limit ({what} = {lim}; for iSCSI node.session.queue_depth, e.g. 32 → 128) "
+               f"to {target}, then re-measure: IOPS should rise in proportion while await stays flat.")
+    else:
+        rec = (f"The submitter keeps only ~{depth:.1f} I/Os outstanding: raise concurrency (more parallel sessions or "
+               f"readers, async I/O depth, fio iodepth) to {target}; IOPS should rise while await stays flat.")
+    return Finding(kind="queue_depth_bound", device=name, severity="warning" if pinned or caps else "info",
+                   summary=f"throughput held by {depth:.1f} I/Os in flight at {_f(lat)} ms, not by the device",
+                   evidence=evidence, recommendation=rec,
+                   measurements={"in_flight": depth, "in_flight_cv": spread, "await_ms": lat, "iops": iops,
+                                 "util_pct": util, "needed_in_flight": need or 0.0})
+
+
+def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: CaptureHeader) -> list[Finding]:
+    dev = header.devices.get(name)
+    if dev is None or len(dev.slaves) < 2:
+        return []
+    per = {m: _active(data.get(m, [])) for m in dev.slaves}
+    if sum(1 for v in per.values() if len(v) >= MIN_ACTIVE) < 2:
+        return []
+    iops = {m: _med([iv.iops for iv in v]) for m, v in per.items()}
+    lat = {m: _med([iv.await_ms for iv in v]) for m, v in per.items()}
+    util = {m: _med([iv.util_pct for iv in v]) for m, v in per.items()}
+    total = sum(iops.values())
+    n = len(dev.slaves)
+    findings = []
+    hot = max(iops, key=lambda m: iops[m])
+    share = iops[hot] / total if total else 0.0
+    if total and share >= 1.5 / n:
+        findings.append(Finding(
+            kind="stripe_imbalance", device=hot, severity="warning",
+            summary=f"{hot} carries {share:.0%} of {name}'s I/O (fair share {1 / n:.0%})",
+            evidence=["member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items()))],
+            recommendation="A hot extent or a stripe size larger than the I/O pattern concentrates load: check with "
+                           "lvs --segments that the LV is striped across all members, and use a stripe size the "
+                           "workload's I/O spans evenly (or re-balance the hot extent).",
+            measurements={"share": share, "fair_share": 1 / n}))
+    slow = max(lat, key=lambda m: lat[m])
+    others = [lat[m] for m in lat if m != slow]
+    ref = _med(others)
+    slow_share = iops[slow] / total if total else 0.0
+    slower = lat[slow] >= 2 * ref and lat[slow] - ref >= 0.5
+    busier = util[slow] >= 90 and _med([util[m] for m in util if m != slow]) <= 60
+    if slow_share < 1.2 / n and (slower or busier):  # a hot member is busier because it carries more
+        findings.append(Finding(
+            kind="stripe_imbalance", device=slow, severity="warning",
+            summary=f"{slow} is the slow member of {name}: await {_f(lat[slow])} ms vs {_f(ref)} ms for the others",
+            evidence=["member await: " + ", ".join(f"{m} {_f(v)} ms" for m, v in sorted(lat.items())),
+                      "member util: " + ", ".join(f"{m} {v:.0f}%" for m, v in sorted(util.items())),
+                      "member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items())),
+                      f"{name} does {_f(_med([iv.iops for iv in _active(data.get(name, []))]))} IOPS ≈ {n} × "
+                      f"{slow}'s {_f(iops[slow])}: random I/O spreads evenly, so the slowest member sets the pace"],
+            recommendation="Every stripe request waits for its slowest member: bring this member to the same "
+                           "size/performance level as the others (or find what else uses it).",
+            measurements={"await_ms": lat[slow], "others_await_ms": ref, "iops": iops[slow],
+                          "util_pct": util[slow]}))
+    return findings
+
+
+def instance_cap(data: dict[str, list[Interval]], expectation: Expectation | None) -> Finding | None:
+    if expectation is None or not expectation.members:
+        return None
+    names = [m for m in expectation.members if m in data]
+    if not names:
+        return None
+    length = min(len(data[m]) for m in names)
+    sums_iops = [sum(data[m][i].iops for m in names) for i in range(length)]
+    sums_mbps = [sum(data[m][i].mbps for m in names) for i in range(length)]
+    act = [i for i in range(length) if sums_iops[i] >= MIN_IOPS]
+    if len(act) < MIN_ACTIVE:
+        return None
+    for label, values, cap in (("IOPS", sums_iops, expectation.instance_iops),
+                               ("MB/s", sums_mbps, expectation.instance_mbps)):
+        if not cap:
+            continue
+        value = _med([values[i] for i in act])
+        if value / cap >= AT_CAP:
+            return Finding(kind="instance_cap", device="instance", severity="warning",
+                           summary=f"sum over {len(names)} volumes held at the instance's {_f(cap)} {label} limit",
+                           evidence=[f"sum of {', '.join(names)}: {_f(value)} {label} = {value / cap:.0%} of the "
+                                     f"instance limit {_f(cap)} ({expectation.source})"],
+                           recommendation="The instance, not the volumes, binds: a larger shape (more OCPUs/vCPUs or "
+                                          "an EBS-optimised size) raises it; more volumes will not.",
+                           measurements={"value": value, "cap": cap})
+    return None
+
+
+def small_io_on_throughput_bound(name: str, ivs: list[Interval], caps: list[Cap]) -> Finding | None:
+    act = _active(ivs)
+    iops_caps = [c for c in caps if c.metric.endswith("iops")]
+    mbps_caps = [c for c in caps if c.metric.endswith("mbps")]
+    if len(act) < MIN_ACTIVE or not iops_caps or not mbps_caps:
+        return None
+    at_iops = max(_cap_use(act, c) for c in iops_caps)
+    mb_use = max(_cap_use(act, c) for c in mbps_caps)
+    rq = _med([iv.avg_rq_kb for iv in act])
+    if at_iops < AT_CAP or mb_use > 0.3 or rq > 32:
+        return None
+    return Finding(kind="small_io_on_throughput_bound", device=name, severity="info",
+                   summary=f"IOPS cap spent on {rq:.0f} KiB requests while MB/s uses {mb_use:.0%} of its cap",
+                   evidence=[f"average request {rq:.1f} KiB", f"IOPS at {at_iops:.0%} of cap, MB/s at {mb_use:.0%}"],
+                   recommendation="Larger I/O (bigger multiblock reads, larger max_sectors_kb, less splitting by a "
+                                  "small stripe) would move more data under the same IOPS cap.",
+                   measurements={"avg_request_kb": rq, "iops_cap_use": at_iops, "mbps_cap_use": mb_use})
+
+
+def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
+    findings = []
+    stripe_of = {g.device: g for g in header.geometry}
+    for dev in header.devices.values():
+        if dev.kind != "partition" or dev.start_sector is None or dev.disk is None:
+            continue
+        disk = header.devices.get(dev.disk)
+        align = disk.queue.optimal_io_size if disk and disk.queue and disk.queue.optimal_io_size else None
+        if align and (dev.start_sector * 512) % align:
+            findings.append(Finding(
+                kind="misaligned_geometry", device=dev.name, severity="warning",
+                summary=f"partition starts at byte {dev.start_sector * 512}, not a multiple of {align}",
+                evidence=[f"{dev.name} start sector {dev.start_sector}; {dev.disk} optimal_io_size {align}"],
+                recommendation="Re-create the partition on a 1 MiB boundary (parted -a optimal).",
+                measurements={"start_bytes": float(dev.start_sector * 512), "align": float(align)}))
+    for m in header.mounts:
+        devname = next((d.name for d in header.devices.values() if d.dev == m.dev), None)
+        g = stripe_of.get(devname or "")
+        if g is None or not g.stripe_bytes or m.fstype != "xfs":
+            continue
+        sunit, swidth = m.option("sunit"), m.option("swidth")
+        want_su, want_sw = g.stripe_bytes // 512, g.stripe_bytes // 512 * g.stripes
+        if sunit is None or not sunit.isdigit() or int(sunit) != want_su or (swidth or "").isdigit() and int(
+                swidth or 0) != want_sw:
+            findings.append(Finding(
+                kind="misaligned_geometry", device=devname or m.dev, severity="info",
+                summary=f"XFS at {m.mount_point} sunit/swidth do not match the {g.stripes}-way stripe",
+                evidence=[f"mount sunit={sunit} swidth={swidth}; stripe {g.stripe_bytes} B × {g.stripes} "
+                          f"→ sunit={want_su} swidth={want_sw} (512-byte units)"],
+                recommendation=f"mkfs.xfs -d su={g.stripe_bytes},sw={g.stripes} (or mount -o sunit=,swidth=).",
+                measurements={"want_sunit": float(want_su), "want_swidth": float(want_sw)}))
+    return findings
+
+
+def scheduler_readahead(name: str, ivs: list[Interval], header: CaptureHeader) -> Finding | None:
+    dev = header.devices.get(name)
+    act = _active(ivs)
+    if dev is None or dev.queue is None or len(act) < MIN_ACTIVE:
+        return None
+    q = dev.queue
+    iops = _med([iv.iops for iv in act])
+    if q.rotational is False and q.scheduler == "bfq" and iops >= 5000:
+        return Finding(kind="scheduler_readahead", device=name, severity="info",
+                       summary=f"bfq scheduler on a non-rotational device at {_f(iops)} IOPS",
+                       evidence=[f"/sys/block/{name}/queue/scheduler = bfq, rotational = 0, {_f(iops)} IOPS"],
+                       recommendation="bfq's per-request cost shows at these rates: use 'none' or 'mq-deadline' "
+                                      f"(echo none > /sys/block/{name}/queue/scheduler).",
+                       measurements={"iops": iops})
+    return None
+
+
+# --- engine ------------------------------------------------------------------------------------------------
+
+
+def _role(dev: BlockDevice | None, selected: set[str]) -> tuple[str, str | None]:
+    if dev is None:
+        return "device", None
+    if dev.kind == "partition":
+        return "partition", dev.disk
+    up = [h for h in dev.holders if h in selected]
+    if up:
+        return "member", up[0]
+    return ("top" if dev.slaves else "device"), None
+
+
+def summarise(name: str, ivs: list[Interval], header: CaptureHeader) -> DeviceSummary | None:
+    act = _active(ivs)
+    if not act:
+        return None
+    role, parent = _role(header.devices.get(name), set(header.selected))
+    med: Callable[[str], float] = lambda attr: _med([getattr(iv, attr) for iv in act])  # noqa: E731
+    has_flush = all(iv.flushes_per_s is not None for iv in act)
+    return DeviceSummary(device=name, role=role, parent=parent, active_intervals=len(act), iops=med("iops"),
+                         read_iops=med("r_iops"), write_iops=med("w_iops"), mbps=med("mbps"),
+                         avg_request_kb=med("avg_rq_kb"), r_await_ms=med("r_await_ms"), w_await_ms=med("w_await_ms"),
+                         aqu_sz=med("aqu_sz"), util_pct=med("util_pct"),
+                         flushes_per_s=med("flushes_per_s") if has_flush else None,
+                         flush_await_ms=med("flush_await_ms") if has_flush else None,
+                         discards_per_s=med("discards_per_s") if all(iv.discards_per_s is not None for iv in act)
+                         else None,
+                         service_ms=med("service_ms"), queue_ms=med("queue_ms"))
+
+
+def diagnose(capture: Capture, expectation: Expectation | None = None, source: str = "live") -> Diagnosis:
+    header = capture.header
+    data = series(capture)
+    names = sorted(data)
+    findings: list[Finding] = []
+    capped: set[str] = set()
+    stormy: set[str] = set()  # a flush storm already explains serialised, one-at-a-time I/O
+    for name in names:
+        dev = header.devices.get(name)
+        if dev is not None and dev.kind == "partition" and dev.disk in data:
+            continue  # the whole disk speaks for its partitions
+        caps = caps_for(name, header, expectation)
+        f = member_cap(name, data[name], caps, header)
+        if f is not None:
+            findings.append(f)
+            capped.add(name)
+        storm = flush_storm(name, data[name], header)
+        if storm is not None:
+            findings.append(storm)
+            stormy.add(name)
+    held: set[str] = set()  # a stripe with a slow member, and its members: that member, not queue depth, holds them
+    for name in names:
+        for f in stripe_imbalance(name, data, header):
+            findings.append(f)
+            if "slow member" in f.summary:
+                held.update({name, *header.devices[name].slaves})
+    for name in names:
+        dev = header.devices.get(name)
+        if dev is not None and dev.kind == "partition" and dev.disk in data:
+            continue
+        caps = caps_for(name, header, expectation)
+        if name not in capped | stormy | held:
+            f = queue_depth_bound(name, data[name], caps, header, capped | held)
+            if f is not None:
+                findings.append(f)
+        for rule in (small_io_on_throughput_bound(name, data[name], caps),
+                     scheduler_readahead(name, data[name], header)):
+            if rule is not None:
+                findings.append(rule)
+    inst = instance_cap(data, expectation)
+    if inst is not None:
+        findings.append(inst)
+    findings.extend(misaligned_geometry(header))
+    order = {"critical": 0, "warning": 1, "info": 2}
+    findings.sort(key=lambda f: (order[f.severity], f.kind, f.device))
+    summaries = [s for s in (summarise(n, data[n], header) for n in names) if s is not None]
+    duration = capture.samples[-1].t - capture.samples[0].t
+    return Diagnosis(source=source, interval_s=header.interval_s, duration_s=duration, samples=len(capture.samples),
+                     devices=summaries, findings=findings, caveats=list(CAVEATS))

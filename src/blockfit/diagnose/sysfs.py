@@ -1,0 +1,202 @@
+"""Typed reader for /sys/block: queue settings and the device stack (dm/md → members, partitions → disks).
+
+The stack comes from /sys/class/block/<dev>/slaves and holders (dm, md), the partition → disk link,
+and for loop devices /sys/block/loopN/loop/backing_file when the backing file is itself a block device.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+
+class QueueSettings(BaseModel):
+    """The request-queue knobs that shape latency (sysfs-block ABI)."""
+
+    scheduler: str | None = None
+    nr_requests: int | None = None
+    max_sectors_kb: int | None = None
+    max_hw_sectors_kb: int | None = None
+    read_ahead_kb: int | None = None
+    write_cache: str | None = Field(default=None, description="'write back' passes flushes; 'write through' drops them")
+    fua: bool | None = None
+    rotational: bool | None = None
+    logical_block_size: int | None = None
+    physical_block_size: int | None = None
+    minimum_io_size: int | None = None
+    optimal_io_size: int | None = None
+    device_queue_depth: int | None = Field(default=None, description="SCSI/iSCSI device/queue_depth where exposed")
+    iscsi_session: str | None = Field(default=None, description="iSCSI session (sessionN) the disk belongs to")
+    iscsi_target: str | None = Field(default=None, description="its target IQN (/sys/class/iscsi_session/*/targetname)")
+    host_can_queue: int | None = Field(default=None, description="SCSI host can_queue (iSCSI: session cmds_max)")
+
+
+class BlockDevice(BaseModel):
+    name: str
+    kind: str = Field(description="disk | partition | dm | md | loop | nvme | other")
+    dev: str | None = Field(default=None, description="major:minor")
+    size_bytes: int = 0
+    disk: str | None = Field(default=None, description="for a partition: its whole disk")
+    start_sector: int | None = Field(default=None, description="for a partition: its first 512-byte sector")
+    slaves: list[str] = Field(default_factory=list, description="devices this one is built on (members)")
+    holders: list[str] = Field(default_factory=list, description="devices built on this one")
+    dm_name: str | None = None
+    md_level: str | None = None
+    md_chunk_bytes: int | None = None
+    loop_backing_file: str | None = None
+    loop_direct_io: bool | None = None
+    queue: QueueSettings | None = None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def _int(path: Path) -> int | None:
+    text = _read(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _scheduler(text: str | None) -> str | None:
+    if text is None:
+        return None
+    if "[" in text:
+        return text.split("[", 1)[1].split("]", 1)[0]
+    return text or None
+
+
+def _iscsi(dev_dir: Path) -> tuple[str | None, str | None, int | None]:
+    """An iSCSI disk sits under .../hostN/sessionM/target.../block/sdX in sysfs: find its session and host."""
+    parts = Path(os.path.realpath(dev_dir)).parts
+    session = next((p for p in parts if p.startswith("session") and p[7:].isdigit()), None)
+    host = next((p for p in parts if p.startswith("host") and p[4:].isdigit()), None)
+    if session is None:
+        return None, None, None
+    sys_root = Path(*parts[: parts.index("devices")]) if "devices" in parts else Path("/sys")
+    target = _read(sys_root / "class" / "iscsi_session" / session / "targetname")
+    can_queue = _int(sys_root / "class" / "scsi_host" / host / "can_queue") if host else None
+    return session, target, can_queue
+
+
+def read_queue(dev_dir: Path) -> QueueSettings | None:
+    q = dev_dir / "queue"
+    if not q.is_dir():
+        return None
+    rot = _int(q / "rotational")
+    fua = _int(q / "fua")
+    session, target, can_queue = _iscsi(dev_dir)
+    return QueueSettings(
+        iscsi_session=session, iscsi_target=target, host_can_queue=can_queue,
+        scheduler=_scheduler(_read(q / "scheduler")),
+        nr_requests=_int(q / "nr_requests"),
+        max_sectors_kb=_int(q / "max_sectors_kb"),
+        max_hw_sectors_kb=_int(q / "max_hw_sectors_kb"),
+        read_ahead_kb=_int(q / "read_ahead_kb"),
+        write_cache=_read(q / "write_cache"),
+        fua=None if fua is None else bool(fua),
+        rotational=None if rot is None else bool(rot),
+        logical_block_size=_int(q / "logical_block_size"),
+        physical_block_size=_int(q / "physical_block_size"),
+        minimum_io_size=_int(q / "minimum_io_size"),
+        optimal_io_size=_int(q / "optimal_io_size"),
+        device_queue_depth=_int(dev_dir / "device" / "queue_depth"),
+    )
+
+
+def _kind(name: str, dev_dir: Path) -> str:
+    if (dev_dir / "partition").exists():
+        return "partition"
+    if (dev_dir / "dm").is_dir():
+        return "dm"
+    if (dev_dir / "md").is_dir():
+        return "md"
+    if (dev_dir / "loop").is_dir():
+        return "loop"
+    if name.startswith("nvme"):
+        return "nvme"
+    return "disk" if (dev_dir / "device").exists() else "other"
+
+
+def _name_of_blockdev_path(path: str, sys_root: Path) -> str | None:
+    """/dev/loop3 (or any path to a block special file) → 'loop3', via its major:minor in /sys/dev/block."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISBLK(st.st_mode):
+        return None
+    link = sys_root / "dev" / "block" / f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+    try:
+        return Path(os.path.realpath(link)).name
+    except OSError:
+        return None
+
+
+def read_device(name: str, sys_root: Path = Path("/sys")) -> BlockDevice | None:
+    dev_dir = sys_root / "class" / "block" / name
+    if not dev_dir.exists():
+        return None
+    kind = _kind(name, dev_dir)
+    size = _int(dev_dir / "size") or 0
+    device = BlockDevice(name=name, kind=kind, dev=_read(dev_dir / "dev"), size_bytes=size * 512)
+    if kind == "partition":
+        device.disk = Path(os.path.realpath(dev_dir)).parent.name
+        device.start_sector = _int(dev_dir / "start")
+        return device
+    device.queue = read_queue(dev_dir)
+    for rel, attr in (("slaves", "slaves"), ("holders", "holders")):
+        d = dev_dir / rel
+        if d.is_dir():
+            setattr(device, attr, sorted(p.name for p in d.iterdir()))
+    if kind == "dm":
+        device.dm_name = _read(dev_dir / "dm" / "name")
+    if kind == "md":
+        device.md_level = _read(dev_dir / "md" / "level")
+        device.md_chunk_bytes = _int(dev_dir / "md" / "chunk_size")
+    if kind == "loop":
+        backing = _read(dev_dir / "loop" / "backing_file")
+        device.loop_backing_file = backing
+        dio = _int(dev_dir / "loop" / "dio")
+        device.loop_direct_io = None if dio is None else bool(dio)
+        lower = _name_of_blockdev_path(backing, sys_root) if backing else None
+        if lower and lower not in device.slaves:
+            device.slaves.append(lower)
+    return device
+
+
+def read_topology(names: list[str] | None = None, sys_root: Path = Path("/sys")) -> dict[str, BlockDevice]:
+    """Read every block device (or `names`), then add the reverse links loop backing files imply."""
+    if names is None:
+        base = sys_root / "class" / "block"
+        names = sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+    devices = {}
+    for name in names:
+        dev = read_device(name, sys_root)
+        if dev is not None:
+            devices[name] = dev
+    for dev in devices.values():
+        for lower in dev.slaves:
+            if lower in devices and dev.name not in devices[lower].holders:
+                devices[lower].holders.append(dev.name)
+    return devices
+
+
+def whole_disk(name: str, devices: dict[str, BlockDevice]) -> str:
+    """Map a partition to its disk; any other device maps to itself."""
+    dev = devices.get(name)
+    return dev.disk if dev is not None and dev.kind == "partition" and dev.disk else name
+
+
+def members(name: str, devices: dict[str, BlockDevice]) -> list[str]:
+    """The devices a stacked device is built on (partitions stay as the kernel lists them)."""
+    dev = devices.get(name)
+    return list(dev.slaves) if dev else []
