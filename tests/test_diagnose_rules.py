@@ -115,3 +115,14 @@ def test_misaligned_partition() -> None:
     assert [(f.kind, f.device) for f in d.findings] == [("misaligned_geometry", "sdb1")]
     devs["sdb1"].start_sector = 2048
     assert not rules.diagnose(_capture(devs, per)).findings
+
+
+def test_rate_far_above_a_cap_is_not_held_by_it() -> None:
+    """A cap 10x below the measured rate cannot be what holds it (a cgroup throttle governs only its own
+    cgroup's processes); the same rate at the cap is held by it."""
+    devs = {"sdb": BlockDevice(name="sdb", kind="disk", dev="8:16", queue=QueueSettings())}
+    cap = _capture(devs, {"sdb": [(3000, 3000.0, 3000.0)] * 6})
+    far = rules.Expectation(source="test", member_iops=300, members=["sdb"])
+    assert "member_cap" not in [f.kind for f in rules.diagnose(cap, far).findings]
+    at = rules.Expectation(source="test", member_iops=3000, members=["sdb"])
+    assert "member_cap" in [f.kind for f in rules.diagnose(cap, at).findings]

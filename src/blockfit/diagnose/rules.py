@@ -19,6 +19,7 @@ from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding
 MIN_IOPS = 5.0          # an interval counts as active above this
 MIN_ACTIVE = 3          # intervals needed before a rule speaks
 AT_CAP = 0.90           # median ≥ 90 % of a cap: the cap binds
+OVER_CAP = 1.2        # throttles overshoot by a few %; far above a cap, the cap is not what binds
 BELOW_CAP = 0.85        # median < 85 % of every cap: the cap does not bind
 FLUSH_RATIO = 0.25      # flushes per write
 FLUSH_SHARE = 0.10      # flush time / (write + flush time)
@@ -165,8 +166,11 @@ def member_cap(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureH
     act = _active(ivs)
     if len(act) < MIN_ACTIVE:
         return None
-    if caps:
-        use, cap = max(((_cap_use(act, c), c) for c in caps), key=lambda p: p[0])
+    # A rate well above a cap means that cap does not govern all of this device's I/O (a cgroup throttle
+    # covers only the processes in its cgroup), so it cannot be what holds the rate.
+    governing = [(u, c) for c in caps for u in [_cap_use(act, c)] if u <= OVER_CAP]
+    if governing:
+        use, cap = max(governing, key=lambda p: p[0])
         if use < AT_CAP:
             return None
         value = _med([getattr(iv, cap.metric) for iv in act])
