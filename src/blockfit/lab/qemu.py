@@ -5,6 +5,9 @@ on top that names one shared throttle-group (the instance's limit for all volume
 throttle nodes per disk is the only way to express both; ``-drive …,throttling.group=`` alone would make
 every disk share one limit.
 
+Disk files are opened with O_DIRECT and served by qemu's thread pool (aio=threads): with aio=native a
+busy host disk can block io_submit in qemu's main loop, which also runs every throttle timer.
+
 The process: TCG (nested KVM fails on these hosts), stdin from /dev/null, its own process group (so a
 kill reaches everything it started), a parent-death signal (so it cannot outlive a killed blockfit) and
 a hard timeout.
@@ -68,7 +71,7 @@ def command(cfg: VmConfig) -> list[str]:
         argv += _throttle_object(cfg.instance)
     for i, d in enumerate(cfg.disks):
         node = f"d{i}"
-        argv += ["-blockdev", f"driver=file,node-name={node}f,filename={d.path},cache.direct=on,aio=native",
+        argv += ["-blockdev", f"driver=file,node-name={node}f,filename={d.path},cache.direct=on,aio=threads",
                  "-blockdev", f"driver=raw,node-name={node}r,file={node}f"]
         top = f"{node}r"
         if d.throttle is not None:  # the volume's own cap
