@@ -29,6 +29,7 @@ SERIALS = ["m1", "m2", "m3", "src", "sig", "old", "n1", "n2", "n3"]
 GUEST = r'''
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin BLOCKFIT_SKIP_ATTACH_CHECK=1
+export DM_DISABLE_UDEV=1  # no udevd in the guest: LVM creates the /dev nodes itself
 W=$(cd "$(dirname "$0")" && pwd)
 res() { echo "$1=$2" >> "$W/results.txt"; }
 step() { echo "$*" >> "$W/progress"; }
