@@ -157,3 +157,25 @@ def test_guest_device_names_follow_the_kernels_virtio_naming() -> None:
     names = guest_device_names(28)
     assert names[:3] == ["/dev/vda", "/dev/vdb", "/dev/vdc"]
     assert names[25:] == ["/dev/vdz", "/dev/vdaa", "/dev/vdab"]
+
+
+def test_plan_file_is_resolved_as_its_first_candidate(tmp_path: Path) -> None:
+    from blockfit.schema import Plan
+
+    out = tmp_path / "plan.json"
+    proc = subprocess.run([str(Path(sys.executable).parent / "blockfit"), "plan", "--example", "part3", "--out",
+                           str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    best = Plan.model_validate_json(out.read_text()).candidates[0]
+    subject = resolve(LabRequest(plan=out))
+    assert subject.layout == best.layout_detail
+    assert subject.stripe_size == best.stripe_size_bytes
+    assert subject.stripe.max_iops == pytest.approx(best.max_iops, rel=1e-6)
+    assert subject.instance.spec == best.instance
+
+
+def test_not_a_plan_file_is_input_error(tmp_path: Path) -> None:
+    bad = tmp_path / "plan.json"
+    bad.write_text("{\"hello\": 1}")
+    proc = _cli("lab", "--plan", str(bad))
+    assert proc.returncode == 2 and "--plan" in proc.stderr and "Traceback" not in proc.stderr
