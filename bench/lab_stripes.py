@@ -26,7 +26,7 @@ def main() -> None:
     ap.add_argument("--members", default="1,2,4,8")
     ap.add_argument("--instance", default="VM.Standard.E3.Flex:40", help="roomy enough that the volumes bind")
     args = ap.parse_args()
-    console = Console()
+    console = Console(width=170)  # the table is the result: never fold it, even when piped
     table = Table(title="blockfit lab: measured / predicted (scaled) per stripe width", title_justify="left")
     for col in ("members", "scale", "IOPS pred", "IOPS meas", "ratio", "MB/s pred", "MB/s meas", "ratio",
                 "limit (model)", "limit (lab)", "guest s"):
