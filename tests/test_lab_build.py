@@ -20,7 +20,7 @@ from blockfit.lab.disks import Disk, create
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import ensure_kernel
 from blockfit.lab.run import LabRequest, guest_device_names, plan_for, resolve
-from tests.lab_helpers import BLOCKFIT, processes_mentioning
+from lab_helpers import BLOCKFIT, processes_mentioning
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 

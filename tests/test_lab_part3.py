@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.lab_helpers import assert_nothing_left, run_lab_cli
+from lab_helpers import assert_nothing_left, run_lab_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 

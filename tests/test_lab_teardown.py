@@ -12,7 +12,7 @@ import pytest
 from blockfit.lab.disks import Disk, Throttle, create
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import ensure_kernel
-from tests.lab_helpers import BLOCKFIT, assert_nothing_left, lab_env, processes_mentioning, run_lab_cli
+from lab_helpers import BLOCKFIT, assert_nothing_left, lab_env, processes_mentioning, run_lab_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 
