@@ -6,6 +6,7 @@ Each concept has its own module; import from here:
 
 from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
+from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
 from blockfit.schema.plan import Candidate, Plan, Requirements
@@ -23,6 +24,11 @@ __all__ = [
     "Finding",
     "FindingKind",
     "Instance",
+    "LabCaps",
+    "LabFigures",
+    "LabLimits",
+    "LabResult",
+    "LabStep",
     "Layout",
     "LimitRow",
     "MeasuredPoint",

@@ -1,0 +1,58 @@
+"""The guest's virtual disks: sparse raw files on the host, one per plan member plus the single volume.
+
+Sparse files cost no space until written, and reading a hole costs the host almost nothing, so the
+emulated volume's speed is set by its throttle alone. Sizes are scaled too: one cloud GB becomes
+MIB_PER_GB MiB (clamped), which keeps the stripe and the single volume in proportion for small plans.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from blockfit.units import MIB
+
+MIB_PER_GB = 1
+MIN_DISK_MIB = 256
+MAX_DISK_MIB = 16 * 1024
+
+
+@dataclass(frozen=True)
+class Throttle:
+    """A qemu throttle-group: a rate cap on the I/O of every disk that names it."""
+
+    name: str
+    iops: int | None
+    bps: int | None
+    iops_size: int | None = None  # I/Os bigger than this count as several ops (AWS's 256 KiB accounting)
+
+
+@dataclass(frozen=True)
+class Disk:
+    serial: str  # how the guest finds it: /sys/block/vdX/serial (virtio allows 20 characters)
+    path: Path
+    size_bytes: int
+    throttle: Throttle | None
+
+
+def disk_bytes(size_gb: float) -> int:
+    mib = min(MAX_DISK_MIB, max(MIN_DISK_MIB, round(size_gb * MIB_PER_GB)))
+    return int(mib) * MIB
+
+
+def create(disks: list[Disk]) -> None:
+    """Create each disk file fresh and sparse (truncate, never write)."""
+    for d in disks:
+        if len(d.serial) > 20:
+            raise ValueError(f"virtio serial {d.serial!r} is longer than 20 characters")
+        with open(d.path, "wb") as fh:
+            fh.truncate(d.size_bytes)
+
+
+def remove(disks: list[Disk]) -> None:
+    for d in disks:
+        try:
+            os.unlink(d.path)
+        except FileNotFoundError:
+            pass

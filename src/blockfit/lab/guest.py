@@ -1,0 +1,104 @@
+"""Run one bash script inside a fresh lab guest and collect what it left in the shared work dir.
+
+The work dir is shared read-write over 9p at the same path as on the host, so the script finds its inputs
+and writes its results (fio JSON, logs) where the host reads them. The script reports progress by
+appending lines to WORK/progress; the host polls that file. The guest powers itself off when the
+script ends; a boot deadline and an overall timeout cover a guest that hangs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from blockfit.lab.disks import Disk, Throttle
+from blockfit.lab.initramfs import ensure_initramfs
+from blockfit.lab.kernel import GuestKernel
+from blockfit.lab.qemu import QemuProcess, VmConfig
+
+BOOT_TIMEOUT_S = 90.0
+READY_MARK = "blockfit-lab: init ready"
+FATAL_MARK = "blockfit-lab: FATAL"
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class GuestOutcome:
+    exit_status: int | None  # the script's exit status; None if it never finished
+    elapsed_s: float
+    timed_out: bool
+    console_log: Path
+    script_log: Path
+    failure: str | None  # why the run failed, in one line, or None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.exit_status == 0
+
+    def console_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.console_log.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return ""
+
+
+def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
+               timeout_s: float, progress: Progress | None = None, cpus: int = 2,
+               memory_mib: int = 1024) -> GuestOutcome:
+    """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu."""
+    initramfs = ensure_initramfs(kernel)
+    script_path = work_dir / "script.sh"
+    script_path.write_text(script)
+    progress_file = work_dir / "progress"
+    progress_file.write_text("")
+    status_file = work_dir / "exit-status"
+    status_file.unlink(missing_ok=True)
+    console = work_dir / "console.log"
+    cfg = VmConfig(vmlinux=kernel.vmlinux, initramfs=initramfs, work_dir=work_dir, script=script_path, disks=disks,
+                   instance=instance, console_log=console, cpus=cpus, memory_mib=memory_mib,
+                   name=f"blockfit-lab-{work_dir.name}")
+    vm = QemuProcess(cfg, work_dir / "qemu.log")
+    say = progress or (lambda _line: None)
+    seen = 0
+    ready = False
+    failure: str | None = None
+    timed_out = False
+    try:
+        while vm.poll() is None:
+            elapsed = time.monotonic() - vm.started
+            lines = progress_file.read_text(errors="replace").splitlines()
+            for line in lines[seen:]:
+                say(line)
+            seen = max(seen, len(lines))
+            text = console.read_text(errors="replace") if console.exists() else ""
+            ready = ready or READY_MARK in text
+            if FATAL_MARK in text:
+                failure = text[text.index(FATAL_MARK):].splitlines()[0]
+                break
+            if not ready and elapsed > BOOT_TIMEOUT_S:
+                failure, timed_out = f"guest did not boot within {BOOT_TIMEOUT_S:.0f} s", True
+                break
+            if elapsed > timeout_s:
+                failure, timed_out = f"guest run exceeded its {timeout_s:.0f} s timeout", True
+                break
+            time.sleep(0.25)
+    finally:
+        vm.stop()
+    for line in progress_file.read_text(errors="replace").splitlines()[seen:]:
+        say(line)
+    elapsed = time.monotonic() - vm.started
+    status: int | None = None
+    if status_file.exists():
+        try:
+            status = int(status_file.read_text().strip())
+        except ValueError:
+            status = None
+    if failure is None and status is None:
+        failure = f"guest stopped without finishing the script (qemu exit {vm.proc.returncode})"
+    if failure is None and status != 0:
+        failure = f"guest script failed with exit status {status}"
+    return GuestOutcome(exit_status=status, elapsed_s=elapsed, timed_out=timed_out, console_log=console,
+                        script_log=work_dir / "script.log", failure=failure)

@@ -1,0 +1,135 @@
+"""The qemu command line and the qemu process.
+
+Caps: each disk gets its own throttle-group (the cloud volume's limits) and a second throttle filter node
+on top that names one shared throttle-group (the instance's limit for all volumes together). Two stacked
+throttle nodes per disk is the only way to express both; ``-drive …,throttling.group=`` alone would make
+every disk share one limit.
+
+Disk files are opened with O_DIRECT and served by qemu's thread pool (aio=threads): with aio=native a
+busy host disk can block io_submit in qemu's main loop, which also runs every throttle timer.
+
+The process: TCG (nested KVM fails on these hosts), stdin from /dev/null, its own process group (so a
+kill reaches everything it started), a parent-death signal (so it cannot outlive a killed blockfit) and
+a hard timeout.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blockfit.errors import EnvironmentProblem
+from blockfit.lab.disks import Disk, Throttle
+
+QEMU = "qemu-system-x86_64"
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class VmConfig:
+    vmlinux: Path
+    initramfs: Path
+    work_dir: Path  # shared read-write with the guest (at the same path)
+    script: Path  # inside work_dir; PID 1 runs it in the chroot
+    disks: list[Disk]
+    instance: Throttle | None
+    console_log: Path
+    cpus: int = 2
+    memory_mib: int = 1024
+    name: str = "blockfit-lab"
+    extra_append: list[str] = field(default_factory=list)
+
+
+def _throttle_object(t: Throttle) -> list[str]:
+    props = [f"throttle-group,id={t.name}"]
+    if t.iops:
+        props.append(f"x-iops-total={t.iops}")
+    if t.bps:
+        props.append(f"x-bps-total={t.bps}")
+    if t.iops_size:
+        props.append(f"x-iops-size={t.iops_size}")
+    return ["-object", ",".join(props)]
+
+
+def command(cfg: VmConfig) -> list[str]:
+    """The full qemu argv for CFG."""
+    append = ["console=ttyS0", "quiet", "panic=-1", f"blockfit.script={cfg.script}",
+              f"blockfit.work={cfg.work_dir}", *cfg.extra_append]
+    argv = [QEMU, "-name", cfg.name, "-accel", "tcg,thread=multi", "-cpu", "max",
+            "-smp", str(cfg.cpus), "-m", str(cfg.memory_mib),
+            "-nodefaults", "-display", "none", "-no-reboot", "-serial", f"file:{cfg.console_log}",
+            "-kernel", str(cfg.vmlinux), "-initrd", str(cfg.initramfs), "-append", " ".join(append),
+            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+            "-virtfs", f"local,path={cfg.work_dir},mount_tag=work,security_model=none,multidevs=remap"]
+    if cfg.instance is not None:
+        argv += _throttle_object(cfg.instance)
+    for i, d in enumerate(cfg.disks):
+        node = f"d{i}"
+        argv += ["-blockdev", f"driver=file,node-name={node}f,filename={d.path},cache.direct=on,aio=threads",
+                 "-blockdev", f"driver=raw,node-name={node}r,file={node}f"]
+        top = f"{node}r"
+        if d.throttle is not None:  # the volume's own cap
+            argv += _throttle_object(d.throttle)
+            argv += ["-blockdev", f"driver=throttle,node-name={node}v,throttle-group={d.throttle.name},file={top}"]
+            top = f"{node}v"
+        if cfg.instance is not None:  # the instance cap, shared by every disk
+            argv += ["-blockdev", f"driver=throttle,node-name={node}i,throttle-group={cfg.instance.name},file={top}"]
+            top = f"{node}i"
+        argv += ["-device", f"virtio-blk-pci,drive={top},serial={d.serial}"]
+    return argv
+
+
+def _die_with_parent() -> None:
+    """In the child: ask the kernel to SIGKILL qemu if blockfit dies (even by SIGKILL)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+class QemuProcess:
+    """One qemu run: started in its own process group; ``stop`` kills the group and reaps it."""
+
+    def __init__(self, cfg: VmConfig, log: Path) -> None:
+        if not shutil.which(QEMU):
+            raise EnvironmentProblem(f"lab: {QEMU} not found (install qemu-system-x86)")
+        self.cfg = cfg
+        self.argv = command(cfg)
+        self._log = open(log, "wb")
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True, preexec_fn=_die_with_parent)
+        self.started = time.monotonic()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def poll(self) -> int | None:
+        return self.proc.poll()
+
+    def stop(self, grace_s: float = 3.0) -> None:
+        """Terminate the whole process group, then kill it if it does not go; always reap."""
+        try:
+            if self.proc.poll() is None:
+                self._signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(timeout=grace_s)
+                except subprocess.TimeoutExpired:
+                    self._signal(signal.SIGKILL)
+                    self.proc.wait()
+            else:
+                self._signal(signal.SIGKILL)  # stray children, if any, of an exited qemu
+        finally:
+            self._log.close()
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:
+            pass

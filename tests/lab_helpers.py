@@ -1,0 +1,51 @@
+"""Shared helpers for the lab's guest tests: run the CLI, and find what a run might leave behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+BLOCKFIT = str(Path(sys.executable).parent / "blockfit")
+
+
+def lab_env(runs: Path) -> dict[str, str]:
+    """Environment that puts the run's work dirs under RUNS, so a test can check they are gone."""
+    return {**os.environ, "BLOCKFIT_LAB_RUNS": str(runs)}
+
+
+def run_lab_cli(runs: Path, *args: str, timeout: float = 400) -> dict[str, Any]:
+    proc = subprocess.run([BLOCKFIT, "lab", *args, "--json"], capture_output=True, text=True, env=lab_env(runs),
+                          stdin=subprocess.DEVNULL, timeout=timeout)
+    assert proc.returncode == 0, f"blockfit lab failed ({proc.returncode}): {proc.stderr[-2000:]}"
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """PIDs whose command line contains TEXT (qemu's names the run's work dir)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def mounts_mentioning(text: str) -> list[str]:
+    return [line for line in Path("/proc/mounts").read_text().splitlines() if text in line]
+
+
+def assert_nothing_left(runs: Path) -> None:
+    assert processes_mentioning(str(runs)) == [], "a qemu process outlived the lab run"
+    assert mounts_mentioning(str(runs)) == [], "a mount outlived the lab run"
+    leftovers = list(runs.rglob("*")) if runs.exists() else []
+    assert leftovers == [], f"files outlived the lab run: {leftovers[:5]}"

@@ -1,0 +1,62 @@
+"""The Part 3 case in the lab: 9 x 500 GB Balanced on VM.Standard.E3.Flex at 12 and 20 OCPUs, scaled.
+
+One guest run per OCPU count (the CLI, as a user runs it) serves every assertion about that run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lab_helpers import assert_nothing_left, run_lab_cli
+
+pytestmark = [pytest.mark.slow, pytest.mark.lab]
+
+_results: dict[int, tuple[dict[str, Any], Path]] = {}
+
+
+@pytest.fixture(params=[12, 20], ids=["12ocpu", "20ocpu"])
+def part3(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
+    ocpus = int(request.param)
+    if ocpus not in _results:
+        runs = tmp_path_factory.mktemp(f"lab-runs-{ocpus}")
+        result = run_lab_cli(runs, "--cloud", "oci", "--layout", "9x500G@balanced",
+                             "--instance", f"VM.Standard.E3.Flex:{ocpus}", "--runtime", "6s")
+        _results[ocpus] = (result, runs)
+    result, runs = _results[ocpus]
+    return ocpus, result, runs
+
+
+def test_stripe_within_10_percent_of_scaled_prediction(part3: tuple[int, dict[str, Any], Path]) -> None:
+    _, r, _ = part3
+    assert r["members"] == 9 and 0 < r["scale"] < 1
+    assert 0.90 <= r["measured_iops"] / r["predicted_iops"] <= 1.10, r
+    assert 0.90 <= r["measured_mbps"] / r["predicted_mbps"] <= 1.10, r
+
+
+def test_binding_limit_is_the_one_the_model_names(part3: tuple[int, dict[str, Any], Path]) -> None:
+    ocpus, r, _ = part3
+    assert r["limited_by"] == r["predicted_limited_by"]
+    expected = "instance" if ocpus == 12 else "volume"
+    assert r["limited_by"]["mbps"].startswith(expected)
+    assert r["limited_by"]["iops"].startswith(expected)
+
+
+def test_single_volume_within_5_percent_of_its_cap(part3: tuple[int, dict[str, Any], Path]) -> None:
+    _, r, _ = part3
+    s = r["single"]
+    assert s is not None and s["members"] == 1 and s["layout"].startswith("1x4500G")
+    assert 0.95 <= s["measured_iops"] / s["predicted_iops"] <= 1.05, s
+    assert 0.95 <= s["measured_mbps"] / s["predicted_mbps"] <= 1.05, s
+    assert s["limited_by"] == s["predicted_limited_by"]
+
+
+def test_stripe_was_built_and_checked_and_nothing_left(part3: tuple[int, dict[str, Any], Path]) -> None:
+    _, r, runs = part3
+    steps = {s["name"]: s for s in r["steps"]}
+    assert all(s["ok"] for s in r["steps"]), r["steps"]
+    assert steps["lvm stripe"]["detail"].startswith("lvs: 9 4096")
+    assert "checksums match" in steps["xfs check"]["detail"]
+    assert_nothing_left(runs)

@@ -1,0 +1,181 @@
+"""Fast checks of the lab's pieces that need no guest: scale, qemu command line, initramfs, templates, CLI input."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from blockfit.errors import InputError
+from blockfit.lab.disks import Disk, Throttle, disk_bytes
+from blockfit.lab.initramfs import newc_archive
+from blockfit.lab.qemu import VmConfig, command
+from blockfit.lab.run import LabRequest, iodepth_for, nearest_limit, resolve
+from blockfit.lab.scale import IOPS_BUDGET, MBPS_BUDGET, choose_scale, parse_scale
+
+rates = st.floats(min_value=1.0, max_value=5e6, allow_nan=False)
+
+
+@given(st.lists(rates, min_size=1, max_size=4), st.lists(rates, min_size=1, max_size=4))
+def test_scale_keeps_totals_within_budget_and_is_not_needlessly_small(iops: list[float], mbps: list[float]) -> None:
+    f = choose_scale(iops, mbps)
+    assert 0 < f <= 1
+    assert max(iops) * f <= IOPS_BUDGET * (1 + 1e-9)
+    assert max(mbps) * f <= MBPS_BUDGET * (1 + 1e-9)
+    if f < 1:  # rounded down to two significant digits: never more than ~10 % below the exact factor
+        exact = min(IOPS_BUDGET / max(iops), MBPS_BUDGET / max(mbps))
+        assert f >= exact * 0.9 - 1e-12
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1.5", "fast", ""])
+def test_parse_scale_rejects_bad_factors(bad: str) -> None:
+    with pytest.raises(InputError, match="--scale"):
+        parse_scale(bad)
+
+
+def test_parse_scale_auto_and_number() -> None:
+    assert parse_scale("auto") is None
+    assert parse_scale("0.02") == 0.02
+
+
+def _cfg(tmp_path: Path, n: int, instance: Throttle | None) -> VmConfig:
+    disks = [Disk(f"m{i}", tmp_path / f"m{i}.raw", 1 << 28, Throttle(f"vol_m{i}", 100 + i, 1_000_000, 262144))
+             for i in range(1, n + 1)]
+    return VmConfig(vmlinux=tmp_path / "vmlinux", initramfs=tmp_path / "initrd", work_dir=tmp_path,
+                    script=tmp_path / "script.sh", disks=disks, instance=instance, console_log=tmp_path / "c.log")
+
+
+def test_qemu_stacks_a_volume_and_a_shared_instance_throttle_on_every_disk(tmp_path: Path) -> None:
+    argv = command(_cfg(tmp_path, 3, Throttle("instance", 250, 2_000_000)))
+    joined = " ".join(argv)
+    assert "-accel tcg,thread=multi" in joined and "-cpu max" in joined
+    groups = [argv[i + 1] for i, a in enumerate(argv) if a == "-object"]
+    assert sum(g.startswith("throttle-group,id=instance,") for g in groups) == 1  # one shared instance group
+    assert "throttle-group,id=vol_m2,x-iops-total=102,x-bps-total=1000000,x-iops-size=262144" in groups
+    nodes = [argv[i + 1] for i, a in enumerate(argv) if a == "-blockdev" and "driver=throttle" in argv[i + 1]]
+    assert len(nodes) == 6  # two throttle filter nodes per disk
+    for i in range(3):  # the instance node sits on top of the volume node, and the device uses the top node
+        assert f"driver=throttle,node-name=d{i}v,throttle-group=vol_m{i + 1},file=d{i}r" in nodes
+        assert f"driver=throttle,node-name=d{i}i,throttle-group=instance,file=d{i}v" in nodes
+        assert f"virtio-blk-pci,drive=d{i}i,serial=m{i + 1}" in argv
+
+
+def test_qemu_without_instance_cap_uses_the_volume_node(tmp_path: Path) -> None:
+    argv = command(_cfg(tmp_path, 2, None))
+    assert "virtio-blk-pci,drive=d1v,serial=m2" in argv
+    assert not any("throttle-group=instance" in a for a in argv)
+
+
+@pytest.mark.skipif(not shutil.which("cpio"), reason="cpio not installed")
+def test_newc_archive_is_read_back_by_cpio(tmp_path: Path) -> None:
+    data = newc_archive([("bin", 0o040755, b"", 0), ("bin/hello", 0o100755, b"echo hi\n", 0),
+                         ("odd-name.x", 0o100644, b"x" * 1001, 0)])
+    proc = subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"], input=data, cwd=tmp_path,
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "bin" / "hello").read_bytes() == b"echo hi\n"
+    assert (tmp_path / "odd-name.x").stat().st_size == 1001
+    assert (tmp_path / "bin" / "hello").stat().st_mode & 0o777 == 0o755
+
+
+def test_iodepth_grows_with_members_within_bounds() -> None:
+    assert iodepth_for(1, "iops") == 32
+    assert iodepth_for(9, "iops") == 144
+    assert iodepth_for(64, "iops") == 256
+    assert iodepth_for(9, "mbps") == 72
+
+
+def test_disk_sizes_are_clamped() -> None:
+    assert disk_bytes(1) == 256 << 20
+    assert disk_bytes(500) == 500 << 20
+    assert disk_bytes(10**6) == 16 << 30
+
+
+def test_nearest_limit_names_the_model_limit_the_rate_sits_on() -> None:
+    subject = resolve(LabRequest(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:20"))
+    p = subject.stripe
+    f = 0.01
+    assert nearest_limit(p, p.max_iops * f * 1.015, "iops", f, None, None) == p.iops_limited_by
+    assert nearest_limit(p, p.max_mbps * f * 0.98, "mbps", f, None, None) == p.mbps_limited_by
+    instance_row = next(r for r in p.limits if r.name == "instance_mbps")
+    assert nearest_limit(p, instance_row.mbps_at_large_io * f, "mbps", f, None, None) == "instance_mbps"
+
+
+def test_single_alternative_is_one_volume_of_the_same_total_size() -> None:
+    subject = resolve(LabRequest(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:12"))
+    assert subject.single is not None
+    assert subject.single.layout_detail.members == 1
+    assert subject.single.layout_detail.volume.size_gb == 4500
+
+
+def test_rendered_guest_script_is_valid_bash(tmp_path: Path) -> None:
+    from blockfit.lab.run import _env
+
+    combos = [("lvm", "xfs", True), ("mdadm", "ext4", True), ("lvm", "ext4", False), ("mdadm", "xfs", False)]
+    for manager, fs, use_build in combos:
+        text = _env.get_template("lab.sh.j2").render(
+            use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc"],
+            mount="/mnt/x", work=str(tmp_path), members=3, member_serials=["m1", "m2", "m3"], single_serial="single",
+            manager=manager, fs=fs, stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5)
+        script = tmp_path / f"{manager}-{fs}.sh"
+        script.write_text(text)
+        assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+        if shutil.which("shellcheck"):
+            proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stdout
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "blockfit"), *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--cloud", "oci", "--layout", "9x500G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--fs", "zfs"], "--fs"),
+    (["--cloud", "oci", "--layout", "9x500G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--manager", "asm"],
+     "--manager"),
+    (["--cloud", "oci", "--layout", "9x500G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--scale", "2"],
+     "--scale"),
+    (["--cloud", "oci", "--layout", "9x500G@balanced"], "--instance"),
+    (["--cloud", "nope", "--layout", "9x500G@balanced", "--instance", "x"], "--cloud"),
+    (["--plan", "/nonexistent/plan.json"], "--plan"),
+])
+def test_cli_bad_input_is_one_line_exit_2(args: list[str], needle: str, tmp_path: Path) -> None:
+    proc = _cli("lab", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_guest_device_names_follow_the_kernels_virtio_naming() -> None:
+    from blockfit.lab.run import guest_device_names
+
+    names = guest_device_names(28)
+    assert names[:3] == ["/dev/vda", "/dev/vdb", "/dev/vdc"]
+    assert names[25:] == ["/dev/vdz", "/dev/vdaa", "/dev/vdab"]
+
+
+def test_plan_file_is_resolved_as_its_first_candidate(tmp_path: Path) -> None:
+    from blockfit.schema import Plan
+
+    out = tmp_path / "plan.json"
+    proc = subprocess.run([str(Path(sys.executable).parent / "blockfit"), "plan", "--example", "part3", "--out",
+                           str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    best = Plan.model_validate_json(out.read_text()).candidates[0]
+    subject = resolve(LabRequest(plan=out))
+    assert subject.layout == best.layout_detail
+    assert subject.stripe_size == best.stripe_size_bytes
+    assert subject.stripe.max_iops == pytest.approx(best.max_iops, rel=1e-6)
+    assert subject.instance.spec == best.instance
+
+
+def test_not_a_plan_file_is_input_error(tmp_path: Path) -> None:
+    bad = tmp_path / "plan.json"
+    bad.write_text("{\"hello\": 1}")
+    proc = _cli("lab", "--plan", str(bad))
+    assert proc.returncode == 2 and "--plan" in proc.stderr and "Traceback" not in proc.stderr
