@@ -12,6 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from blockfit.sysfs import read_int as _int
+from blockfit.sysfs import read_text as _read
+
 
 class QueueSettings(BaseModel):
     """The request-queue knobs that shape latency (sysfs-block ABI)."""
@@ -49,21 +52,6 @@ class BlockDevice(BaseModel):
     loop_backing_file: str | None = None
     loop_direct_io: bool | None = None
     queue: QueueSettings | None = None
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text().strip()
-    except OSError:
-        return None
-
-
-def _int(path: Path) -> int | None:
-    text = _read(path)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
 
 
 def _scheduler(text: str | None) -> str | None:

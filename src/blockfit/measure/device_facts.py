@@ -6,23 +6,10 @@ import os
 from pathlib import Path
 
 from blockfit.schema.measurement import DeviceFacts
+from blockfit.sysfs import read_int as _int
+from blockfit.sysfs import read_text as _read
 
 SYS_DEV_BLOCK = Path("/sys/dev/block")
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text().strip()
-    except OSError:
-        return None
-
-
-def _int(path: Path) -> int | None:
-    text = _read(path)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
 
 
 def sysfs_dir(devnum: int) -> Path | None:

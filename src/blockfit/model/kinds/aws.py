@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import MemberPerf, check_size, priced, reject_provisioning, to_mbps
+from blockfit.model.kinds.base import FixedPerformance, MemberPerf, check_size, priced, to_mbps
 from blockfit.schema import CostItem, Volume
 
 
@@ -62,18 +62,7 @@ class Gp3:
         ]
 
 
-class Gp2:
-    def level_names(self, vt: VolumeType) -> list[str]:
-        return []
-
-    def normalize(self, cat: Catalog, vt: VolumeType, vol: Volume) -> Volume:
-        check_size(vt, vol, vol.type)
-        reject_provisioning(vol, vol.type)
-        return vol
-
-    def level_spec(self, vt: VolumeType, vol: Volume) -> str:
-        return vol.type
-
+class Gp2(FixedPerformance):
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         assert vt.iops_per_gb and vt.iops_min and vt.iops_max
         scaled = vt.iops_per_gb * vol.size_gb
@@ -149,18 +138,7 @@ class ProvisionedIops:
         return items
 
 
-class Hdd:
-    def level_names(self, vt: VolumeType) -> list[str]:
-        return []
-
-    def normalize(self, cat: Catalog, vt: VolumeType, vol: Volume) -> Volume:
-        check_size(vt, vol, vol.type)
-        reject_provisioning(vol, vol.type)
-        return vol
-
-    def level_spec(self, vt: VolumeType, vol: Volume) -> str:
-        return vol.type
-
+class Hdd(FixedPerformance):
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         assert vt.iops_max and vt.tput_per_gb and vt.tput_max
         mib = min(vt.tput_per_gb * vol.size_gb, vt.tput_max)

@@ -73,3 +73,18 @@ def priced(item: str, quantity: float, unit: str, price: float | None, source: s
 
 def ceil_div(a: float, b: float) -> int:
     return int(math.ceil(a / b - 1e-9))
+
+
+class FixedPerformance:
+    """Base for types whose performance follows from the size alone (no provisioned figures)."""
+
+    def level_names(self, vt: VolumeType) -> list[str]:
+        return []
+
+    def normalize(self, cat: Catalog, vt: VolumeType, vol: Volume) -> Volume:
+        check_size(vt, vol, vol.type)
+        reject_provisioning(vol, vol.type)
+        return vol
+
+    def level_spec(self, vt: VolumeType, vol: Volume) -> str:
+        return vol.type

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import MemberPerf, check_size, priced, reject_provisioning, to_mbps
+from blockfit.model.kinds.base import FixedPerformance, MemberPerf, check_size, priced, to_mbps
 from blockfit.schema import CostItem, Volume
 
 
@@ -14,21 +14,10 @@ def _storage(cat: Catalog, vt: VolumeType, vol: Volume) -> CostItem:
     return priced("storage", vol.size_gb, "GiB-month", vt.price_per_gb, cat.cite(vt, "price_per_gb"))
 
 
-class GcpPd:
+class GcpPd(FixedPerformance):
     """Persistent Disk. Google: performance = per-GiB x the total size of the VM's disks of this type, plus a
     per-VM baseline, up to the VM's cap for the type; volumes of one type share it. blockfit gives each of N
     members per-GiB x its size + baseline / N, so the layout total is per-GiB x total size + baseline."""
-
-    def level_names(self, vt: VolumeType) -> list[str]:
-        return []
-
-    def normalize(self, cat: Catalog, vt: VolumeType, vol: Volume) -> Volume:
-        check_size(vt, vol, vol.type)
-        reject_provisioning(vol, vol.type)
-        return vol
-
-    def level_spec(self, vt: VolumeType, vol: Volume) -> str:
-        return vol.type
 
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         """Without the member count the baseline share is unknown: per-GiB scaling only (a lower bound).
