@@ -39,8 +39,9 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
         notes.append(single)
     bind_from = _volumes_bind_from(cat, space, first)
     if bind_from is not None:
-        notes.append(f"From {bind_from:g} OCPUs the MB/s ceiling of {first.layout} moves from the instance network "
-                     f"to the volumes ({_mbps_at(cat, space, first, bind_from):,.0f} MB/s).")
+        ocpus, mbps = bind_from
+        notes.append(f"From {ocpus:g} OCPUs the MB/s ceiling of {first.layout} moves from the instance network "
+                     f"to the volumes ({mbps:,.0f} MB/s).")
     return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
                 catalog_version=cat.version.isoformat(), requirements=req, candidates=candidates,
                 pareto=_pareto(req, cat, space, ev), notes=notes)
@@ -97,8 +98,9 @@ def _single_volume_note(req: Requirements, cat: Catalog, first: Candidate) -> st
             f"{100 * (first.cost_per_month / one.cost_per_month - 1):+.1f}% cost.")
 
 
-def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> float | None:
-    """For a flexible shape: the OCPU count at which the layout's MB/s stops being instance-bound."""
+def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tuple[float, float] | None:
+    """For a flexible shape: the OCPU count at which the layout's MB/s stops being instance-bound, and
+    the MB/s there."""
     shape = find_shape(cat, space.shape)
     if shape.kind != "flex" or not cand.prediction.mbps_limited_by.startswith("instance"):
         return None
@@ -107,13 +109,8 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> flo
         pred = predict(cand.layout_detail, Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus),
                        cand.prediction.workload, cat, with_curve=False)
         if pred.mbps_limited_by.startswith(VOLUME_LIMITS):
-            return float(ocpus)
+            return float(ocpus), pred.max_mbps
     return None
-
-
-def _mbps_at(cat: Catalog, space: SearchSpace, cand: Candidate, ocpus: float) -> float:
-    inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
-    return predict(cand.layout_detail, inst, cand.prediction.workload, cat, with_curve=False).max_mbps
 
 
 def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, limit: int = 12) -> list[Candidate]:
