@@ -33,14 +33,16 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _table(m: Measurement) -> Table:
-    t = Table(title="curve (small I/O, then large I/O)")
-    for col in ("phase", "outstanding", "IOPS", "MB/s", "p50 ms", f"p{m.percentile:g} ms", "p99 ms", "avg ms",
-                "bound", "steady"):
+    """The curve: p50/p95/p99 always, plus a column for the bound's percentile when it is none of those."""
+    extra = m.percentile not in (50, 95, 99)
+    t = Table(title=f"curve (small I/O, then large I/O); bound: p{m.percentile:g} <= {m.max_latency_ms:g} ms")
+    for col in ("phase", "outstanding", "IOPS", "MB/s", "p50 ms", "p95 ms", "p99 ms",
+                *([f"p{m.percentile:g} ms"] if extra else []), "avg ms", "bound", "steady"):
         t.add_column(col, justify="right")
     for p in m.curve:
         t.add_row(p.phase, str(p.outstanding), f"{p.iops:,.0f}", f"{p.mbps:,.1f}", f"{p.p50_ms:.3f}",
-                  f"{p.percentile_ms:.3f}", f"{p.p99_ms:.3f}", f"{p.avg_ms:.3f}",
-                  "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
+                  f"{p.p95_ms:.3f}", f"{p.p99_ms:.3f}", *([f"{p.percentile_ms:.3f}"] if extra else []),
+                  f"{p.avg_ms:.3f}", "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
                   ("yes" if p.steady else "no") + (" (long)" if p.confirmed else ""))
     return t
 
