@@ -3,6 +3,8 @@
 InputError   → exit 2: the user gave something we cannot use (names the input and what was expected).
 InfeasibleError → exit 3: the input is valid but no layout can meet it (plan).
 EnvironmentProblem → exit 4: the machine lacks something (fio missing, not root, no loop device).
+LabFailed    → exit 5: the lab's guest run failed (a step in the guest, or the guest itself).
+Ctrl-C exits 130 (the CLI's handler).
 """
 
 from __future__ import annotations
@@ -32,3 +34,9 @@ class EnvironmentProblem(BlockfitError):
     """Something the machine lacks: a tool, a privilege, a kernel feature."""
 
     exit_code = 4
+
+
+class LabFailed(BlockfitError):
+    """The lab's guest run failed; the message names the step and where the console log was kept."""
+
+    exit_code = 5

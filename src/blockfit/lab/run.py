@@ -24,7 +24,7 @@ from typing import Literal
 import jinja2
 
 from blockfit import __version__
-from blockfit.errors import BlockfitError, EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, InputError, LabFailed
 from blockfit.lab import disks as disk_files
 from blockfit.lab.cache import cache_dir, runs_dir
 from blockfit.lab.disks import Disk, Throttle
@@ -45,12 +45,6 @@ GUEST_MOUNT = "/mnt/blockfit-lab"
 
 _env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-
-
-class LabFailed(BlockfitError):
-    """The guest run failed; the message names the step and where the console log was kept."""
-
-    exit_code = 5
 
 
 @dataclass
