@@ -1,13 +1,13 @@
 """Small real test bed for diagnose tests: loop devices over files, a cgroup-v1 blkio throttle, mounts.
 
-Every resource carries a unique name (blockfit-diagnose-<pid>-<n>) and is released in reverse order even
-when a test fails. (The calibrate branch has a fuller loop-device test bed; the lead will dedupe.)
+Loop devices and blkio cgroups come from blockfit.testbed.loopdev (unique names, released even when a test
+fails); this module adds what the diagnose tests share on top: mounts, fio in a cgroup, and running
+`blockfit diagnose` while fio loads a device.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import shutil
@@ -18,13 +18,13 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-BLKIO = Path("/sys/fs/cgroup/blkio")
-_counter = itertools.count()
+from blockfit.testbed import loopdev
+
 BLOCKFIT = [sys.executable, "-c", "from blockfit.cli import main; main()"]  # the CLI, whatever the venv layout
 
 
 def unique(tag: str) -> str:
-    return f"blockfit-diagnose-{os.getpid()}-{tag}-{next(_counter)}"
+    return loopdev.unique_name(f"diagnose-{tag}")
 
 
 def run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
@@ -37,7 +37,7 @@ def skip_reason() -> str | None:
     for tool in ("fio", "losetup", "mkfs.ext4"):
         if shutil.which(tool) is None:
             return f"{tool} missing"
-    if not BLKIO.is_dir():
+    if not loopdev.BLKIO_ROOT.is_dir():
         return "no cgroup-v1 blkio hierarchy"
     return None
 
@@ -53,17 +53,9 @@ def workdir() -> Iterator[Path]:
 
 @contextlib.contextmanager
 def loop_device(directory: Path, size_mb: int = 256, direct_io: bool = True) -> Iterator[str]:
-    """A loop device over a sparse file; yields the kernel name (loopN)."""
-    img = directory / (unique("img") + ".img")
-    with open(img, "wb") as fh:
-        fh.truncate(size_mb * 1024 * 1024)
-    cmd = ["losetup", "-f", "--show"] + (["--direct-io=on"] if direct_io else []) + [str(img)]
-    dev = run(cmd).stdout.strip()
-    try:
-        yield Path(dev).name
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False, capture_output=True)
-        img.unlink(missing_ok=True)
+    """A loop device over a sparse file in `directory`; yields the kernel name (loopN)."""
+    with loopdev.loop_device(size_mb * 1024 * 1024, name="diagnose", directory=directory, direct_io=direct_io) as dev:
+        yield dev.name
 
 
 @contextlib.contextmanager
@@ -81,19 +73,10 @@ def mounted(dev: str, directory: Path, options: str) -> Iterator[Path]:
 @contextlib.contextmanager
 def blkio_cgroup(limits: dict[str, int], dev: str) -> Iterator[Path]:
     """A child blkio cgroup with throttle limits on `dev` (keys: read_iops, write_iops, read_bps, write_bps)."""
-    path = BLKIO / unique("cg")
-    path.mkdir()
     majmin = Path(f"/sys/class/block/{dev}/dev").read_text().strip()
-    try:
-        for key, value in limits.items():
-            (path / f"blkio.throttle.{key}_device").write_text(f"{majmin} {value}\n")
-        yield path
-    finally:
-        for key in limits:
-            with contextlib.suppress(OSError):
-                (path / f"blkio.throttle.{key}_device").write_text(f"{majmin} 0\n")
-        with contextlib.suppress(OSError):
-            path.rmdir()
+    with loopdev.blkio_cgroup("diagnose") as cgroup:
+        cgroup.limit(majmin, **limits)
+        yield cgroup.path
 
 
 def fio(args: list[str], cgroup: Path | None = None) -> dict:  # type: ignore[type-arg]
