@@ -4,6 +4,15 @@ One data point = a fixed total of outstanding I/Os, split over as few job sectio
 (a job is one fio process; its ``iodepth`` is its share of the total). All jobs address every target file,
 fio picking a member per I/O at random — a simulated stripe with allocation units at least the I/O size,
 like ASM (and ORION's raid0 simulation) — so imbalance between members shows in their shares.
+
+Options on top of the workload, and why:
+- ``norandommap=1``: offsets are drawn independently, repeats allowed, as a database's reads are (AWS's EBS fio
+  recipe does the same). fio's default map costs one bit per block per job and file (256 MiB per job for a
+  16 TiB volume at 8 KiB), and as it fills, offsets cluster next to blocks already read.
+- ``randrepeat=0``: a fresh seed per run, so repeated points do not replay the same offsets into a cache.
+- ``lat_percentiles=1``: json+ bins for total latency (submission + completion), the latency a database sees.
+- ``iopsavgtime``/``bwavgtime``: ~8 IOPS samples per point, for the steady-state check.
+``bench/calibrate_vs_sweep.py`` (parts 2 and 3) measures this job against bare fio and each option's cost.
 """
 
 from __future__ import annotations
