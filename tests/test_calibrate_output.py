@@ -1,6 +1,15 @@
-"""The human curve table: one column per percentile, the bound's own percentile added only when it is new."""
+"""What calibrate shows a person: the curve table's columns, and the progress bar on a terminal beside --json."""
 
 from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -39,3 +48,32 @@ def test_another_percentile_gets_its_own_column_with_its_value() -> None:
     text = console.export_text()
     assert "p99.9 <= 5 ms" in text
     assert text.index("3.333") < text.index("4.444")  # p99 then p99.9, in column order
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio")
+def test_progress_goes_to_a_terminal_on_stderr_and_json_stays_clean(tmp_path: Path) -> None:
+    """--json > file with stderr on a terminal: the bar is drawn there, stdout holds nothing but the JSON."""
+    master, slave = os.openpty()
+    drawn = bytearray()
+
+    def drain() -> None:  # keep reading, or a full pty buffer would stall the child
+        with contextlib.suppress(OSError):
+            while chunk := os.read(master, 4096):
+                drawn.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        proc = subprocess.run([sys.executable, "-c", "from blockfit.cli import main; main()", "calibrate",
+                               str(tmp_path), "--size", "64M", "--duration", "5s", "--json"],
+                              stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, timeout=120,
+                              env={**os.environ, "TERM": "xterm"})  # not a dumb terminal, whatever CI has
+    finally:
+        os.close(slave)
+        reader.join(timeout=10)
+        os.close(master)
+    assert proc.returncode == 0, drawn.decode(errors="replace")[-500:]
+    assert json.loads(proc.stdout)["max_iops"] > 0
+    assert b"calibrate" in drawn
+    assert list(tmp_path.iterdir()) == []

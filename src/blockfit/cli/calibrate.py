@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import sys
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -100,7 +99,7 @@ def calibrate_command(
     if plot is not None and not plot.parent.exists():
         raise InputError(f"--plot {str(plot)!r}: directory {str(plot.parent)!r} does not exist")
     signal.signal(signal.SIGTERM, _raise_interrupt)
-    show_progress = not json_out and sys.stdout.isatty()
+    show_progress = err_console.is_terminal  # on stderr, so it never mixes with the table or the JSON on stdout
     if show_progress:
         with Progress(TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(),
                       console=err_console, transient=True) as bar:
