@@ -22,12 +22,12 @@ def part3(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     ocpus = int(request.param)
     if ocpus not in _results:
         runs = tmp_path_factory.mktemp(f"lab-runs-{ocpus}")
-        args = ("--cloud", "oci", "--layout", "9x500G@balanced", "--instance", f"VM.Standard.E3.Flex:{ocpus}",
-                "--runtime", "6s")
+        # the default 8 s window, as a user runs it: a stall of a few hundred ms weighs less than in a 6 s one
+        args = ("--cloud", "oci", "--layout", "9x500G@balanced", "--instance", f"VM.Standard.E3.Flex:{ocpus}")
         result = run_lab_cli(runs, *args)
         if not _within_tolerance(result):
-            # A 6 s window on a shared 2-core TCG host is noisy (seen once: single volume at 0.94 of its cap);
-            # measure once more and judge that run by the same tolerances.
+            # A short window on a shared 2-core TCG host is noisy (seen once with 6 s: single volume at 0.94 of
+            # its cap); measure once more and judge that run by the same tolerances.
             result = run_lab_cli(runs, *args)
         _results[ocpus] = (result, runs)
     result, runs = _results[ocpus]
