@@ -168,10 +168,10 @@ def write_job(workdir: Path, dev: str, name: str, without: str | None = None) ->
     return path
 
 
-def added_options(dev: str) -> list[str]:
-    """Keys of blockfit's job that are not part of the workload: what part 3 takes out one at a time."""
-    text = render_job(JobSpec(phase="small", files=[dev], io_size=8192, outstanding=DEPTH))
-    keys = [line.split("=", 1)[0] for line in text.splitlines() if "=" in line and not line.startswith("#")]
+def added_options(job: Path) -> list[str]:
+    """Keys of a blockfit job file that are not part of the workload: what part 3 takes out one at a time."""
+    lines = job.read_text().splitlines()
+    keys = [line.split("=", 1)[0] for line in lines if "=" in line and not line.startswith("#")]
     return [k for k in dict.fromkeys(keys) if k not in WORKLOAD_KEYS]
 
 
@@ -290,10 +290,11 @@ def part2(rounds: int) -> None:
 def part3(rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="blockfit-calibrate-bench-") as tmp, written_twins() as devs:
         work = Path(tmp)
-        options = added_options(devs[0])
+        full_jobs = [write_job(work, dev, f"full{i}") for i, dev in enumerate(devs)]
+        options = added_options(full_jobs[0])
         print(f"part 3: blockfit's full job / the same job without one option, written loops, side by side "
               f"({rounds} rounds each); options blockfit adds to the workload: {', '.join(options)}")
-        full = blockfit_side([write_job(work, dev, f"full{i}") for i, dev in enumerate(devs)], work)
+        full = blockfit_side(full_jobs, work)
         for option in options:
             less = blockfit_side([write_job(work, dev, f"no-{option}{i}", without=option)
                                   for i, dev in enumerate(devs)], work)
