@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from blockfit.build import build
-from blockfit.build.asm import au_size_mb
-from blockfit.build.filesystem import ext4_stride, mkfs_command
-from blockfit.build.lvm import extent_bytes
-from blockfit.build.migrate import extents_to_add
-from blockfit.build.provision import OCI_CLI_FLAGS
 from blockfit.cli import main
+from blockfit.emit import build
+from blockfit.emit.asm import au_size_mb
+from blockfit.emit.filesystem import ext4_stride, mkfs_command
+from blockfit.emit.lvm import extent_bytes
+from blockfit.emit.migrate import extents_to_add
+from blockfit.emit.provision import OCI_CLI_FLAGS
 from blockfit.errors import InputError
 from blockfit.schema import BuildResult
 from build_support import make_layout, make_plan

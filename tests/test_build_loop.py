@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from blockfit.build import build
-from blockfit.build.safety import render_template
+from blockfit.emit import build
+from blockfit.emit.safety import render_template
 from blockfit.schema import BuildStep
 from build_support import make_layout, make_plan
 

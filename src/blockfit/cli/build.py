@@ -9,9 +9,9 @@ from typing import Annotated
 import pydantic
 import typer
 
-from blockfit.build import build as build_scripts
 from blockfit.cli import app
 from blockfit.cli.output import console, print_json
+from blockfit.emit import build as build_scripts
 from blockfit.errors import InputError
 from blockfit.schema import Plan
 

@@ -127,7 +127,7 @@ def builder() -> str | None:
 
     Without it the lab sets the stripe up with plain commands so it can still measure.
     """
-    if importlib.util.find_spec("blockfit.build") is None:
+    if importlib.util.find_spec("blockfit.emit") is None:
         return None
     exe = Path(sys.executable).parent / "blockfit"
     return str(exe) if exe.is_file() else None

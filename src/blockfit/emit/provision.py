@@ -8,8 +8,8 @@ volume-attachment attach-iscsi-volume`: --instance-id --volume-id --device --dis
 
 from __future__ import annotations
 
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import render_template
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import render_template
 from blockfit.schema import BuildStep
 
 # Checked (search tool, Nov 2026) against: the OCI CLI reference pages under

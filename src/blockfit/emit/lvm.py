@@ -4,8 +4,8 @@ the new PVs to the source's VG; 30-migrate-online.sh builds the stripe as a mirr
 
 from __future__ import annotations
 
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import render_script
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import render_script
 from blockfit.schema import BuildStep
 
 MIB = 1024 * 1024

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import render_script
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import render_script
 from blockfit.schema import BuildStep
 
 FS_BLOCK = 4096

@@ -7,8 +7,8 @@ made divisible by the stripe count before the lvconvert (the seed's "needs to be
 
 from __future__ import annotations
 
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import render_script
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import render_script
 from blockfit.schema import BuildStep
 
 

@@ -7,8 +7,8 @@ valid AU at or below it (at least 1 MB), and the choice is reported as a note.""
 
 from __future__ import annotations
 
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import render_script, render_template
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import render_script, render_template
 from blockfit.schema import BuildStep
 
 MIB = 1024 * 1024

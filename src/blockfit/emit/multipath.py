@@ -6,8 +6,8 @@ attachment; Higher Performance on iSCSI needs queue depth 32 → 128 for 50,000 
 
 from __future__ import annotations
 
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import render_script
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import render_script
 from blockfit.schema import BuildStep
 
 ISCSI_QUEUE_DEPTH = 128

@@ -23,7 +23,7 @@ from blockfit.schema import BuildStep
 _DEVICE_RE = re.compile(r"^/dev/[A-Za-z0-9._/+:-]+$")
 
 _env = jinja2.Environment(
-    loader=jinja2.PackageLoader("blockfit.build", "templates"),
+    loader=jinja2.PackageLoader("blockfit.emit", "templates"),
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=True,
     trim_blocks=True,

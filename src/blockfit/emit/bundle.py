@@ -8,9 +8,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from blockfit.build import asm, filesystem, lvm, mdraid, migrate, multipath, provision
-from blockfit.build.context import BuildContext, GeneratedFile
-from blockfit.build.safety import check_device_path, render_template
+from blockfit.emit import asm, filesystem, lvm, mdraid, migrate, multipath, provision
+from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.safety import check_device_path, render_template
 from blockfit.errors import InputError
 from blockfit.schema import BuildResult, BuildStep, Plan
 
