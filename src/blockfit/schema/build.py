@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.result import ResultEnvelope
+
 StepKind = Literal["provision", "attach", "volume-manager", "migrate", "filesystem", "asm-sql", "terraform", "runner"]
 
 
@@ -20,7 +22,8 @@ class BuildStep(BaseModel):
     description: str
 
 
-class BuildResult(BaseModel):
+class BuildResult(ResultEnvelope):
+    kind: Literal["build"] = "build"
     out_dir: str
     cloud: str
     manager: str

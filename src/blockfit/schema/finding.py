@@ -19,6 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.result import ResultEnvelope
+
 FindingKind = Literal[
     "flush_storm",
     "queue_depth_bound",
@@ -65,7 +67,8 @@ class DeviceSummary(BaseModel):
     queue_ms: float = Field(description="pt-diskstats qtime: await minus stime")
 
 
-class Diagnosis(BaseModel):
+class Diagnosis(ResultEnvelope):
+    kind: Literal["diagnose"] = "diagnose"
     source: str = Field(description="'live' or 'replay:<file>'")
     interval_s: float
     duration_s: float

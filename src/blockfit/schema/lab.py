@@ -6,7 +6,11 @@ the cloud figures. MB/s is 10^6 bytes/s.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
+
+from blockfit.schema.result import ResultEnvelope
 
 
 class LabLimits(BaseModel):
@@ -48,8 +52,10 @@ class LabStep(BaseModel):
     detail: str = ""
 
 
-class LabResult(LabFigures):
+class LabResult(LabFigures, ResultEnvelope):
     """The stripe's figures at top level; the single-volume alternative under ``single``."""
+
+    kind: Literal["lab"] = "lab"
 
     scale: float
     cloud: str

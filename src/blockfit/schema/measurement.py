@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.result import ResultEnvelope
+
 
 class DeviceFacts(BaseModel):
     """A target's device as sysfs describes it (for a file: the device holding its filesystem)."""
@@ -52,8 +54,10 @@ class MeasuredPoint(BaseModel):
     host_iops: dict[str, float] = Field(default_factory=dict, description="host → IOPS (multi-host runs)")
 
 
-class Measurement(BaseModel):
+class Measurement(ResultEnvelope):
     """The result of `blockfit calibrate`: max IOPS at a latency bound, max MB/s, and the evidence."""
+
+    kind: Literal["calibrate"] = "calibrate"
 
     targets: list[str]
     hosts: list[str] = Field(default_factory=list, description="fio --server hosts (empty: local)")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from blockfit.schema.layout import Layout, Manager
 from blockfit.schema.prediction import Prediction
+from blockfit.schema.result import ResultEnvelope
 
 
 class Requirements(BaseModel):
@@ -46,7 +48,9 @@ class Candidate(BaseModel):
     prediction: Prediction
 
 
-class Plan(BaseModel):
+class Plan(ResultEnvelope):
+
+    kind: Literal["plan"] = "plan"
     blockfit_version: str
     created: datetime
     cloud: str

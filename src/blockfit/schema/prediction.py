@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from blockfit.schema.layout import Layout, Workload
+from blockfit.schema.result import ResultEnvelope
 
 
 class LimitRow(BaseModel):
@@ -38,7 +41,9 @@ class CurvePoint(BaseModel):
     latency_ms: float
 
 
-class Prediction(BaseModel):
+class Prediction(ResultEnvelope):
+
+    kind: Literal["model"] = "model"
     cloud: str
     catalog_version: str
     layout: str = Field(description="the layout in spec grammar, e.g. 9x500G@balanced")
