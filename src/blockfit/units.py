@@ -77,3 +77,64 @@ def fmt_gb(gb: float) -> str:
     if gb >= 1024 and (gb / 1024) * 4 == int((gb / 1024) * 4):
         return f"{gb / 1024:g}T"
     return f"{gb:g}G"
+
+
+# ---- numbers for people: the one place tables, summaries and figure axes format figures ----------------------
+
+def fmt_num(value: float | None, sig: int = 3) -> str:
+    """A figure with thousands separators and `sig` significant digits, whole numbers kept whole.
+
+    175781.25 → '175,781'; 1440.0 → '1,440'; 12.345 → '12.3'; 0.012345 → '0.0123'; None → '–'.
+    """
+    if value is None or not math.isfinite(value):
+        return "–"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, sig - 1 - magnitude)
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def fmt_qty(value: float | None, unit: str, sig: int = 3) -> str:
+    """A figure with its unit: fmt_qty(175781, 'IOPS') → '175,781 IOPS'."""
+    return f"{fmt_num(value, sig)} {unit}" if value is not None else "–"
+
+
+def fmt_money(value: float | None) -> str:
+    """Dollars with cents: 195.84 → '$195.84'; None → 'unknown' (a missing price is never guessed)."""
+    return "unknown" if value is None else f"${value:,.2f}"
+
+
+def fmt_ms(value: float | None, sig: int = 3) -> str:
+    return fmt_qty(value, "ms", sig)
+
+
+def fmt_pct(fraction: float | None, signed: bool = False, sig: int = 2) -> str:
+    """A fraction as percent: 0.074 → '7.4 %', signed → '+7.4 %'."""
+    if fraction is None or not math.isfinite(fraction):
+        return "–"
+    text = fmt_num(fraction * 100, sig)
+    if signed and fraction > 0:
+        text = "+" + text
+    return f"{text} %"
+
+
+def fmt_times(ratio: float | None) -> str:
+    """A ratio as a multiple: 7.43 → '7.4×'."""
+    return "–" if ratio is None else f"{fmt_num(ratio, 2)}×"
+
+
+def fmt_compact(value: float) -> str:
+    """Axis ticks: 150000 → '150k', 2500000 → '2.5M', 1440 → '1,440' (short enough not to collide)."""
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e5, "k")):
+        if abs(value) >= limit:
+            return fmt_num(value / (limit if suffix != "k" else 1e3), 3) + suffix
+    return fmt_num(value)
+
+
+def fmt_count(n: int, noun: str) -> str:
+    """1 → '1 layout', 3 → '3 layouts' (a plain -s plural, enough for the report's nouns)."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -10,7 +10,7 @@ import pydantic
 import typer
 
 from blockfit.cli import app
-from blockfit.cli.output import console, print_json
+from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.emit import build as build_scripts
 from blockfit.errors import InputError
 from blockfit.schema import Plan
@@ -49,6 +49,7 @@ def build_command(
     diskgroup: Annotated[str, typer.Option("--diskgroup", help="ASM disk group name")] = "DATA",
     force: Annotated[bool, typer.Option("--force", help="write into a non-empty --out directory")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+    report: ReportOption = None,
 ) -> None:
     """Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning)."""
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
@@ -57,6 +58,7 @@ def build_command(
     result = build_scripts(load_plan(plan), manager=manager, devices=device_list, out_dir=out, candidate=candidate,
                            mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision_with=provision,
                            force=force, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    save_report(result, report)
     if as_json:
         print_json(result)
         return

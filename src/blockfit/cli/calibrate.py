@@ -12,7 +12,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.output import console, err_console, print_json
+from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
 from blockfit.measure.plot import plot_curve
@@ -88,6 +88,7 @@ def calibrate_command(
     engine: Annotated[str | None, typer.Option("--engine", help="fio engine (default: io_uring, else libaio)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Measurement as JSON")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG of latency versus IOPS here")] = None,
+    report: ReportOption = None,
 ) -> None:
     """Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio."""
     options = CalibrateOptions(
@@ -114,6 +115,7 @@ def calibrate_command(
         m = calibrate(targets, options, progress=quiet)
     if plot is not None:
         plot_curve(m, plot)
+    save_report(m, report)
     if json_out:
         print_json(m)
     else:

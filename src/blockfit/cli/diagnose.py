@@ -9,8 +9,8 @@ import typer
 
 from blockfit import model, specs
 from blockfit.cli import app
-from blockfit.cli.output import console, print_json
-from blockfit.diagnose import live, rules, sampler
+from blockfit.cli.output import ReportOption, console, print_json, save_report
+from blockfit.diagnose import live, metrics, rules, sampler
 from blockfit.errors import InputError
 from blockfit.schema import Prediction, Workload
 from blockfit.units import parse_duration
@@ -49,6 +49,7 @@ def diagnose(
     members: Annotated[list[str] | None, typer.Option(
         help="devices the --layout caps apply to (default: members of striped devices, else top devices)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Diagnosis (findings) as JSON")] = False,
+    report: ReportOption = None,
 ) -> None:
     """Sample /proc/diskstats, sysfs and the mount table; report flush storms, queue-depth limits and caps."""
     step = parse_duration(interval, "--interval")
@@ -80,6 +81,7 @@ def diagnose(
         d.name for d in hdr.devices.values() if not d.holders and d.kind != "partition"]
     expectation = _expectation(pred, f"{cloud} {layout} on {instance}", [m for item in names for m in item.split(",")])
     result = rules.diagnose(capture, expectation, source)
+    save_report(result, report, metrics.series(capture))
     if json_out:
         print_json(result)
         return

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.output import console, err_console, print_json
+from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.lab import LabRequest, run_lab
 from blockfit.lab.scale import parse_scale
@@ -39,6 +39,7 @@ def lab_command(
     = False,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the LabResult as JSON")] = False,
+    report: ReportOption = None,
 ) -> None:
     """Boot a qemu guest whose disks are capped like the plan's volumes and instance; build and measure."""
     if plan is not None and (cloud or layout or instance):
@@ -62,6 +63,7 @@ def lab_command(
         raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
+    save_report(result, report)
     if json_out:
         print_json(result)
     else:

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from blockfit.cli import app
 from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
-from blockfit.cli.output import console, print_json
+from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.model import predict
 from blockfit.schema import Prediction, Workload
 from blockfit.specs import LAYOUT_HELP, parse_instance, parse_layout
@@ -31,6 +31,7 @@ def model_command(
     stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only")] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
+    report: ReportOption = None,
 ) -> None:
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
     cat = catalog_for(cloud, catalog)
@@ -44,6 +45,7 @@ def model_command(
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
                   outstanding=positive_int(outstanding, "--outstanding"))
     pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency))
+    save_report(pred, report)
     if json_out:
         print_json(pred)
     else:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
+import typer
 from pydantic import BaseModel
 from rich.console import Console
+
+from blockfit.errors import InputError
 
 # Tables are wide; when output is piped or captured (no terminal to measure) use 120 columns, not 80.
 _PIPED = not sys.stdout.isatty() and "COLUMNS" not in os.environ
@@ -23,3 +27,30 @@ def print_json(obj: BaseModel | dict[str, Any] | list[Any]) -> None:
     else:
         text = json.dumps(obj, indent=2, default=str)
     sys.stdout.write(text + "\n")
+
+
+def _check_report_path(value: Path | None) -> Path | None:
+    """Checked while parsing, so a bad --report fails before minutes of measuring, not after."""
+    if value is not None and (value.is_dir() or not value.parent.is_dir()):
+        raise InputError(f"--report {str(value)!r}: expected an .html file path in an existing directory")
+    return value
+
+
+ReportOption = Annotated[Path | None, typer.Option(
+    "--report", metavar="FILE.html", callback=_check_report_path,
+    help="also write this result as a self-contained HTML report (see 'blockfit report')")]
+
+
+def save_report(result: BaseModel, path: Path | None, intervals: dict[str, Any] | None = None) -> None:
+    """The --report shortcut every result-producing command shares: one page for this one result."""
+    if path is None:
+        return
+    from blockfit.report import render
+    from blockfit.report.load import Loaded
+    from blockfit.report.page import write_atomically
+    from blockfit.schema.result import ResultEnvelope
+
+    assert isinstance(result, ResultEnvelope)
+    name = Path(f"{getattr(result, 'kind', 'result')} (this run)")
+    write_atomically(path, render([Loaded(name, result, intervals or {})]), what="--report")
+    err_console.print(f"report written to {path}", highlight=False)

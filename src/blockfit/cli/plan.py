@@ -14,7 +14,7 @@ from rich.table import Table
 from blockfit.cli import app
 from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
 from blockfit.cli.model import limit_label
-from blockfit.cli.output import console, print_json
+from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InfeasibleError, InputError
 from blockfit.plan import make_plan
 from blockfit.schema import Candidate, Plan, Requirements
@@ -47,6 +47,7 @@ def plan_command(
     = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
+    report: ReportOption = None,
 ) -> None:
     """Search member count, size, level and OCPUs for the cheapest layouts that meet every target."""
     if example is not None:
@@ -85,6 +86,7 @@ def plan_command(
         raise typer.Exit(3) from None
     if out is not None:
         _write_atomically(out, plan.model_dump_json(indent=2))
+    save_report(plan, report)
     if json_out:
         print_json(plan)
     else:

@@ -1,0 +1,32 @@
+"""`blockfit report`: any blockfit results (JSON, or a diagnose recording) → one self-contained HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from blockfit.cli import app
+from blockfit.cli.output import console, print_json
+from blockfit.report import report as write_report
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[list[Path], typer.Argument(
+        metavar="RESULT.json...", help="--json output of model, plan, calibrate, lab, diagnose, build or bench, "
+                                       "or a 'diagnose --record' capture; any number, in the order to show")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="the HTML file to write")] = Path("report.html"),
+    png: Annotated[Path | None, typer.Option("--png", help="also write every figure as a PNG into this directory")]
+    = None,
+    title: Annotated[str | None, typer.Option("--title", help="page title (default: from the results)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print what was written as JSON")] = False,
+) -> None:
+    """Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results."""
+    pngs = [str(p) for p in write_report(results, out, title, png)]
+    if json_out:
+        print_json({"report": str(out), "inputs": [str(p) for p in results], "png": pngs})
+    else:
+        console.print(f"report written to {out}" + (f" ({len(pngs)} PNGs in {png})" if png else ""),
+                      highlight=False)

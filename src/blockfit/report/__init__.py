@@ -1,0 +1,64 @@
+"""`blockfit report`: any number of blockfit results → one self-contained HTML page (inline CSS and SVG).
+
+load.py reads and recognises a file; one module per result kind turns it into a Section (summary paragraph
+from the result's own figures, then figures and tables); page.py renders the sections with a jinja2 template.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blockfit.errors import InputError
+from blockfit.report import build, calibrate, diagnose, lab, model, plan
+from blockfit.report.figures import FigureSink
+from blockfit.report.load import Loaded, load
+from blockfit.report.page import Section, render_page, write_atomically
+from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
+
+__all__ = ["load", "render", "report", "sections"]
+
+
+def sections(inputs: list[Loaded], sink: FigureSink) -> list[Section]:
+    """One section per input, in the order given."""
+    models = [x.result for x in inputs if isinstance(x.result, Prediction)]
+    out = []
+    for item in inputs:
+        r, name = item.result, item.path.name
+        if isinstance(r, Prediction):
+            out.append(model.section(r, name, sink))
+        elif isinstance(r, Plan):
+            out.append(plan.section(r, name, sink))
+        elif isinstance(r, Measurement):
+            out.append(calibrate.section(r, name, sink, models))
+        elif isinstance(r, LabResult):
+            out.append(lab.section(r, name, sink))
+        elif isinstance(r, Diagnosis):
+            out.append(diagnose.section(r, name, sink, item.intervals))
+        elif isinstance(r, BuildResult):
+            out.append(build.section(r, name))
+        else:
+            raise InputError(f"{name}: no report section for a {item.kind!r} result yet")
+    return out
+
+
+def render(inputs: list[Loaded], title: str | None = None, sink: FigureSink | None = None) -> str:
+    """The page's HTML for results already loaded."""
+    secs = sections(inputs, sink or FigureSink())
+    if title is None:
+        kinds = ", ".join(dict.fromkeys(s.kind for s in secs))
+        title = secs[0].title if len(secs) == 1 else f"blockfit report: {kinds}"
+    return render_page(title, secs, [x.path.name for x in inputs])
+
+
+def report(paths: list[Path], out: Path, title: str | None = None, png_dir: Path | None = None) -> list[Path]:
+    """Read every file first (any bad one fails before anything is written), render, write atomically.
+
+    Returns the PNGs written (with png_dir)."""
+    if not paths:
+        raise InputError("RESULT.json: expected at least one blockfit result file")
+    if png_dir is not None and not png_dir.is_dir():
+        raise InputError(f"--png {str(png_dir)!r}: expected an existing directory")
+    inputs = [load(p) for p in paths]
+    sink = FigureSink(png_dir)
+    write_atomically(out, render(inputs, title, sink))
+    return sink.png_paths

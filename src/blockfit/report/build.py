@@ -1,0 +1,67 @@
+"""Section for `blockfit build` (BuildResult): the generated scripts, collapsed, and the safety checks they make.
+
+The scripts are read from the build's output directory when it is still there; the safety checks are the
+refusals (`die "..."`) in the scripts' own preamble, so the list is what the scripts really check.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from blockfit.report.page import Details, Section
+from blockfit.schema import BuildResult
+from blockfit.units import fmt_io_size
+
+_DIE = re.compile(r'\bdie "([^"]+)"')
+
+
+def summary(b: BuildResult) -> str:
+    run = [st for st in b.steps if st.order > 0]
+    touching = [st for st in b.steps if st.touches_devices]
+    layout = ("a single device" if b.members == 1 else
+              f"a {b.manager} stripe of {b.members} devices"
+              + (f" with a {fmt_io_size(b.stripe_size_bytes)} stripe" if b.stripe_size_bytes else ""))
+    text = f"{len(b.steps)} generated files build {layout} ({', '.join(b.devices)})"
+    if b.filesystem:
+        text += f", {b.filesystem} on {b.target_device or 'it'}" + (f" mounted at {b.mount}" if b.mount else "")
+    text += (f". run-all.sh runs {len(run)} of them in order; {len(touching)} write to local block devices and "
+             "refuse any device that fails the safety checks below. Run 'run-all.sh --dry-run' first: it prints "
+             "every command and changes nothing.")
+    if b.migrate_from:
+        text += f" Data moves from {b.migrate_from} ({b.migrate_method or 'offline'})."
+    return text
+
+
+def safety_checks(texts: list[str]) -> list[str]:
+    """The distinct refusals in the scripts, in the order they appear."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for msg in _DIE.findall(text):
+            seen.setdefault(msg, None)
+    return list(seen)
+
+
+def section(b: BuildResult, source: str) -> Section:
+    s = Section("build", f"Build: {b.manager} on {len(b.devices)} device(s)", source, summary(b))
+    texts: list[str] = []
+    missing = 0
+    for st in sorted(b.steps, key=lambda st: (st.order == 0, st.order)):
+        path = Path(b.out_dir) / st.path
+        try:
+            text = path.read_text(encoding="utf-8")
+            texts.append(text)
+        except OSError:
+            text = f"({path} is no longer there: rerun blockfit build to see it)"
+            missing += 1
+        order = f"{st.order}. " if st.order else ""
+        device = " — writes to devices" if st.touches_devices else ""
+        s.details.append(Details(f"{order}{st.path}: {st.description}{device}", text))
+    checks = safety_checks(texts)
+    if checks:
+        s.lists.append(("Safety checks (each refusal the scripts make, as they word it)", checks))
+    elif missing:
+        s.notes.append("The scripts were not found, so their safety checks cannot be listed here.")
+    if b.notes:
+        s.lists.append(("Notes", list(b.notes)))
+    return s

@@ -1,0 +1,117 @@
+"""Shared matplotlib helpers: a figure in the report's style, turned into inline SVG text (and PNG for slides).
+
+Figures are made with matplotlib's object API (no pyplot state), text kept as SVG text so it stays
+searchable and small, ids made unique per figure so several SVGs can live in one HTML page.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from blockfit.units import fmt_compact
+
+matplotlib.rcParams.update({
+    "svg.fonttype": "none",
+    "svg.hashsalt": "blockfit-report",
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+})
+
+# One palette for every section: the thing to look at, the reference it is compared with, the rest greyed.
+ACCENT = "#c0392b"
+MAIN = "#1f5f99"
+SECOND = "#e69f00"
+GREY = "#9a9a9a"
+LIGHT = "#d5d5d5"
+OK = "#2e8b57"
+
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+@dataclass
+class ReportFigure:
+    """A drawn figure: its slug (PNG file name), caption and inline SVG."""
+
+    name: str
+    caption: str
+    svg: str
+
+
+def new_figure(width: float = 7.5, height: float = 3.6, left: float = 0.75, bottom: float = 0.5, top: float = 0.2,
+               right: float = 0.15, wspace: float = 0.25, hspace: float = 0.3) -> Figure:
+    """A figure with fixed margins in inches: a layout engine would cost a second draw of every figure."""
+    fig = Figure(figsize=(width, height), dpi=100)
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
+                        wspace=wspace, hspace=hspace)
+    return fig
+
+
+def label_width(labels: list[str]) -> float:
+    """Inches a column of 9 pt tick labels needs (a left margin for horizontal bars)."""
+    return 0.2 + 0.068 * max((len(text) for text in labels), default=4)
+
+
+def number_axis(ax: Axes, which: str = "y") -> None:
+    """Tick labels through the report's number formatter (thousands separators, 150k above 100,000)."""
+    fmt = FuncFormatter(lambda v, _pos: fmt_compact(v))
+    for axis in ([ax.xaxis] if which in ("x", "both") else []) + ([ax.yaxis] if which in ("y", "both") else []):
+        axis.set_major_formatter(fmt)
+
+
+class FigureSink:
+    """Turns figures into ReportFigures, numbering them for unique SVG ids, and writes PNGs when asked."""
+
+    def __init__(self, png_dir: Path | None = None) -> None:
+        self.png_dir = png_dir
+        self.count = 0
+        self.png_paths: list[Path] = []
+
+    def add(self, fig: Figure, name: str, caption: str) -> ReportFigure:
+        self.count += 1
+        slug = f"{self.count:02d}-{name}"
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        if self.png_dir is not None:
+            path = self.png_dir / f"{slug}.png"
+            fig.savefig(path, format="png", dpi=150, metadata={"Software": None})
+            self.png_paths.append(path)
+        return ReportFigure(slug, caption, _inline(buf.getvalue(), f"f{self.count}-"))
+
+
+def _inline(svg: str, prefix: str) -> str:
+    """Drop the XML prolog and doctype; prefix every id (and its references) so figures cannot collide."""
+    svg = svg[svg.index("<svg"):]
+    ids = set(_ID.findall(svg))
+    if not ids:
+        return svg
+
+    def rename(match: re.Match[str]) -> str:
+        text = match.group(0)
+        ident = match.group(2)
+        return text.replace(ident, prefix + ident) if ident in ids else text
+
+    svg = re.sub(r'(\bid=")([^"]+)(")', rename, svg)
+    svg = re.sub(r'(url\(#)([^)]+)(\))', rename, svg)
+    return re.sub(r'((?:xlink:)?href="#)([^"]+)(")', rename, svg)
+
+
+def label_bars(ax: Axes, bars: Any, labels: list[str]) -> None:
+    """Text at the end of horizontal bars (headroom, error %)."""
+    for bar, text in zip(bars, labels, strict=True):
+        ax.annotate(text, (bar.get_width(), bar.get_y() + bar.get_height() / 2), xytext=(3, 0),
+                    textcoords="offset points", va="center", fontsize=8)

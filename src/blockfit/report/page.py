@@ -1,0 +1,84 @@
+"""The page: sections (one per result) rendered by a jinja2 template into one self-contained HTML file.
+
+Self-contained means: CSS inline, figures inline SVG, no script, no link to anything outside the file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jinja2
+
+from blockfit import __version__
+from blockfit.errors import InputError
+from blockfit.report.figures import ReportFigure
+
+
+@dataclass
+class Table:
+    """Cells are already formatted text; `numeric` columns are right-aligned, `wrap` ones (URLs) break anywhere."""
+
+    caption: str
+    headers: list[str]
+    rows: list[list[str]]
+    numeric: set[int] = field(default_factory=set)
+    wrap: set[int] = field(default_factory=set)
+    muted_rows: set[int] = field(default_factory=set)
+    strong_rows: set[int] = field(default_factory=set)
+
+
+@dataclass
+class Details:
+    """A collapsed block (generated scripts): a one-line summary and preformatted text."""
+
+    summary: str
+    text: str
+
+
+@dataclass
+class Section:
+    kind: str
+    title: str
+    source: str
+    summary: str
+    figures: list[ReportFigure] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    lists: list[tuple[str, list[str]]] = field(default_factory=list)
+    details: list[Details] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    anchor: str = ""
+
+
+_env = jinja2.Environment(
+    loader=jinja2.PackageLoader("blockfit.report", "templates"),
+    undefined=jinja2.StrictUndefined,
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def render_page(title: str, sections: list[Section], inputs: list[str]) -> str:
+    for i, section in enumerate(sections):
+        section.anchor = f"s{i + 1}-{section.kind}"
+    return _env.get_template("report.html.j2").render(
+        title=title, sections=sections, inputs=inputs, version=__version__,
+        created=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def write_atomically(path: Path, text: str, what: str = "-o") -> None:
+    """Write beside `path` and rename: a failure leaves nothing half-written."""
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r}: expected a file path, not a directory")
+    if not path.parent.is_dir():
+        raise InputError(f"{what} {str(path)!r}: directory {str(path.parent)!r} does not exist")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
