@@ -9,7 +9,6 @@ import typer
 
 from blockfit.cli import app
 from blockfit.cli.output import console, print_json
-from blockfit.report import report as write_report
 
 
 @app.command("report")
@@ -24,6 +23,8 @@ def report_command(
     json_out: Annotated[bool, typer.Option("--json", help="print what was written as JSON")] = False,
 ) -> None:
     """Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results."""
+    from blockfit.report import report as write_report  # matplotlib: imported only when a report is made
+
     pngs = [str(p) for p in write_report(results, out, title, png)]
     if json_out:
         print_json({"report": str(out), "inputs": [str(p) for p in results], "png": pngs})

@@ -29,12 +29,10 @@ def summary(m: Measurement) -> str:
     else:
         text = (f"Even one outstanding I/O on {what} exceeds the {pct} bound of {fmt_ms(m.max_latency_ms)} "
                 f"({fmt_ms(m.latency_ms)} measured)")
-    text += (f", and {fmt_qty(m.max_mbps, 'MB/s')} with {fmt_io_size(m.large_io)} I/Os. "
-             f"Pushed harder it peaks at {fmt_qty(m.saturation_iops, 'IOPS')}")
-    if m.max_iops and m.saturation_iops > m.max_iops:
-        text += f" ({fmt_pct(m.saturation_iops / m.max_iops - 1, signed=True)}), but with latency over the bound."
-    else:
-        text += "."
+    text += f", and {fmt_qty(m.max_mbps, 'MB/s')} with {fmt_io_size(m.large_io)} I/Os."
+    if m.max_iops and m.saturation_iops > m.max_iops * 1.005:
+        text += (f" Pushed harder it peaks at {fmt_qty(m.saturation_iops, 'IOPS')} "
+                 f"({fmt_pct(m.saturation_iops / m.max_iops - 1, signed=True)}), with latency over the bound.")
     shares = m.member_share_at_max_iops
     if len(shares) > 1:
         busiest = max(shares, key=lambda k: shares[k])
@@ -73,6 +71,7 @@ def section(m: Measurement, source: str, sink: FigureSink, models: list[Predicti
 
 def _latency_figure(m: Measurement, sink: FigureSink, models: list[Prediction]) -> ReportFigure:
     small = sorted((p for p in m.curve if p.phase == "small"), key=lambda p: p.outstanding)
+    comparable = comparable_models(m, models)
     fig = new_figure(7.5, 3.8)
     ax = fig.subplots()
     iops = [p.iops for p in small]
@@ -86,7 +85,7 @@ def _latency_figure(m: Measurement, sink: FigureSink, models: list[Prediction]) 
     if m.bound_met:
         ax.plot([m.max_iops], [m.latency_ms], "*", color=ACCENT, markersize=13,
                 label=f"max IOPS within the bound: {fmt_num(m.max_iops)}")
-    for model in models:
+    for model in comparable:
         pts = sorted(model.curve, key=lambda c: c.outstanding)
         ax.plot([c.iops for c in pts], [c.latency_ms for c in pts], "--", color="black", linewidth=1,
                 label=f"model: {model.layout} (mean latency)")
@@ -98,11 +97,19 @@ def _latency_figure(m: Measurement, sink: FigureSink, models: list[Prediction]) 
     number_axis(ax, "both")
     ax.legend(loc="upper left")
     caption = "Measured latency percentiles against IOPS (numbers at the points: outstanding I/Os), with the bound."
-    if models:
-        caption += " The dashed black line is the model's predicted mean latency for the layout in this report."
+    if comparable:
+        caption += " Dashed black: the model's predicted mean latency for the layout modelled in this report."
     else:
-        caption += " Add a 'blockfit model' result of the same layout to the report to draw the model's curve over it."
+        caption += (" Add the 'blockfit model' result of this layout to the report to draw the model's curve over "
+                    "it.")
     return sink.add(fig, "calibrate-latency", caption)
+
+
+def comparable_models(m: Measurement, models: list[Prediction]) -> list[Prediction]:
+    """Models in the same report that can describe this target: same small I/O size and a peak within 3x of the
+    measured one (a 9-volume cloud layout is not drawn over a loop device's curve)."""
+    return [p for p in models if p.workload.small_io == m.small_io and p.curve
+            and 1 / 3 <= p.max_iops / max(m.saturation_iops, 1e-9) <= 3]
 
 
 def _throughput_figure(m: Measurement, sink: FigureSink) -> ReportFigure:

@@ -20,7 +20,7 @@ from blockfit.report.figures import (
 )
 from blockfit.report.page import Section, Table
 from blockfit.schema import DeviceSummary, Diagnosis, Finding
-from blockfit.units import fmt_num
+from blockfit.units import fmt_count, fmt_num
 
 MAX_DEVICES = 8
 METRICS: list[tuple[str, str]] = [("iops", "IOPS"), ("mbps", "MB/s"), ("await_ms", "await ms"),
@@ -47,13 +47,13 @@ def summary(d: Diagnosis) -> str:
     active = [dev for dev in d.devices if dev.active_intervals > 0]
     origin = "a recording" if d.source.startswith("replay:") else "a live run"
     text = (f"{d.samples} samples every {fmt_num(d.interval_s)} s ({fmt_num(d.duration_s)} s, from {origin}) of "
-            f"{len(d.devices)} devices, {len(active)} of them busy. ")
+            f"{fmt_count(len(d.devices), 'device')}, {len(active)} of them busy. ")
     if not d.findings:
         return text + "Nothing in these samples points at a flush storm, a queue-depth limit or a cap."
     counts = {sev: sum(1 for f in d.findings if f.severity == sev) for sev in ("critical", "warning", "info")}
     parts = [f"{n} {sev}" for sev, n in counts.items() if n]
     first = d.findings[0]
-    return text + (f"{len(d.findings)} finding(s) ({', '.join(parts)}). First: {first.summary} "
+    return text + (f"{fmt_count(len(d.findings), 'finding')} ({', '.join(parts)}). First: {first.summary}. "
                    f"Recommended: {first.recommendation}")
 
 

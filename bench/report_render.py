@@ -1,0 +1,102 @@
+"""Benchmark: a report of six results (model, plan, build, calibrate, lab, diagnose recording) renders in <= 5 s.
+
+Measured side by side, as bench/ does: the whole command (`blockfit report`, a fresh process: imports
+included), the in-process render, and the same render with figures skipped (tables + template only), so
+the ratio says what the figures cost. The six inputs are real results kept in docs/examples/ (model, plan
+and build are made afresh). `--screenshot docs/report.png` also regenerates the README's screenshot from the
+same page with Debian's chromium.
+
+    .venv/bin/python -m bench.report_render [--screenshot docs/report.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from blockfit.report import render
+from blockfit.report.figures import FigureSink, ReportFigure
+from blockfit.report.load import load
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples"
+BLOCKFIT = [sys.executable, "-c", "from blockfit.cli import main; main()"]
+REPEATS = 3
+
+
+class NoFigures(FigureSink):
+    """Draws nothing: the reference render (figures built but never turned into SVG)."""
+
+    def add(self, fig: object, name: str, caption: str) -> ReportFigure:  # type: ignore[override]
+        return ReportFigure(name, caption, "<svg></svg>")
+
+
+def inputs(work: Path) -> list[Path]:
+    """The six results: model, plan, build made now; calibrate, lab and the diagnose recording from docs/examples."""
+    def run(name: str, *args: str) -> Path:
+        out = work / name
+        out.write_text(subprocess.run([*BLOCKFIT, *args, "--json"], check=True, capture_output=True,
+                                      text=True).stdout)
+        return out
+
+    model = run("model.json", "model", "--cloud", "oci", "--layout", "9x500G@balanced", "--instance",
+                "VM.Standard.E3.Flex:12", "--max-latency", "2ms")
+    plan = run("plan.json", "plan", "--example", "part3", "--out", str(work / "plan-out.json"))
+    build = run("build.json", "build", "--plan", str(work / "plan-out.json"), "--manager", "lvm", "--devices",
+                ",".join(f"/dev/oracleoci/oraclevd{c}" for c in "bcdefghi"), "--mount", "/u01",
+                "--out", str(work / "build"))
+    return [model, plan, EXAMPLES / "calibrate.json", EXAMPLES / "lab.json", EXAMPLES / "diagnose.jsonl", build]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--screenshot", type=Path, help="also write a PNG of the report's first screen here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="blockfit-report-bench-") as tmp:
+        work = Path(tmp)
+        files = inputs(work)
+        out = work / "report.html"
+        command, full, bare = [], [], []
+        for _ in range(REPEATS):
+            t0 = time.perf_counter()
+            subprocess.run([*BLOCKFIT, "report", *map(str, files), "-o", str(out), "--title",
+                            "blockfit report: the Part 3 case, measured"], check=True, capture_output=True)
+            command.append(time.perf_counter() - t0)
+            loaded = [load(p) for p in files]
+            t0 = time.perf_counter()
+            render(loaded)
+            full.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            render(loaded, sink=NoFigures())
+            bare.append(time.perf_counter() - t0)
+        ref = statistics.median(bare)
+        print(f"report of {len(files)} results, median of {REPEATS} (load average {_load()}):")
+        for label, times in (("render without figures (reference)", bare), ("render with figures", full),
+                             ("whole command, fresh process", command)):
+            med = statistics.median(times)
+            print(f"  {label:<36} {med:6.2f} s   {med / ref:6.1f}x")
+        verdict = "meets" if statistics.median(command) <= 5 else "MISSES"
+        print(f"  the whole command {verdict} the 5 s target; the page is {out.stat().st_size / 1e6:.2f} MB")
+        if args.screenshot:
+            _screenshot(out, args.screenshot)
+            print(f"screenshot: {args.screenshot}")
+
+
+def _load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def _screenshot(html: Path, png: Path) -> None:
+    """The top of the page as a reader first sees it (Debian's chromium, headless)."""
+    subprocess.run(["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1100,1500", f"--screenshot={png.resolve()}", html.resolve().as_uri()],
+                   check=True, capture_output=True, timeout=120)
+
+
+if __name__ == "__main__":
+    main()
