@@ -53,7 +53,7 @@ def summary(d: Diagnosis) -> str:
     counts = {sev: sum(1 for f in d.findings if f.severity == sev) for sev in ("critical", "warning", "info")}
     parts = [f"{n} {sev}" for sev, n in counts.items() if n]
     first = d.findings[0]
-    return text + (f"{fmt_count(len(d.findings), 'finding')} ({', '.join(parts)}). First: {first.summary}. "
+    return text + (f"{fmt_count(len(d.findings), 'finding')} ({', '.join(parts)}). First: {first.summary.rstrip('.')}. "
                    f"Recommended: {first.recommendation}")
 
 
