@@ -127,12 +127,12 @@ def fmt_times(ratio: float | None) -> str:
     return "–" if ratio is None else f"{fmt_num(ratio, 2)}×"
 
 
-def fmt_compact(value: float) -> str:
+def fmt_compact(value: float, sig: int = 3) -> str:
     """Axis ticks: 150000 → '150k', 2500000 → '2.5M', 1440 → '1,440' (short enough not to collide)."""
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e5, "k")):
+    for limit, scale, suffix in ((1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e5, 1e3, "k")):
         if abs(value) >= limit:
-            return fmt_num(value / (limit if suffix != "k" else 1e3), 3) + suffix
-    return fmt_num(value)
+            return fmt_num(value / scale, sig) + suffix
+    return fmt_num(value, sig)
 
 
 def fmt_count(n: int, noun: str) -> str:

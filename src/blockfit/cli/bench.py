@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.output import console, err_console, print_json
+from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import BenchRequest, LayoutSpec, parse_workloads, run_bench
@@ -102,6 +102,7 @@ def bench_command(
                                                        "caps)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the BenchResult as JSON")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="also write bench.json into this directory")] = None,
+    report: ReportOption = None,
 ) -> None:
     """Compare layouts with a real PostgreSQL: OLTP (pgbench), DSS with temp spills, bulk load; with evidence."""
     if profile not in PROFILES:
@@ -134,6 +135,7 @@ def bench_command(
         tmp = out / f".bench.json.{os.getpid()}"
         tmp.write_text(result.model_dump_json(indent=2) + "\n")
         tmp.replace(out / "bench.json")
+    save_report(result, report)
     if json_out:
         print_json(result)
     else:

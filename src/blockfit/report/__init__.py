@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from blockfit.errors import InputError
-from blockfit.report import build, calibrate, diagnose, lab, model, plan
+from blockfit.report import bench, build, calibrate, diagnose, lab, model, plan
 from blockfit.report.figures import FigureSink
 from blockfit.report.load import Loaded, load
 from blockfit.report.page import Section, render_page, write_atomically
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
+from blockfit.schema.bench import BenchResult
 
 __all__ = ["load", "render", "report", "sections"]
 
@@ -36,8 +37,10 @@ def sections(inputs: list[Loaded], sink: FigureSink) -> list[Section]:
             out.append(diagnose.section(r, name, sink, item.intervals))
         elif isinstance(r, BuildResult):
             out.append(build.section(r, name))
+        elif isinstance(r, BenchResult):
+            out.append(bench.section(r, name, sink))
         else:
-            raise InputError(f"{name}: no report section for a {item.kind!r} result yet")
+            raise InputError(f"{name}: no report section for a {item.kind!r} result")
     return out
 
 

@@ -36,8 +36,8 @@ def summary(m: Measurement) -> str:
     shares = m.member_share_at_max_iops
     if len(shares) > 1:
         busiest = max(shares, key=lambda k: shares[k])
-        text += (f" The busiest member, {busiest}, carried {fmt_pct(shares[busiest])} of the I/Os against a fair "
-                 f"share of {fmt_pct(1 / len(shares))}.")
+        text += (f" The busiest member, {busiest}, carried {fmt_pct(shares[busiest], sig=3)} of the I/Os against "
+                 f"a fair share of {fmt_pct(1 / len(shares), sig=3)}.")
     if m.partial:
         text += f" The run stopped early ({m.stopped_by or 'interrupted'}): the curve is incomplete."
     return text
@@ -132,10 +132,9 @@ def _share_figure(m: Measurement, sink: FigureSink) -> ReportFigure:
     fig = new_figure(7.5, 0.8 + 0.3 * len(names), left=label_width(names))
     ax = fig.subplots()
     ax.barh(names, [shares[n] * 100 for n in names], color=MAIN)
-    ax.axvline(100 / len(names), color=ACCENT, linestyle="--", linewidth=1, label="fair share")
+    ax.axvline(100 / len(names), color=ACCENT, linestyle="--", linewidth=1)
     ax.invert_yaxis()
-    ax.set_xlabel("share of completed I/Os at max IOPS, %")
-    ax.legend(loc="lower right")
+    ax.set_xlabel("share of completed I/Os at max IOPS, % (dashed: the fair share)")
     ax.grid(axis="y", visible=False)
     return sink.add(fig, "calibrate-shares", "Each member's share of the I/Os in the simulated stripe; a balanced "
                                              "stripe sits on the dashed line.")

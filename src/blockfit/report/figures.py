@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import Formatter
 
 from blockfit.units import fmt_compact
 
@@ -66,11 +67,29 @@ def label_width(labels: list[str]) -> float:
     return 0.2 + 0.068 * max((len(text) for text in labels), default=4)
 
 
+class NumberTicks(Formatter):
+    """Tick labels through the report's number formatter, with as many significant digits as it takes to tell
+    neighbouring ticks apart (228, 229, 230 rather than 228, 228, 230)."""
+
+    def __init__(self) -> None:
+        self.sig = 3
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return fmt_compact(x, self.sig)
+
+    def format_ticks(self, values: Sequence[float]) -> list[str]:
+        for sig in range(3, 8):
+            labels = [fmt_compact(v, sig) for v in values]
+            if len(set(labels)) == len(labels):
+                break
+        self.sig = sig
+        return labels
+
+
 def number_axis(ax: Axes, which: str = "y") -> None:
     """Tick labels through the report's number formatter (thousands separators, 150k above 100,000)."""
-    fmt = FuncFormatter(lambda v, _pos: fmt_compact(v))
     for axis in ([ax.xaxis] if which in ("x", "both") else []) + ([ax.yaxis] if which in ("y", "both") else []):
-        axis.set_major_formatter(fmt)
+        axis.set_major_formatter(NumberTicks())
 
 
 class FigureSink:

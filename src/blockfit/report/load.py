@@ -17,6 +17,7 @@ from blockfit.diagnose import metrics, rules, sampler
 from blockfit.diagnose.metrics import Interval
 from blockfit.errors import InputError
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
+from blockfit.schema.bench import BenchResult
 from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
 
 RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
@@ -26,13 +27,8 @@ RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
     "lab": LabResult,
     "diagnose": Diagnosis,
     "build": BuildResult,
+    "bench": BenchResult,
 }
-try:  # `blockfit bench` results, where that command is present
-    from blockfit.schema.bench import BenchResult
-
-    RESULT_TYPES["bench"] = BenchResult
-except ImportError:  # pragma: no cover - before the bench schema lands
-    pass
 
 EXPECTED = ("the --json output of blockfit " + ", ".join(RESULT_TYPES)
             + ", or a recording of 'blockfit diagnose --record'")
