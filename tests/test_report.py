@@ -159,3 +159,20 @@ def test_missing_file_and_bad_output_path(results: dict[str, Any], tmp_path: Pat
     proc = cli("report", str(results["dir"] / "model.json"), "-o", str(tmp_path / "no" / "r.html"))
     assert proc.returncode == 2 and "does not exist" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_kept_examples_render(tmp_path: Path) -> None:
+    """docs/examples (real calibrate and bench results, the bench and README screenshot's inputs) still render."""
+    examples = Path(__file__).parent.parent / "docs" / "examples"
+    cal = json.loads((examples / "calibrate.json").read_text())
+    bench = json.loads((examples / "bench.json").read_text())
+    out = tmp_path / "e.html"
+    proc = cli("report", str(examples / "calibrate.json"), str(examples / "bench.json"), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text()
+    check_self_contained(html)
+    assert kinds_in_order(html) == ["calibrate", "bench"]
+    c = section_html(html, "calibrate")
+    assert len(cal["targets"]) > 1 and "calibrate-shares" in c  # a simulated stripe shows each member's share
+    assert fmt_num(cal["max_iops"]) in c
+    assert section_html(html, "bench").count('<figure class="chart"') == len(bench["measures"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,27 @@ def test_lab_result_report_opens_in_chromium(tmp_path: Path) -> None:
     _assert_drawn(html, tmp_path / "lab.png", ["lab"])
     text = html.read_text()
     assert fmt_num(result["measured_iops"]) in text and result["single"]["layout"] in text
+
+
+@pytest.mark.root
+def test_bench_result_report_opens_in_chromium(tmp_path: Path) -> None:
+    """A real two-layout `blockfit bench` (DSS only, two runs each), drawn from its --report shortcut."""
+    if not list(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
+        pytest.skip("needs PostgreSQL")
+    html = tmp_path / "bench.html"
+    with tempfile.TemporaryDirectory(prefix="blockfit-report-bench-") as tmp:  # pytest's tmp is 0700: not for postgres
+        Path(tmp).chmod(0o755)
+        dirs = [Path(tmp) / "a", Path(tmp) / "b"]
+        for d in dirs:
+            d.mkdir(mode=0o755)
+        proc = cli("bench", "--dir", f"{dirs[0]}=A", "--dir", f"{dirs[1]}=B", "--workload", "dss", "--repeat", "2",
+                   "--json", "--report", str(html), timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert [p.name for d in dirs for p in d.iterdir()] == []  # the bench removed its clusters
+    result = json.loads(proc.stdout)
+    _assert_drawn(html, tmp_path / "bench.png", ["bench"])
+    text = html.read_text()
+    assert text.count('<figure class="chart"') == len(result["measures"])
+    for c in result["comparisons"]:  # each verdict, in the result's own words, is on the page
+        assert c["text"].replace("'", "&#39;") in text
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

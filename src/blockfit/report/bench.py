@@ -88,7 +88,7 @@ def _median_run(m: MeasureResult) -> BenchRun | None:
 
 
 def _bars(r: BenchResult, name: str, drawn: list[tuple[str, MeasureResult]], sink: FigureSink) -> ReportFigure:
-    fig = new_figure(7.5, 2.9, left=0.9)
+    fig = new_figure(7.5, 2.6, left=0.9)
     ax = fig.subplots()
     xs = list(range(len(drawn)))
     medians = [m.median or 0.0 for _, m in drawn]
@@ -96,7 +96,7 @@ def _bars(r: BenchResult, name: str, drawn: list[tuple[str, MeasureResult]], sin
     for x, (_, m) in zip(xs, drawn, strict=True):  # every measured run as a dot
         scores = [run.score for run in m.runs if run.failed is None]
         ax.plot([x] * len(scores), scores, "o", color="black", markersize=3, alpha=0.6)
-    verdicts = []
+    verdicts: list[tuple[str, str]] = []
     for x, (label, m) in zip(xs, drawn, strict=True):
         c = next((c for c in r.comparisons if c.measure == name and c.other == label), None)
         if c is None:
@@ -106,12 +106,13 @@ def _bars(r: BenchResult, name: str, drawn: list[tuple[str, MeasureResult]], sin
             mid = m.median or 0.0
             ax.errorbar([x], [mid], yerr=[[max(mid - ci[0], 0)], [max(ci[1] - mid, 0)]], color=ACCENT, capsize=6,
                         linewidth=2)
-        verdicts.append(c.text)
+        verdicts.append((c.verdict, c.text))
     unit = drawn[0][1].unit
     ax.set_xticks(xs, [label for label, _ in drawn])
     ax.set_ylabel(f"{unit} ({'higher' if drawn[0][1].higher_is_better else 'lower'} is better)")
-    ax.set_title(f"{name}: " + ("; ".join(verdicts) or "no comparison"), loc="left", fontsize=9)
+    ax.set_title(f"{name}: " + ("; ".join(v for v, _ in verdicts) or "no comparison"), loc="left", fontsize=9)
     number_axis(ax, "y")
     ax.grid(axis="x", visible=False)
-    return sink.add(fig, f"bench-{name}", f"{name}: median per layout (bars; dots are the measured runs), the "
-                                          "baseline grey; red: the comparison's confidence interval.")
+    caption = (f"{name}: median per layout (bars; dots are the measured runs), the baseline grey; red: the "
+               "comparison's confidence interval. " + " ".join(t for _, t in verdicts))
+    return sink.add(fig, f"bench-{name}", caption)
