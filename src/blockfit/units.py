@@ -127,11 +127,15 @@ def fmt_times(ratio: float | None) -> str:
     return "–" if ratio is None else f"{fmt_num(ratio, 2)}×"
 
 
-def fmt_compact(value: float, sig: int = 3) -> str:
-    """Axis ticks: 150000 → '150k', 2500000 → '2.5M', 1440 → '1,440' (short enough not to collide)."""
+def fmt_compact(value: float, sig: int = 3, scale_of: float | None = None) -> str:
+    """Axis ticks: 150000 → '150k', 2500000 → '2.5M', 1440 → '1,440' (short enough not to collide).
+
+    scale_of: pick the suffix from this value instead (the axis's largest tick), so one axis uses one suffix.
+    """
+    ref = abs(value if scale_of is None else scale_of)
     for limit, scale, suffix in ((1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e5, 1e3, "k")):
-        if abs(value) >= limit:
-            return fmt_num(value / scale, sig) + suffix
+        if ref >= limit:
+            return "0" if value == 0 else fmt_num(value / scale, sig) + suffix
     return fmt_num(value, sig)
 
 

@@ -78,8 +78,9 @@ class NumberTicks(Formatter):
         return fmt_compact(x, self.sig)
 
     def format_ticks(self, values: Sequence[float]) -> list[str]:
+        top = max((abs(v) for v in values), default=0.0)
         for sig in range(3, 8):
-            labels = [fmt_compact(v, sig) for v in values]
+            labels = [fmt_compact(v, sig, scale_of=top) for v in values]
             if len(set(labels)) == len(labels):
                 break
         self.sig = sig
