@@ -99,8 +99,8 @@ def test_lab_result_report_opens_in_chromium(tmp_path: Path) -> None:
         pytest.skip("needs qemu")
     runs = tmp_path / "runs"
     html = tmp_path / "lab.html"
-    result = run_lab_cli(runs, "--cloud", "oci", "--layout", "2x50G@balanced", "--instance", "VM.Standard.E3.Flex:1",
-                         "--runtime", "2s", "--report", str(html))
+    result = run_lab_cli(runs, "--cloud", "oci", "--layout", "2x500G@balanced", "--instance",
+                         "VM.Standard.E3.Flex:12", "--runtime", "3s", "--report", str(html))
     assert_nothing_left(runs)
     _assert_drawn(html, tmp_path / "lab.png", ["lab"])
     text = html.read_text()

@@ -13,16 +13,16 @@ from blockfit.report.page import Details, Section
 from blockfit.schema import BuildResult
 from blockfit.units import fmt_io_size
 
-_DIE = re.compile(r'\bdie "([^"]+)"')
+_DIE = re.compile(r'\bdie "(.*)"')  # greedy to the line's last quote: messages quote "$vars" inside
 
 
 def summary(b: BuildResult) -> str:
     run = [st for st in b.steps if st.order > 0]
     touching = [st for st in b.steps if st.touches_devices]
-    layout = ("a single device" if b.members == 1 else
-              f"a {b.manager} stripe of {b.members} devices"
-              + (f" with a {fmt_io_size(b.stripe_size_bytes)} stripe" if b.stripe_size_bytes else ""))
-    text = f"{len(b.steps)} generated files build {layout} ({', '.join(b.devices)})"
+    layout = (f"a single device ({b.devices[0]})" if b.members == 1 else
+              f"a stripe of {b.members} devices ({', '.join(b.devices)}) with {b.manager}"
+              + (f", {fmt_io_size(b.stripe_size_bytes)} stripe size" if b.stripe_size_bytes else ""))
+    text = f"{len(b.steps)} generated files build {layout}"
     if b.filesystem:
         text += f", {b.filesystem} on {b.target_device or 'it'}" + (f" mounted at {b.mount}" if b.mount else "")
     text += (f". run-all.sh runs {len(run)} of them in order; {len(touching)} write to local block devices and "
