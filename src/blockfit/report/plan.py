@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from blockfit.errors import InputError
 from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.model import limit_name
 from blockfit.report.page import Section, Table
@@ -37,6 +38,8 @@ def summary(plan: Plan) -> str:
 
 
 def section(plan: Plan, source: str, sink: FigureSink) -> Section:
+    if not plan.candidates:
+        raise InputError(f"{source}: a plan with no candidates (expected at least the recommended layout)")
     req = plan.requirements
     s = Section("plan", f"Plan: {', '.join(_targets(plan))} on {req.instance_shape}", source, summary(plan))
     s.figures.append(_front_figure(plan, sink))
