@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from blockfit.cli import main
 from blockfit.units import fmt_money, fmt_num, fmt_pct
 from report_helpers import check_self_contained, cli, cli_json, kinds_in_order, section_html
 
@@ -137,20 +138,35 @@ def _bad_inputs(model_text: str) -> dict[str, str]:
     }
 
 
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """The CLI's entry point in this process (the many bad-input cases need no process each): exit code, stderr."""
+    with pytest.raises(SystemExit) as exited:
+        main(list(args))
+    return int(exited.value.code or 0), capsys.readouterr().err
+
+
 @pytest.mark.parametrize("case", ["malformed", "truncated", "foreign", "a list", "unknown kind", "newer schema",
                                   "wrong fields", "empty"])
-def test_bad_input_one_line_exit_2_nothing_written(results: dict[str, Any], tmp_path: Path, case: str) -> None:
+def test_bad_input_one_line_exit_2_nothing_written(results: dict[str, Any], tmp_path: Path, case: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / f"{case.replace(' ', '_')}.json"
     bad.write_text(_bad_inputs((results["dir"] / "model.json").read_text())[case])
     out = tmp_path / "report.html"
-    proc = cli("report", str(results["dir"] / "model.json"), str(bad), "-o", str(out))
-    assert proc.returncode == 2, proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(bad) in lines[0] and "Traceback" not in proc.stderr
+    code, err = _main(capsys, "report", str(results["dir"] / "model.json"), str(bad), "-o", str(out))
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and str(bad) in lines[0], err
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]
     out.write_text("previous report")  # an existing report is left as it was
-    assert cli("report", str(bad), "-o", str(out)).returncode == 2
+    assert _main(capsys, "report", str(bad), "-o", str(out))[0] == 2
     assert out.read_text() == "previous report"
+
+
+def test_bad_input_from_a_real_process(tmp_path: Path) -> None:
+    bad = tmp_path / "truncated.json"
+    bad.write_text('{"kind": "model", "schema_version": 1, "cloud": "oc')
+    proc = cli("report", str(bad), "-o", str(tmp_path / "r.html"))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and str(bad) in proc.stderr
+    assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == [bad]
 
 
 def test_missing_file_and_bad_output_path(results: dict[str, Any], tmp_path: Path) -> None:
