@@ -7,6 +7,8 @@ intervals in which the device was active (the span its medians were taken from).
 
 from __future__ import annotations
 
+from matplotlib.ticker import MaxNLocator
+
 from blockfit.diagnose.metrics import Interval
 from blockfit.report.figures import (
     ACCENT,
@@ -110,6 +112,7 @@ def _timeline(name: str, dev: DeviceSummary | None, ivs: list[Interval], finding
         values = [getattr(iv, key) or 0.0 for iv in ivs]
         ax.plot(t, values, color=MAIN, linewidth=1.2)
         ax.set_ylabel(label, fontsize=8)
+        ax.yaxis.set_major_locator(MaxNLocator(3))  # a strip this short reads with three ticks (and draws faster)
         number_axis(ax, "y")
         for f in findings:
             where = evidence_metric(f)
@@ -121,6 +124,7 @@ def _timeline(name: str, dev: DeviceSummary | None, ivs: list[Interval], finding
                 ax.axhline(where[1], color=ACCENT, linestyle="--", linewidth=1)
             ax.annotate(f"{f.kind.replace('_', ' ')} ({f.severity})", (0.01, 0.92), xycoords="axes fraction",
                         va="top", fontsize=8, color=ACCENT, fontweight="bold")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(5, integer=True))  # shared by the strips: ticks are what cost
     axes[-1].set_xlabel("seconds since the first sample")
     role = f" ({dev.role}{', in ' + dev.parent if dev.parent else ''})" if dev else ""
     axes[0].set_title(f"{name}{role}", loc="left", fontsize=10)
