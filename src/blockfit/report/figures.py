@@ -78,7 +78,9 @@ class NumberTicks(Formatter):
         return fmt_compact(x, self.sig)
 
     def format_ticks(self, values: Sequence[float]) -> list[str]:
-        top = max((abs(v) for v in values), default=0.0)
+        # the suffix follows the visible range (a locator also hands over ticks just outside it)
+        view = self.axis.get_view_interval() if self.axis is not None else values
+        top = max((abs(float(v)) for v in view), default=0.0)
         for sig in range(3, 8):
             labels = [fmt_compact(v, sig, scale_of=top) for v in values]
             if len(set(labels)) == len(labels):
