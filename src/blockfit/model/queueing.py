@@ -34,7 +34,11 @@ class Point:
 
 
 def network_for(base_latency_s: float, member_rate: float, members: int, link_rate: float | None) -> Network:
-    """Split the unloaded latency so that one lone I/O takes exactly base_latency_s."""
+    """Split the unloaded latency so that one lone I/O takes exactly base_latency_s (or a member's service time,
+    when its cap paces even one I/O). The instance link queues only when it is the tighter cap: a rate cap that
+    does not bind adds no wait of its own, and the bytes' transfer time is already in base_latency_s."""
+    if link_rate and link_rate >= members * member_rate:
+        link_rate = None
     service = 1 / member_rate + (1 / link_rate if link_rate else 0.0)
     return Network(max(base_latency_s - service, 0.0), member_rate, members, link_rate)
 
