@@ -211,3 +211,13 @@ def test_cli_plan_says_how_many_paths():
             "--instance", "VM.Standard.E5.Flex:40", "--small-io", "4k", "--json")
     cand = json.loads(r.stdout)["candidates"][0]
     assert (cand["attachment"], cand["paths"]) == ("iscsi", 6)
+
+
+def test_plan_with_paravirtualized_attachment_uses_its_cap_and_one_path():
+    """OCI-UHP: 150,000 IOPS per paravirtualized UHP volume: one 1,500 GB volume at 120 VPU cannot reach 200,000."""
+    req = Requirements(cloud="oci", capacity_gb=1500, target_iops=200_000, small_io=4096, levels=["120vpu"],
+                       instance_shape="VM.Standard.E5.Flex", instance_ocpus=40, attachment="paravirtualized")
+    plan = make_plan(req, OCI)
+    for c in plan.candidates:
+        assert (c.attachment, c.paths) == ("paravirtualized", 1) and c.layout_detail.members >= 2
+        assert c.max_iops >= 200_000
