@@ -221,3 +221,8 @@ def test_plan_with_paravirtualized_attachment_uses_its_cap_and_one_path():
     for c in plan.candidates:
         assert (c.attachment, c.paths) == ("paravirtualized", 1) and c.layout_detail.members >= 2
         assert c.max_iops >= 200_000
+
+
+def test_attachment_flags_refused_where_the_catalog_has_no_attachments():
+    r = run("model", "--cloud", "aws", "--layout", "1x1T@gp3", "--instance", "m5.12xlarge", "--paths", "2")
+    assert r.returncode == 2 and "--attachment/--paths" in r.stderr and "Traceback" not in r.stderr

@@ -47,6 +47,9 @@ class AttachmentPerf:
 def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance, caps: InstanceCaps,
                     host_queue_depth: int | None = None) -> AttachmentPerf:
     """The attachment the layout asks for (or the type's default) with its paths, ceilings and latency."""
+    if vt.default_attachment is None and (layout.attachment or layout.paths):
+        raise InputError(f"--attachment/--paths: {vt.name} has no attachment types in the {cat.cloud} catalog "
+                         "(expected them only for OCI volumes)")
     att = layout.attachment or vt.default_attachment
     if att is not None and vt.attachments and att not in vt.attachments:
         raise InputError(f"--attachment {att}: {vt.name} attaches as {' or '.join(vt.attachments)}")
