@@ -12,12 +12,22 @@ import typer
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
+from blockfit.cli.common import (
+    CATALOG_HELP,
+    CLOUD_HELP,
+    catalog_for,
+    comma_list,
+    io_size,
+    latency_ms,
+    percent,
+    positive_int,
+)
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InfeasibleError, InputError
+from blockfit.history import derive_targets
 from blockfit.plan import make_plan
-from blockfit.schema import Candidate, Plan, Requirements
+from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
 from blockfit.specs import parse_instance
 from blockfit.units import parse_volume_gb
 
@@ -45,6 +55,13 @@ def plan_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
+    from_file: Annotated[Path | None, typer.Option(
+        "--from", help="derive the targets from workload history: iostat -x -o JSON, sadf -j, a diagnose "
+                       "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s)")] = None,
+    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample")]
+    = None,
+    percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for")] = 95.0,
+    headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%")] = "0%",
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
 ) -> None:
@@ -66,6 +83,14 @@ def plan_command(
             raise InputError(f"{name} {value:g}: expected a positive number")
     if growth < 0:
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
+    history = None
+    if from_file is not None:
+        history = derive_targets(from_file, comma_list(devices, "--devices"), percentile,
+                                 percent(headroom, "--headroom"))
+        target_iops = history.target_iops if target_iops is None else target_iops
+        target_mbps = history.target_mbps if target_mbps is None else target_mbps
+    elif devices is not None:
+        raise InputError("--devices: goes with --from (the history file whose devices to sum)")
     cat = catalog_for(cloud, catalog)
     inst = parse_instance(instance, cloud, cat, require_count=False)
     req = Requirements(
@@ -74,7 +99,7 @@ def plan_command(
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
         levels=[lv.strip() for lv in levels.split(",") if lv.strip()] if levels else None,
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager)
+        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history)
     try:
         plan = make_plan(req, cat)
     except InfeasibleError as exc:
@@ -132,6 +157,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     table = _table("Candidates meeting every target, cheapest first")
     for c in plan.candidates:
         table.add_row(*_row(c))
+    if req.history is not None:
+        console.print(history_line(req.history))
     console.print(table)
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
@@ -150,6 +177,17 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if out is not None:
         console.print(f"plan written to {out} (feed it to 'blockfit build --plan {out}' "
                       f"or 'blockfit lab --plan {out}')")
+
+
+def history_line(h: DerivedTargets) -> str:
+    """Where the targets came from, in one line: the file, the devices, how many samples, the arithmetic."""
+    where = f"{h.format} history {h.source}" + (f" (devices {', '.join(h.devices)})" if h.devices else "")
+    mix = f"reads {h.read_pct:.0f} % of {'I/Os' if h.read_pct_from == 'ios' else 'bytes'}"
+    line = (f"Targets from {where}: p{h.percentile:g} of {h.samples} samples = {h.iops:,.0f} IOPS ({mix}), "
+            f"{h.mbps:,.1f} MB/s")
+    if h.headroom_pct:
+        line += f"; +{h.headroom_pct:g} % headroom = {h.target_iops:,.0f} IOPS, {h.target_mbps:,.1f} MB/s"
+    return line + "".join(f"; skipped {s}" for s in h.skipped)
 
 
 def _render_infeasible(exc: InfeasibleError) -> None:

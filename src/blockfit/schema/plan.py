@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.history import DerivedTargets
 from blockfit.schema.layout import Layout, Manager
 from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
@@ -26,6 +27,7 @@ class Requirements(BaseModel):
     levels: list[str] | None = None
     max_volumes: int | None = None
     manager: Manager = "lvm"
+    history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
 
     @property
     def needed_gb(self) -> float:
