@@ -13,6 +13,7 @@ from rich.table import Table
 
 from blockfit.cli import app
 from blockfit.cli.common import (
+<<<<<<< HEAD
     CATALOG_HELP,
     CLOUD_HELP,
     catalog_for,
@@ -21,6 +22,18 @@ from blockfit.cli.common import (
     latency_ms,
     percent,
     positive_int,
+=======
+    ATTACHMENT_HELP,
+    CATALOG_HELP,
+    CLOUD_HELP,
+    READ_PCT_HELP,
+    attachment,
+    catalog_for,
+    io_size,
+    latency_ms,
+    positive_int,
+    read_fraction,
+>>>>>>> oci-model
 )
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import console, print_json
@@ -52,6 +65,10 @@ def plan_command(
     = None,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)")] = None,
     manager: Annotated[str, typer.Option(help="volume manager: lvm, mdadm or asm (sets the stripe advice)")] = "lvm",
+    attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
+    paths: Annotated[int | None, typer.Option(
+        help="paths per volume the host can use; default: plan says how many each layout needs")] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
@@ -99,7 +116,12 @@ def plan_command(
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
         levels=[lv.strip() for lv in levels.split(",") if lv.strip()] if levels else None,
+<<<<<<< HEAD
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history)
+=======
+        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
+        read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"))
+>>>>>>> oci-model
     try:
         plan = make_plan(req, cat)
     except InfeasibleError as exc:
