@@ -41,7 +41,6 @@ def positive_int(value: int | None, option: str) -> int | None:
     return value
 
 
-<<<<<<< HEAD
 def comma_list(text: str | None, option: str) -> list[str] | None:
     """'a,b' → ['a', 'b']; None stays None; a list with no item (',' or '') is an error, not 'no filter'."""
     if text is None:
@@ -62,7 +61,8 @@ def percent(text: str, option: str, *, lo: float = 0.0, hi: float = math.inf) ->
         bound = f"from {lo:g} to {hi:g}" if math.isfinite(hi) else f"of at least {lo:g}"
         raise InputError(f"{option} {text!r}: expected a percentage {bound}")
     return value
-=======
+
+
 ATTACHMENTS = ("iscsi", "paravirtualized")
 ATTACHMENT_HELP = "volume attachment type (OCI): iscsi or paravirtualized; default: the catalog's default"
 PATHS_HELP = "paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); default: the attachment's"
@@ -82,4 +82,3 @@ def read_fraction(pct: float | None) -> float:
     if not 0 <= pct <= 100:
         raise InputError(f"--read-pct {pct:g}: expected a percentage from 0 to 100")
     return pct / 100
->>>>>>> oci-model

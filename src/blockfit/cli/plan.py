@@ -13,27 +13,18 @@ from rich.table import Table
 
 from blockfit.cli import app
 from blockfit.cli.common import (
-<<<<<<< HEAD
-    CATALOG_HELP,
-    CLOUD_HELP,
-    catalog_for,
-    comma_list,
-    io_size,
-    latency_ms,
-    percent,
-    positive_int,
-=======
     ATTACHMENT_HELP,
     CATALOG_HELP,
     CLOUD_HELP,
     READ_PCT_HELP,
     attachment,
     catalog_for,
+    comma_list,
     io_size,
     latency_ms,
+    percent,
     positive_int,
     read_fraction,
->>>>>>> oci-model
 )
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import console, print_json
@@ -116,12 +107,8 @@ def plan_command(
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
         levels=[lv.strip() for lv in levels.split(",") if lv.strip()] if levels else None,
-<<<<<<< HEAD
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history)
-=======
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
+        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
         read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"))
->>>>>>> oci-model
     try:
         plan = make_plan(req, cat)
     except InfeasibleError as exc:

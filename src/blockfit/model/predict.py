@@ -12,10 +12,21 @@ from dataclasses import dataclass
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
-from blockfit.model import queueing
+from blockfit.model import queueing, redundancy
+from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
-from blockfit.schema import CostItem, CurvePoint, Instance, Layout, LimitRow, Prediction, Volume, Workload
+from blockfit.schema import (
+    CostBreakdown,
+    CostItem,
+    CurvePoint,
+    Instance,
+    Layout,
+    LimitRow,
+    Prediction,
+    Volume,
+    Workload,
+)
 from blockfit.units import fmt_gb
 
 # A host-queue-depth or outstanding-I/O limit is named as binding only when it costs more than this
@@ -88,13 +99,14 @@ def member_limits(cat: Catalog, layout: Layout, mp: MemberPerf | None = None) ->
     ]
 
 
-def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int) -> tuple[float, float]:
+def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int,
+             amp: float = 1.0) -> tuple[float, float]:
     """(max IOPS at small_io, max MB/s at large_io) from the caps alone: the fast path plan searches with.
-    Same arithmetic as the Limit rows predict() reports."""
+    Same arithmetic as the Limit rows predict() reports; `amp` = volume I/Os per logical I/O (redundancy)."""
     limits = [Limit("v", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
               Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps)]
-    iops = min(lim.iops_at(small_io) for lim in limits)
-    mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6
+    iops = min(lim.iops_at(small_io) for lim in limits) / amp
+    mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6 / amp
     return iops, mbps
 
 
@@ -116,7 +128,7 @@ def instance_limits(caps: InstanceCaps) -> list[Limit]:
 
 def predict(layout: Layout, instance: Instance, workload: Workload | None = None,
             catalog: Catalog | None = None, latency_bound_ms: float | None = None,
-            with_curve: bool = True) -> Prediction:
+            with_curve: bool = True, memory_gb: float | None = None) -> Prediction:
     """Predict max IOPS (small random I/O) and max MB/s (large I/O) with their binding limits and cost."""
     wl = workload or Workload()
     cat = catalog or load_catalog(layout.volume.cloud)
@@ -127,7 +139,8 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     kind = KINDS[vt.kind]
     caps = instance_caps(cat, instance, layout.volume.type)
     mp, limits = member_limits(cat, layout)
-    limits += instance_limits(caps)
+    physical = limits + instance_limits(caps)
+    limits = redundancy.logical_limits(physical, layout.redundancy, wl.read_fraction)
 
     cap_iops = min(lim.iops_at(wl.small_io) for lim in limits)
     cap_mbps = min(lim.iops_at(wl.large_io) for lim in limits) * wl.large_io / 1e6
@@ -180,6 +193,10 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     total = None if any(c.monthly is None for c in cost) else round(sum(c.monthly or 0.0 for c in cost), 2)
     if total is None:
         warnings.append("Some prices are not in the catalog (see cost); cost_per_month is unknown.")
+    compute = compute_cost(cat, instance.shape, instance.ocpus, memory_gb)
+    both = None if total is None or compute.monthly is None else round(total + compute.monthly, 2)
+    bind = next((lim for lim in physical if lim.name == iops_name), None)
+    rnote = None if bind is None else redundancy.binding_sentence(layout.redundancy, wl.read_fraction, bind)
 
     return Prediction(
         cloud=cat.cloud, catalog_version=cat.version.isoformat(), layout=layout_spec(cat, layout),
@@ -189,6 +206,10 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         member_io_accounting_bytes=mp.accounting_bytes, instance_iops_cap=caps.iops, instance_mbps_cap=caps.mbps,
         cost_per_month=total, cost=cost, latency_bound_ms=latency_bound_ms, max_iops_at_latency=at_bound,
         latency_ms_at_max_iops=lat_at_max, base_latency_ms=vt.base_latency_ms, curve=curve, warnings=warnings,
+        redundancy=layout.redundancy, read_fraction=wl.read_fraction,
+        write_amplification=redundancy.amplification(layout.redundancy, wl.read_fraction),
+        usable_gb=layout.usable_gb, redundancy_note=rnote,
+        costs=CostBreakdown(storage=total, compute=compute.monthly, total=both, compute_detail=compute),
         **attachment_fields(vt, layout))
 
 

@@ -7,11 +7,13 @@ MVA for the latency bound), cached per (option, size) and per OCPU count.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from blockfit.catalog import Catalog
 from blockfit.errors import InputError
-from blockfit.model import queueing
+from blockfit.model import queueing, redundancy
+from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
@@ -31,9 +33,11 @@ class Point:
     members: int
     size_gb: int
     ocpus: float | None
-    cost: float
+    cost: float            # what plan ranks by: storage + compute (compute 0 when its price is unknown)
     iops: float
     mbps: float
+    storage: float = 0.0
+    compute: float | None = None
 
 
 class Evaluator:
@@ -41,6 +45,52 @@ class Evaluator:
         self.cat, self.req, self.space = cat, req, space
         self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
+        self._compute: dict[float | None, float | None] = {}
+        self._floor: dict[tuple[str, bool], int | None] = {}
+        self.amp = redundancy.amplification(req.redundancy, req.read_fraction)
+
+    def compute(self, ocpus: float | None) -> float | None:
+        """Monthly compute price at this OCPU count (None = unknown); never decreases with the count."""
+        if ocpus not in self._compute:
+            self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+        return self._compute[ocpus]
+
+    def instance_ceilings(self, ocpus: float | None, vtype: str) -> tuple[float, float]:
+        """(IOPS, MB/s) the instance alone allows (volumes unlimited); 0 where the count does not exist."""
+        try:
+            caps = self.caps(ocpus, vtype)
+        except InputError:
+            return 0.0, 0.0
+        return ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io, self.amp)
+
+    def instance_floor(self, option: LevelOption) -> int | None:
+        """Index of the fewest OCPUs whose instance caps alone could meet the targets (volumes unlimited):
+        no point below it is feasible, so it bounds both the search and the compute cost."""
+        uhp = option.vpu is not None and option.vpu >= 30
+        key = (option.type, uhp)
+        if key not in self._floor:
+            def ok(j: int) -> bool:
+                try:
+                    if uhp and self.caps(self.space.ocpus[j], option.type).uhp_ok is not True:
+                        return False
+                except InputError:
+                    return False
+                iops, mbps = self.instance_ceilings(self.space.ocpus[j], option.type)
+                return (self.req.target_iops is None or iops >= self.req.target_iops) and (
+                    self.req.target_mbps is None or mbps >= self.req.target_mbps)
+            lo, hi = 0, len(self.space.ocpus) - 1
+            if not ok(hi):
+                self._floor[key] = None
+            else:
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+                self._floor[key] = lo
+        return self._floor[key]
+
+    def compute_or_zero(self, ocpus: float | None) -> float:
+        value = self.compute(ocpus)
+        return 0.0 if value is None else value
 
     def member(self, option: LevelOption, size_gb: int, members: int = 1) -> Member | None:
         """One member's caps and price; the member count matters only to kinds that share a per-instance
@@ -89,14 +139,16 @@ class Evaluator:
             return None
         if option.vpu is not None and option.vpu >= 30 and caps.uhp_ok is not True:
             return None
-        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io)
+        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, self.amp)
         if req.target_iops is not None and iops < req.target_iops:
             return None
         if req.target_mbps is not None and mbps < req.target_mbps:
             return None
         if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps):
             return None
-        return Point(option, members, size_gb, ocpus, m.cost * members, iops, mbps)
+        storage = m.cost * members
+        return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
+                     storage=storage, compute=self.compute(ocpus))
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps) -> bool:
         """Is there a load (N <= MAX_CURVE_OUTSTANDING) whose mean latency is within the bound and whose
@@ -109,8 +161,8 @@ class Evaluator:
             return False
         if not req.target_iops:
             return True
-        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io)
-        link = [lim.iops_at(req.small_io) for lim in instance_limits(caps)]
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, self.amp)
+        link = [lim.iops_at(req.small_io) / self.amp for lim in instance_limits(caps)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:
@@ -121,3 +173,5 @@ class Evaluator:
 
 
 _NO_CAPS = InstanceCaps(iops=None, iops_rule="", mbps=None, mbps_rule="")
+_UNLIMITED = MemberPerf(iops=math.inf, mbps=math.inf, iops_name="", iops_rule="", mbps_name="", mbps_rule="",
+                        iops_field="", mbps_field="")
