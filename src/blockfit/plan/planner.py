@@ -154,7 +154,8 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
                     for caps in [_top_caps(cat, name, vtype)] if caps > here)
     out: list[dict[str, Any]] = []
     for _caps, name in bigger:
-        alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None})
+        alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None,
+                                     "ocpus_min": None, "ocpus_max": None})
         alt_space = default_space(cat, alt)
         found = search(Evaluator(cat, alt, alt_space), alt_space, keep=1)
         if found:
