@@ -82,8 +82,22 @@ def catalog_from_toml(raw: dict[str, Any], path: str = "<memory>") -> Catalog:
         cat = Catalog.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"catalog {path}: {exc}") from exc
+    _copy_levels(cat)
     _check_citations(cat)
     return cat
+
+
+def _copy_levels(cat: Catalog) -> None:
+    """A type with levels_from (OCI boot volumes) sells the other type's levels from its min_vpu up, and shares
+    its per-I/O latency figures unless it has its own."""
+    for key, vt in cat.volume_types.items():
+        if vt.levels_from is None:
+            continue
+        if vt.levels_from not in cat.volume_types:
+            raise ValueError(f"catalog {cat.path}: type {key!r} takes levels from unknown type {vt.levels_from!r}")
+        src = cat.volume_types[vt.levels_from]
+        vt.levels = [lv for lv in src.levels if lv.vpu >= vt.min_vpu]
+        vt.latencies = vt.latencies or list(src.latencies)
 
 
 def _check_citations(cat: Catalog) -> None:
@@ -93,6 +107,7 @@ def _check_citations(cat: Catalog) -> None:
         if name not in cat.shapes:
             raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
+    entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
     if cat.instance_rule:
         entries.append(cat.instance_rule)
     for e in entries:

@@ -212,6 +212,9 @@ def render_plan(plan: Plan, out: Path | None) -> None:
                       f"(usable {best.prediction.usable_gb or 0:,.0f} GB of {best.layout_detail.total_gb:,} GB)")
     if best.cost and best.cost.compute_detail and best.cost.compute_detail.note:
         console.print(f"  [yellow]{best.cost.compute_detail.note}[/]")
+    attach = attachment_advice(best)
+    if attach:
+        console.print(f"  attach: {attach}")
     console.print(f"  stripe: {best.stripe_reason}")
     for note in plan.notes:
         console.print(f"  {note}")
@@ -236,6 +239,17 @@ def history_line(h: DerivedTargets) -> str:
     if h.headroom_pct:
         line += f"; +{h.headroom_pct:g} % headroom = {h.target_iops:,.0f} IOPS, {h.target_mbps:,.1f} MB/s"
     return line + "".join(f"; skipped {s}" for s in h.skipped)
+
+
+def attachment_advice(c: Candidate) -> str | None:
+    """How each volume must be attached: for UHP the iSCSI paths that must carry I/O."""
+    if c.attachment is None:
+        return None
+    if c.attachment == "iscsi" and c.paths and c.paths > 1:
+        return (f"each volume over a multipath-enabled iSCSI attachment with I/O spread over {c.paths} paths "
+                f"(one path carries at most {c.prediction.path_iops_cap:,.0f} IOPS / "
+                f"{c.prediction.path_mbps_cap:,.0f} MB/s).")
+    return f"each volume over {'iSCSI' if c.attachment == 'iscsi' else c.attachment} ({c.paths or 1} path)."
 
 
 def _render_infeasible(exc: InfeasibleError) -> None:

@@ -2,7 +2,9 @@
 against every per-volume cap and the instance's network cap alike; reads are read once. Usable capacity is the raw
 capacity / copies.
 
-A cap of C physical I/Os (or MB/s) therefore carries C / (r + (1 - r) x copies) logical ones, r the read share.
+A cap on reads and writes together (volume IOPS and MB/s, instance IOPS, iSCSI paths) of C carries
+C / (r + (1 - r) x copies) logical I/Os, r the read share. The instance network is full duplex, each direction
+capped: C / max(r, (1 - r) x copies) (predict.instance_limits).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, TypeVar
 from blockfit.schema.cost import COPIES
 
 L = TypeVar("L")
+DIRECTIONAL = "instance_mbps"   # capped per direction (predict.instance_limits), not on reads + writes together
 
 
 def copies(redundancy: str) -> int:
@@ -34,19 +37,26 @@ def describe(redundancy: str, read_fraction: float) -> str | None:
             f"{amp:.2f} volume I/Os per I/O)")
 
 
-def binding_sentence(redundancy: str, read_fraction: float, limit: Any) -> str | None:
-    """Which side the mirrored writes exhaust, in the binding limit's own unit (predict's physical Limit):
+def binding_sentence(redundancy: str, read_fraction: float, limit: Any, instance_mbps: float | None) -> str | None:
+    """Which side the mirrored writes exhaust, in the binding limit's own unit (predict's logical Limit):
     "writes x 2 at normal redundancy exhaust the instance's 1,440 MB/s"."""
-    if amplification(redundancy, read_fraction) == 1:
+    amp = amplification(redundancy, read_fraction)
+    if amp == 1:
         return None
     what = "RAID10" if redundancy == "raid10" else f"{redundancy} redundancy"
+    if limit.name == DIRECTIONAL and instance_mbps is not None:
+        figure = f"{instance_mbps:,.0f} MB/s"
+    elif limit.mbps is not None:
+        figure = f"{limit.mbps * amp:,.0f} MB/s"
+    else:
+        figure = f"{limit.ops * amp:,.0f} IOPS"
     side = "the instance's" if limit.name.startswith("instance") else "the volumes'"
-    figure = f"{limit.mbps:,.0f} MB/s" if limit.mbps is not None else f"{limit.ops:,.0f} IOPS"
     return f"writes x {copies(redundancy)} at {what} exhaust {side} {figure}"
 
 
 def logical_limits(limits: list[L], redundancy: str, read_fraction: float) -> list[L]:
-    """Every cap divided by the amplification, its description saying so (limits: predict's Limit rows)."""
+    """Every cap divided by the amplification, its description saying so (limits: predict's Limit rows). The
+    instance network is full duplex: predict's instance_limits already splits it by direction, copies included."""
     amp = amplification(redundancy, read_fraction)
     if amp == 1:
         return limits
@@ -54,6 +64,9 @@ def logical_limits(limits: list[L], redundancy: str, read_fraction: float) -> li
     out = []
     for lim in limits:
         row: Any = lim
+        if row.name == DIRECTIONAL:
+            out.append(lim)
+            continue
         out.append(dataclasses.replace(row, ops=None if row.ops is None else row.ops / amp,
                                        mbps=None if row.mbps is None else row.mbps / amp,
                                        description=f"{row.description}; {note}"))

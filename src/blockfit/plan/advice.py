@@ -12,7 +12,7 @@ from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import HOURS_PER_MONTH, monthly
 from blockfit.model.instance import find_shape
-from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
 from blockfit.schema import Candidate, Instance, Layout, Requirements, Workload
@@ -30,7 +30,10 @@ def money(storage: float | None, compute: float | None) -> str:
 
 
 def workload(req: Requirements) -> Workload:
-    return Workload(small_io=req.small_io, large_io=req.large_io, read_fraction=req.read_fraction)
+    """The workload plan predicts for; on OCI every iSCSI session at the queue depth plan assumes (see notes)."""
+    depth = PLAN_SESSION_DEPTH if req.cloud == "oci" else None
+    return Workload(small_io=req.small_io, large_io=req.large_io, read_fraction=req.read_fraction,
+                    host_queue_depth=depth)
 
 
 def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:

@@ -13,7 +13,7 @@ from blockfit.errors import InfeasibleError
 from blockfit.model import predict
 from blockfit.model.instance import find_shape, instance_caps
 from blockfit.plan.advice import VOLUME_LIMITS, pareto_points, single_volume_notes, upgrade_note, workload
-from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import rank_key, search
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.plan.stripe import recommend_stripe
@@ -30,6 +30,9 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     candidates = [_candidate(req, cat, space, ev, p) for p in points]
     notes = list(space.notes)
     first = candidates[0]
+    if cat.cloud == "oci" and first.attachment == "iscsi":
+        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP); at the "
+                     "default 32 fewer I/Os run at once ('blockfit model' shows what that costs).")
     if req.instance_ocpus is None and first.min_ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
         notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
@@ -61,9 +64,12 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
 def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, p: Point) -> Candidate:
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
     vol = p.option.volume(cat.cloud, p.size_gb)
-    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
-                    redundancy=req.redundancy)
     ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
+    member = ev.member(p.option, p.size_gb, p.members)
+    att = ev.attachment(p.option, member.perf, p.ocpus, ev.caps(p.ocpus, p.option.type)) if member else None
+    paths = att.paths if att is not None and att.attachment is not None else None
+    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
+                    attachment=req.attachment, paths=paths, redundancy=req.redundancy)
     inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
     if req.target_iops is not None or req.target_mbps is None:
@@ -76,7 +82,8 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
                      stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred,
                      cost=CostBreakdown(storage=round(p.storage, 2), compute=p.compute,
                                         total=None if p.compute is None else round(p.storage + p.compute, 2),
-                                        compute_detail=pred.costs.compute_detail if pred.costs else None))
+                                        compute_detail=pred.costs.compute_detail if pred.costs else None),
+                     attachment=pred.attachment, paths=pred.paths)
 
 
 def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tuple[float, float] | None:

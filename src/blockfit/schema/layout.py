@@ -19,7 +19,8 @@ class Volume(BaseModel):
     cloud: Cloud
     type: str = Field(description="catalog volume type: oci 'block'; aws gp3/gp2/io1/io2/st1/sc1; "
                                   "azure premium-v1/premium-v2/ultra; gcp pd-balanced/pd-ssd/...")
-    size_gb: int = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds)")
+    size_gb: int | float = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds); "
+                                                 "whole except OCI boot volumes (46.6 GB by default)")
     vpu_per_gb: int | None = Field(default=None, description="OCI performance level in VPUs per GB")
     provisioned_iops: int | None = None
     provisioned_throughput: float | None = Field(
@@ -42,7 +43,7 @@ class Layout(BaseModel):
     redundancy: Redundancy = Field(default="none", description="ASM normal/high (2/3 copies), mdadm raid10 (2)")
 
     @property
-    def total_gb(self) -> int:
+    def total_gb(self) -> int | float:
         return self.members * self.volume.size_gb
 
     @property
