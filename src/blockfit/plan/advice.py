@@ -106,8 +106,8 @@ def upgrade_note(req: Requirements, cat: Catalog, space: SearchSpace, first: Can
 
 def pareto_points(req: Requirements, cat: Catalog, space: SearchSpace) -> list[Point]:
     """For each option and member count at the smallest size that holds the capacity: the layout on the fewest
-    OCPUs, and on the fewest OCPUs that give it its full performance (more OCPUs only add cost). Total cost
-    decides, so a 64-OCPU row survives the front only when it buys something cheaper rows do not."""
+    OCPUs that give it its full performance (more OCPUs only add cost). Total cost decides, so a 64-OCPU row
+    survives the front only when it buys something cheaper rows do not."""
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     rev = Evaluator(cat, relaxed, space)
     pts: list[Point] = []
@@ -131,8 +131,7 @@ def pareto_points(req: Requirements, cat: Catalog, space: SearchSpace) -> list[P
             reach = [k for k, (iops, mbps) in enumerate(links(option.type))
                      if iops >= top.iops * 0.999 and mbps >= top.mbps * 0.999]
             j = reach[0] if reach else len(space.ocpus) - 1
-            for k in {0, j}:
-                p = rev.evaluate(option, members, sizes[i], space.ocpus[k])
-                if p is not None:
-                    pts.append(p)
+            p = rev.evaluate(option, members, sizes[i], space.ocpus[j])
+            if p is not None:
+                pts.append(p)
     return pts
