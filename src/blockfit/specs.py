@@ -79,6 +79,8 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
     ocpus = float(count) if count is not None else None
     if ocpus is not None and ocpus <= 0:
         raise InputError(f"instance {spec!r}: expected a positive OCPU count")
+    if ocpus is not None and not ocpus.is_integer():
+        raise InputError(f"instance {spec!r}: expected a whole OCPU (vCPU) count; {name} takes whole ones")
     if shape.kind == "fixed":
         if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:
             raise InputError(f"instance {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")

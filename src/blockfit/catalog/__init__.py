@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from blockfit.catalog.models import Catalog, InstanceRule, OciLevel, Shape, Source, VolumeType
+from blockfit.catalog.models import Catalog, ComputePrice, InstanceRule, OciLevel, Shape, Source, VolumeType
 from blockfit.errors import InputError
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
 
-__all__ = ["CLOUDS", "Catalog", "InstanceRule", "OciLevel", "Shape", "Source", "VolumeType",
+__all__ = ["CLOUDS", "Catalog", "ComputePrice", "InstanceRule", "OciLevel", "Shape", "Source", "VolumeType",
            "load_catalog", "parse_catalog_date", "versions"]
 
 
@@ -76,6 +76,7 @@ def catalog_from_toml(raw: dict[str, Any], path: str = "<memory>") -> Catalog:
         "volume_types": raw.get("volume_types", {}),
         "instance_rule": raw.get("instance_rule"),
         "shapes": raw.get("shapes", {}),
+        "compute_prices": {k: {"shape": k, **v} for k, v in raw.get("compute_prices", {}).items()},
     }
     try:
         cat = Catalog.model_validate(data)
@@ -101,6 +102,10 @@ def _copy_levels(cat: Catalog) -> None:
 
 def _check_citations(cat: Catalog) -> None:
     entries: list[Any] = list(cat.volume_types.values()) + list(cat.shapes.values())
+    entries += list(cat.compute_prices.values())
+    for name in cat.compute_prices:
+        if name not in cat.shapes:
+            raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
     entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
     if cat.instance_rule:

@@ -146,6 +146,22 @@ class Shape(Sourced):
     tiers: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class ComputePrice(Sourced):
+    """On-demand compute price of one shape (USD per hour; cost.py turns it into a month of 730 h).
+
+    Flexible shapes (OCI flex, GCP per-vCPU families): `per_ocpu_hour` (per vCPU for GCP) plus `per_gb_hour` of
+    memory, memory at least `memory_min_gb_per_ocpu` per OCPU; fixed shapes: `per_hour` for the instance.
+    """
+
+    shape: str
+    per_ocpu_hour: float | None = None
+    per_gb_hour: float | None = None
+    memory_min_gb_per_ocpu: float | None = None
+    memory_default_gb_per_ocpu: float | None = None
+    per_hour: float | None = None
+    region: str
+
+
 class Catalog(BaseModel):
     """One dated version of one cloud's limits and prices."""
 
@@ -159,6 +175,7 @@ class Catalog(BaseModel):
     volume_types: dict[str, VolumeType]
     instance_rule: InstanceRule | None = None
     shapes: dict[str, Shape]
+    compute_prices: dict[str, ComputePrice] = Field(default_factory=dict)
     path: str = ""
 
     def source(self, source_id: str) -> Source:

@@ -13,10 +13,23 @@ from blockfit.catalog import Catalog, load_catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
 from blockfit.model import queueing
+from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
+from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
-from blockfit.schema import CostItem, CurvePoint, Instance, Layout, LimitRow, Prediction, Volume, Workload
+from blockfit.schema import (
+    CostBreakdown,
+    CostItem,
+    CurvePoint,
+    Instance,
+    Layout,
+    LimitRow,
+    Prediction,
+    Volume,
+    Workload,
+)
+from blockfit.schema.cost import COPIES
 from blockfit.units import fmt_gb, fmt_io_size
 
 # A host-queue-depth or outstanding-I/O limit is named as binding only when it costs more than this
@@ -94,13 +107,15 @@ def member_limits(cat: Catalog, layout: Layout, mp: MemberPerf | None = None) ->
 
 
 def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int,
-             att: AttachmentPerf | None = None, read_fraction: float = 1.0) -> tuple[float, float]:
+             att: AttachmentPerf | None = None, read_fraction: float = 1.0,
+             mirror: str = "none") -> tuple[float, float]:
     """(max IOPS at small_io, max MB/s at large_io) from the caps alone: the fast path plan searches with.
     Same arithmetic as the Limit rows predict() reports (session depth aside: a host setting)."""
     limits = [Limit("v", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
-              Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps, read_fraction)]
+              Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps, read_fraction, COPIES[mirror])]
     if att is not None:
         limits += attachment_limits(att, members, None, None)
+    limits = mirroring.logical_limits(limits, mirror, read_fraction)
     iops = min(lim.iops_at(small_io) for lim in limits)
     mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6
     return iops, mbps
@@ -113,17 +128,19 @@ def _cite_member(cat: Catalog, vt: VolumeType, vol: Volume, fld: str) -> str:
     return cat.cite(vt, fld if fld in type(vt).model_fields else "name")
 
 
-def instance_limits(caps: InstanceCaps, read_fraction: float = 1.0) -> list[Limit]:
+def instance_limits(caps: InstanceCaps, read_fraction: float = 1.0, copies: int = 1) -> list[Limit]:
     """The instance's caps. Its network carries each direction up to the cap (full duplex): with a read/write
-    mix the busier direction binds, so the total MB/s is the cap / max(read share, write share)."""
+    mix the busier direction binds, so the total MB/s is the cap / max(read share, write share); mirrored
+    writes (copies > 1) go out `copies` times (model/redundancy.py)."""
     out = []
     if caps.iops is not None:
         out.append(Limit("instance_iops", caps.iops_rule, ops=caps.iops, source=caps.iops_cite))
     if caps.mbps is not None:
-        busier = max(read_fraction, 1 - read_fraction)
+        busier = max(read_fraction, (1 - read_fraction) * copies)
         rule = caps.mbps_rule
-        if busier < 1:
-            rule += (f", each direction: {100 * read_fraction:g}% reads / {100 * (1 - read_fraction):g}% writes "
+        if busier != 1:
+            writes = f"{100 * (1 - read_fraction):g}% writes" + (f" x {copies} copies" if copies > 1 else "")
+            rule += (f", each direction: {100 * read_fraction:g}% reads / {writes} "
                      f"-> {caps.mbps:,.0f} / {busier:g}")
         out.append(Limit("instance_mbps", rule, mbps=caps.mbps / busier, source=caps.mbps_cite))
     return out
@@ -149,7 +166,7 @@ def attachment_limits(att: AttachmentPerf, members: int, source: str | None, pv_
 
 def predict(layout: Layout, instance: Instance, workload: Workload | None = None,
             catalog: Catalog | None = None, latency_bound_ms: float | None = None,
-            with_curve: bool = True) -> Prediction:
+            with_curve: bool = True, memory_gb: float | None = None) -> Prediction:
     """Predict max IOPS (small random I/O) and max MB/s (large I/O) with their binding limits and cost."""
     wl = workload or Workload()
     cat = catalog or load_catalog(layout.volume.cloud)
@@ -162,7 +179,8 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     att = attachment_perf(cat, vt, layout, instance, caps, wl.host_queue_depth)
     mp, limits = member_limits(cat, layout)
     limits += attachment_limits(att, layout.members, _cite_path(cat, vt), _cite_pv(cat, vt))
-    limits += instance_limits(caps, wl.read_fraction)
+    limits += instance_limits(caps, wl.read_fraction, COPIES[layout.redundancy])
+    limits = mirroring.logical_limits(limits, layout.redundancy, wl.read_fraction)   # mirrored writes x copies
 
     cap_iops = min(lim.iops_at(wl.small_io) for lim in limits)
     cap_mbps = min(lim.iops_at(wl.large_io) for lim in limits) * wl.large_io / 1e6
@@ -217,6 +235,10 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     total = None if any(c.monthly is None for c in cost) else round(sum(c.monthly or 0.0 for c in cost), 2)
     if total is None:
         warnings.append("Some prices are not in the catalog (see cost); cost_per_month is unknown.")
+    compute = compute_cost(cat, instance.shape, instance.ocpus, memory_gb)
+    both = None if total is None or compute.monthly is None else round(total + compute.monthly, 2)
+    bind = next((lim for lim in limits if lim.name == iops_name), None)
+    rnote = None if bind is None else mirroring.binding_sentence(layout.redundancy, wl.read_fraction, bind, caps.mbps)
 
     return Prediction(
         cloud=cat.cloud, catalog_version=cat.version.isoformat(), layout=layout_spec(cat, layout),
@@ -228,7 +250,11 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         latency_ms_at_max_iops=lat_at_max, base_latency_ms=att.base_latency_ms, curve=curve, warnings=warnings,
         attachment=att.attachment, paths=att.paths if att.attachment else None, path_iops_cap=att.path_iops,
         path_mbps_cap=att.path_mbps, session_depth=att.session_depth,
-        paths_needed=paths_needed(mp.iops, mp.mbps, att.path_iops, att.path_mbps) if att.iscsi else None)
+        paths_needed=paths_needed(mp.iops, mp.mbps, att.path_iops, att.path_mbps) if att.iscsi else None,
+        redundancy=layout.redundancy, read_fraction=wl.read_fraction,
+        write_amplification=mirroring.amplification(layout.redundancy, wl.read_fraction),
+        usable_gb=layout.usable_gb, redundancy_note=rnote,
+        costs=CostBreakdown(storage=total, compute=compute.monthly, total=both, compute_detail=compute))
 
 
 def _times(item: CostItem, members: int) -> CostItem:

@@ -7,17 +7,21 @@ MVA for the latency bound), cached per (option, size) and per OCPU count.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import queueing
+from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
+from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
-from blockfit.model.predict import MAX_CURVE_OUTSTANDING, attachment_limits, ceilings, instance_limits, member_perf
+from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
 from blockfit.plan.space import LevelOption, SearchSpace
 from blockfit.schema import Instance, Layout, Requirements
+from blockfit.schema.cost import COPIES
 
 # The iSCSI queue depth plan's layouts assume per session (OCI-HP: raise node.session.queue_depth 32 -> 128).
 PLAN_SESSION_DEPTH = 128
@@ -35,9 +39,11 @@ class Point:
     members: int
     size_gb: int
     ocpus: float | None
-    cost: float
+    cost: float            # what plan ranks by: storage + compute (compute 0 when its price is unknown)
     iops: float
     mbps: float
+    storage: float = 0.0
+    compute: float | None = None
 
 
 class Evaluator:
@@ -46,6 +52,46 @@ class Evaluator:
         self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
         self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
+        self._compute: dict[float | None, float | None] = {}
+        self._floor: dict[str, int | None] = {}
+        self.amp = mirroring.amplification(req.redundancy, req.read_fraction)
+
+    def compute(self, ocpus: float | None) -> float | None:
+        """Monthly compute price at this OCPU count (None = unknown); never decreases with the count."""
+        if ocpus not in self._compute:
+            self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+        return self._compute[ocpus]
+
+    def compute_or_zero(self, ocpus: float | None) -> float:
+        value = self.compute(ocpus)
+        return 0.0 if value is None else value
+
+    def instance_ceilings(self, ocpus: float | None, vtype: str) -> tuple[float, float]:
+        """(IOPS, MB/s) the instance alone allows (volumes and paths unlimited); 0 where the count does not exist."""
+        try:
+            caps = self.caps(ocpus, vtype)
+        except InputError:
+            return 0.0, 0.0
+        return ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io, None, self.req.read_fraction,
+                        self.req.redundancy)
+
+    def instance_floor(self, option: LevelOption) -> int | None:
+        """Index of the fewest OCPUs whose instance caps alone could meet the targets (volumes unlimited): no
+        point below it is feasible (a necessary condition of evaluate), so it bounds the search and the compute."""
+        if option.type not in self._floor:
+            def ok(j: int) -> bool:
+                iops, mbps = self.instance_ceilings(self.space.ocpus[j], option.type)
+                return (self.req.target_iops is None or iops >= self.req.target_iops) and (
+                    self.req.target_mbps is None or mbps >= self.req.target_mbps)
+            lo, hi = 0, len(self.space.ocpus) - 1
+            if not ok(hi):
+                self._floor[option.type] = None
+            else:
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+                self._floor[option.type] = lo
+        return self._floor[option.type]
 
     def member(self, option: LevelOption, size_gb: int, members: int = 1) -> Member | None:
         """One member's caps and price; the member count matters only to kinds that share a per-instance
@@ -93,14 +139,17 @@ class Evaluator:
         if caps.attach_max is not None and members > caps.attach_max:
             return None
         att = self.attachment(option, m.perf, ocpus, caps)
-        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_fraction)
+        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_fraction,
+                              req.redundancy)
         if req.target_iops is not None and iops < req.target_iops:
             return None
         if req.target_mbps is not None and mbps < req.target_mbps:
             return None
         if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps, att):
             return None
-        return Point(option, members, size_gb, ocpus, m.cost * members, iops, mbps)
+        storage = m.cost * members
+        return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
+                     storage=storage, compute=self.compute(ocpus))
 
     def attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
                    caps: InstanceCaps) -> AttachmentPerf:
@@ -135,9 +184,10 @@ class Evaluator:
             return False
         if not req.target_iops:
             return True
-        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io)
-        member_rate = min([member_rate] + [lim.iops_at(req.small_io) for lim in attachment_limits(att, 1, None, None)])
-        link = [lim.iops_at(req.small_io) for lim in instance_limits(caps, req.read_fraction)]
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_fraction,
+                                  req.redundancy)
+        link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
+            instance_limits(caps, req.read_fraction, COPIES[req.redundancy]), req.redundancy, req.read_fraction)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:
@@ -148,3 +198,5 @@ class Evaluator:
 
 
 _NO_CAPS = InstanceCaps(iops=None, iops_rule="", mbps=None, mbps_rule="")
+_UNLIMITED = MemberPerf(iops=math.inf, mbps=math.inf, iops_name="", iops_rule="", mbps_name="", mbps_rule="",
+                        iops_field="", mbps_field="")

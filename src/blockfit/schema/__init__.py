@@ -5,6 +5,7 @@ Each concept has its own module; import from here:
 """
 
 from blockfit.schema.build import BuildResult, BuildStep
+from blockfit.schema.cost import ComputeCost, CostBreakdown, Redundancy
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
@@ -17,6 +18,8 @@ __all__ = [
     "BuildResult",
     "BuildStep",
     "Candidate",
+    "ComputeCost",
+    "CostBreakdown",
     "CostItem",
     "CurvePoint",
     "DerivedTargets",
@@ -37,6 +40,7 @@ __all__ = [
     "Measurement",
     "Plan",
     "Prediction",
+    "Redundancy",
     "Requirements",
     "Volume",
     "Workload",

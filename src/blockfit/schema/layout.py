@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.cost import COPIES, Redundancy
+
 Manager = Literal["lvm", "mdadm", "asm", "none"]
 Attachment = Literal["iscsi", "paravirtualized"]
 Cloud = Literal["oci", "aws", "azure", "gcp"]
@@ -38,10 +40,15 @@ class Layout(BaseModel):
     paths: int | None = Field(
         default=None, gt=0, description="paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); "
                                         "None = the attachment type's default (catalog)")
+    redundancy: Redundancy = Field(default="none", description="ASM normal/high (2/3 copies), mdadm raid10 (2)")
 
     @property
     def total_gb(self) -> int | float:
         return self.members * self.volume.size_gb
+
+    @property
+    def usable_gb(self) -> float:
+        return self.total_gb / COPIES[self.redundancy]
 
 
 class Instance(BaseModel):

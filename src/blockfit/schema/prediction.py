@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.cost import CostBreakdown
 from blockfit.schema.layout import Layout, Workload
 from blockfit.schema.result import ResultEnvelope
 
@@ -79,3 +80,9 @@ class Prediction(ResultEnvelope):
     base_latency_ms: float
     curve: list[CurvePoint]
     warnings: list[str]
+    redundancy: str = Field(default="none", description="none | normal | high (ASM) | raid10 (mdadm)")
+    read_fraction: float = Field(default=1.0, description="share of I/Os that are reads (the workload's mix)")
+    write_amplification: float = Field(default=1.0, description="volume I/Os per logical I/O: r + (1 - r) x copies")
+    usable_gb: float | None = Field(default=None, description="capacity after mirroring (raw / copies)")
+    redundancy_note: str | None = Field(default=None, description="which side the mirrored writes exhaust")
+    costs: CostBreakdown | None = Field(default=None, description="storage + compute per month (730 h)")
