@@ -15,12 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from blockfit.catalog.models import Catalog, InstanceRule, OciLevel, Shape, Source, VolumeType
+from blockfit.catalog.models import Catalog, ComputePrice, InstanceRule, OciLevel, Shape, Source, VolumeType
 from blockfit.errors import InputError
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
 
-__all__ = ["CLOUDS", "Catalog", "InstanceRule", "OciLevel", "Shape", "Source", "VolumeType",
+__all__ = ["CLOUDS", "Catalog", "ComputePrice", "InstanceRule", "OciLevel", "Shape", "Source", "VolumeType",
            "load_catalog", "parse_catalog_date", "versions"]
 
 
@@ -76,18 +76,38 @@ def catalog_from_toml(raw: dict[str, Any], path: str = "<memory>") -> Catalog:
         "volume_types": raw.get("volume_types", {}),
         "instance_rule": raw.get("instance_rule"),
         "shapes": raw.get("shapes", {}),
+        "compute_prices": {k: {"shape": k, **v} for k, v in raw.get("compute_prices", {}).items()},
     }
     try:
         cat = Catalog.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"catalog {path}: {exc}") from exc
+    _copy_levels(cat)
     _check_citations(cat)
     return cat
 
 
+def _copy_levels(cat: Catalog) -> None:
+    """A type with levels_from (OCI boot volumes) sells the other type's levels from its min_vpu up, and shares
+    its per-I/O latency figures unless it has its own."""
+    for key, vt in cat.volume_types.items():
+        if vt.levels_from is None:
+            continue
+        if vt.levels_from not in cat.volume_types:
+            raise ValueError(f"catalog {cat.path}: type {key!r} takes levels from unknown type {vt.levels_from!r}")
+        src = cat.volume_types[vt.levels_from]
+        vt.levels = [lv for lv in src.levels if lv.vpu >= vt.min_vpu]
+        vt.latencies = vt.latencies or list(src.latencies)
+
+
 def _check_citations(cat: Catalog) -> None:
     entries: list[Any] = list(cat.volume_types.values()) + list(cat.shapes.values())
+    entries += list(cat.compute_prices.values())
+    for name in cat.compute_prices:
+        if name not in cat.shapes:
+            raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
+    entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
     if cat.instance_rule:
         entries.append(cat.instance_rule)
     for e in entries:

@@ -43,6 +43,17 @@ class OciLevel(Sourced):
     max_mbps: float
 
 
+class LatencyFigure(Sourced):
+    """The unloaded time of one I/O for shapes of some families over one attachment type (OCI): a fixed part
+    (network round trip, target, media) plus the transfer of the I/O's bytes over one path."""
+
+    families: list[str] = Field(description="shape families it holds for (Shape.family), '*' for any")
+    attachment: str | None = Field(default=None, description="iscsi | paravirtualized; None = any")
+    base_ms: float
+    path_mbps: float | None = Field(default=None, description="bytes one path moves per second for one I/O, MB/s "
+                                                              "(per-I/O transfer time = I/O size / this)")
+
+
 class VolumeType(Sourced):
     """One volume type. `kind` selects the performance/cost rules in blockfit.model.volume_kinds;
     each kind documents which of the optional fields it reads."""
@@ -56,9 +67,22 @@ class VolumeType(Sourced):
     size_step_gb: float = 1
     throughput_unit: Literal["MB/s", "MiB/s"] = "MB/s"
     io_accounting_kib: int | None = None
+    kbps_unit_bytes: int = 1000                 # bytes in the "KB" of kbps_per_gb (OCI: 1,024, see catalog)
     base_latency_ms: float
+    latencies: list[LatencyFigure] = Field(default_factory=list)   # by shape family and attachment (OCI)
+    levels_from: str | None = None              # copy the levels of another type (OCI boot volumes)
+    min_vpu: int = 0                            # levels below this VPU/GB are not sold for this type
+    max_iops_cap: float | None = None           # a cap over every level's max IOPS (OCI UHP boot: 50,000)
+    attachments: list[str] = Field(default_factory=list)           # allowed attachment types; [] = any
+    max_paths: int | None = None                # paths one attachment can have (OCI boot volumes: 1, no multipath)
     ssd: bool = True
     pv_max_iops: float | None = None
+    # attachments (oci_vpu): iSCSI paths and sessions
+    iscsi_session_depth: int | None = None      # I/Os one iSCSI session runs at once (node.session.queue_depth)
+    path_max_iops: float | None = None          # one iSCSI path's IOPS ceiling
+    path_max_mbps: float | None = None          # one iSCSI path's throughput ceiling, MB/s
+    default_attachment: str | None = None       # attachment type when none is given
+    default_paths: dict[str, int] = Field(default_factory=dict)   # paths carrying I/O per attachment type
     # provisioned performance (aws_gp3, aws_piops, azure_provisioned, gcp_hyperdisk)
     iops_included: float | None = None
     iops_min: float | None = None
@@ -116,9 +140,26 @@ class Shape(Sourced):
     mbps_burst: float | None = None
     attach_max: int | None = None
     attach_pv_max: int | None = None
-    uhp_min_ocpus: float | None = None
-    uhp: bool | None = None
+    uhp_min_ocpus: float | None = None    # VM OCPUs needed for multipath-enabled (UHP) attachments
+    uhp: bool | None = None               # fixed shapes: multipath-enabled attachments supported
+    family: str | None = None             # processor family / generation (E3, E4, E5, ...): picks base latency
     tiers: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ComputePrice(Sourced):
+    """On-demand compute price of one shape (USD per hour; cost.py turns it into a month of 730 h).
+
+    Flexible shapes (OCI flex, GCP per-vCPU families): `per_ocpu_hour` (per vCPU for GCP) plus `per_gb_hour` of
+    memory, memory at least `memory_min_gb_per_ocpu` per OCPU; fixed shapes: `per_hour` for the instance.
+    """
+
+    shape: str
+    per_ocpu_hour: float | None = None
+    per_gb_hour: float | None = None
+    memory_min_gb_per_ocpu: float | None = None
+    memory_default_gb_per_ocpu: float | None = None
+    per_hour: float | None = None
+    region: str
 
 
 class Catalog(BaseModel):
@@ -134,6 +175,7 @@ class Catalog(BaseModel):
     volume_types: dict[str, VolumeType]
     instance_rule: InstanceRule | None = None
     shapes: dict[str, Shape]
+    compute_prices: dict[str, ComputePrice] = Field(default_factory=dict)
     path: str = ""
 
     def source(self, source_id: str) -> Source:

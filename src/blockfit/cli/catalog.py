@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from blockfit.catalog import CLOUDS, load_catalog, versions
+from blockfit.catalog import CLOUDS, Catalog, load_catalog, versions
 from blockfit.cli import app
 from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
@@ -62,9 +62,28 @@ def show_command(
         mbps = "120 x Gbps" if s.kind == "flex" else (f"{s.mbps:,.0f}" if s.mbps else "per tier")
         t.add_row(name, s.kind, ocpus, iops, mbps, str(s.attach_max or "?"), s.source)
     console.print(t)
+    if cat.compute_prices:
+        _compute_table(cat)
     st = Table("id", "date", "url", title="sources", title_justify="left")
     for src in cat.sources.values():
         st.add_row(src.id, src.date.isoformat(), src.url)
     console.print(st)
     for note in cat.notes:
         console.print(f"[dim]note: {note}[/]")
+
+
+def _compute_table(cat: Catalog) -> None:
+    """On-demand compute prices per hour (plan counts 730 h a month), each with its source."""
+    t = Table("shape", "per OCPU-h", "per GB-h", "min GB/OCPU", "default GB/OCPU", "per hour", "region", "source",
+              title="compute prices (USD, on demand; a month = 730 h)", title_justify="left")
+
+    def fmt(v: float | None) -> str:
+        return "" if v is None else f"{v:g}"
+    for name, p in cat.compute_prices.items():
+        t.add_row(name, fmt(p.per_ocpu_hour), fmt(p.per_gb_hour), fmt(p.memory_min_gb_per_ocpu),
+                  fmt(p.memory_default_gb_per_ocpu), fmt(p.per_hour), p.region,
+                  ", ".join(dict.fromkeys([p.source, *p.sources.values()])))
+    console.print(t)
+    unpriced = [s for s in cat.shapes if s not in cat.compute_prices]
+    if unpriced:
+        console.print(f"[dim]no compute price (compute cost unknown): {', '.join(unpriced)}[/]")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from blockfit.catalog import CLOUDS, Catalog, load_catalog, parse_catalog_date
 from blockfit.errors import InputError
 from blockfit.units import parse_duration, parse_io_size
@@ -37,3 +39,97 @@ def positive_int(value: int | None, option: str) -> int | None:
     if value is not None and value < 1:
         raise InputError(f"{option} {value}: expected a whole number of at least 1")
     return value
+
+
+def comma_list(text: str | None, option: str) -> list[str] | None:
+    """'a,b' → ['a', 'b']; None stays None; a list with no item (',' or '') is an error, not 'no filter'."""
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise InputError(f"{option} {text!r}: expected a comma-separated list with at least one item")
+    return items
+
+
+def percent(text: str, option: str, *, lo: float = 0.0, hi: float = math.inf) -> float:
+    """'30%' or '30' → 30.0, finite and within [lo, hi]."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise InputError(f"{option} {text!r}: expected a percentage such as 30%") from None
+    if not math.isfinite(value) or not lo <= value <= hi:
+        bound = f"from {lo:g} to {hi:g}" if math.isfinite(hi) else f"of at least {lo:g}"
+        raise InputError(f"{option} {text!r}: expected a percentage {bound}")
+    return value
+
+
+ATTACHMENTS = ("iscsi", "paravirtualized")
+ATTACHMENT_HELP = "volume attachment type (OCI): iscsi or paravirtualized; default: the catalog's default"
+PATHS_HELP = "paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); default: the attachment's"
+READ_PCT_HELP = "share of I/Os that are reads, 0-100 (the instance network caps each direction separately)"
+
+
+def attachment(value: str | None) -> str | None:
+    if value is not None and value not in ATTACHMENTS:
+        raise InputError(f"--attachment {value!r}: expected {' or '.join(ATTACHMENTS)}")
+    return value
+
+
+def read_fraction(pct: float | None) -> float:
+    """--read-pct 0-100 → the Workload's read_fraction (default: all reads)."""
+    if pct is None:
+        return 1.0
+    if not 0 <= pct <= 100:
+        raise InputError(f"--read-pct {pct:g}: expected a percentage from 0 to 100")
+    return pct / 100
+
+
+# ---- plan cost options (issue 14); small on purpose: the `hardening` branch centralises numeric parsing ----
+REDUNDANCY_HELP = ("mirroring: none, normal or high (ASM: writes x2/x3, capacity /2 or /3) or raid10 (mdadm: "
+                   "writes x2, capacity /2)")
+MEMORY_HELP = "memory to price the compute at, e.g. 64G; default: the shape's minimum (OCI: 1 GB per OCPU)"
+OCPUS_HELP = "search only OCPU (vCPU) counts in MIN-MAX, e.g. 8-24 (with SHAPE without :OCPUS)"
+REDUNDANCY_MANAGER = {"normal": "asm", "high": "asm", "raid10": "mdadm"}
+
+
+def positive_target(value: float | None, option: str) -> float | None:
+    """A target figure: finite and above zero (NaN, inf, 0 and negatives are refused)."""
+    if value is not None and (not math.isfinite(value) or value <= 0):
+        raise InputError(f"{option} {value:g}: expected a positive finite number")
+    return value
+
+
+def redundancy_option(value: str, manager: str | None) -> tuple[str, str]:
+    """(redundancy, manager): normal/high need ASM, raid10 mdadm; the manager follows when not given."""
+    if value not in ("none", "normal", "high", "raid10"):
+        raise InputError(f"--redundancy {value!r}: expected none, normal, high (ASM) or raid10 (mdadm)")
+    needed = REDUNDANCY_MANAGER.get(value)
+    if needed is None:
+        return value, manager or "lvm"
+    if manager is not None and manager != needed:
+        raise InputError(f"--redundancy {value}: needs --manager {needed} (got {manager})")
+    return value, needed
+
+
+def memory_gb(text: str | None) -> float | None:
+    from blockfit.units import parse_volume_gb
+    return None if text is None else parse_volume_gb(text, "--memory")
+
+
+def ocpu_range(text: str | None) -> tuple[float | None, float | None]:
+    """'8-24' → (8, 24); '8-' or '-24' leave one side open; whole counts, min <= max."""
+    if text is None:
+        return None, None
+    lo_text, sep, hi_text = text.strip().partition("-")
+    try:
+        lo = float(lo_text) if lo_text.strip() else None
+        hi = float(hi_text) if hi_text.strip() else None
+    except ValueError:
+        lo = hi = math.nan
+    bad = not sep or (lo is None and hi is None) or any(
+        v is not None and (not math.isfinite(v) or v < 1 or not v.is_integer()) for v in (lo, hi))
+    if bad:
+        raise InputError(f"--ocpus {text!r}: expected MIN-MAX whole OCPU counts of at least 1, e.g. 8-24")
+    if lo is not None and hi is not None and lo > hi:
+        raise InputError(f"--ocpus {text!r}: expected MIN <= MAX")
+    return lo, hi

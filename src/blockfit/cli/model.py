@@ -8,7 +8,23 @@ import typer
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
+from blockfit.cli.common import (
+    ATTACHMENT_HELP,
+    CATALOG_HELP,
+    CLOUD_HELP,
+    MEMORY_HELP,
+    PATHS_HELP,
+    READ_PCT_HELP,
+    REDUNDANCY_HELP,
+    attachment,
+    catalog_for,
+    io_size,
+    latency_ms,
+    memory_gb,
+    positive_int,
+    read_fraction,
+    redundancy_option,
+)
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.model import predict
 from blockfit.schema import Prediction, Workload
@@ -29,6 +45,11 @@ def model_command(
     max_latency: Annotated[str | None, typer.Option(help="also answer: max IOPS at mean latency <= this (e.g. 2ms)")]
     = None,
     stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only")] = None,
+    attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
+    paths: Annotated[int | None, typer.Option(help=PATHS_HELP)] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,
+    redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
+    memory: Annotated[str | None, typer.Option(help=MEMORY_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
     report: ReportOption = None,
@@ -40,11 +61,14 @@ def model_command(
         raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
     stripe = parse_io_size(stripe_size, "--stripe-size") if stripe_size else None
     lay = parse_layout(layout, cloud, cat, stripe_size=stripe)
+    mirror, manager = redundancy_option(redundancy, None)   # normal/high: ASM, raid10: mdadm
+    lay = lay.model_copy(update={"attachment": attachment(attach), "paths": positive_int(paths, "--paths"),
+                                 "redundancy": mirror, "manager": manager if mirror != "none" else lay.manager})
     inst = parse_instance(instance, cloud, cat)
     wl = Workload(small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
-                  outstanding=positive_int(outstanding, "--outstanding"))
-    pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency))
+                  outstanding=positive_int(outstanding, "--outstanding"), read_fraction=read_fraction(read_pct))
+    pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency), memory_gb=memory_gb(memory))
     save_report(pred, report)
     if json_out:
         print_json(pred)
@@ -58,6 +82,19 @@ LIMIT_LABELS = {
     "host_queue_depth": "host queue depth",
     "outstanding_ios": "outstanding I/Os",
 }
+
+
+def _cost_line(p: Prediction) -> str:
+    """'$195.84 storage + $232.14 compute (12 OCPUs, 12 GB) = $427.98 per month (730 h)'."""
+    storage = "unknown" if p.cost_per_month is None else f"${p.cost_per_month:,.2f}"
+    c = p.costs
+    if c is None or c.compute is None:
+        why = f" ({c.compute_detail.note})" if c and c.compute_detail and c.compute_detail.note else ""
+        return f"{storage} storage per month; compute unknown{why}"
+    d = c.compute_detail
+    shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} OCPUs, {d.memory_gb:g} GB)"
+    total = "unknown" if c.total is None else f"${c.total:,.2f}"
+    return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({c.hours_per_month:g} h)"
 
 
 def limit_label(name: str) -> str:
@@ -82,8 +119,10 @@ def render_prediction(p: Prediction) -> None:
                   f"limited by [bold]{why[p.mbps_limited_by]}[/]")
     if p.max_iops_at_latency is not None:
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}")
-    cost = "unknown" if p.cost_per_month is None else f"${p.cost_per_month:,.2f}"
-    console.print(f"  cost      {cost} per month")
+    console.print(f"  cost      {_cost_line(p)}")
+    if p.redundancy_note:
+        console.print(f"  mirroring {p.redundancy_note}; usable {p.usable_gb or 0:,.0f} GB "
+                      f"of {p.layout_detail.total_gb:,} GB")
     table = Table(title="Limits (headroom over the binding limit)", title_justify="left")
     table.add_column("limit (what sets it)", ratio=3)
     for col in (f"IOPS @{fmt_io_size(wl.small_io)}", "", f"MB/s @{fmt_io_size(wl.large_io)}", ""):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -12,12 +13,33 @@ import typer
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
+from blockfit.cli.common import (
+    ATTACHMENT_HELP,
+    CATALOG_HELP,
+    CLOUD_HELP,
+    MEMORY_HELP,
+    OCPUS_HELP,
+    READ_PCT_HELP,
+    REDUNDANCY_HELP,
+    attachment,
+    catalog_for,
+    comma_list,
+    io_size,
+    latency_ms,
+    memory_gb,
+    ocpu_range,
+    percent,
+    positive_int,
+    positive_target,
+    read_fraction,
+    redundancy_option,
+)
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InfeasibleError, InputError
+from blockfit.history import derive_targets
 from blockfit.plan import make_plan
-from blockfit.schema import Candidate, Plan, Requirements
+from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
 from blockfit.specs import parse_instance
 from blockfit.units import parse_volume_gb
 
@@ -41,10 +63,26 @@ def plan_command(
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher")]
     = None,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)")] = None,
-    manager: Annotated[str, typer.Option(help="volume manager: lvm, mdadm or asm (sets the stripe advice)")] = "lvm",
+    manager: Annotated[str | None, typer.Option(
+        help="volume manager: lvm, mdadm or asm (sets the stripe advice); default lvm, or what --redundancy needs")]
+    = None,
+    redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
+    memory: Annotated[str | None, typer.Option(help=MEMORY_HELP)] = None,
+    ocpus: Annotated[str | None, typer.Option(help=OCPUS_HELP)] = None,
+    attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
+    paths: Annotated[int | None, typer.Option(
+        help="paths per volume the host can use; default: plan says how many each layout needs")] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
+    from_file: Annotated[Path | None, typer.Option(
+        "--from", help="derive the targets from workload history: iostat -x -o JSON, sadf -j, a diagnose "
+                       "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s)")] = None,
+    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample")]
+    = None,
+    percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for")] = 95.0,
+    headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%")] = "0%",
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -60,13 +98,23 @@ def plan_command(
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
     if instance is None:
         raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex")
-    if manager not in ("lvm", "mdadm", "asm"):
+    if manager is not None and manager not in ("lvm", "mdadm", "asm"):
         raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
+    redundancy, manager = redundancy_option(redundancy, manager)
     for name, value in (("--target-iops", target_iops), ("--target-mbps", target_mbps)):
-        if value is not None and value <= 0:
-            raise InputError(f"{name} {value:g}: expected a positive number")
-    if growth < 0:
+        positive_target(value, name)
+    ocpus_min, ocpus_max = ocpu_range(ocpus)
+    if not math.isfinite(growth) or growth < 0:
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
+    history = None
+    if from_file is not None:
+        history = derive_targets(from_file, comma_list(devices, "--devices"), percentile,
+                                 percent(headroom, "--headroom"))
+        target_iops = history.target_iops if target_iops is None else target_iops
+        target_mbps = history.target_mbps if target_mbps is None else target_mbps
+        read_pct = history.read_pct if read_pct is None else read_pct
+    elif devices is not None:
+        raise InputError("--devices: goes with --from (the history file whose devices to sum)")
     cat = catalog_for(cloud, catalog)
     inst = parse_instance(instance, cloud, cat, require_count=False)
     req = Requirements(
@@ -74,8 +122,12 @@ def plan_command(
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
-        levels=[lv.strip() for lv in levels.split(",") if lv.strip()] if levels else None,
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager)
+        levels=comma_list(levels, "--levels"),
+        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
+        read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"),
+        memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
+    if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
+        raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
     try:
         plan = make_plan(req, cat)
     except InfeasibleError as exc:
@@ -106,22 +158,35 @@ def _write_atomically(path: Path, text: str) -> None:
         raise InputError(f"--out {str(path)!r}: cannot write ({exc.strerror})") from None
 
 
+def _dollars(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:,.2f}"
+
+
 def _row(c: Candidate) -> list[str]:
-    return [c.layout, c.instance, f"{c.max_iops:,.0f}", f"{c.max_mbps:,.0f}", f"${c.cost_per_month:,.2f}",
-            limit_label(c.limited_by)]
+    storage = c.cost.storage if c.cost else c.cost_per_month
+    compute = c.cost.compute if c.cost else None
+    total = c.cost.total if c.cost else None
+    return [c.layout, c.instance, f"{c.max_iops:,.0f}", f"{c.max_mbps:,.0f}", _dollars(storage), _dollars(compute),
+            _dollars(total), limit_label(c.limited_by)]
+
+
+COLUMNS = ("layout", "instance", "max IOPS", "max MB/s", "storage", "compute", "total /month", "limited by")
 
 
 def _table(title: str) -> Table:
     table = Table(title=title, title_justify="left")
-    for col in ("layout", "instance", "max IOPS", "max MB/s", "per month", "limited by"):
-        table.add_column(col, justify="right" if col.startswith(("max", "per")) else "left",
-                         no_wrap=col in ("layout", "instance", "max IOPS", "max MB/s", "per month"))
+    for col in COLUMNS:
+        table.add_column(col, justify="left" if col in ("layout", "instance", "limited by") else "right",
+                         no_wrap=col != "limited by")
     return table
 
 
 def render_plan(plan: Plan, out: Path | None) -> None:
     req = plan.requirements
-    targets = [f"{req.needed_gb:,.0f} GB"]
+    targets = [f"{req.needed_gb:,.0f} GB" + ("" if req.redundancy == "none" else f" raw ({req.redundancy} "
+                                                                                 "redundancy)")]
+    if req.read_fraction < 1:
+        targets.append(f"{100 * req.read_fraction:.0f} % reads")
     if req.target_iops:
         targets.append(f"{req.target_iops:,.0f} IOPS")
     if req.target_mbps:
@@ -131,19 +196,32 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     console.print(f"[bold]Plan[/] for {', '.join(targets)} on {req.instance_shape}"
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
-    table = _table("Candidates meeting every target, cheapest first")
+    table = _table("Candidates meeting every target, cheapest total (storage + compute, 730 h a month) first")
     for c in plan.candidates:
         table.add_row(*_row(c))
+    if req.history is not None:
+        console.print(history_line(req.history))
     console.print(table)
     best = plan.candidates[0]
+    money = _dollars(best.cost_per_month) if best.cost is None else (
+        f"{_dollars(best.cost.storage)} storage + {_dollars(best.cost.compute)} compute = "
+        f"{_dollars(best.cost.total)}")
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
-                  f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for ${best.cost_per_month:,.2f} a month, "
+                  f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money} a month, "
                   f"limited by {limit_label(best.limited_by)}.")
+    if best.prediction.redundancy_note:
+        console.print(f"  redundancy: {best.prediction.redundancy_note} "
+                      f"(usable {best.prediction.usable_gb or 0:,.0f} GB of {best.layout_detail.total_gb:,} GB)")
+    if best.cost and best.cost.compute_detail and best.cost.compute_detail.note:
+        console.print(f"  [yellow]{best.cost.compute_detail.note}[/]")
+    attach = attachment_advice(best)
+    if attach:
+        console.print(f"  attach: {attach}")
     console.print(f"  stripe: {best.stripe_reason}")
     for note in plan.notes:
         console.print(f"  {note}")
     if plan.pareto:
-        pt = _table("What each extra dollar buys (Pareto: cost vs IOPS vs MB/s, capacity met)")
+        pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
         for c in plan.pareto:
             pt.add_row(*_row(c))
         console.print(pt)
@@ -152,6 +230,28 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if out is not None:
         console.print(f"plan written to {out} (feed it to 'blockfit build --plan {out}' "
                       f"or 'blockfit lab --plan {out}')")
+
+
+def history_line(h: DerivedTargets) -> str:
+    """Where the targets came from, in one line: the file, the devices, how many samples, the arithmetic."""
+    where = f"{h.format} history {h.source}" + (f" (devices {', '.join(h.devices)})" if h.devices else "")
+    mix = f"reads {h.read_pct:.0f} % of {'I/Os' if h.read_pct_from == 'ios' else 'bytes'}"
+    line = (f"Targets from {where}: p{h.percentile:g} of {h.samples} samples = {h.iops:,.0f} IOPS ({mix}), "
+            f"{h.mbps:,.1f} MB/s")
+    if h.headroom_pct:
+        line += f"; +{h.headroom_pct:g} % headroom = {h.target_iops:,.0f} IOPS, {h.target_mbps:,.1f} MB/s"
+    return line + "".join(f"; skipped {s}" for s in h.skipped)
+
+
+def attachment_advice(c: Candidate) -> str | None:
+    """How each volume must be attached: for UHP the iSCSI paths that must carry I/O."""
+    if c.attachment is None:
+        return None
+    if c.attachment == "iscsi" and c.paths and c.paths > 1:
+        return (f"each volume over a multipath-enabled iSCSI attachment with I/O spread over {c.paths} paths "
+                f"(one path carries at most {c.prediction.path_iops_cap:,.0f} IOPS / "
+                f"{c.prediction.path_mbps_cap:,.0f} MB/s).")
+    return f"each volume over {'iSCSI' if c.attachment == 'iscsi' else c.attachment} ({c.paths or 1} path)."
 
 
 def _render_infeasible(exc: InfeasibleError) -> None:

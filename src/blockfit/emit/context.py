@@ -106,6 +106,10 @@ class BuildContext:
             raise InputError(f"--candidate {self.candidate_index}: expected 0..{len(self.plan.candidates) - 1}")
         if self.manager not in MANAGERS:
             raise InputError(f"--manager {self.manager!r}: expected one of lvm, mdadm, asm, none")
+        mirror = self.candidate.layout_detail.redundancy
+        if mirror != "none":
+            raise InputError(f"--plan: the layout mirrors ({mirror} redundancy); build emits striped layouts only "
+                             "(EXTERNAL REDUNDANCY / RAID0) so far: plan with --redundancy none to build")
         if len(self.devices) != self.members:
             raise InputError(f"--devices: {len(self.devices)} given, but the plan's layout {self.candidate.layout} "
                              f"has {self.members} members; give exactly {self.members}")

@@ -7,16 +7,24 @@ MVA for the latency bound), cached per (option, size) and per OCPU count.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import queueing
+from blockfit.model import redundancy as mirroring
+from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
+from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
 from blockfit.plan.space import LevelOption, SearchSpace
-from blockfit.schema import Instance, Requirements
+from blockfit.schema import Instance, Layout, Requirements
+from blockfit.schema.cost import COPIES
+
+# The iSCSI queue depth plan's layouts assume per session (OCI-HP: raise node.session.queue_depth 32 -> 128).
+PLAN_SESSION_DEPTH = 128
 
 
 @dataclass(frozen=True)
@@ -31,9 +39,11 @@ class Point:
     members: int
     size_gb: int
     ocpus: float | None
-    cost: float
+    cost: float            # what plan ranks by: storage + compute (compute 0 when its price is unknown)
     iops: float
     mbps: float
+    storage: float = 0.0
+    compute: float | None = None
 
 
 class Evaluator:
@@ -41,6 +51,47 @@ class Evaluator:
         self.cat, self.req, self.space = cat, req, space
         self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
+        self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
+        self._compute: dict[float | None, float | None] = {}
+        self._floor: dict[str, int | None] = {}
+        self.amp = mirroring.amplification(req.redundancy, req.read_fraction)
+
+    def compute(self, ocpus: float | None) -> float | None:
+        """Monthly compute price at this OCPU count (None = unknown); never decreases with the count."""
+        if ocpus not in self._compute:
+            self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+        return self._compute[ocpus]
+
+    def compute_or_zero(self, ocpus: float | None) -> float:
+        value = self.compute(ocpus)
+        return 0.0 if value is None else value
+
+    def instance_ceilings(self, ocpus: float | None, vtype: str) -> tuple[float, float]:
+        """(IOPS, MB/s) the instance alone allows (volumes and paths unlimited); 0 where the count does not exist."""
+        try:
+            caps = self.caps(ocpus, vtype)
+        except InputError:
+            return 0.0, 0.0
+        return ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io, None, self.req.read_fraction,
+                        self.req.redundancy)
+
+    def instance_floor(self, option: LevelOption) -> int | None:
+        """Index of the fewest OCPUs whose instance caps alone could meet the targets (volumes unlimited): no
+        point below it is feasible (a necessary condition of evaluate), so it bounds the search and the compute."""
+        if option.type not in self._floor:
+            def ok(j: int) -> bool:
+                iops, mbps = self.instance_ceilings(self.space.ocpus[j], option.type)
+                return (self.req.target_iops is None or iops >= self.req.target_iops) and (
+                    self.req.target_mbps is None or mbps >= self.req.target_mbps)
+            lo, hi = 0, len(self.space.ocpus) - 1
+            if not ok(hi):
+                self._floor[option.type] = None
+            else:
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+                self._floor[option.type] = lo
+        return self._floor[option.type]
 
     def member(self, option: LevelOption, size_gb: int, members: int = 1) -> Member | None:
         """One member's caps and price; the member count matters only to kinds that share a per-instance
@@ -87,30 +138,56 @@ class Evaluator:
             return None
         if caps.attach_max is not None and members > caps.attach_max:
             return None
-        if option.vpu is not None and option.vpu >= 30 and caps.uhp_ok is not True:
-            return None
-        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io)
+        att = self.attachment(option, m.perf, ocpus, caps)
+        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_fraction,
+                              req.redundancy)
         if req.target_iops is not None and iops < req.target_iops:
             return None
         if req.target_mbps is not None and mbps < req.target_mbps:
             return None
-        if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps):
+        if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps, att):
             return None
-        return Point(option, members, size_gb, ocpus, m.cost * members, iops, mbps)
+        storage = m.cost * members
+        return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
+                     storage=storage, compute=self.compute(ocpus))
 
-    def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps) -> bool:
+    def attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
+                   caps: InstanceCaps) -> AttachmentPerf:
+        """The attachment plan gives each member: the requested type, and the requested paths or (UHP) as many as
+        the member needs when the instance gets multipath-enabled attachments, else one."""
+        key = (option, perf.iops, perf.mbps, ocpus)
+        if key not in self._atts:
+            self._atts[key] = self._attachment(option, perf, ocpus, caps)
+        return self._atts[key]
+
+    def _attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
+                    caps: InstanceCaps) -> AttachmentPerf:
+        req = self.req
+        vt = self.cat.volume_types[option.type]
+        paths = req.paths
+        if paths is None and (req.attachment or vt.default_attachment) == "iscsi":
+            need = paths_needed(perf.iops, perf.mbps, vt.path_max_iops, vt.path_max_mbps)
+            paths = need if caps.uhp_ok is not False and vt.max_paths is None else 1
+        layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment, paths=paths)
+        inst = Instance(cloud=self.cat.cloud, shape=self.space.shape, ocpus=ocpus)
+        return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH)
+
+    def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,
+                       att: AttachmentPerf) -> bool:
         """Is there a load (N <= MAX_CURVE_OUTSTANDING) whose mean latency is within the bound and whose
         throughput reaches the IOPS target? Both grow with N, so walk N up until one of them decides."""
         req = self.req
         assert req.max_latency_ms is not None
-        base_s = self.cat.volume_types[option.type].base_latency_ms / 1000
+        base_s = att.io_time_s(req.small_io)
         bound_s = req.max_latency_ms / 1000
         if base_s > bound_s:
             return False
         if not req.target_iops:
             return True
-        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io)
-        link = [lim.iops_at(req.small_io) for lim in instance_limits(caps)]
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_fraction,
+                                  req.redundancy)
+        link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
+            instance_limits(caps, req.read_fraction, COPIES[req.redundancy]), req.redundancy, req.read_fraction)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:
@@ -121,3 +198,5 @@ class Evaluator:
 
 
 _NO_CAPS = InstanceCaps(iops=None, iops_rule="", mbps=None, mbps_rule="")
+_UNLIMITED = MemberPerf(iops=math.inf, mbps=math.inf, iops_name="", iops_rule="", mbps_name="", mbps_rule="",
+                        iops_field="", mbps_field="")

@@ -9,17 +9,16 @@ from typing import Any
 
 from blockfit import __version__
 from blockfit.catalog import Catalog
-from blockfit.errors import InfeasibleError, InputError
+from blockfit.errors import InfeasibleError
 from blockfit.model import predict
 from blockfit.model.instance import find_shape, instance_caps
-from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.advice import VOLUME_LIMITS, pareto_points, single_volume_notes, upgrade_note, workload
+from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import rank_key, search
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.plan.stripe import recommend_stripe
-from blockfit.schema import Candidate, Instance, Layout, Plan, Requirements, Workload
+from blockfit.schema import Candidate, CostBreakdown, Instance, Layout, Plan, Requirements
 from blockfit.units import fmt_io_size
-
-VOLUME_LIMITS = ("volume_",)
 
 
 def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
@@ -31,12 +30,16 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     candidates = [_candidate(req, cat, space, ev, p) for p in points]
     notes = list(space.notes)
     first = candidates[0]
+    if cat.cloud == "oci" and first.attachment == "iscsi":
+        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP); at the "
+                     "default 32 fewer I/Os run at once ('blockfit model' shows what that costs).")
     if req.instance_ocpus is None and first.min_ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
         notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
-    single = _single_volume_note(req, cat, first)
-    if single:
-        notes.append(single)
+    notes += single_volume_notes(req, cat, space, first)
+    upgrade = upgrade_note(req, cat, space, first)
+    if upgrade:
+        notes.append(upgrade)
     bind_from = _volumes_bind_from(cat, space, first)
     if bind_from is not None:
         ocpus, mbps = bind_from
@@ -58,17 +61,17 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
     return kept
 
 
-def _workload(req: Requirements) -> Workload:
-    return Workload(small_io=req.small_io, large_io=req.large_io)
-
-
 def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, p: Point) -> Candidate:
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
     vol = p.option.volume(cat.cloud, p.size_gb)
-    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager)
     ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
+    member = ev.member(p.option, p.size_gb, p.members)
+    att = ev.attachment(p.option, member.perf, p.ocpus, ev.caps(p.ocpus, p.option.type)) if member else None
+    paths = att.paths if att is not None and att.attachment is not None else None
+    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
+                    attachment=req.attachment, paths=paths, redundancy=req.redundancy)
     inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
-    pred = predict(layout, inst, _workload(req), cat, latency_bound_ms=req.max_latency_ms)
+    pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
     if req.target_iops is not None or req.target_mbps is None:
         limited_by = pred.iops_limited_by
     else:
@@ -76,26 +79,11 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
     return Candidate(layout=pred.layout, layout_detail=pred.layout_detail, instance=inst.spec,
                      max_iops=pred.max_iops, max_mbps=pred.max_mbps, cost_per_month=round(p.cost, 2),
                      stripe_size=fmt_io_size(stripe) if stripe else "none", stripe_size_bytes=stripe,
-                     stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred)
-
-
-def _single_volume_note(req: Requirements, cat: Catalog, first: Candidate) -> str | None:
-    """Compare with one volume of the same level holding everything: the seed's 'same price, N x IOPS'."""
-    if first.layout_detail.members == 1:
-        return None
-    vol = first.layout_detail.volume.model_copy(update={"size_gb": first.layout_detail.total_gb})
-    inst = Instance(cloud=cat.cloud, shape=req.instance_shape,
-                    ocpus=req.instance_ocpus if req.instance_ocpus is not None else first.min_ocpus)
-    try:
-        one = predict(Layout(members=1, volume=vol), inst, _workload(req), cat, with_curve=False)
-    except InputError:
-        return None
-    if not one.cost_per_month:
-        return None
-    return (f"Versus one {one.layout} volume ({one.max_iops:,.0f} IOPS / {one.max_mbps:,.0f} MB/s for "
-            f"${one.cost_per_month:,.2f}): {first.max_iops / one.max_iops:.1f}x the IOPS and "
-            f"{first.max_mbps / one.max_mbps:.1f}x the MB/s at "
-            f"{100 * (first.cost_per_month / one.cost_per_month - 1):+.1f}% cost.")
+                     stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred,
+                     cost=CostBreakdown(storage=round(p.storage, 2), compute=p.compute,
+                                        total=None if p.compute is None else round(p.storage + p.compute, 2),
+                                        compute_detail=pred.costs.compute_detail if pred.costs else None),
+                     attachment=pred.attachment, paths=pred.paths)
 
 
 def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tuple[float, float] | None:
@@ -114,23 +102,10 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
 
 
 def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, limit: int = 12) -> list[Candidate]:
-    """Non-dominated (cost, IOPS, MB/s) among each option and member count at the smallest size that holds
-    the capacity, on the most capable OCPU count allowed: what each extra dollar buys."""
-    import bisect
-    import math
-
+    """Non-dominated (total cost, IOPS, MB/s): what each extra dollar, storage or compute, buys."""
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     rev = Evaluator(cat, relaxed, space)
-    pts = []
-    for option in space.options:
-        sizes = space.sizes[option.type]
-        for members in space.members:
-            i = bisect.bisect_left(sizes, math.ceil(relaxed.needed_gb / members - 1e-9))
-            if i < len(sizes):
-                p = rev.evaluate(option, members, sizes[i], space.ocpus[-1])
-                if p is not None:
-                    pts.append(p)
-    front = _distinct(pts, same_option_only=False, tolerance=0.02)
+    front = _distinct(pareto_points(req, cat, space), same_option_only=False, tolerance=0.02)
     if len(front) > limit:
         step = (len(front) - 1) / (limit - 1)
         front = [front[round(k * step)] for k in range(limit)]
@@ -186,14 +161,15 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
                     for caps in [_top_caps(cat, name, vtype)] if caps > here)
     out: list[dict[str, Any]] = []
     for _caps, name in bigger:
-        alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None})
+        alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None,
+                                     "ocpus_min": None, "ocpus_max": None})
         alt_space = default_space(cat, alt)
         found = search(Evaluator(cat, alt, alt_space), alt_space, keep=1)
         if found:
             p = found[0]
             inst = Instance(cloud=cat.cloud, shape=name, ocpus=p.ocpus)
             spec = predict(Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb)), inst,
-                           _workload(req), cat, with_curve=False).layout
+                           workload(req), cat, with_curve=False).layout
             out.append({"instance": inst.spec, "layout": spec, "cost_per_month": round(p.cost, 2),
                         "max_iops": round(p.iops), "max_mbps": round(p.mbps)})
             if len(out) >= limit:

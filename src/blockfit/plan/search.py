@@ -1,10 +1,10 @@
-"""Find the cheapest points of the search space that meet the requirements, exactly.
+"""Find the cheapest points of the search space that meet the requirements, exactly, by total monthly cost.
 
-Feasibility only improves with a bigger member size or more OCPUs, and storage cost only grows with
-size (OCPUs are not storage cost), so for each (level option, member count) the cheapest feasible
-point is at the smallest feasible size, found by bisection with the OCPU count at its most permissive;
-the smallest OCPU count for that size is found the same way. Branch and bound skips (option, count)
-pairs whose cheapest conceivable size already costs more than the k-th best found.
+Feasibility only improves with a bigger member size or more OCPUs; storage cost only grows with size and
+compute cost only with OCPUs. So for each (level option, member count) the cheapest point is on the lower
+staircase of the feasible set (per OCPU count, the smallest feasible size), walked with bisections
+(`cheapest_for`). Branch and bound skips (option, count) pairs whose cheapest conceivable storage plus the
+cheapest compute already costs more than the k-th best found.
 """
 
 from __future__ import annotations
@@ -37,23 +37,54 @@ def rank_key(p: Point) -> tuple[float, float, float, int]:
 
 def cheapest_for(ev: Evaluator, space: SearchSpace, option: LevelOption, members: int,
                  bound: float = math.inf) -> Point | None:
-    """The cheapest feasible point for one option and member count (None if none, or dearer than bound)."""
+    """The cheapest feasible point (storage + compute) for one option and member count (None if none, or
+    dearer than bound).
+
+    Storage grows with size, compute with OCPUs, and feasibility improves with both, so the feasible set is an
+    up-set of the (size, OCPU) grid and its cheapest point lies on its lower staircase: for each OCPU count the
+    smallest feasible size. The walk starts at the smallest size any count allows, on the fewest OCPUs that allow
+    it, and steps down the OCPU counts one stair at a time (a bigger size on fewer OCPUs, each found by
+    bisection), stopping when no fewer OCPUs work or the next stair's storage plus the cheapest compute cannot
+    win. When the limits are separable (the usual case) that is one stair and one extra evaluation.
+    """
     sizes = space.sizes[option.type]
+    ocpus = space.ocpus
     lo = bisect.bisect_left(sizes, math.ceil(ev.req.needed_gb / members - 1e-9))
     if lo >= len(sizes):
         return None
-    floor_cost = ev.cost(option, members, sizes[lo])
-    if floor_cost is not None and floor_cost > bound:
+    j_floor = ev.instance_floor(option)
+    if j_floor is None:
         return None
-    top_ocpu = space.ocpus[-1]
-    i = _first_true(lo, len(sizes) - 1, lambda k: ev.evaluate(option, members, sizes[k], top_ocpu) is not None)
+    cheapest_compute = ev.compute_or_zero(ocpus[j_floor])
+    floor_cost = ev.cost(option, members, sizes[lo])
+    if floor_cost is not None and floor_cost + cheapest_compute > bound:
+        return None
+
+    def feasible(i: int, j: int) -> bool:
+        return ev.evaluate(option, members, sizes[i], ocpus[j]) is not None
+
+    last = len(sizes) - 1
+    i = _first_true(lo, last, lambda k: feasible(k, len(ocpus) - 1))   # smallest size any OCPU count allows
     if i is None:
         return None
-    size = sizes[i]
-    j = _first_true(0, len(space.ocpus) - 1,
-                    lambda k: ev.evaluate(option, members, size, space.ocpus[k]) is not None)
-    assert j is not None
-    return ev.evaluate(option, members, size, space.ocpus[j])
+    best: Point | None = None
+    j_hi = len(ocpus) - 1
+    while True:
+        j = _first_true(j_floor, j_hi, lambda k, size=i: feasible(size, k))   # fewest OCPUs for this size
+        assert j is not None
+        point = ev.evaluate(option, members, sizes[i], ocpus[j])
+        assert point is not None
+        if best is None or rank_key(point) < rank_key(best):
+            best = point
+        if j == j_floor or i == last or not feasible(last, j - 1):
+            break
+        nxt = ev.cost(option, members, sizes[i + 1])
+        if nxt is None or nxt + cheapest_compute > min(bound, best.cost) + 1e-9:
+            break
+        j_hi = j - 1
+        i = _first_true(i + 1, last, lambda k, count=j_hi: feasible(k, count))   # the stair below: a bigger size
+        assert i is not None
+    return best if best.cost <= bound else None
 
 
 def search(ev: Evaluator, space: SearchSpace, keep: int = 10) -> list[Point]:

@@ -69,8 +69,8 @@ def options_for(vt_key: str, vt: VolumeType) -> list[LevelOption]:
 
 def selected_types(cat: Catalog, levels: list[str] | None) -> list[LevelOption]:
     """All options of the cloud, or those the user named with --levels (OCI level names or NNvpu, type keys)."""
-    if not levels:
-        return [opt for key, vt in cat.volume_types.items() for opt in options_for(key, vt)]
+    if not levels:   # OCI boot volumes hold the OS, not a data layout: only when named
+        return [opt for key, vt in cat.volume_types.items() if vt.levels_from is None for opt in options_for(key, vt)]
     out: list[LevelOption] = []
     for name in levels:
         key = cat.aliases.get(name.lower(), name.lower())
@@ -123,6 +123,8 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         ocpus = list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
+    if shape.kind != "fixed" and req.instance_ocpus is None and (req.ocpus_min, req.ocpus_max) != (None, None):
+        ocpus = bounded_ocpus(shape.name, ocpus, req.ocpus_min, req.ocpus_max)
     all_sizes = {key: sizes_for(cat.volume_types[key]) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
@@ -142,3 +144,13 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
              if t not in sizes]
     return SearchSpace(cloud=cat.cloud, shape=shape.name, options=kept, members=list(range(1, max_members + 1)),
                        sizes=sizes, ocpus=ocpus, notes=notes)
+
+
+def bounded_ocpus(shape: str, ocpus: list[float | None], lo: float | None, hi: float | None) -> list[float | None]:
+    """The shape's OCPU (vCPU) counts within --ocpus MIN-MAX; none left is an input error."""
+    kept = [o for o in ocpus if o is not None and (lo is None or o >= lo) and (hi is None or o <= hi)]
+    if not kept:
+        have = f"{ocpus[0]:g}-{ocpus[-1]:g}" if ocpus and ocpus[0] is not None else "a fixed count"
+        bounds = f"{'' if lo is None else f'{lo:g}'}-{'' if hi is None else f'{hi:g}'}"
+        raise InputError(f"--ocpus {bounds}: {shape} offers {have}; no count in that range")
+    return list(kept)

@@ -6,7 +6,9 @@ Each concept has its own module; import from here:
 
 from blockfit.schema.bench import BenchResult, BenchRun, Comparison, LayoutInfo, MeasureResult
 from blockfit.schema.build import BuildResult, BuildStep
+from blockfit.schema.cost import ComputeCost, CostBreakdown, Redundancy
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
+from blockfit.schema.history import DerivedTargets
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
@@ -22,8 +24,11 @@ __all__ = [
     "BuildResult",
     "BuildStep",
     "Candidate",
+    "ComputeCost",
+    "CostBreakdown",
     "CostItem",
     "CurvePoint",
+    "DerivedTargets",
     "DeviceFacts",
     "DeviceSummary",
     "Diagnosis",
@@ -41,6 +46,7 @@ __all__ = [
     "Measurement",
     "Plan",
     "Prediction",
+    "Redundancy",
     "Requirements",
     "Volume",
     "Workload",

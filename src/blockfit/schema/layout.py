@@ -6,7 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.cost import COPIES, Redundancy
+
 Manager = Literal["lvm", "mdadm", "asm", "none"]
+Attachment = Literal["iscsi", "paravirtualized"]
 Cloud = Literal["oci", "aws", "azure", "gcp"]
 
 
@@ -16,7 +19,8 @@ class Volume(BaseModel):
     cloud: Cloud
     type: str = Field(description="catalog volume type: oci 'block'; aws gp3/gp2/io1/io2/st1/sc1; "
                                   "azure premium-v1/premium-v2/ultra; gcp pd-balanced/pd-ssd/...")
-    size_gb: int = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds)")
+    size_gb: int | float = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds); "
+                                                 "whole except OCI boot volumes (46.6 GB by default)")
     vpu_per_gb: int | None = Field(default=None, description="OCI performance level in VPUs per GB")
     provisioned_iops: int | None = None
     provisioned_throughput: float | None = Field(
@@ -30,10 +34,21 @@ class Layout(BaseModel):
     volume: Volume
     stripe_size: int | None = Field(default=None, description="stripe (LVM -I / mdadm chunk / ASM AU) in bytes")
     manager: Manager = "lvm"
+    attachment: Attachment | None = Field(
+        default=None, description="how each volume is attached (OCI: iscsi | paravirtualized); None = the cloud's "
+                                  "default / not modelled")
+    paths: int | None = Field(
+        default=None, gt=0, description="paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); "
+                                        "None = the attachment type's default (catalog)")
+    redundancy: Redundancy = Field(default="none", description="ASM normal/high (2/3 copies), mdadm raid10 (2)")
 
     @property
-    def total_gb(self) -> int:
+    def total_gb(self) -> int | float:
         return self.members * self.volume.size_gb
+
+    @property
+    def usable_gb(self) -> float:
+        return self.total_gb / COPIES[self.redundancy]
 
 
 class Instance(BaseModel):

@@ -7,7 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from blockfit.schema.layout import Layout, Manager
+from blockfit.schema.cost import COPIES, CostBreakdown, Redundancy
+from blockfit.schema.history import DerivedTargets
+from blockfit.schema.layout import Attachment, Layout, Manager
 from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
 
@@ -26,10 +28,22 @@ class Requirements(BaseModel):
     levels: list[str] | None = None
     max_volumes: int | None = None
     manager: Manager = "lvm"
+    read_fraction: float = Field(default=1.0, ge=0.0, le=1.0, description="share of I/Os that are reads")
+    attachment: Attachment | None = Field(default=None, description="volume attachment type; None = the default")
+    paths: int | None = Field(default=None, gt=0, description="paths per volume the host can use; None = plan says "
+                                                              "how many the layout needs")
+    history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
+    memory_gb: float | None = Field(default=None, gt=0, description="memory to price the compute at; None = the "
+                                                                     "shape's minimum")
+    ocpus_min: float | None = Field(default=None, gt=0, description="search OCPU counts from this (--ocpus MIN-MAX)")
+    ocpus_max: float | None = Field(default=None, gt=0, description="search OCPU counts up to this")
+    redundancy: Redundancy = Field(default="none", description="ASM normal/high, mdadm raid10: writes x2/x3, "
+                                                               "capacity /2 or /3")
 
     @property
     def needed_gb(self) -> float:
-        return self.capacity_gb * (1 + self.growth_pct / 100)
+        """Raw capacity to buy: usable capacity x growth x the redundancy's copies."""
+        return self.capacity_gb * (1 + self.growth_pct / 100) * COPIES[self.redundancy]
 
 
 class Candidate(BaseModel):
@@ -44,7 +58,12 @@ class Candidate(BaseModel):
     stripe_reason: str
     limited_by: str = Field(description="what caps the target-relevant figure")
     min_ocpus: float | None = None
+    cost: CostBreakdown | None = Field(default=None, description="storage + compute per month (730 h); plan ranks "
+                                                                 "by cost_per_month = storage + known compute")
     meets_targets: bool = True
+    attachment: str | None = Field(default=None, description="attachment type each volume must use (OCI)")
+    paths: int | None = Field(default=None, description="iSCSI paths per volume the attachment must carry I/O on "
+                                                        "(UHP: multipath with this many paths)")
     prediction: Prediction
 
 

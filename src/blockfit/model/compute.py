@@ -1,0 +1,48 @@
+"""What the instance costs a month, so plan can weigh more OCPUs (a higher network cap) against their price.
+
+A month is 730 hours (8,760 h a year / 12). Flexible shapes cost OCPUs x the OCPU-hour price plus memory x the
+GB-hour price; memory is what the user gives (--memory), raised to the shape's minimum per OCPU, or that
+minimum when none is given. Fixed shapes cost their hourly price. No catalog figure: the cost is unknown (None).
+"""
+
+from __future__ import annotations
+
+from blockfit.catalog import Catalog
+from blockfit.schema.cost import ComputeCost
+
+HOURS_PER_MONTH = 730.0
+
+
+def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None = None) -> ComputeCost:
+    """The monthly compute cost of `shape` at `ocpus` (None for a fixed shape); `monthly` None = unknown."""
+    price = cat.compute_prices.get(shape)
+    if price is None:
+        return ComputeCost(shape=shape, ocpus=ocpus, note=f"no compute price for {shape} in the {cat.cloud} catalog "
+                                                          f"{cat.version}: compute cost unknown")
+    cite = cat.cite(price, "per_hour" if price.per_hour is not None else "per_ocpu_hour")
+    if price.per_hour is not None:
+        return ComputeCost(shape=shape, ocpus=ocpus, per_hour=price.per_hour,
+                           monthly=round(price.per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
+    if price.per_ocpu_hour is None or price.per_gb_hour is None or ocpus is None:
+        return ComputeCost(shape=shape, ocpus=ocpus, region=price.region, source=cite,
+                           note=f"{shape}: the catalog prices it per OCPU and memory; no OCPU count given")
+    memory = memory_for(cat, shape, ocpus, memory_gb)
+    if memory is None:
+        return ComputeCost(shape=shape, ocpus=ocpus, region=price.region, source=cite,
+                           note=f"{shape}: no minimum memory in the catalog; give --memory to price the compute")
+    per_hour = ocpus * price.per_ocpu_hour + memory * price.per_gb_hour
+    return ComputeCost(shape=shape, ocpus=ocpus, memory_gb=memory, per_hour=round(per_hour, 6),
+                       monthly=round(per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
+
+
+def memory_for(cat: Catalog, shape: str, ocpus: float, memory_gb: float | None) -> float | None:
+    """The memory billed: the user's figure raised to the shape's minimum, or that minimum."""
+    price = cat.compute_prices.get(shape)
+    floor = None if price is None or price.memory_min_gb_per_ocpu is None else ocpus * price.memory_min_gb_per_ocpu
+    if memory_gb is None:
+        return floor
+    return memory_gb if floor is None else max(memory_gb, floor)
+
+
+def monthly(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None = None) -> float | None:
+    return compute_cost(cat, shape, ocpus, memory_gb).monthly

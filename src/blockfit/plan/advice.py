@@ -1,0 +1,137 @@
+"""What the money buys, in the plan's notes and Pareto table: storage + compute per month, one big volume versus
+the chosen stripe, what more OCPUs would buy, and the front of total cost against IOPS and MB/s."""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import math
+
+from blockfit.catalog import Catalog
+from blockfit.errors import InputError
+from blockfit.model import predict
+from blockfit.model.compute import HOURS_PER_MONTH, monthly
+from blockfit.model.instance import find_shape
+from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
+from blockfit.plan.search import _first_true, search
+from blockfit.plan.space import SearchSpace
+from blockfit.schema import Candidate, Instance, Layout, Requirements, Workload
+
+VOLUME_LIMITS = ("volume_",)
+
+
+def money(storage: float | None, compute: float | None) -> str:
+    """'$195.84 storage + $232.14 compute = $427.98' (compute unknown: said so)."""
+    s = "unknown" if storage is None else f"${storage:,.2f}"
+    if compute is None:
+        return f"{s} storage + compute unknown"
+    total = "unknown" if storage is None else f"${storage + compute:,.2f}"
+    return f"{s} storage + ${compute:,.2f} compute = {total}"
+
+
+def workload(req: Requirements) -> Workload:
+    """The workload plan predicts for; on OCI every iSCSI session at the queue depth plan assumes (see notes)."""
+    depth = PLAN_SESSION_DEPTH if req.cloud == "oci" else None
+    return Workload(small_io=req.small_io, large_io=req.large_io, read_fraction=req.read_fraction,
+                    host_queue_depth=depth)
+
+
+def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:
+    """One volume of the same level holding everything, on the same shape (the seed's 'same price, N x IOPS'),
+    and the cheapest single volume that meets the targets on this shape, both in storage + compute dollars."""
+    if first.layout_detail.members == 1:
+        return []
+    out = []
+    vol = first.layout_detail.volume.model_copy(update={"size_gb": first.layout_detail.total_gb})
+    ocpus = req.instance_ocpus if req.instance_ocpus is not None else first.min_ocpus
+    inst = Instance(cloud=cat.cloud, shape=req.instance_shape, ocpus=ocpus)
+    try:
+        one = predict(Layout(members=1, volume=vol, redundancy=req.redundancy), inst, workload(req), cat,
+                      with_curve=False, memory_gb=req.memory_gb)
+    except InputError:
+        one = None
+    if one is not None and one.cost_per_month and one.costs is not None:
+        mine = first.cost.total if first.cost and first.cost.total is not None else first.cost_per_month
+        theirs = one.costs.total if one.costs.total is not None else one.cost_per_month
+        out.append(f"Versus one {one.layout} volume on {inst.spec} ({one.max_iops:,.0f} IOPS / {one.max_mbps:,.0f} "
+                   f"MB/s; {money(one.costs.storage, one.costs.compute)}): {first.max_iops / one.max_iops:.1f}x the "
+                   f"IOPS and {first.max_mbps / one.max_mbps:.1f}x the MB/s at {100 * (mine / theirs - 1):+.1f}% "
+                   f"total cost.")
+    alone = dataclasses.replace(space, members=[1])
+    found = search(Evaluator(cat, req, alone), alone, keep=1)
+    if not found:
+        out.append(f"No single volume meets the targets on {req.instance_shape}"
+                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'}: the stripe is the only way.")
+    else:
+        p = found[0]
+        spec = predict(Layout(members=1, volume=p.option.volume(cat.cloud, p.size_gb)),
+                       Instance(cloud=cat.cloud, shape=space.shape, ocpus=p.ocpus), workload(req), cat,
+                       with_curve=False).layout
+        where = space.shape if p.ocpus is None else f"{space.shape}:{p.ocpus:g}"
+        out.append(f"The cheapest single volume that meets the targets, {spec} on {where}, costs "
+                   f"{money(p.storage, p.compute)} a month: ${p.cost - first.cost_per_month:,.2f} more than "
+                   f"{first.layout}.")
+    return out
+
+
+def upgrade_note(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> str | None:
+    """With the OCPU count fixed and the instance network binding: how many more OCPUs let the volumes take over,
+    what that buys and what it costs a month (730 h)."""
+    shape = find_shape(cat, space.shape)
+    if shape.kind != "flex" or req.instance_ocpus is None or not first.limited_by.startswith("instance"):
+        return None
+    assert shape.ocpus_max is not None
+    here = req.instance_ocpus
+    wl = first.prediction.workload
+
+    def at(ocpus: float) -> tuple[float, float, str]:
+        p = predict(first.layout_detail, Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus), wl, cat,
+                    with_curve=False)
+        return p.max_iops, p.max_mbps, p.mbps_limited_by
+
+    counts = list(range(int(here) + 1, int(shape.ocpus_max) + 1))
+    k = _first_true(0, len(counts) - 1, lambda i: at(counts[i])[2].startswith(VOLUME_LIMITS))
+    if k is None:
+        return None
+    more = float(counts[k])
+    iops, mbps, _ = at(more)
+    before, after = monthly(cat, shape.name, here, req.memory_gb), monthly(cat, shape.name, more, req.memory_gb)
+    price = "at an unknown compute price" if before is None or after is None else \
+        f"for ${after - before:,.2f}/month more compute ({HOURS_PER_MONTH:g} h)"
+    return (f"{more - here:g} more OCPUs ({shape.name}:{more:g}, where the volumes take over) would buy "
+            f"{iops:,.0f} IOPS / {mbps:,.0f} MB/s instead of {first.max_iops:,.0f} / {first.max_mbps:,.0f} "
+            f"(+{100 * (iops / first.max_iops - 1):.0f}% IOPS, +{100 * (mbps / first.max_mbps - 1):.0f}% MB/s) "
+            f"{price}.")
+
+
+def pareto_points(req: Requirements, cat: Catalog, space: SearchSpace) -> list[Point]:
+    """For each option and member count at the smallest size that holds the capacity: the layout on the fewest
+    OCPUs that give it its full performance (more OCPUs only add cost). Total cost decides, so a 64-OCPU row
+    survives the front only when it buys something cheaper rows do not."""
+    relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
+    rev = Evaluator(cat, relaxed, space)
+    pts: list[Point] = []
+    cache: dict[str, list[tuple[float, float]]] = {}
+
+    def links(vtype: str) -> list[tuple[float, float]]:
+        """The instance's own ceilings at each OCPU count: a layout gets its full performance at the first count
+        whose link carries what its volumes deliver at the top count."""
+        if vtype not in cache:
+            cache[vtype] = [rev.instance_ceilings(o, vtype) for o in space.ocpus]
+        return cache[vtype]
+    for option in space.options:
+        sizes = space.sizes[option.type]
+        for members in space.members:
+            i = bisect.bisect_left(sizes, math.ceil(relaxed.needed_gb / members - 1e-9))
+            if i >= len(sizes):
+                continue
+            top = rev.evaluate(option, members, sizes[i], space.ocpus[-1])
+            if top is None:
+                continue
+            reach = [k for k, (iops, mbps) in enumerate(links(option.type))
+                     if iops >= top.iops * 0.999 and mbps >= top.mbps * 0.999]
+            j = reach[0] if reach else len(space.ocpus) - 1
+            p = rev.evaluate(option, members, sizes[i], space.ocpus[j])
+            if p is not None:
+                pts.append(p)
+    return pts
