@@ -36,8 +36,11 @@ def summary(p: Prediction) -> str:
     others = [r for r in p.limits if r.name != p.iops_limited_by]
     if others:
         nxt = min(others, key=lambda r: r.iops_headroom_pct)
-        text += (f" The next IOPS limit, {why[nxt.name]}, sits {fmt_pct(nxt.iops_headroom_pct / 100)} higher: "
-                 f"raising the binding one gains at most that much.")
+        if nxt.iops_headroom_pct < 0.5:
+            text += f" {why[nxt.name][0].upper()}{why[nxt.name][1:]} binds as tightly: both must rise to gain IOPS."
+        else:
+            text += (f" The next IOPS limit, {why[nxt.name]}, sits {fmt_pct(nxt.iops_headroom_pct / 100)} higher: "
+                     f"raising the binding one gains at most that much.")
     if p.max_iops_at_latency is not None and p.latency_bound_ms is not None:
         text += (f" Keeping mean latency within {fmt_ms(p.latency_bound_ms)} allows "
                  f"{fmt_qty(p.max_iops_at_latency, 'IOPS')}.")
