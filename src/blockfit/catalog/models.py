@@ -59,6 +59,12 @@ class VolumeType(Sourced):
     base_latency_ms: float
     ssd: bool = True
     pv_max_iops: float | None = None
+    # attachments (oci_vpu): iSCSI paths and sessions
+    iscsi_session_depth: int | None = None      # I/Os one iSCSI session runs at once (node.session.queue_depth)
+    path_max_iops: float | None = None          # one iSCSI path's IOPS ceiling
+    path_max_mbps: float | None = None          # one iSCSI path's throughput ceiling, MB/s
+    default_attachment: str | None = None       # attachment type when none is given
+    default_paths: dict[str, int] = Field(default_factory=dict)   # paths carrying I/O per attachment type
     # provisioned performance (aws_gp3, aws_piops, azure_provisioned, gcp_hyperdisk)
     iops_included: float | None = None
     iops_min: float | None = None

@@ -37,3 +37,24 @@ def positive_int(value: int | None, option: str) -> int | None:
     if value is not None and value < 1:
         raise InputError(f"{option} {value}: expected a whole number of at least 1")
     return value
+
+
+ATTACHMENTS = ("iscsi", "paravirtualized")
+ATTACHMENT_HELP = "volume attachment type (OCI): iscsi or paravirtualized; default: the catalog's default"
+PATHS_HELP = "paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); default: the attachment's"
+READ_PCT_HELP = "share of I/Os that are reads, 0-100 (the instance network caps each direction separately)"
+
+
+def attachment(value: str | None) -> str | None:
+    if value is not None and value not in ATTACHMENTS:
+        raise InputError(f"--attachment {value!r}: expected {' or '.join(ATTACHMENTS)}")
+    return value
+
+
+def read_fraction(pct: float | None) -> float:
+    """--read-pct 0-100 → the Workload's read_fraction (default: all reads)."""
+    if pct is None:
+        return 1.0
+    if not 0 <= pct <= 100:
+        raise InputError(f"--read-pct {pct:g}: expected a percentage from 0 to 100")
+    return pct / 100

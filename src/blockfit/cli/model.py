@@ -8,7 +8,19 @@ import typer
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
+from blockfit.cli.common import (
+    ATTACHMENT_HELP,
+    CATALOG_HELP,
+    CLOUD_HELP,
+    PATHS_HELP,
+    READ_PCT_HELP,
+    attachment,
+    catalog_for,
+    io_size,
+    latency_ms,
+    positive_int,
+    read_fraction,
+)
 from blockfit.cli.output import console, print_json
 from blockfit.model import predict
 from blockfit.schema import Prediction, Workload
@@ -29,6 +41,9 @@ def model_command(
     max_latency: Annotated[str | None, typer.Option(help="also answer: max IOPS at mean latency <= this (e.g. 2ms)")]
     = None,
     stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only")] = None,
+    attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
+    paths: Annotated[int | None, typer.Option(help=PATHS_HELP)] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
 ) -> None:
@@ -38,11 +53,12 @@ def model_command(
         from blockfit.errors import InputError
         raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
     stripe = parse_io_size(stripe_size, "--stripe-size") if stripe_size else None
-    lay = parse_layout(layout, cloud, cat, stripe_size=stripe)
+    lay = parse_layout(layout, cloud, cat, stripe_size=stripe).model_copy(
+        update={"attachment": attachment(attach), "paths": positive_int(paths, "--paths")})
     inst = parse_instance(instance, cloud, cat)
     wl = Workload(small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
-                  outstanding=positive_int(outstanding, "--outstanding"))
+                  outstanding=positive_int(outstanding, "--outstanding"), read_fraction=read_fraction(read_pct))
     pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency))
     if json_out:
         print_json(pred)

@@ -12,7 +12,18 @@ import typer
 from rich.table import Table
 
 from blockfit.cli import app
-from blockfit.cli.common import CATALOG_HELP, CLOUD_HELP, catalog_for, io_size, latency_ms, positive_int
+from blockfit.cli.common import (
+    ATTACHMENT_HELP,
+    CATALOG_HELP,
+    CLOUD_HELP,
+    READ_PCT_HELP,
+    attachment,
+    catalog_for,
+    io_size,
+    latency_ms,
+    positive_int,
+    read_fraction,
+)
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InfeasibleError, InputError
@@ -42,6 +53,10 @@ def plan_command(
     = None,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)")] = None,
     manager: Annotated[str, typer.Option(help="volume manager: lvm, mdadm or asm (sets the stripe advice)")] = "lvm",
+    attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
+    paths: Annotated[int | None, typer.Option(
+        help="paths per volume the host can use; default: plan says how many each layout needs")] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
@@ -74,7 +89,8 @@ def plan_command(
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
         levels=[lv.strip() for lv in levels.split(",") if lv.strip()] if levels else None,
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager)
+        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
+        read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"))
     try:
         plan = make_plan(req, cat)
     except InfeasibleError as exc:

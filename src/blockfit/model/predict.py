@@ -22,6 +22,9 @@ from blockfit.units import fmt_gb
 # fraction of the caps' throughput; below that the MVA's approach to the asymptote is just queueing.
 QUEUE_BINDING_FRACTION = 0.97
 MAX_CURVE_OUTSTANDING = 4096
+# Limit row names other packages read (lab, diagnose): keep them stable.
+ISCSI_PATH = "iscsi_path"          # the paths' per-path ceilings x paths carrying I/O
+SESSION_DEPTH = "session_depth"    # iSCSI session queue depth x sessions (Little's law)
 
 
 @dataclass
@@ -185,7 +188,20 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         mbps_limited_by=mbps_name, limits=rows, member_iops=mp.iops, member_mbps=round(mp.mbps, 3),
         member_io_accounting_bytes=mp.accounting_bytes, instance_iops_cap=caps.iops, instance_mbps_cap=caps.mbps,
         cost_per_month=total, cost=cost, latency_bound_ms=latency_bound_ms, max_iops_at_latency=at_bound,
-        latency_ms_at_max_iops=lat_at_max, base_latency_ms=vt.base_latency_ms, curve=curve, warnings=warnings)
+        latency_ms_at_max_iops=lat_at_max, base_latency_ms=vt.base_latency_ms, curve=curve, warnings=warnings,
+        **attachment_fields(vt, layout))
+
+
+def attachment_fields(vt: VolumeType, layout: Layout) -> dict[str, object]:
+    """The attachment as predicted: type, paths carrying I/O, per-path ceilings, session depth."""
+    att = layout.attachment or vt.default_attachment
+    if att is None:
+        return {}
+    paths = layout.paths or vt.default_paths.get(att, 1)
+    iscsi = att == "iscsi"
+    return {"attachment": att, "paths": paths, "path_iops_cap": vt.path_max_iops if iscsi else None,
+            "path_mbps_cap": vt.path_max_mbps if iscsi else None,
+            "session_depth": vt.iscsi_session_depth if iscsi else None}
 
 
 def _times(item: CostItem, members: int) -> CostItem:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Manager = Literal["lvm", "mdadm", "asm", "none"]
+Attachment = Literal["iscsi", "paravirtualized"]
 Cloud = Literal["oci", "aws", "azure", "gcp"]
 
 
@@ -30,6 +31,12 @@ class Layout(BaseModel):
     volume: Volume
     stripe_size: int | None = Field(default=None, description="stripe (LVM -I / mdadm chunk / ASM AU) in bytes")
     manager: Manager = "lvm"
+    attachment: Attachment | None = Field(
+        default=None, description="how each volume is attached (OCI: iscsi | paravirtualized); None = the cloud's "
+                                  "default / not modelled")
+    paths: int | None = Field(
+        default=None, gt=0, description="paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); "
+                                        "None = the attachment type's default (catalog)")
 
     @property
     def total_gb(self) -> int:

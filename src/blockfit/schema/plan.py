@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from blockfit.schema.layout import Layout, Manager
+from blockfit.schema.layout import Attachment, Layout, Manager
 from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
 
@@ -26,6 +26,10 @@ class Requirements(BaseModel):
     levels: list[str] | None = None
     max_volumes: int | None = None
     manager: Manager = "lvm"
+    read_fraction: float = Field(default=1.0, ge=0.0, le=1.0, description="share of I/Os that are reads")
+    attachment: Attachment | None = Field(default=None, description="volume attachment type; None = the default")
+    paths: int | None = Field(default=None, gt=0, description="paths per volume the host can use; None = plan says "
+                                                              "how many the layout needs")
 
     @property
     def needed_gb(self) -> float:
@@ -45,6 +49,9 @@ class Candidate(BaseModel):
     limited_by: str = Field(description="what caps the target-relevant figure")
     min_ocpus: float | None = None
     meets_targets: bool = True
+    attachment: str | None = Field(default=None, description="attachment type each volume must use (OCI)")
+    paths: int | None = Field(default=None, description="iSCSI paths per volume the attachment must carry I/O on "
+                                                        "(UHP: multipath with this many paths)")
     prediction: Prediction
 
 

@@ -14,7 +14,9 @@ class LimitRow(BaseModel):
     """One limit, expressed at both I/O sizes so the binding one can be named, with its headroom."""
 
     name: str = Field(description="volume_iops_per_gb | volume_iops_cap | volume_mbps_per_gb | volume_mbps_cap | "
-                                  "instance_iops | instance_mbps | host_queue_depth | ...")
+                                  "instance_iops | instance_mbps | iscsi_path (the paths' per-path ceilings x paths) | "
+                                  "session_depth (iSCSI session queue depth x sessions) | host_queue_depth | "
+                                  "outstanding_ios | ...")
     description: str
     iops_at_small_io: float
     mbps_at_large_io: float
@@ -61,6 +63,12 @@ class Prediction(ResultEnvelope):
         default=None, description="I/Os larger than this count as several ops against IOPS caps (AWS SSD: 256 KiB)")
     instance_iops_cap: float | None = Field(default=None, description="instance IOPS cap (ops/s); None = none known")
     instance_mbps_cap: float | None = Field(default=None, description="instance block-storage throughput cap, MB/s")
+    attachment: str | None = Field(default=None, description="iscsi | paravirtualized (OCI); None where not modelled")
+    paths: int | None = Field(default=None, description="paths per volume carrying I/O (after the attachment default)")
+    path_iops_cap: float | None = Field(default=None, description="one iSCSI path's IOPS ceiling (ops/s); None = none")
+    path_mbps_cap: float | None = Field(default=None, description="one iSCSI path's throughput ceiling, MB/s")
+    session_depth: int | None = Field(
+        default=None, description="I/Os one iSCSI session (path) runs at once (node.session.queue_depth); None = none")
     cost_per_month: float | None
     cost: list[CostItem]
     latency_bound_ms: float | None = None
