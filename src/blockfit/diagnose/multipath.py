@@ -53,11 +53,10 @@ def parse(table: str, status: str, device: str, name: str | None = None,
     """One map from its `dmsetup table` and `dmsetup status` lines (the part after 'START LENGTH multipath')."""
     t, s = table.split(), status.split()
     names = names_by_majmin or {}
+    if "multipath" not in t or "multipath" not in s:
+        return None
+    t, s = t[t.index("multipath") + 1:], s[s.index("multipath") + 1:]
     try:
-        if "multipath" in t:
-            t = t[t.index("multipath") + 1:]
-        if "multipath" in s:
-            s = s[s.index("multipath") + 1:]
         i = _skip_counted(t, 0)  # features
         i = _skip_counted(t, i)  # hardware handler
         n_groups = int(t[i])

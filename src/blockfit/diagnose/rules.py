@@ -562,15 +562,17 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
         if storm is not None:
             findings.append(storm)
             stormy.add(name)
-    held: set[str] = set()  # a stripe with a slow member, and its members: that member, not queue depth, holds them
+    held: set[str] = set()  # a stripe with a slow member (and its members), or a multipath map on one path:
+    # that member or path, not queue depth, holds them
     for name in names:
         for f in stripe_imbalance(name, data, header):
             findings.append(f)
             if "slow member" in f.summary:
                 held.update({name, *header.devices[name].slaves})
         one_path = multipath_one_path(name, data, header)
-        if one_path is not None:
+        if one_path is not None:  # one path's cap holds the map: that, not queue depth, is the finding
             findings.append(one_path)
+            held.add(name)
     for name in names:
         dev = header.devices.get(name)
         if dev is not None and dev.kind == "partition" and dev.disk in data:

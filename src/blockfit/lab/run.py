@@ -4,6 +4,10 @@ What a lab run does: predict the stripe and its single-volume alternative with t
 scale factor, give the guest one capped disk per member plus one capped like the single volume (all
 under the shared instance cap), boot, measure the single volume, build the stripe and its filesystem,
 measure the stripe, and tear everything down (qemu, disk files, work dir) whatever happens.
+
+With --paths/--attachment each volume is reached through the prediction's paths: one guest device per
+path, each under its own throttle (the model's per-path ceiling x scale) over the volume's chain, and
+dm-multipath (one round-robin group over all of them) in the guest; fio and the build run on the maps.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.scale import choose_scale
+from blockfit.model.predict import ISCSI_PATH
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.units import KIB, MB, MIB, fmt_io_size
@@ -42,6 +47,7 @@ DEFAULT_STRIPE = 4 * MIB
 RAMP_S = 2
 CHECK_MIB = 32
 GUEST_MOUNT = "/mnt/blockfit-lab"
+MAP_PREFIX = "bfmp_"  # the guest's multipath maps: /dev/mapper/bfmp_m1, bfmp_single
 
 _env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -60,6 +66,8 @@ class LabRequest:
     runtime_s: int = 8
     single: bool = True  # also measure the single-volume alternative
     rerun_check: bool = False  # rerun the build scripts and check that nothing changes
+    attachment: str | None = None  # --attachment: iscsi | paravirtualized (OCI)
+    paths: int | None = None  # --paths: paths per volume that carry I/O
 
 
 @dataclass
@@ -105,6 +113,11 @@ def resolve(req: LabRequest) -> Subject:
         instance = parse_instance(req.instance, cloud)
         workload = Workload()
         stripe_size = layout.stripe_size or DEFAULT_STRIPE
+    if req.attachment is not None or req.paths is not None:
+        if cloud != "oci":
+            raise InputError(f"--attachment/--paths: attachments with paths are modelled for oci, not {cloud}")
+        layout = layout.model_copy(update={"attachment": req.attachment or layout.attachment,
+                                           "paths": req.paths or layout.paths})
     if stripe_size % (4 * KIB) or stripe_size < 64 * KIB:
         raise InputError(f"stripe size {stripe_size} bytes: expected a multiple of 4 KiB, at least 64 KiB")
     stripe = predict(layout, instance, workload)
@@ -177,6 +190,20 @@ def plan_for(subject: Subject) -> Plan:
         notes=["written by blockfit lab for the build scripts it runs in the guest"])
 
 
+def emulated_paths(subject: Subject) -> int | None:
+    """Guest devices per volume: the prediction's paths when the layout names an attachment or paths."""
+    if subject.layout.attachment is None and subject.layout.paths is None:
+        return None
+    return subject.stripe.paths or subject.layout.paths or 1
+
+
+def _path_caps(pred: Prediction, scale: float, tag: str) -> Throttle:
+    """One path's cap: the model's per-path ceiling x scale (no cap where the model knows none)."""
+    return Throttle(name=f"path_{tag}", iops=max(1, round(pred.path_iops_cap * scale)) if pred.path_iops_cap else None,
+                    bps=max(4096, round(pred.path_mbps_cap * MB * scale)) if pred.path_mbps_cap else None,
+                    iops_size=pred.member_io_accounting_bytes)
+
+
 def _caps(pred: Prediction, scale: float, tag: str) -> Throttle:
     return Throttle(name=f"vol_{tag}", iops=max(1, round(pred.member_iops * scale)),
                     bps=max(4096, round(pred.member_mbps * MB * scale)), iops_size=pred.member_io_accounting_bytes)
@@ -186,6 +213,10 @@ def _instance_caps(pred: Prediction, scale: float) -> Throttle | None:
     iops = round(pred.instance_iops_cap * scale) if pred.instance_iops_cap else None
     bps = round(pred.instance_mbps_cap * MB * scale) if pred.instance_mbps_cap else None
     return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
+
+
+def _renamed(t: Throttle | None, name: str) -> Throttle | None:
+    return Throttle(name=name, iops=t.iops, bps=t.bps, iops_size=t.iops_size) if t is not None else None
 
 
 def iodepth_for(members: int, kind: Kind) -> int:
@@ -201,7 +232,7 @@ def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
     The lab emulates volume limits and the instance limit; among the model's limit rows of those two kinds,
     the one nearest (in ratio) to the measured rate is the one that binds.
     """
-    rows = [r for r in pred.limits if r.name.startswith(("volume", "instance"))]
+    rows = [r for r in pred.limits if r.name.startswith(("volume", "instance", ISCSI_PATH))]
     options: list[tuple[str, float]] = [
         (r.name, (r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io) * scale) for r in rows]
     if not options:
@@ -226,7 +257,7 @@ def _window_rate(path: Path) -> tuple[float, float]:
 
 
 def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
-             instance: Throttle | None) -> LabFigures:
+             instance: Throttle | None, paths: int | None = None, path: Throttle | None = None) -> LabFigures:
     iops, _ = _window_rate(work / f"rate-{prefix}-iops.txt")
     _, mbps = _window_rate(work / f"rate-{prefix}-mbps.txt")
     members = pred.layout_detail.members
@@ -244,7 +275,8 @@ def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: 
         mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
         caps=LabCaps(member_iops=throttle.iops, member_bps=throttle.bps, member_iops_size=throttle.iops_size,
                      instance_iops=instance.iops if instance else None,
-                     instance_bps=instance.bps if instance else None))
+                     instance_bps=instance.bps if instance else None, paths=paths,
+                     path_iops=path.iops if path else None, path_bps=path.bps if path else None))
 
 
 def _read_steps(path: Path) -> list[LabStep]:
@@ -294,30 +326,39 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     members = subject.layout.members
     member_cap = _caps(subject.stripe, scale, "member")
     instance = _instance_caps(subject.stripe, scale)
+    paths = emulated_paths(subject)
+    member_path = _path_caps(subject.stripe, scale, "member") if paths else None
     disks = [Disk(serial=f"m{i + 1}", path=work / f"m{i + 1}.raw",
                   size_bytes=disk_files.disk_bytes(subject.layout.volume.size_gb),
                   throttle=Throttle(name=f"vol_m{i + 1}", iops=member_cap.iops, bps=member_cap.bps,
-                                    iops_size=member_cap.iops_size))
+                                    iops_size=member_cap.iops_size),
+                  paths=paths or 1, path_throttle=_renamed(member_path, f"path_m{i + 1}"))
              for i in range(members)]
     single_cap: Throttle | None = None
+    single_path: Throttle | None = None
     measure_single = subject.single is not None and req.single
     if measure_single:
         assert subject.single is not None
         single_cap = _caps(subject.single, scale, "single")
+        single_path = _path_caps(subject.single, scale, "single") if paths else None
         disks.append(Disk(serial="single", path=work / "single.raw",
                           size_bytes=disk_files.disk_bytes(subject.single.layout_detail.volume.size_gb),
-                          throttle=single_cap))
+                          throttle=single_cap, paths=paths or 1, path_throttle=single_path))
     disk_files.create(disks)
 
     small, large = subject.stripe.workload.small_io, subject.stripe.workload.large_io
-    jobs = {"stripe-iops": (small, iodepth_for(members, "iops")), "stripe-mbps": (large, iodepth_for(members, "mbps"))}
+    queues = paths or 1  # every path needs its own queue of throttled I/Os
+    jobs = {"stripe-iops": (small, iodepth_for(members * queues, "iops")),
+            "stripe-mbps": (large, iodepth_for(members * queues, "mbps"))}
     if measure_single:
-        jobs |= {"single-iops": (small, iodepth_for(1, "iops")), "single-mbps": (large, iodepth_for(1, "mbps"))}
+        jobs |= {"single-iops": (small, iodepth_for(queues, "iops")),
+                 "single-mbps": (large, iodepth_for(queues, "mbps"))}
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
             name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
     exe = builder()
-    members_dev = guest_device_names(members)
+    members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
+        guest_device_names(members)
     if exe:
         plan = Path(req.plan).read_text() if req.plan is not None else plan_for(subject).model_dump_json(indent=2)
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
@@ -326,10 +367,12 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         mount=GUEST_MOUNT,
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
         single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
+        paths=paths, map_prefix=MAP_PREFIX,
         stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
         window_s=req.runtime_s)
     timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members
-    say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}")
+    say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}"
+        + (f", {paths} path(s) each" if paths else ""))
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
     steps = _read_steps(work / "steps.tsv")
     if not outcome.ok:
@@ -338,8 +381,8 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
         raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
     try:
-        stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance)
-        single = (_figures(subject.single, work, "single", scale, single_cap, instance)
+        stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance, paths, member_path)
+        single = (_figures(subject.single, work, "single", scale, single_cap, instance, paths, single_path)
                   if measure_single and subject.single is not None and single_cap is not None else None)
     except (OSError, ValueError, KeyError) as exc:
         kept = _keep_console(outcome)

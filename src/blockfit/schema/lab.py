@@ -28,6 +28,10 @@ class LabCaps(BaseModel):
     member_iops_size: int | None = None
     instance_iops: int | None = None
     instance_bps: int | None = Field(default=None, description="bytes/s")
+    paths: int | None = Field(default=None, description="guest devices (emulated paths) per volume; None: one, no "
+                                                        "multipath")
+    path_iops: int | None = Field(default=None, description="each path's own cap (ops/s)")
+    path_bps: int | None = Field(default=None, description="each path's own cap, bytes/s")
 
 
 class LabFigures(BaseModel):
