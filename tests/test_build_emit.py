@@ -378,9 +378,7 @@ MAPS = {
 
 def _multipath_script(tmp_path: Path, paths: int | None = None) -> Path:
     out = tmp_path / "mp"
-    layout = make_layout(members=1, vpu=120, stripe=None)
-    if paths is not None:
-        layout = layout.model_copy(update={"paths": paths}) if "paths" in type(layout).model_fields else layout
+    layout = make_layout(members=1, vpu=120, stripe=None).model_copy(update={"paths": paths})
     build(make_plan(layout), manager="none", devices=["/dev/oracleoci/oraclevdb"], out_dir=out)
     script = out / "11-oci-multipath.sh"
     # the script's device is a real block node (only stat'ed for its numbers, never opened)
@@ -441,6 +439,19 @@ def test_multipath_policy_refuses_a_map_that_is_not_spread(tmp_path, state, expe
     # after writing the policy it must reload the maps: here multipath-tools is absent, which it says
     assert (tmp_path / "conf.d" / "blockfit-oci-multipath.conf").exists()
     assert "multipath-tools not installed" in real.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/loop0").is_block_device(), reason="needs a block device node to stat")
+def test_multipath_policy_wants_the_plans_paths(tmp_path):
+    script = _multipath_script(tmp_path, paths=4)
+    assert "WANT_PATHS=4" in script.read_text()
+    dry = _run_multipath(tmp_path, script, "spread", "--dry-run")  # a spread map, but of 2 paths, not 4
+    assert "NOT SPREAD: /dev/loop0: 1 path group(s), 2 of 2 paths active (want 1 group, all paths active, at " \
+           "least 4 paths)" in dry.stderr
+    balanced = tmp_path / "balanced4"
+    layout = make_layout(members=1, vpu=10, stripe=None).model_copy(update={"paths": 4})
+    result = build(make_plan(layout), manager="none", devices=["/dev/sdb"], out_dir=balanced)
+    assert "11-oci-multipath.sh" in [s.path for s in result.steps]  # several paths: spread them, whatever level
 
 
 def test_multipath_policy_refuses_a_device_that_is_not_a_map(tmp_path):

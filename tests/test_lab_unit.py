@@ -254,3 +254,21 @@ def test_cli_paths_out_of_range_is_one_line_exit_2(value: str) -> None:
     proc = _cli("lab", "--cloud", "oci", "--layout", "1x1000G@120vpu", "--instance", "VM.Standard.E4.Flex:32",
                 "--paths", value)
     assert proc.returncode == 2 and "--paths" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_window_rate_is_the_median_of_sub_windows(tmp_path: Path) -> None:
+    from blockfit.lab.run import _window_rate
+
+    # four 2-second sub-windows at 100 IOPS / 1 MB/s, one of them stalled by the host (10 IOPS)
+    rows, t, reads, sectors = [], 0.0, 0, 0
+    for rate in (100, 100, 10, 100):
+        rows.append(f"{t} {reads} {sectors}")
+        t, reads, sectors = t + 2, reads + rate * 2, sectors + rate * 2 * 1_000_000 // 100 // 512
+    rows.append(f"{t} {reads} {sectors}")
+    path = tmp_path / "rate-x.txt"
+    path.write_text(" ".join(rows) + "\n")
+    iops, mbps = _window_rate(path)
+    assert iops == pytest.approx(100) and mbps == pytest.approx(1.0, rel=0.01)
+    path.write_text("5.0 10 10 5.0 20 20\n")
+    with pytest.raises(ValueError, match="empty measurement window"):
+        _window_rate(path)
