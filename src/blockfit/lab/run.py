@@ -381,7 +381,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         paths=paths, map_prefix=MAP_PREFIX,
         stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
         window_s=req.runtime_s, windows=windows, step_s=req.runtime_s / windows)
-    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members
+    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members + (90 if paths else 0)
     say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}"
         + (f", {paths} path(s) each" if paths else ""))
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
