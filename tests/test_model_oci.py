@@ -13,10 +13,15 @@ BIG_VM = "VM.Standard.E5.Flex:40"   # 4,800 MB/s / 600,000 IOPS: never the bindi
 
 
 def one_volume(spec: str, small_io: int = 4096, large_io: int = 1024 * 1024, cloud: str = "oci", vm: str = BIG_VM,
-               as_of: date | None = None, **wl):
+               as_of: date | None = None, paths: int | None = None, attachment: str | None = None, **wl):
     cat = load_catalog(cloud, as_of)
-    return predict(parse_layout(spec, cloud, cat), parse_instance(vm, cloud, cat),
-                   Workload(small_io=small_io, large_io=large_io, **wl), cat)
+    layout = parse_layout(spec, cloud, cat).model_copy(update={"paths": paths, "attachment": attachment})
+    return predict(layout, parse_instance(vm, cloud, cat), Workload(small_io=small_io, large_io=large_io, **wl), cat)
+
+
+# The volume's own caps, with enough iSCSI paths and queue depth that neither binds (UHP needs up to 6 paths).
+VOLUME_ONLY = dict(paths=8, host_queue_depth=128)
+KIB = 1.024   # OCI's tables compute "KB/s per GB" x GB / 1000; volumes move KiB/s (BV4DB-S1: 24.74 MB/s at 50 GB)
 
 
 # OCI-PERF "Volume Performance Units" table: VPU, IOPS/GB, max IOPS, KB/s per GB, max MB/s
@@ -62,8 +67,11 @@ SIZE_ROWS = [
 
 @pytest.mark.parametrize("level,gb,mbps,iops", SIZE_ROWS)
 def test_per_size_rows(level, gb, mbps, iops):
-    p = one_volume(f"1x{gb}G@{level}")
-    assert p.max_mbps == pytest.approx(mbps, abs=0.05)
+    """Rows where the per-GB throughput binds come out 2.4 % above the printed MB/s: OCI prints KB x GB / 1000,
+    but its "KB/s per GB" is KiB/s (issue 16 fix 1); rows at the per-volume MB/s cap are unchanged."""
+    p = one_volume(f"1x{gb}G@{level}", **VOLUME_ONLY)
+    per_gb = p.mbps_limited_by == "volume_mbps_per_gb"
+    assert p.max_mbps == pytest.approx(mbps * KIB if per_gb else mbps, abs=0.05)
     assert p.max_iops == pytest.approx(iops, abs=0.5)
 
 
@@ -72,7 +80,7 @@ def test_inconsistency_a_uhp_uses_level_table_225_not_size_table_230():
 
 
 def test_inconsistency_b_lower_cost_throughput_follows_formula():
-    assert one_volume("1x1500G@lower-cost").max_mbps == 360   # size table prints 480 for 1.5 TB
+    assert one_volume("1x1500G@lower-cost").max_mbps == pytest.approx(360 * KIB, abs=0.05)   # table prints 480
     assert one_volume("1x2000G@lower-cost").max_mbps == 480
 
 
@@ -84,9 +92,13 @@ def test_eight_kb_column_is_iops_cap_times_io_size():
 
 
 def test_seed_single_3_5t_balanced_on_6_ocpu():
+    """Part 1 measured 23,833 IOPS / 448 MB/s (CALIBRATE_IO) on one 3.5 TB Balanced volume at the default iSCSI
+    depth 32: the session depth binds (32 in flight / 1.1 ms), not the 25,000 IOPS cap (was predicted: +4.9 %)."""
     p = one_volume("1x3.5T@balanced", small_io=8192, vm="VM.Standard.E3.Flex:6")
-    assert (p.max_iops, p.max_mbps) == (25_000, 480)
-    assert p.iops_limited_by == "volume_iops_cap" and p.mbps_limited_by == "volume_mbps_cap"
+    assert p.iops_limited_by == "session_depth" and p.max_iops == pytest.approx(23_833, rel=0.01)
+    assert p.max_mbps == 480 and p.mbps_limited_by == "volume_mbps_cap"
+    deep = one_volume("1x3.5T@balanced", small_io=8192, vm="VM.Standard.E3.Flex:6", host_queue_depth=128)
+    assert (deep.max_iops, deep.iops_limited_by) == (25_000, "volume_iops_cap")
 
 
 def test_seed_part3_nine_balanced_on_12_ocpu_bound_by_instance_throughput():
@@ -98,23 +110,32 @@ def test_seed_part3_nine_balanced_on_12_ocpu_bound_by_instance_throughput():
 
 
 def test_seed_part3_nine_balanced_on_20_ocpu_bound_by_volumes():
+    """Part 3 at 20 OCPUs measured 213,391 IOPS and 2,115 MB/s. At depth 32 per session the model gives 5 % less
+    (before: 225,000, 5 % more); MB/s is the per-GB rule in KiB, 9 x 480 KiB/s x 500 = 2,212 (was 2,160: the KiB
+    fix moves it from +2.1 % to +4.6 % over the CALIBRATE_IO figure, which reads ~2 % under caps, cf. 12 OCPUs)."""
     p = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:20")
-    assert p.max_iops == 225_000 and p.iops_limited_by == "volume_iops_cap"
-    assert p.max_mbps == 2_160 and p.mbps_limited_by == "volume_mbps_per_gb"   # not the article's 4,320
+    assert p.iops_limited_by == "session_depth" and p.max_iops == pytest.approx(213_391, rel=0.06)
+    assert p.max_mbps == pytest.approx(2_211.8, abs=0.1) and p.mbps_limited_by == "volume_mbps_per_gb"
     network = next(r for r in p.limits if r.name == "instance_mbps")
     assert network.mbps_at_large_io == 2_400
+    deep = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:20", host_queue_depth=128)
+    assert (deep.max_iops, deep.iops_limited_by) == (225_000, "volume_iops_cap")
 
 
 @pytest.mark.parametrize("vpu,iops", [(0, 512), (50, 30_720), (120, 57_600)])
 def test_seed_uhp_256g_at_vpu_levels(vpu, iops):
-    assert one_volume(f"1x256G@{vpu}vpu", small_io=4096).max_iops == iops
+    """The UHP seed's per-GB rule (225 x 256 = 57,600 at 120 VPU) once two paths carry I/O; one path stops at
+    50,000 IOPS (OCI-PR) and, at depth 32, at 32 in flight / 0.53 ms (fitted to BV4DB-S2)."""
+    assert one_volume(f"1x256G@{vpu}vpu", small_io=4096, **VOLUME_ONLY).max_iops == iops
+    one_path = one_volume(f"1x256G@{vpu}vpu", small_io=4096, host_queue_depth=128)
+    assert one_path.max_iops == min(iops, 50_000)
 
 
 def test_seed_part1_queue_depth_32_binds_higher_performance():
     """Part 1: Higher Performance 3.5 TB measured 28,426 IOPS against a 50,000 cap at iSCSI depth 32."""
     p32 = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", host_queue_depth=32)
     assert p32.iops_limited_by == "host_queue_depth"
-    assert p32.max_iops == pytest.approx(28_426, rel=0.05)
+    assert p32.max_iops == pytest.approx(28_426, rel=0.01)   # the E3 base latency is fitted to this run
     p128 = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", host_queue_depth=128)
     assert p128.iops_limited_by == "volume_iops_cap" and p128.max_iops == 50_000
     unset = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6")
@@ -122,21 +143,32 @@ def test_seed_part1_queue_depth_32_binds_higher_performance():
 
 
 def test_catalog_of_december_2020_has_older_higher_performance_limits():
-    p = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", as_of=date(2020, 12, 31))
+    p = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", as_of=date(2020, 12, 31),
+                   host_queue_depth=128)
     assert p.catalog_version == "2020-12-11"
     assert (p.max_iops, p.max_mbps) == (35_000, 480)
-    assert one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6").max_iops == 50_000
+    assert one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", host_queue_depth=128,
+                      paths=1).max_iops == 50_000
+    at_32 = one_volume("1x3.5T@higher", small_io=8192, vm="VM.Standard.E3.Flex:6", as_of=date(2020, 12, 31))
+    assert at_32.iops_limited_by == "session_depth" and at_32.max_iops == pytest.approx(28_426, rel=0.01)
 
 
 def test_uhp_warnings_under_16_ocpus():
+    """OCI-PERF: VMs get multipath-enabled attachments from 16 OCPUs. A UHP volume needing 3 paths warns either way
+    (how many paths), and below 16 OCPUs says the paths cannot be had."""
     p = one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:8")
     assert any(">= 16 OCPUs" in w for w in p.warnings)
     assert any("multipath" in w for w in p.warnings)
-    assert not any(">= 16 OCPUs" in w for w in one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:16").warnings)
+    big = one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:16")
+    assert not any(">= 16 OCPUs" in w for w in big.warnings)
+    assert any("needs 3 iSCSI paths" in w for w in big.warnings)
 
 
 def test_attachment_limits_warn():
-    assert any("paravirtualized" in w for w in one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8").warnings)
+    pv = one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8", attachment="paravirtualized")
+    assert any("paravirtualized" in w for w in pv.warnings)
+    iscsi = one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8", attachment="iscsi")
+    assert not any("paravirtualized" in w for w in iscsi.warnings)
     assert any("exceed the 32" in w for w in one_volume("33x100G@balanced", vm="VM.Standard.E3.Flex:8").warnings)
 
 
@@ -151,4 +183,7 @@ def test_headroom_is_relative_to_binding_limit():
     p = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:12")
     for row in p.limits:
         assert row.iops_headroom_pct == pytest.approx(100 * (row.iops_at_small_io / p.max_iops - 1), abs=0.1)
-        assert (row.iops_headroom_pct == 0) == (row.iops_at_small_io == p.max_iops)
+        if row.name == p.iops_limited_by:
+            assert row.iops_headroom_pct == 0 and row.iops_at_small_io == p.max_iops
+        elif row.name != "session_depth":   # at its asymptote the session limit sits within 0.1 % of the cap
+            assert row.iops_headroom_pct > 0

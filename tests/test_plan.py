@@ -37,7 +37,7 @@ def test_part3_first_candidate_is_balanced_stripe_at_single_volume_price():
     assert first.layout_detail.volume.vpu_per_gb == 10 and first.layout_detail.members > 1
     assert first.max_iops >= 150_000
     single = predict(parse_layout("1x4.5T@balanced", "oci", OCI), parse_instance("VM.Standard.E3.Flex:12", "oci", OCI),
-                     Workload(small_io=8192), OCI)
+                     Workload(small_io=8192, host_queue_depth=128), OCI)   # the queue depth plan assumes
     assert single.max_iops == 25_000
     assert first.cost_per_month <= 1.05 * single.cost_per_month
     assert first.limited_by == "instance_mbps"
@@ -71,10 +71,21 @@ def test_candidates_cheapest_first_and_all_meet_targets():
     assert all(b > a * 0.98 for a, b in zip(iops, iops[1:], strict=False))   # each extra dollar buys IOPS
 
 
-def test_uhp_only_planned_on_16_ocpus_or_more():
+def test_uhp_below_16_ocpus_only_with_volumes_one_path_carries():
+    """OCI-PERF: VMs get multipath-enabled attachments from 16 OCPUs; without them one iSCSI path carries a volume,
+    at most 50,000 IOPS (OCI-PR). So UHP is planned below 16 OCPUs only where each volume fits one path, and a
+    volume that needs more paths says how many."""
     plan = make_plan(Requirements(cloud="oci", capacity_gb=500, target_iops=200_000, levels=["60vpu", "120vpu"],
                                   instance_shape="VM.Standard.E4.Flex", instance_ocpus=None), OCI)
-    assert all((c.min_ocpus or 0) >= 16 for c in plan.candidates)
+    assert plan.candidates
+    for c in plan.candidates:
+        assert c.attachment == "iscsi" and c.paths is not None
+        assert c.paths == max(1, -int(-c.prediction.member_iops // 50_000))
+        if (c.min_ocpus or 0) < 16:
+            assert c.paths == 1 and c.prediction.member_iops <= 50_000
+    fat = make_plan(Requirements(cloud="oci", capacity_gb=1500, target_iops=300_000, levels=["120vpu"], max_volumes=1,
+                                 instance_shape="VM.Standard.E5.Flex", instance_ocpus=40), OCI)
+    assert fat.candidates[0].paths == 6 and fat.candidates[0].max_iops == 300_000
 
 
 def test_infeasible_names_the_constraint_and_bigger_shapes():

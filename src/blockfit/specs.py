@@ -1,7 +1,8 @@
 """The CLI's spec grammars.
 
 Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu, 4x500G@io1:11000,
-          2x1T@gp3:16000:1000. SIZE counts the cloud's billing GB (units.py); LEVEL is an OCI level
+          2x1T@gp3:16000:1000, 1x46.6G@boot (an OCI boot volume, Balanced; boot-higher, boot-120vpu).
+          SIZE counts the cloud's billing GB (units.py); LEVEL is an OCI level
           (lower-cost, balanced, higher, NNvpu; 'uhp' needs NNvpu) or another cloud's volume type;
           IOPS and MBPS are provisioned figures where the type takes them (MBPS in the type's unit).
 Instance: SHAPE[:OCPUS]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs).
@@ -24,7 +25,8 @@ from blockfit.units import parse_volume_gb
 _LAYOUT_RE = re.compile(r"^\s*(\d+)\s*[xX]\s*([0-9.]+\s*[A-Za-z]+)\s*@\s*([A-Za-z0-9._-]+)"
                         r"(?::(\d+))?(?::(\d+(?:\.\d+)?))?\s*$")
 _INSTANCE_RE = re.compile(r"^\s*([A-Za-z0-9._-]+)(?::(\d+(?:\.\d+)?))?\s*$")
-LAYOUT_HELP = "COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120vpu, 2x1T@gp3:16000:1000"
+LAYOUT_HELP = ("COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120vpu, 2x1T@gp3:16000:1000, "
+               "1x46.6G@boot (OCI boot volume; boot-higher, boot-120vpu)")
 
 
 def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_size: int | None = None,
@@ -45,7 +47,8 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
     tput = float(m.group(5)) if m.group(5) else None
     vol = _volume_for_level(cat, level, spec)
     vt = cat.volume_types[vol.type]
-    size = int(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb)
+    size: int | float = round(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb, 6)
+    size = int(size) if size == int(size) else size
     vol = vol.model_copy(update={"size_gb": size, "provisioned_iops": iops, "provisioned_throughput": tput})
     vol = normalize_volume(cat, vol)
     return Layout(members=count, volume=vol, stripe_size=stripe_size, manager=manager)
@@ -53,6 +56,9 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
 
 def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
     key = cat.aliases.get(level.lower(), level.lower())
+    if cat.cloud == "oci" and (key == "boot" or key.startswith("boot-")) and "boot" in cat.volume_types:
+        vpu = vpu_from_level_text(cat.volume_types["boot"], key[5:] or "balanced")
+        return Volume(cloud="oci", type="boot", size_gb=50, vpu_per_gb=vpu)
     if key in cat.volume_types:
         return Volume(cloud=cat.cloud, type=key, size_gb=1)
     if cat.cloud == "oci":

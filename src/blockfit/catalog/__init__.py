@@ -81,13 +81,25 @@ def catalog_from_toml(raw: dict[str, Any], path: str = "<memory>") -> Catalog:
         cat = Catalog.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"catalog {path}: {exc}") from exc
+    _copy_levels(cat)
     _check_citations(cat)
     return cat
+
+
+def _copy_levels(cat: Catalog) -> None:
+    """A type with levels_from (OCI boot volumes) sells the other type's levels from its min_vpu up."""
+    for key, vt in cat.volume_types.items():
+        if vt.levels_from is None:
+            continue
+        if vt.levels_from not in cat.volume_types:
+            raise ValueError(f"catalog {cat.path}: type {key!r} takes levels from unknown type {vt.levels_from!r}")
+        vt.levels = [lv for lv in cat.volume_types[vt.levels_from].levels if lv.vpu >= vt.min_vpu]
 
 
 def _check_citations(cat: Catalog) -> None:
     entries: list[Any] = list(cat.volume_types.values()) + list(cat.shapes.values())
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
+    entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
     if cat.instance_rule:
         entries.append(cat.instance_rule)
     for e in entries:

@@ -43,6 +43,17 @@ class OciLevel(Sourced):
     max_mbps: float
 
 
+class LatencyFigure(Sourced):
+    """The unloaded time of one I/O for shapes of some families over one attachment type (OCI): a fixed part
+    (network round trip, target, media) plus the transfer of the I/O's bytes over one path."""
+
+    families: list[str] = Field(description="shape families it holds for (Shape.family), '*' for any")
+    attachment: str | None = Field(default=None, description="iscsi | paravirtualized; None = any")
+    base_ms: float
+    path_mbps: float | None = Field(default=None, description="bytes one path moves per second for one I/O, MB/s "
+                                                              "(per-I/O transfer time = I/O size / this)")
+
+
 class VolumeType(Sourced):
     """One volume type. `kind` selects the performance/cost rules in blockfit.model.volume_kinds;
     each kind documents which of the optional fields it reads."""
@@ -56,7 +67,14 @@ class VolumeType(Sourced):
     size_step_gb: float = 1
     throughput_unit: Literal["MB/s", "MiB/s"] = "MB/s"
     io_accounting_kib: int | None = None
+    kbps_unit_bytes: int = 1000                 # bytes in the "KB" of kbps_per_gb (OCI: 1,024, see catalog)
     base_latency_ms: float
+    latencies: list[LatencyFigure] = Field(default_factory=list)   # by shape family and attachment (OCI)
+    levels_from: str | None = None              # copy the levels of another type (OCI boot volumes)
+    min_vpu: int = 0                            # levels below this VPU/GB are not sold for this type
+    max_iops_cap: float | None = None           # a cap over every level's max IOPS (OCI UHP boot: 50,000)
+    attachments: list[str] = Field(default_factory=list)           # allowed attachment types; [] = any
+    max_paths: int | None = None                # paths one attachment can have (OCI boot volumes: 1, no multipath)
     ssd: bool = True
     pv_max_iops: float | None = None
     # attachments (oci_vpu): iSCSI paths and sessions
@@ -122,8 +140,9 @@ class Shape(Sourced):
     mbps_burst: float | None = None
     attach_max: int | None = None
     attach_pv_max: int | None = None
-    uhp_min_ocpus: float | None = None
-    uhp: bool | None = None
+    uhp_min_ocpus: float | None = None    # VM OCPUs needed for multipath-enabled (UHP) attachments
+    uhp: bool | None = None               # fixed shapes: multipath-enabled attachments supported
+    family: str | None = None             # processor family / generation (E3, E4, E5, ...): picks base latency
     tiers: list[dict[str, Any]] = Field(default_factory=list)
 
 

@@ -153,6 +153,9 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for ${best.cost_per_month:,.2f} a month, "
                   f"limited by {limit_label(best.limited_by)}.")
+    attach = attachment_advice(best)
+    if attach:
+        console.print(f"  attach: {attach}")
     console.print(f"  stripe: {best.stripe_reason}")
     for note in plan.notes:
         console.print(f"  {note}")
@@ -166,6 +169,17 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if out is not None:
         console.print(f"plan written to {out} (feed it to 'blockfit build --plan {out}' "
                       f"or 'blockfit lab --plan {out}')")
+
+
+def attachment_advice(c: Candidate) -> str | None:
+    """How each volume must be attached: for UHP the iSCSI paths that must carry I/O."""
+    if c.attachment is None:
+        return None
+    if c.attachment == "iscsi" and c.paths and c.paths > 1:
+        return (f"each volume over a multipath-enabled iSCSI attachment with I/O spread over {c.paths} paths "
+                f"(one path carries at most {c.prediction.path_iops_cap:,.0f} IOPS / "
+                f"{c.prediction.path_mbps_cap:,.0f} MB/s).")
+    return f"each volume over {'iSCSI' if c.attachment == 'iscsi' else c.attachment} ({c.paths or 1} path)."
 
 
 def _render_infeasible(exc: InfeasibleError) -> None:

@@ -13,10 +13,11 @@ from blockfit.catalog import Catalog, load_catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
 from blockfit.model import queueing
+from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.schema import CostItem, CurvePoint, Instance, Layout, LimitRow, Prediction, Volume, Workload
-from blockfit.units import fmt_gb
+from blockfit.units import fmt_gb, fmt_io_size
 
 # A host-queue-depth or outstanding-I/O limit is named as binding only when it costs more than this
 # fraction of the caps' throughput; below that the MVA's approach to the asymptote is just queueing.
@@ -29,7 +30,8 @@ SESSION_DEPTH = "session_depth"    # iSCSI session queue depth x sessions (Littl
 
 @dataclass
 class Limit:
-    """One named limit: either on operations per second (with an I/O accounting size) or on bytes."""
+    """One named limit on operations per second (with an I/O accounting size), on bytes, or on both (one iSCSI
+    path has an IOPS and a MB/s ceiling)."""
 
     name: str
     description: str
@@ -39,11 +41,14 @@ class Limit:
     source: str | None = None
 
     def iops_at(self, io_bytes: int) -> float:
+        vals = []
         if self.ops is not None:
             split = math.ceil(io_bytes / self.accounting_bytes) if self.accounting_bytes else 1
-            return self.ops / max(split, 1)
-        assert self.mbps is not None
-        return self.mbps * 1e6 / io_bytes
+            vals.append(self.ops / max(split, 1))
+        if self.mbps is not None:
+            vals.append(self.mbps * 1e6 / io_bytes)
+        assert vals
+        return min(vals)
 
 
 def volume_type(cat: Catalog, vol: Volume) -> VolumeType:
@@ -88,11 +93,14 @@ def member_limits(cat: Catalog, layout: Layout, mp: MemberPerf | None = None) ->
     ]
 
 
-def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int) -> tuple[float, float]:
+def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int,
+             att: AttachmentPerf | None = None, read_fraction: float = 1.0) -> tuple[float, float]:
     """(max IOPS at small_io, max MB/s at large_io) from the caps alone: the fast path plan searches with.
-    Same arithmetic as the Limit rows predict() reports."""
+    Same arithmetic as the Limit rows predict() reports (session depth aside: a host setting)."""
     limits = [Limit("v", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
-              Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps)]
+              Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps, read_fraction)]
+    if att is not None:
+        limits += attachment_limits(att, members, None)
     iops = min(lim.iops_at(small_io) for lim in limits)
     mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6
     return iops, mbps
@@ -105,13 +113,33 @@ def _cite_member(cat: Catalog, vt: VolumeType, vol: Volume, fld: str) -> str:
     return cat.cite(vt, fld if fld in type(vt).model_fields else "name")
 
 
-def instance_limits(caps: InstanceCaps) -> list[Limit]:
+def instance_limits(caps: InstanceCaps, read_fraction: float = 1.0) -> list[Limit]:
+    """The instance's caps. Its network carries each direction up to the cap (full duplex): with a read/write
+    mix the busier direction binds, so the total MB/s is the cap / max(read share, write share)."""
     out = []
     if caps.iops is not None:
         out.append(Limit("instance_iops", caps.iops_rule, ops=caps.iops, source=caps.iops_cite))
     if caps.mbps is not None:
-        out.append(Limit("instance_mbps", caps.mbps_rule, mbps=caps.mbps, source=caps.mbps_cite))
+        busier = max(read_fraction, 1 - read_fraction)
+        rule = caps.mbps_rule
+        if busier < 1:
+            rule += (f", each direction: {100 * read_fraction:g}% reads / {100 * (1 - read_fraction):g}% writes "
+                     f"-> {caps.mbps:,.0f} / {busier:g}")
+        out.append(Limit("instance_mbps", rule, mbps=caps.mbps / busier, source=caps.mbps_cite))
     return out
+
+
+def attachment_limits(att: AttachmentPerf, members: int, source: str | None) -> list[Limit]:
+    """The iSCSI paths' ceilings: one path carries at most path_iops / path_mbps; paths x volumes of them."""
+    if not att.iscsi or (att.path_iops is None and att.path_mbps is None):
+        return []
+    n = att.sessions(members)
+    what = "one iSCSI path" if n == 1 else f"{att.paths} iSCSI path(s) x {members} volume(s)"
+    each = ", ".join(x for x in (f"{att.path_iops:,.0f} IOPS" if att.path_iops else "",
+                                 f"{att.path_mbps:,.0f} MB/s" if att.path_mbps else "") if x)
+    return [Limit(ISCSI_PATH, f"{what} ({each} per path)",
+                  ops=n * att.path_iops if att.path_iops else None,
+                  mbps=n * att.path_mbps if att.path_mbps else None, source=source)]
 
 
 def predict(layout: Layout, instance: Instance, workload: Workload | None = None,
@@ -126,31 +154,34 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     vt = volume_type(cat, layout.volume)
     kind = KINDS[vt.kind]
     caps = instance_caps(cat, instance, layout.volume.type)
+    att = attachment_perf(cat, vt, layout, instance, caps, wl.host_queue_depth)
     mp, limits = member_limits(cat, layout)
-    limits += instance_limits(caps)
+    limits += _paravirtualized_limit(cat, vt, layout, att)
+    limits += attachment_limits(att, layout.members, _cite_path(cat, vt))
+    limits += instance_limits(caps, wl.read_fraction)
 
     cap_iops = min(lim.iops_at(wl.small_io) for lim in limits)
     cap_mbps = min(lim.iops_at(wl.large_io) for lim in limits) * wl.large_io / 1e6
-    base_s = vt.base_latency_ms / 1000
-    small_net = _network(limits, mp, layout, wl.small_io, base_s)
-    large_net = _network(limits, mp, layout, wl.large_io, base_s)
+    small_net = _network(limits, layout, wl.small_io, att.io_time_s(wl.small_io))
+    large_net = _network(limits, layout, wl.large_io, att.io_time_s(wl.large_io))
 
-    outstanding = _offered_outstanding(layout, wl)
-    if outstanding is not None:
-        n_out, label = outstanding
-        x_small = queueing.mva(small_net, n_out)[-1].throughput
-        x_large = queueing.mva(large_net, n_out)[-1].throughput
-        name = "host_queue_depth" if wl.host_queue_depth else "outstanding_ios"
-        limits.append(Limit(name, f"{label}: {n_out} I/Os in flight / {vt.base_latency_ms:g} ms each (Little's law)",
-                            ops=x_small, mbps=x_large * wl.large_io / 1e6, source=None))
+    in_flight = _in_flight(layout, wl, att)
+    if in_flight is not None:
+        n_run, name, label = in_flight
+        x_small = queueing.mva(small_net, n_run)[-1].throughput
+        x_large = queueing.mva(large_net, n_run)[-1].throughput
+        limits.append(Limit(name, f"{label} / {1000 * att.io_time_s(wl.small_io):.3g} ms each at "
+                                  f"{fmt_io_size(wl.small_io)} (Little's law)",
+                            ops=x_small, mbps=x_large * wl.large_io / 1e6, source=_cite_depth(cat, vt, att)))
 
     iops_vals = {lim.name: lim.iops_at(wl.small_io) for lim in limits}
     mbps_vals = {lim.name: lim.iops_at(wl.large_io) * wl.large_io / 1e6 for lim in limits}
-    if outstanding is not None:
+    if in_flight is not None:
         iops_vals[limits[-1].name] = limits[-1].ops or 0.0
         mbps_vals[limits[-1].name] = limits[-1].mbps or 0.0
-    iops_name = _binding(iops_vals, cap_iops)
-    mbps_name = _binding(mbps_vals, cap_mbps)
+    ops_first = [lim.name for lim in limits if lim.mbps is None]   # pure IOPS limits win a tie
+    iops_name = _binding(iops_vals, cap_iops, ops_first)
+    mbps_name = _binding(mbps_vals, cap_mbps, ops_first)
     max_iops = iops_vals[iops_name]
     max_mbps = mbps_vals[mbps_name]
 
@@ -164,7 +195,8 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     at_bound = None
     lat_at_max = None
     if with_curve or latency_bound_ms is not None:
-        points = queueing.mva(small_net, MAX_CURVE_OUTSTANDING)
+        running = att.sessions(layout.members) * att.session_depth if att.session_depth else None
+        points = queueing.mva_host_queued(small_net, MAX_CURVE_OUTSTANDING, running)
         curve = [CurvePoint(outstanding=p.outstanding, iops=round(p.throughput, 1),
                             mbps=round(p.throughput * wl.small_io / 1e6, 2), latency_ms=round(p.latency_s * 1e3, 3))
                  for p in points if p.outstanding & (p.outstanding - 1) == 0]
@@ -174,8 +206,9 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         near = next((p for p in points if p.throughput >= 0.95 * max_iops), points[-1])
         lat_at_max = round(near.latency_s * 1e3, 3)
 
-    warnings = list(mp.warnings) + list(caps.warnings) + _layout_warnings(cat, layout, instance, caps, vt)
-    warnings += _queue_depth_warning(layout, small_net, vt, max_iops, wl)
+    warnings = list(mp.warnings) + list(caps.warnings) + att.warnings
+    warnings += _layout_warnings(cat, layout, instance, caps, vt, mp, att)
+    warnings += _session_warning(iops_name, att, layout)
     cost = [_times(item, layout.members) for item in kind.cost(cat, vt, layout.volume)]
     total = None if any(c.monthly is None for c in cost) else round(sum(c.monthly or 0.0 for c in cost), 2)
     if total is None:
@@ -188,20 +221,10 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         mbps_limited_by=mbps_name, limits=rows, member_iops=mp.iops, member_mbps=round(mp.mbps, 3),
         member_io_accounting_bytes=mp.accounting_bytes, instance_iops_cap=caps.iops, instance_mbps_cap=caps.mbps,
         cost_per_month=total, cost=cost, latency_bound_ms=latency_bound_ms, max_iops_at_latency=at_bound,
-        latency_ms_at_max_iops=lat_at_max, base_latency_ms=vt.base_latency_ms, curve=curve, warnings=warnings,
-        **attachment_fields(vt, layout))
-
-
-def attachment_fields(vt: VolumeType, layout: Layout) -> dict[str, object]:
-    """The attachment as predicted: type, paths carrying I/O, per-path ceilings, session depth."""
-    att = layout.attachment or vt.default_attachment
-    if att is None:
-        return {}
-    paths = layout.paths or vt.default_paths.get(att, 1)
-    iscsi = att == "iscsi"
-    return {"attachment": att, "paths": paths, "path_iops_cap": vt.path_max_iops if iscsi else None,
-            "path_mbps_cap": vt.path_max_mbps if iscsi else None,
-            "session_depth": vt.iscsi_session_depth if iscsi else None}
+        latency_ms_at_max_iops=lat_at_max, base_latency_ms=att.base_latency_ms, curve=curve, warnings=warnings,
+        attachment=att.attachment, paths=att.paths if att.attachment else None, path_iops_cap=att.path_iops,
+        path_mbps_cap=att.path_mbps, session_depth=att.session_depth,
+        paths_needed=paths_needed(mp.iops, mp.mbps, att.path_iops, att.path_mbps) if att.iscsi else None)
 
 
 def _times(item: CostItem, members: int) -> CostItem:
@@ -209,57 +232,114 @@ def _times(item: CostItem, members: int) -> CostItem:
     return item.model_copy(update={"quantity": item.quantity * members, "monthly": monthly})
 
 
-def _network(limits: list[Limit], mp: MemberPerf, layout: Layout, io: int, base_s: float) -> queueing.Network:
-    member_rate = min(lim.iops_at(io) for lim in limits if lim.name.startswith("volume_")) / layout.members
+def _cite_depth(cat: Catalog, vt: VolumeType, att: AttachmentPerf) -> str | None:
+    """A Little's-law row rests on the session depth (when the catalog's) and on the per-I/O time."""
+    parts = [cat.cite(vt, "iscsi_session_depth")] if att.session_depth and not att.depth_from_host else []
+    parts += [f"per-I/O time: {att.latency_cite}"] if att.latency_cite else []
+    return "; ".join(parts) or None
+
+
+def _cite_path(cat: Catalog, vt: VolumeType) -> str | None:
+    return cat.cite(vt, "path_max_iops") if vt.path_max_iops is not None else None
+
+
+def _paravirtualized_limit(cat: Catalog, vt: VolumeType, layout: Layout, att: AttachmentPerf) -> list[Limit]:
+    """OCI caps a paravirtualized-attached UHP volume at pv_max_iops (150,000): a volume limit."""
+    if att.attachment != "paravirtualized" or vt.pv_max_iops is None:
+        return []
+    n = layout.members
+    return [Limit("volume_iops_paravirtualized",
+                  f"paravirtualized attachment ({vt.pv_max_iops:,.0f} IOPS per volume{f' x {n}' if n > 1 else ''})",
+                  ops=n * vt.pv_max_iops, source=cat.cite(vt, "pv_max_iops"))]
+
+
+def _network(limits: list[Limit], layout: Layout, io: int, io_time_s: float) -> queueing.Network:
+    """Members (volume caps and their paths' ceilings, 1/n of I/Os each) behind the instance link."""
+    member = [lim.iops_at(io) for lim in limits if lim.name.startswith("volume_") or lim.name == ISCSI_PATH]
     inst = [lim.iops_at(io) for lim in limits if lim.name.startswith("instance_")]
-    return queueing.network_for(base_s, member_rate, layout.members, min(inst) if inst else None)
+    return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None)
 
 
-def _offered_outstanding(layout: Layout, wl: Workload) -> tuple[int, str] | None:
+def _in_flight(layout: Layout, wl: Workload, att: AttachmentPerf) -> tuple[int, str, str] | None:
+    """How many I/Os run at once, what sets it, and how to say so. Over iSCSI each session (path) runs at most
+    its queue depth; outstanding I/Os beyond that wait in the host."""
+    n = layout.members
+    if att.session_depth is not None:
+        sessions = att.sessions(n)
+        running = sessions * att.session_depth
+        what = (f"{'node.session.queue_depth' if att.depth_from_host else 'iSCSI session queue depth'} "
+                f"{att.session_depth} x {att.paths} path(s) x {n} volume(s)")
+        if wl.outstanding and wl.outstanding <= running:
+            return wl.outstanding, "outstanding_ios", f"{wl.outstanding} outstanding I/Os offered by the workload"
+        if wl.outstanding:
+            return running, SESSION_DEPTH, (f"{wl.outstanding} outstanding, at most {running} run ({what}); "
+                                            "the rest wait in the host")
+        return running, "host_queue_depth" if att.depth_from_host else SESSION_DEPTH, f"{running} in flight ({what})"
     if wl.host_queue_depth:
-        return wl.host_queue_depth * layout.members, (
-            f"host queue depth {wl.host_queue_depth} per volume x {layout.members} volume(s)")
+        return wl.host_queue_depth * n, "host_queue_depth", (
+            f"host queue depth {wl.host_queue_depth} per volume x {n} volume(s)")
     if wl.outstanding:
-        return wl.outstanding, "outstanding I/Os offered by the workload"
+        return wl.outstanding, "outstanding_ios", f"{wl.outstanding} outstanding I/Os offered by the workload"
     return None
 
 
-def _binding(values: dict[str, float], caps_min: float) -> str:
-    name = min(values, key=lambda k: values[k])
-    if name in ("host_queue_depth", "outstanding_ios") and values[name] >= QUEUE_BINDING_FRACTION * caps_min:
-        return min((k for k in values if k not in ("host_queue_depth", "outstanding_ios")), key=lambda k: values[k])
+QUEUE_LIMITS = ("host_queue_depth", "outstanding_ios", SESSION_DEPTH)
+
+
+def _binding(values: dict[str, float], caps_min: float, ops_first: list[str]) -> str:
+    """The lowest limit; a tie (OCI's per-GB IOPS and KiB/s at 8 KiB) names the IOPS limit, then the first
+    listed (volume before path before instance). A queue limit binds only when it costs more than the
+    approach to the caps' asymptote."""
+    def key(k: str) -> tuple[float, int]:
+        return (round(values[k], 6), 0 if k in ops_first else 1)
+    name = min(values, key=key)
+    if name in QUEUE_LIMITS and values[name] >= QUEUE_BINDING_FRACTION * caps_min:
+        return min((k for k in values if k not in QUEUE_LIMITS), key=key)
     return name
 
 
-def _layout_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: InstanceCaps,
-                     vt: VolumeType) -> list[str]:
+def _layout_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: InstanceCaps, vt: VolumeType,
+                     mp: MemberPerf, att: AttachmentPerf) -> list[str]:
     out = []
     if caps.attach_max is not None and layout.members > caps.attach_max:
         out.append(f"{layout.members} volumes exceed the {caps.attach_max} attachments {instance.shape} allows.")
-    elif caps.attach_pv_max is not None and layout.members > caps.attach_pv_max:
+    elif (caps.attach_pv_max is not None and layout.members > caps.attach_pv_max
+          and att.attachment != "iscsi"):
         out.append(f"{layout.members} volumes: {instance.shape} attaches at most {caps.attach_pv_max} "
                    "paravirtualized; attach over iSCSI.")
-    vpu = layout.volume.vpu_per_gb
-    if vt.kind == "oci_vpu" and vpu is not None and vpu >= 30:
-        if caps.uhp_ok is False:
-            out.append(f"UHP ({vpu} VPU/GB) needs an instance with >= 16 OCPUs (or bare metal); "
-                       f"{instance.spec} gets at most Higher Performance results.")
-        out.append("UHP volumes need a multipath-enabled iSCSI attachment (Block Volume Management plugin, "
-                   "consistent device paths) to reach their performance.")
+    out += _path_warnings(layout, instance, mp, att)
+    if vt.max_iops_cap is not None and (layout.volume.vpu_per_gb or 0) >= 30 and caps.gbps is not None \
+            and instance.ocpus is not None and instance.ocpus < 8:
+        out.append(f"OCI: a VM needs >= 8 OCPUs for a UHP boot volume's {vt.max_iops_cap:,.0f} IOPS.")
     if layout.stripe_size is not None and layout.members > 1 and layout.stripe_size < 64 * 1024:
         out.append(f"Stripe size {layout.stripe_size // 1024} KiB: I/Os larger than the stripe span several members; "
                    "the model assumes each small I/O lands on one member.")
     return out
 
 
-def _queue_depth_warning(layout: Layout, net: queueing.Network, vt: VolumeType, max_iops: float,
-                         wl: Workload) -> list[str]:
-    """OCI iSCSI sessions default to queue depth 32 (OCI-HP): say what that costs when it binds."""
-    if vt.kind != "oci_vpu" or wl.host_queue_depth or (layout.volume.vpu_per_gb or 0) < 20:
+def _path_warnings(layout: Layout, instance: Instance, mp: MemberPerf, att: AttachmentPerf) -> list[str]:
+    """Say when a volume needs more iSCSI paths than it has (UHP), and whether this instance can have them."""
+    if not att.iscsi:
         return []
-    n = 32 * layout.members
-    x = queueing.mva(net, n)[-1].throughput
-    if x >= QUEUE_BINDING_FRACTION * max_iops:
+    need = paths_needed(mp.iops, mp.mbps, att.path_iops, att.path_mbps)
+    if need <= att.paths:
         return []
-    return [f"With the iSCSI default node.session.queue_depth 32, {n} I/Os in flight give about {x:,.0f} IOPS "
-            f"(Little's law: {n} / {vt.base_latency_ms:g} ms); set node.session.queue_depth = 128 (OCI-HP)."]
+    one = f"one path: {att.path_iops:,.0f} IOPS / {att.path_mbps:,.0f} MB/s" if att.path_iops and att.path_mbps else ""
+    if att.multipath_ok is False:
+        return [f"Each volume needs {need} iSCSI paths to reach its {mp.iops:,.0f} IOPS / {mp.mbps:,.0f} MB/s ({one}); "
+                f"{instance.spec} gets no multipath-enabled attachment (VMs need >= 16 OCPUs), so it is modelled "
+                "with 1 path."]
+    return [f"Each volume needs {need} iSCSI paths carrying I/O to reach its {mp.iops:,.0f} IOPS / {mp.mbps:,.0f} MB/s "
+            f"({one}); modelled with {att.paths}. Attach multipath-enabled and spread I/O over {need} paths "
+            f"(dm-multipath; blockfit build), then model with --paths {need}."]
+
+
+def _session_warning(iops_name: str, att: AttachmentPerf, layout: Layout) -> list[str]:
+    """When the iSCSI session depth binds: say what it costs and the OCI-documented fix."""
+    if iops_name != SESSION_DEPTH or att.session_depth is None:
+        return []
+    running = att.sessions(layout.members) * att.session_depth
+    return [f"At most {running} I/Os run at once over iSCSI (node.session.queue_depth {att.session_depth} x "
+            f"{att.sessions(layout.members)} session(s)); the rest wait in the host. "
+            "Set node.session.queue_depth = 128 (OCI-HP) or carry I/O on more paths "
+            "(--queue-depth 128 / --paths N to model it)."]

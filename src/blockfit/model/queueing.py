@@ -1,12 +1,14 @@
 """Latency versus load: exact mean value analysis (MVA) of a closed queueing network.
 
-The host keeps N I/Os outstanding. Each I/O spends a fixed time in a delay station (the volume's
-unloaded service latency: network, target, media) and queues at two rate-capped stations: the
+The host keeps N I/Os outstanding. Each I/O spends a fixed time in a delay station (its unloaded time:
+network round trip, target, media, plus moving its bytes over one path, so it grows with the I/O size)
+and queues at two rate-capped stations: the
 instance link (every I/O) and the member volume it lands on (1/n of I/Os each, by symmetry of the
 stripe). Throughput X(N) = N / (Z + Σ R_k(N)) obeys Little's law by construction: with N pinned at
 a host queue depth (iSCSI node.session.queue_depth 32) X stays near N / Z, far below the caps.
 Caps are modelled as exponential servers, which is conservative near saturation: a token bucket
-queues less than M/M/1.
+queues less than M/M/1. Over iSCSI at most (sessions x session queue depth) I/Os run at once; more
+outstanding I/Os wait in the host (mva_host_queued): throughput stays, latency grows by Little's law.
 """
 
 from __future__ import annotations
@@ -32,7 +34,11 @@ class Point:
 
 
 def network_for(base_latency_s: float, member_rate: float, members: int, link_rate: float | None) -> Network:
-    """Split the unloaded latency so that one lone I/O takes exactly base_latency_s."""
+    """Split the unloaded latency so that one lone I/O takes exactly base_latency_s (or a member's service time,
+    when its cap paces even one I/O). The instance link queues only when it is the tighter cap: a rate cap that
+    does not bind adds no wait of its own, and the bytes' transfer time is already in base_latency_s."""
+    if link_rate and link_rate >= members * member_rate:
+        link_rate = None
     service = 1 / member_rate + (1 / link_rate if link_rate else 0.0)
     return Network(max(base_latency_s - service, 0.0), member_rate, members, link_rate)
 
@@ -58,6 +64,16 @@ def mva_iter(net: Network) -> Iterator[Point]:
         q_member = x * r_member
         q_link = x * r_link
         yield Point(n, x, r)
+
+
+def mva_host_queued(net: Network, max_outstanding: int, running: int | None) -> list[Point]:
+    """MVA where at most `running` I/Os are in service (None: no bound): beyond it throughput stays at X(running)
+    and each extra outstanding I/O waits in the host queue, so the mean response is N / X (Little's law)."""
+    if running is None or running >= max_outstanding:
+        return mva(net, max_outstanding)
+    inside = mva(net, running)
+    top = inside[-1].throughput
+    return inside + [Point(n, top, n / top) for n in range(running + 1, max_outstanding + 1)]
 
 
 def at_latency(points: list[Point], bound_s: float) -> Point | None:

@@ -12,11 +12,15 @@ from dataclasses import dataclass
 from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import queueing
+from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
-from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
+from blockfit.model.predict import MAX_CURVE_OUTSTANDING, attachment_limits, ceilings, instance_limits, member_perf
 from blockfit.plan.space import LevelOption, SearchSpace
-from blockfit.schema import Instance, Requirements
+from blockfit.schema import Instance, Layout, Requirements
+
+# The iSCSI queue depth plan's layouts assume per session (OCI-HP: raise node.session.queue_depth 32 -> 128).
+PLAN_SESSION_DEPTH = 128
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Evaluator:
         self.cat, self.req, self.space = cat, req, space
         self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
+        self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
 
     def member(self, option: LevelOption, size_gb: int, members: int = 1) -> Member | None:
         """One member's caps and price; the member count matters only to kinds that share a per-instance
@@ -87,30 +92,52 @@ class Evaluator:
             return None
         if caps.attach_max is not None and members > caps.attach_max:
             return None
-        if option.vpu is not None and option.vpu >= 30 and caps.uhp_ok is not True:
-            return None
-        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io)
+        att = self.attachment(option, m.perf, ocpus, caps)
+        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_fraction)
         if req.target_iops is not None and iops < req.target_iops:
             return None
         if req.target_mbps is not None and mbps < req.target_mbps:
             return None
-        if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps):
+        if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps, att):
             return None
         return Point(option, members, size_gb, ocpus, m.cost * members, iops, mbps)
 
-    def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps) -> bool:
+    def attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
+                   caps: InstanceCaps) -> AttachmentPerf:
+        """The attachment plan gives each member: the requested type, and the requested paths or (UHP) as many as
+        the member needs when the instance gets multipath-enabled attachments, else one."""
+        key = (option, perf.iops, perf.mbps, ocpus)
+        if key not in self._atts:
+            self._atts[key] = self._attachment(option, perf, ocpus, caps)
+        return self._atts[key]
+
+    def _attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
+                    caps: InstanceCaps) -> AttachmentPerf:
+        req = self.req
+        vt = self.cat.volume_types[option.type]
+        paths = req.paths
+        if paths is None:
+            need = paths_needed(perf.iops, perf.mbps, vt.path_max_iops, vt.path_max_mbps)
+            paths = need if caps.uhp_ok is not False and vt.max_paths is None else 1
+        layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment, paths=paths)
+        inst = Instance(cloud=self.cat.cloud, shape=self.space.shape, ocpus=ocpus)
+        return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH)
+
+    def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,
+                       att: AttachmentPerf) -> bool:
         """Is there a load (N <= MAX_CURVE_OUTSTANDING) whose mean latency is within the bound and whose
         throughput reaches the IOPS target? Both grow with N, so walk N up until one of them decides."""
         req = self.req
         assert req.max_latency_ms is not None
-        base_s = self.cat.volume_types[option.type].base_latency_ms / 1000
+        base_s = att.io_time_s(req.small_io)
         bound_s = req.max_latency_ms / 1000
         if base_s > bound_s:
             return False
         if not req.target_iops:
             return True
         member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io)
-        link = [lim.iops_at(req.small_io) for lim in instance_limits(caps)]
+        member_rate = min([member_rate] + [lim.iops_at(req.small_io) for lim in attachment_limits(att, 1, None)])
+        link = [lim.iops_at(req.small_io) for lim in instance_limits(caps, req.read_fraction)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:

@@ -12,7 +12,7 @@ from blockfit.catalog import Catalog
 from blockfit.errors import InfeasibleError, InputError
 from blockfit.model import predict
 from blockfit.model.instance import find_shape, instance_caps
-from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import rank_key, search
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.plan.stripe import recommend_stripe
@@ -31,6 +31,9 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     candidates = [_candidate(req, cat, space, ev, p) for p in points]
     notes = list(space.notes)
     first = candidates[0]
+    if cat.cloud == "oci" and first.attachment == "iscsi":
+        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP); at the "
+                     "default 32 fewer I/Os run at once ('blockfit model' shows what that costs).")
     if req.instance_ocpus is None and first.min_ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
         notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
@@ -59,14 +62,21 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
 
 
 def _workload(req: Requirements) -> Workload:
-    return Workload(small_io=req.small_io, large_io=req.large_io)
+    """The workload plan predicts for; on OCI every iSCSI session at the queue depth plan assumes (see notes)."""
+    depth = PLAN_SESSION_DEPTH if req.cloud == "oci" else None
+    return Workload(small_io=req.small_io, large_io=req.large_io, read_fraction=req.read_fraction,
+                    host_queue_depth=depth)
 
 
 def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, p: Point) -> Candidate:
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
     vol = p.option.volume(cat.cloud, p.size_gb)
-    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager)
     ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
+    member = ev.member(p.option, p.size_gb, p.members)
+    att = ev.attachment(p.option, member.perf, p.ocpus, ev.caps(p.ocpus, p.option.type)) if member else None
+    paths = att.paths if att is not None and att.attachment is not None else None
+    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
+                    attachment=req.attachment, paths=paths)
     inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
     pred = predict(layout, inst, _workload(req), cat, latency_bound_ms=req.max_latency_ms)
     if req.target_iops is not None or req.target_mbps is None:
@@ -76,7 +86,8 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
     return Candidate(layout=pred.layout, layout_detail=pred.layout_detail, instance=inst.spec,
                      max_iops=pred.max_iops, max_mbps=pred.max_mbps, cost_per_month=round(p.cost, 2),
                      stripe_size=fmt_io_size(stripe) if stripe else "none", stripe_size_bytes=stripe,
-                     stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred)
+                     stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred,
+                     attachment=pred.attachment, paths=pred.paths)
 
 
 def _single_volume_note(req: Requirements, cat: Catalog, first: Candidate) -> str | None:

@@ -69,8 +69,8 @@ def options_for(vt_key: str, vt: VolumeType) -> list[LevelOption]:
 
 def selected_types(cat: Catalog, levels: list[str] | None) -> list[LevelOption]:
     """All options of the cloud, or those the user named with --levels (OCI level names or NNvpu, type keys)."""
-    if not levels:
-        return [opt for key, vt in cat.volume_types.items() for opt in options_for(key, vt)]
+    if not levels:   # OCI boot volumes hold the OS, not a data layout: only when named
+        return [opt for key, vt in cat.volume_types.items() if vt.levels_from is None for opt in options_for(key, vt)]
     out: list[LevelOption] = []
     for name in levels:
         key = cat.aliases.get(name.lower(), name.lower())

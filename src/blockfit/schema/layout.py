@@ -17,7 +17,8 @@ class Volume(BaseModel):
     cloud: Cloud
     type: str = Field(description="catalog volume type: oci 'block'; aws gp3/gp2/io1/io2/st1/sc1; "
                                   "azure premium-v1/premium-v2/ultra; gcp pd-balanced/pd-ssd/...")
-    size_gb: int = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds)")
+    size_gb: int | float = Field(gt=0, description="size in the cloud's billing GB (2^30 bytes on all four clouds); "
+                                                 "whole except OCI boot volumes (46.6 GB by default)")
     vpu_per_gb: int | None = Field(default=None, description="OCI performance level in VPUs per GB")
     provisioned_iops: int | None = None
     provisioned_throughput: float | None = Field(
@@ -39,7 +40,7 @@ class Layout(BaseModel):
                                         "None = the attachment type's default (catalog)")
 
     @property
-    def total_gb(self) -> int:
+    def total_gb(self) -> int | float:
         return self.members * self.volume.size_gb
 
 

@@ -69,6 +69,8 @@ class Prediction(ResultEnvelope):
     path_mbps_cap: float | None = Field(default=None, description="one iSCSI path's throughput ceiling, MB/s")
     session_depth: int | None = Field(
         default=None, description="I/Os one iSCSI session (path) runs at once (node.session.queue_depth); None = none")
+    paths_needed: int | None = Field(
+        default=None, description="iSCSI paths per volume whose ceilings reach one volume's caps (UHP: several)")
     cost_per_month: float | None
     cost: list[CostItem]
     latency_bound_ms: float | None = None

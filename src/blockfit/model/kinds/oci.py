@@ -45,8 +45,8 @@ class OciVpu:
         return sorted(NAMED_LEVELS) + [f"{lv.vpu}vpu" for lv in vt.levels]
 
     def normalize(self, cat: Catalog, vt: VolumeType, vol: Volume) -> Volume:
-        check_size(vt, vol, "OCI block volume")
-        reject_provisioning(vol, "OCI block volume")
+        check_size(vt, vol, f"OCI {vol.type} volume")
+        reject_provisioning(vol, f"OCI {vol.type} volume")
         if vol.vpu_per_gb is None:
             raise InputError("OCI volume: expected a performance level (balanced, higher, lower-cost or NNvpu)")
         level_for(vt, vol.vpu_per_gb)
@@ -55,29 +55,33 @@ class OciVpu:
     def level_spec(self, vt: VolumeType, vol: Volume) -> str:
         names = {0: "lower-cost", 10: "balanced", 20: "higher"}
         assert vol.vpu_per_gb is not None
-        return names.get(vol.vpu_per_gb, f"{vol.vpu_per_gb}vpu")
+        level = names.get(vol.vpu_per_gb, f"{vol.vpu_per_gb}vpu")
+        if vol.type == "block":
+            return level
+        return vol.type if vol.vpu_per_gb == 10 else f"{vol.type}-{level}"   # boot = Balanced boot volume
 
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         assert vol.vpu_per_gb is not None
         lvl = level_for(vt, vol.vpu_per_gb)
         scaled_iops = lvl.iops_per_gb * vol.size_gb
-        scaled_mbps = lvl.kbps_per_gb * vol.size_gb / 1000
+        scaled_mbps = lvl.kbps_per_gb * vt.kbps_unit_bytes * vol.size_gb / 1e6   # OCI's "KB" is KiB (catalog)
+        max_iops = min(lvl.max_iops, vt.max_iops_cap or lvl.max_iops)
+        kb = "KiB" if vt.kbps_unit_bytes == 1024 else "KB"
         warnings = []
         if lvl.vpu == 0:
             warnings.append("Lower Cost: OCI warns latency may be higher and vary more; no IOPS SLA.")
-        if lvl.vpu >= 30 and vt.pv_max_iops and min(scaled_iops, lvl.max_iops) > vt.pv_max_iops:
-            warnings.append(f"UHP over a paravirtualized attachment is capped at {vt.pv_max_iops:,.0f} IOPS per "
-                            f"volume; attach over iSCSI with multipath to get {min(scaled_iops, lvl.max_iops):,.0f}.")
-        per_gb_iops = scaled_iops < lvl.max_iops
+        per_gb_iops = scaled_iops < max_iops
         per_gb_mbps = scaled_mbps < lvl.max_mbps
+        cap_rule = (f"per-volume cap ({max_iops:,.0f} IOPS at {lvl.vpu} VPU/GB)" if max_iops == lvl.max_iops
+                    else f"{vt.name} cap ({max_iops:,.0f} IOPS)")
         return MemberPerf(
-            iops=min(scaled_iops, lvl.max_iops),
-            iops_rule=(f"per-GB scaling ({lvl.iops_per_gb:g} IOPS/GB x {vol.size_gb} GB)" if per_gb_iops
-                       else f"per-volume cap ({lvl.max_iops:,.0f} IOPS at {lvl.vpu} VPU/GB)"),
+            iops=min(scaled_iops, max_iops),
+            iops_rule=(f"per-GB scaling ({lvl.iops_per_gb:g} IOPS/GB x {vol.size_gb:g} GB)" if per_gb_iops
+                       else cap_rule),
             iops_field="iops_per_gb" if per_gb_iops else "max_iops",
             iops_name="volume_iops_per_gb" if per_gb_iops else "volume_iops_cap",
             mbps=min(scaled_mbps, lvl.max_mbps),
-            mbps_rule=(f"per-GB scaling ({lvl.kbps_per_gb:g} KB/s per GB x {vol.size_gb} GB)" if per_gb_mbps
+            mbps_rule=(f"per-GB scaling ({lvl.kbps_per_gb:g} {kb}/s per GB x {vol.size_gb:g} GB)" if per_gb_mbps
                        else f"per-volume cap ({lvl.max_mbps:,.0f} MB/s at {lvl.vpu} VPU/GB)"),
             mbps_field="kbps_per_gb" if per_gb_mbps else "max_mbps",
             mbps_name="volume_mbps_per_gb" if per_gb_mbps else "volume_mbps_cap",

@@ -1,0 +1,97 @@
+"""How each volume reaches the instance (OCI): the attachment type, the iSCSI paths that carry I/O, what one
+path can move, how many I/Os one iSCSI session runs at once, and the unloaded time of one I/O.
+
+OCI sells UHP rates per volume, but one iSCSI path (session) stops at the Higher Performance maxima and runs
+at most node.session.queue_depth I/Os (32 by default); the rest wait in the host. Paths multiply both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from blockfit.catalog.models import Catalog, LatencyFigure, Shape, VolumeType
+from blockfit.errors import InputError
+from blockfit.model.instance import InstanceCaps, find_shape
+from blockfit.schema import Instance, Layout
+
+
+@dataclass
+class AttachmentPerf:
+    attachment: str | None
+    paths: int                          # per volume, carrying I/O
+    path_iops: float | None             # one iSCSI path's ceilings (None: not an iSCSI attachment / unknown)
+    path_mbps: float | None
+    session_depth: int | None           # I/Os one session runs at once (None: no iSCSI session)
+    depth_from_host: bool               # session_depth came from the workload's --queue-depth
+    base_latency_ms: float              # unloaded time of one I/O, without its transfer
+    transfer_mbps: float | None         # one path's per-I/O transfer rate (None: no transfer term)
+    latency_rule: str
+    latency_cite: str | None
+    multipath_ok: bool | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def iscsi(self) -> bool:
+        return self.attachment == "iscsi"
+
+    def io_time_s(self, io_bytes: int) -> float:
+        """Unloaded time of one I/O of io_bytes: the base plus moving its bytes over one path."""
+        transfer = io_bytes / (self.transfer_mbps * 1e6) if self.transfer_mbps else 0.0
+        return self.base_latency_ms / 1000 + transfer
+
+    def sessions(self, members: int) -> int:
+        return members * self.paths
+
+
+def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance, caps: InstanceCaps,
+                    host_queue_depth: int | None = None) -> AttachmentPerf:
+    """The attachment the layout asks for (or the type's default) with its paths, ceilings and latency."""
+    att = layout.attachment or vt.default_attachment
+    if att is not None and vt.attachments and att not in vt.attachments:
+        raise InputError(f"--attachment {att}: {vt.name} attaches as {' or '.join(vt.attachments)}")
+    shape = find_shape(cat, instance.shape)
+    fig = _latency_figure(vt, shape, att)
+    base, rule, cite = vt.base_latency_ms, f"{vt.name} base latency", cat.cite(vt, "base_latency_ms")
+    transfer = None
+    if fig is not None:
+        base, transfer = fig.base_ms, fig.path_mbps
+        fams = "/".join(f for f in fig.families if f != "*") or "any"
+        rule = f"{att or 'any'} attachment on {shape.family or 'this'} shapes ({fams} figure)"
+        cite = cat.cite(fig, "base_ms")
+    if att is None:
+        return AttachmentPerf(None, 1, None, None, None, False, base, transfer, rule, cite)
+    warnings: list[str] = []
+    paths = layout.paths or vt.default_paths.get(att, 1)
+    if vt.max_paths is not None and paths > vt.max_paths:
+        raise InputError(f"--paths {paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
+    multipath_ok = caps.uhp_ok
+    if paths > 1 and multipath_ok is False:
+        warnings.append(f"{paths} paths need a multipath-enabled attachment, which {instance.spec} does not get "
+                        f"(VMs from {shape.uhp_min_ocpus:g} OCPUs); modelled with 1 path.")
+        paths = 1
+    iscsi = att == "iscsi"
+    depth = host_queue_depth or vt.iscsi_session_depth
+    return AttachmentPerf(
+        attachment=att, paths=paths, path_iops=vt.path_max_iops if iscsi else None,
+        path_mbps=vt.path_max_mbps if iscsi else None, session_depth=depth if iscsi else None,
+        depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer,
+        latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok, warnings=warnings)
+
+
+def _latency_figure(vt: VolumeType, shape: Shape, att: str | None) -> LatencyFigure | None:
+    """The catalog figure for this shape's family and attachment: an exact family first, then '*'."""
+    fits = [f for f in vt.latencies if f.attachment in (None, att)]
+    exact = [f for f in fits if shape.family is not None and shape.family in f.families]
+    wild = [f for f in fits if "*" in f.families]
+    found = exact or wild
+    return found[0] if found else None
+
+
+def paths_needed(member_iops: float, member_mbps: float, path_iops: float | None, path_mbps: float | None) -> int:
+    """The fewest paths whose ceilings together reach one member's IOPS and MB/s caps."""
+    need = 1
+    if path_iops:
+        need = max(need, -int(-member_iops // path_iops))
+    if path_mbps:
+        need = max(need, -int(-member_mbps // path_mbps))
+    return need
