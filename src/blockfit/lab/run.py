@@ -49,7 +49,8 @@ RAMP_S = 2
 # Each emulated path adds a virtio queue and dm-multipath a layer, all run by TCG on the host's CPUs: a
 # 4-path volume delivered 0.66 of a 2,417 IOPS cap on the shared 2-core host, so paths get a lower budget.
 PATHS_IOPS_BUDGET = 1000.0
-SUB_WINDOW_S = 2  # the measurement window is sampled this often; the median of the sub-windows is reported
+SUB_WINDOW_S = 2  # shortest sub-window of a measurement window; the median of the sub-windows is reported
+MIN_WINDOW_IOS = 40  # I/Os a sub-window is expected to hold (the counters move in whole I/Os)
 CHECK_MIB = 32
 GUEST_MOUNT = "/mnt/blockfit-lab"
 MAP_PREFIX = "bfmp_"  # the guest's multipath maps: /dev/mapper/bfmp_m1, bfmp_single
@@ -220,6 +221,14 @@ def _instance_caps(pred: Prediction, scale: float) -> Throttle | None:
     return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
 
 
+def sub_windows(runtime_s: int, ios_per_s: float) -> tuple[int, float]:
+    """(count, seconds) of the sub-windows a measurement window is cut into: each at least SUB_WINDOW_S long
+    and expected to hold MIN_WINDOW_IOS I/Os (the counters move in whole I/Os: 6 MiB-sized reads in a window
+    would make its rate ±8 %); one window when even the whole one holds fewer."""
+    count = max(1, min(runtime_s // SUB_WINDOW_S, int(runtime_s * ios_per_s // MIN_WINDOW_IOS)))
+    return count, runtime_s / count
+
+
 def _renamed(t: Throttle | None, name: str) -> Throttle | None:
     return Throttle(name=name, iops=t.iops, bps=t.bps, iops_size=t.iops_size) if t is not None else None
 
@@ -358,7 +367,6 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
 
     small, large = subject.stripe.workload.small_io, subject.stripe.workload.large_io
     queues = paths or 1  # every path needs its own queue of throttled I/Os
-    windows = max(1, req.runtime_s // SUB_WINDOW_S)
     jobs = {"stripe-iops": (small, iodepth_for(members * queues, "iops")),
             "stripe-mbps": (large, iodepth_for(members * queues, "mbps"))}
     if measure_single:
@@ -380,7 +388,11 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
         paths=paths, map_prefix=MAP_PREFIX,
         stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
-        window_s=req.runtime_s, windows=windows, step_s=req.runtime_s / windows)
+        window_s=req.runtime_s, windows={name: sub_windows(req.runtime_s, rate) for name, rate in {
+            "stripe-iops": subject.stripe.max_iops * scale,
+            "stripe-mbps": subject.stripe.max_mbps * scale * MB / large,
+            **({"single-iops": subject.single.max_iops * scale,
+                "single-mbps": subject.single.max_mbps * scale * MB / large} if subject.single else {})}.items()})
     timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members + (90 if paths else 0)
     say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}"
         + (f", {paths} path(s) each" if paths else ""))
