@@ -39,6 +39,7 @@ from blockfit.lab.scale import IOPS_BUDGET, choose_scale
 from blockfit.model.predict import ISCSI_PATH
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
+from blockfit.schema.prediction import LimitRow
 from blockfit.units import KIB, MB, MIB, fmt_io_size
 
 Kind = Literal["iops", "mbps"]
@@ -239,14 +240,33 @@ def iodepth_for(members: int, kind: Kind) -> int:
     return max(low, min(high, per_member * members))
 
 
+def emulated_rows(pred: Prediction, paths: int | None = None) -> list[LimitRow]:
+    """The model's limits the lab emulates: rate caps of the volumes, the instance, and (with paths) each path.
+
+    Limits from queueing (iSCSI session depth, host queue depth) depend on the cloud's latency, which the lab
+    does not emulate (its latency is the emulator's): they are reported, not compared.
+    """
+    kinds = ("volume", "instance", ISCSI_PATH) if paths else ("volume", "instance")
+    return [r for r in pred.limits if r.name.startswith(kinds)]
+
+
+def emulated_limit(pred: Prediction, kind: Kind, paths: int | None = None) -> tuple[str, float]:
+    """(name, value) of the binding emulated limit; the model's own figure when no row applies."""
+    rows = emulated_rows(pred, paths)
+    if not rows:
+        return (pred.iops_limited_by, pred.max_iops) if kind == "iops" else (pred.mbps_limited_by, pred.max_mbps)
+    row = min(rows, key=lambda r: r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io)
+    return row.name, row.iops_at_small_io if kind == "iops" else row.mbps_at_large_io
+
+
 def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
-                  member_total: float | None, instance: float | None) -> str:
+                  member_total: float | None, instance: float | None, paths: int | None = None) -> str:
     """Name the emulated limit the measurement sits on, in the model's vocabulary where it has one.
 
-    The lab emulates volume limits and the instance limit; among the model's limit rows of those two kinds,
-    the one nearest (in ratio) to the measured rate is the one that binds.
+    The lab emulates volume limits and the instance limit (and with paths each path's); among the model's
+    limit rows of those kinds, the one nearest (in ratio) to the measured rate is the one that binds.
     """
-    rows = [r for r in pred.limits if r.name.startswith(("volume", "instance", ISCSI_PATH))]
+    rows = emulated_rows(pred, paths)
     options: list[tuple[str, float]] = [
         (r.name, (r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io) * scale) for r in rows]
     if not options:
@@ -279,16 +299,21 @@ def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: 
     iops, _ = _window_rate(work / f"rate-{prefix}-iops.txt")
     _, mbps = _window_rate(work / f"rate-{prefix}-mbps.txt")
     members = pred.layout_detail.members
-    predicted_iops, predicted_mbps = pred.max_iops * scale, pred.max_mbps * scale
+    iops_limit, iops_value = emulated_limit(pred, "iops", paths)
+    mbps_limit, mbps_value = emulated_limit(pred, "mbps", paths)
+    predicted_iops, predicted_mbps = iops_value * scale, mbps_value * scale
     limited = LabLimits(
         iops=nearest_limit(pred, iops, "iops", scale, (throttle.iops or 0) * members,
-                           instance.iops if instance else None),
+                           instance.iops if instance else None, paths),
         mbps=nearest_limit(pred, mbps, "mbps", scale, (throttle.bps or 0) * members / MB,
-                           instance.bps / MB if instance and instance.bps else None))
+                           instance.bps / MB if instance and instance.bps else None, paths))
+    differs = (iops_limit, mbps_limit) != (pred.iops_limited_by, pred.mbps_limited_by)
     return LabFigures(
         layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
         predicted_mbps=predicted_mbps, measured_mbps=mbps, limited_by=limited,
-        predicted_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by),
+        predicted_limited_by=LabLimits(iops=iops_limit, mbps=mbps_limit),
+        model_iops=pred.max_iops * scale if differs else None, model_mbps=pred.max_mbps * scale if differs else None,
+        model_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by) if differs else None,
         iops_ratio=iops / predicted_iops if predicted_iops else 0.0,
         mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
         caps=LabCaps(member_iops=throttle.iops, member_bps=throttle.bps, member_iops_size=throttle.iops_size,
