@@ -110,6 +110,10 @@ def render(r: LabResult) -> None:
         ("cloud equivalent (/ scale)", [f"{f.measured_iops / r.scale:,.0f} IOPS, {f.measured_mbps / r.scale:,.0f} MB/s"
                                         for f in columns]),
     ]
+    if any(f.model_limited_by is not None for f in columns):  # a latency-bound limit the lab does not emulate
+        rows.append(("model, all limits x scale", [
+            f"{f.model_iops or f.predicted_iops:,.0f} IOPS ({(f.model_limited_by or f.predicted_limited_by).iops}), "
+            f"{f.model_mbps or f.predicted_mbps:,.1f} MB/s" for f in columns]))
     for label, cells in rows:
         table.add_row(label, *cells)
     console.print(table)
