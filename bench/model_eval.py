@@ -44,7 +44,7 @@ def main() -> None:
     for _ in range(reps):
         sizes = np.array(SIZES, dtype=float)
         member_iops = np.minimum(lvl.iops_per_gb * sizes, lvl.max_iops)
-        member_mbps = np.minimum(lvl.kbps_per_gb * sizes / 1000, lvl.max_mbps)
+        member_mbps = np.minimum(lvl.kbps_per_gb * vt.kbps_unit_bytes * sizes / 1e6, lvl.max_mbps)   # KiB/s per GB
         vec_iops = np.minimum.reduce([9 * member_iops, 9 * member_mbps * 1e6 / wl.small_io,
                                       np.full_like(sizes, caps.iops or np.inf),
                                       np.full_like(sizes, (caps.mbps or np.inf) * 1e6 / wl.small_io)])

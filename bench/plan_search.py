@@ -1,6 +1,6 @@
 """Benchmark: plan's exact search versus brute force over the full OCI space, side by side.
 
-Space: all 13 OCI levels x 1-32 members x sizes 50 GB-32 TB (1 GB steps) x OCPUs 1-64 on
+Space: all 13 OCI block-volume levels x 1-32 members x sizes 50 GB-32 TB (1 GB steps) x OCPUs 1-64 on
 VM.Standard.E4.Flex (about 870 million layouts). The brute force is vectorised with numpy over sizes
 (member caps and prices come from the same model code, once per level and size) so it finishes; it
 checks every point. Prints both cheapest costs (they must agree) and the time ratio.
@@ -47,10 +47,12 @@ def brute_force_vectorised(ev: Evaluator) -> float | None:
                 caps = ev.caps(ocpus, option.type)
                 if caps.attach_max is not None and n > caps.attach_max:
                     continue
-                if option.vpu is not None and option.vpu >= 30 and caps.uhp_ok is not True:
-                    continue
-                iops = np.minimum(n * iops_m / split_s, n * mbps_m * 1e6 / req.small_io)
-                mbps = np.minimum(n * iops_m / split_l * req.large_io / 1e6, n * mbps_m)
+                vt = ev.cat.volume_types[option.type]
+                one_path = caps.uhp_ok is False and vt.path_max_iops is not None   # no multipath: 1 iSCSI path
+                iops_p = np.minimum(iops_m, vt.path_max_iops) if one_path else iops_m
+                mbps_p = np.minimum(mbps_m, vt.path_max_mbps or np.inf) if one_path else mbps_m
+                iops = np.minimum(n * iops_p / split_s, n * mbps_p * 1e6 / req.small_io)
+                mbps = np.minimum(n * iops_p / split_l * req.large_io / 1e6, n * mbps_p)
                 if caps.iops is not None:
                     iops = np.minimum(iops, caps.iops)
                     mbps = np.minimum(mbps, caps.iops * req.large_io / 1e6)

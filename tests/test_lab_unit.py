@@ -91,8 +91,8 @@ def test_iodepth_grows_with_members_within_bounds() -> None:
 
 
 def test_disk_sizes_are_clamped() -> None:
-    assert disk_bytes(1) == 256 << 20
-    assert disk_bytes(500) == 500 << 20
+    assert disk_bytes(1) == 512 << 20
+    assert disk_bytes(600) == 600 << 20
     assert disk_bytes(10**6) == 16 << 30
 
 

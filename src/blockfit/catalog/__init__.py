@@ -87,13 +87,16 @@ def catalog_from_toml(raw: dict[str, Any], path: str = "<memory>") -> Catalog:
 
 
 def _copy_levels(cat: Catalog) -> None:
-    """A type with levels_from (OCI boot volumes) sells the other type's levels from its min_vpu up."""
+    """A type with levels_from (OCI boot volumes) sells the other type's levels from its min_vpu up, and shares
+    its per-I/O latency figures unless it has its own."""
     for key, vt in cat.volume_types.items():
         if vt.levels_from is None:
             continue
         if vt.levels_from not in cat.volume_types:
             raise ValueError(f"catalog {cat.path}: type {key!r} takes levels from unknown type {vt.levels_from!r}")
-        vt.levels = [lv for lv in cat.volume_types[vt.levels_from].levels if lv.vpu >= vt.min_vpu]
+        src = cat.volume_types[vt.levels_from]
+        vt.levels = [lv for lv in src.levels if lv.vpu >= vt.min_vpu]
+        vt.latencies = vt.latencies or list(src.latencies)
 
 
 def _check_citations(cat: Catalog) -> None:

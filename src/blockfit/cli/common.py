@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from blockfit.catalog import CLOUDS, Catalog, load_catalog, parse_catalog_date
 from blockfit.errors import InputError
 from blockfit.units import parse_duration, parse_io_size
@@ -36,6 +38,28 @@ def latency_ms(text: str | None, option: str = "--max-latency") -> float | None:
 def positive_int(value: int | None, option: str) -> int | None:
     if value is not None and value < 1:
         raise InputError(f"{option} {value}: expected a whole number of at least 1")
+    return value
+
+
+def comma_list(text: str | None, option: str) -> list[str] | None:
+    """'a,b' → ['a', 'b']; None stays None; a list with no item (',' or '') is an error, not 'no filter'."""
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise InputError(f"{option} {text!r}: expected a comma-separated list with at least one item")
+    return items
+
+
+def percent(text: str, option: str, *, lo: float = 0.0, hi: float = math.inf) -> float:
+    """'30%' or '30' → 30.0, finite and within [lo, hi]."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise InputError(f"{option} {text!r}: expected a percentage such as 30%") from None
+    if not math.isfinite(value) or not lo <= value <= hi:
+        bound = f"from {lo:g} to {hi:g}" if math.isfinite(hi) else f"of at least {lo:g}"
+        raise InputError(f"{option} {text!r}: expected a percentage {bound}")
     return value
 
 

@@ -19,16 +19,19 @@ from blockfit.cli.common import (
     READ_PCT_HELP,
     attachment,
     catalog_for,
+    comma_list,
     io_size,
     latency_ms,
+    percent,
     positive_int,
     read_fraction,
 )
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InfeasibleError, InputError
+from blockfit.history import derive_targets
 from blockfit.plan import make_plan
-from blockfit.schema import Candidate, Plan, Requirements
+from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
 from blockfit.specs import parse_instance
 from blockfit.units import parse_volume_gb
 
@@ -60,6 +63,13 @@ def plan_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
+    from_file: Annotated[Path | None, typer.Option(
+        "--from", help="derive the targets from workload history: iostat -x -o JSON, sadf -j, a diagnose "
+                       "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s)")] = None,
+    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample")]
+    = None,
+    percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for")] = 95.0,
+    headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%")] = "0%",
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
 ) -> None:
@@ -81,6 +91,14 @@ def plan_command(
             raise InputError(f"{name} {value:g}: expected a positive number")
     if growth < 0:
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
+    history = None
+    if from_file is not None:
+        history = derive_targets(from_file, comma_list(devices, "--devices"), percentile,
+                                 percent(headroom, "--headroom"))
+        target_iops = history.target_iops if target_iops is None else target_iops
+        target_mbps = history.target_mbps if target_mbps is None else target_mbps
+    elif devices is not None:
+        raise InputError("--devices: goes with --from (the history file whose devices to sum)")
     cat = catalog_for(cloud, catalog)
     inst = parse_instance(instance, cloud, cat, require_count=False)
     req = Requirements(
@@ -89,8 +107,9 @@ def plan_command(
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
         levels=[lv.strip() for lv in levels.split(",") if lv.strip()] if levels else None,
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
-        read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"))
+        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
+        read_fraction=read_fraction(read_pct if read_pct is not None or history is None else history.read_pct),
+        attachment=attachment(attach), paths=positive_int(paths, "--paths"))
     try:
         plan = make_plan(req, cat)
     except InfeasibleError as exc:
@@ -148,6 +167,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     table = _table("Candidates meeting every target, cheapest first")
     for c in plan.candidates:
         table.add_row(*_row(c))
+    if req.history is not None:
+        console.print(history_line(req.history))
     console.print(table)
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
@@ -180,6 +201,17 @@ def attachment_advice(c: Candidate) -> str | None:
                 f"(one path carries at most {c.prediction.path_iops_cap:,.0f} IOPS / "
                 f"{c.prediction.path_mbps_cap:,.0f} MB/s).")
     return f"each volume over {'iSCSI' if c.attachment == 'iscsi' else c.attachment} ({c.paths or 1} path)."
+
+
+def history_line(h: DerivedTargets) -> str:
+    """Where the targets came from, in one line: the file, the devices, how many samples, the arithmetic."""
+    where = f"{h.format} history {h.source}" + (f" (devices {', '.join(h.devices)})" if h.devices else "")
+    mix = f"reads {h.read_pct:.0f} % of {'I/Os' if h.read_pct_from == 'ios' else 'bytes'}"
+    line = (f"Targets from {where}: p{h.percentile:g} of {h.samples} samples = {h.iops:,.0f} IOPS ({mix}), "
+            f"{h.mbps:,.1f} MB/s")
+    if h.headroom_pct:
+        line += f"; +{h.headroom_pct:g} % headroom = {h.target_iops:,.0f} IOPS, {h.target_mbps:,.1f} MB/s"
+    return line + "".join(f"; skipped {s}" for s in h.skipped)
 
 
 def _render_infeasible(exc: InfeasibleError) -> None:

@@ -3,6 +3,8 @@
 Sparse files cost no space until written, and reading a hole costs the host almost nothing, so the
 emulated volume's speed is set by its throttle alone. Sizes are scaled too: one cloud GB becomes
 MIB_PER_GB MiB (clamped), which keeps the stripe and the single volume in proportion for small plans.
+The floor is 512 MiB: xfsprogs 6.1 refuses a striped XFS of 2 x 256 MiB ("Log size must be at least
+64MB" once a 4 MiB stripe unit is set), so a 2-member stripe needs 1 GiB.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from blockfit.units import MIB
 
 MIB_PER_GB = 1
-MIN_DISK_MIB = 256
+MIN_DISK_MIB = 512
 MAX_DISK_MIB = 16 * 1024
 
 

@@ -28,6 +28,7 @@ class AttachmentPerf:
     latency_rule: str
     latency_cite: str | None
     multipath_ok: bool | None = None
+    pv_max_iops: float | None = None    # a paravirtualized attachment's IOPS cap per volume (OCI UHP: 150,000)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -46,6 +47,9 @@ class AttachmentPerf:
 def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance, caps: InstanceCaps,
                     host_queue_depth: int | None = None) -> AttachmentPerf:
     """The attachment the layout asks for (or the type's default) with its paths, ceilings and latency."""
+    if vt.default_attachment is None and (layout.attachment or layout.paths):
+        raise InputError(f"--attachment/--paths: {vt.name} has no attachment types in the {cat.cloud} catalog "
+                         "(expected them only for OCI volumes)")
     att = layout.attachment or vt.default_attachment
     if att is not None and vt.attachments and att not in vt.attachments:
         raise InputError(f"--attachment {att}: {vt.name} attaches as {' or '.join(vt.attachments)}")
@@ -75,7 +79,8 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         attachment=att, paths=paths, path_iops=vt.path_max_iops if iscsi else None,
         path_mbps=vt.path_max_mbps if iscsi else None, session_depth=depth if iscsi else None,
         depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer,
-        latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok, warnings=warnings)
+        latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok,
+        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, warnings=warnings)
 
 
 def _latency_figure(vt: VolumeType, shape: Shape, att: str | None) -> LatencyFigure | None:

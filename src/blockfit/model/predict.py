@@ -100,7 +100,7 @@ def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, la
     limits = [Limit("v", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
               Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps, read_fraction)]
     if att is not None:
-        limits += attachment_limits(att, members, None)
+        limits += attachment_limits(att, members, None, None)
     iops = min(lim.iops_at(small_io) for lim in limits)
     mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6
     return iops, mbps
@@ -129,8 +129,13 @@ def instance_limits(caps: InstanceCaps, read_fraction: float = 1.0) -> list[Limi
     return out
 
 
-def attachment_limits(att: AttachmentPerf, members: int, source: str | None) -> list[Limit]:
-    """The iSCSI paths' ceilings: one path carries at most path_iops / path_mbps; paths x volumes of them."""
+def attachment_limits(att: AttachmentPerf, members: int, source: str | None, pv_source: str | None) -> list[Limit]:
+    """The iSCSI paths' ceilings (one path carries at most path_iops / path_mbps; paths x volumes of them), or a
+    paravirtualized attachment's per-volume IOPS cap (a volume limit: OCI caps the volume, not a path)."""
+    if att.pv_max_iops is not None:
+        n = members
+        return [Limit("volume_iops_paravirtualized", f"paravirtualized attachment ({att.pv_max_iops:,.0f} IOPS per "
+                      f"volume{f' x {n}' if n > 1 else ''})", ops=n * att.pv_max_iops, source=pv_source)]
     if not att.iscsi or (att.path_iops is None and att.path_mbps is None):
         return []
     n = att.sessions(members)
@@ -156,8 +161,7 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     caps = instance_caps(cat, instance, layout.volume.type)
     att = attachment_perf(cat, vt, layout, instance, caps, wl.host_queue_depth)
     mp, limits = member_limits(cat, layout)
-    limits += _paravirtualized_limit(cat, vt, layout, att)
-    limits += attachment_limits(att, layout.members, _cite_path(cat, vt))
+    limits += attachment_limits(att, layout.members, _cite_path(cat, vt), _cite_pv(cat, vt))
     limits += instance_limits(caps, wl.read_fraction)
 
     cap_iops = min(lim.iops_at(wl.small_io) for lim in limits)
@@ -243,14 +247,8 @@ def _cite_path(cat: Catalog, vt: VolumeType) -> str | None:
     return cat.cite(vt, "path_max_iops") if vt.path_max_iops is not None else None
 
 
-def _paravirtualized_limit(cat: Catalog, vt: VolumeType, layout: Layout, att: AttachmentPerf) -> list[Limit]:
-    """OCI caps a paravirtualized-attached UHP volume at pv_max_iops (150,000): a volume limit."""
-    if att.attachment != "paravirtualized" or vt.pv_max_iops is None:
-        return []
-    n = layout.members
-    return [Limit("volume_iops_paravirtualized",
-                  f"paravirtualized attachment ({vt.pv_max_iops:,.0f} IOPS per volume{f' x {n}' if n > 1 else ''})",
-                  ops=n * vt.pv_max_iops, source=cat.cite(vt, "pv_max_iops"))]
+def _cite_pv(cat: Catalog, vt: VolumeType) -> str | None:
+    return cat.cite(vt, "pv_max_iops") if vt.pv_max_iops is not None else None
 
 
 def _network(limits: list[Limit], layout: Layout, io: int, io_time_s: float) -> queueing.Network:

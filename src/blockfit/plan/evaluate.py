@@ -116,7 +116,7 @@ class Evaluator:
         req = self.req
         vt = self.cat.volume_types[option.type]
         paths = req.paths
-        if paths is None:
+        if paths is None and (req.attachment or vt.default_attachment) == "iscsi":
             need = paths_needed(perf.iops, perf.mbps, vt.path_max_iops, vt.path_max_mbps)
             paths = need if caps.uhp_ok is not False and vt.max_paths is None else 1
         layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment, paths=paths)
@@ -136,7 +136,7 @@ class Evaluator:
         if not req.target_iops:
             return True
         member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io)
-        member_rate = min([member_rate] + [lim.iops_at(req.small_io) for lim in attachment_limits(att, 1, None)])
+        member_rate = min([member_rate] + [lim.iops_at(req.small_io) for lim in attachment_limits(att, 1, None, None)])
         link = [lim.iops_at(req.small_io) for lim in instance_limits(caps, req.read_fraction)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):

@@ -6,6 +6,7 @@ Each concept has its own module; import from here:
 
 from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
+from blockfit.schema.history import DerivedTargets
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
@@ -18,6 +19,7 @@ __all__ = [
     "Candidate",
     "CostItem",
     "CurvePoint",
+    "DerivedTargets",
     "DeviceFacts",
     "DeviceSummary",
     "Diagnosis",

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.history import DerivedTargets
 from blockfit.schema.layout import Attachment, Layout, Manager
 from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
@@ -30,6 +31,7 @@ class Requirements(BaseModel):
     attachment: Attachment | None = Field(default=None, description="volume attachment type; None = the default")
     paths: int | None = Field(default=None, gt=0, description="paths per volume the host can use; None = plan says "
                                                               "how many the layout needs")
+    history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
 
     @property
     def needed_gb(self) -> float:
