@@ -400,7 +400,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
                  "single-mbps": (large, iodepth_for(queues, "mbps"))}
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
-            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
+            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3))
     exe = builder()
     members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
         guest_device_names(members)
