@@ -190,7 +190,8 @@ def test_every_generated_script_passes_shellcheck(tmp_path):
         kinds.update(s.path for s in result.steps)
         scripts += sorted(out.glob("*.sh"))
     assert len(CASES) >= 40
-    assert {"00-provision-oci.sh", "00-provision-aws.sh", "10-oci-attachments.sh", "20-lvm.sh", "20-mdadm.sh",
+    assert {"00-provision-oci.sh", "00-provision-aws.sh", "10-oci-attachments.sh", "11-oci-multipath.sh", "20-lvm.sh",
+            "20-mdadm.sh",
             "20-asm-udev.sh", "30-migrate-offline.sh", "30-migrate-online.sh", "40-filesystem.sh",
             "run-all.sh"} <= kinds
     # identical scripts (e.g. the same step for two filesystems) are checked once; two shellchecks at a time
@@ -357,3 +358,108 @@ def test_provision_script_dry_run_prints_the_cloud_commands(tmp_path, cloud):
     missing = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
                              text=True, env={"PATH": "/usr/bin:/bin"})
     assert missing.returncode != 0 and "set " in missing.stderr
+
+
+# ---------------------------------------------------------------- multipath policy (OCI UHP)
+# `dmsetup table` / `dmsetup status` of a two-path map as the lab guest's kernel (6.1) printed them
+# (tests/data/diagnose/lab_multipath.recipe.py): one group of both paths (spread), and two groups of one
+# path each (the failover grouping); the failed-path status is the spread one with path 2 marked F. The
+# host kernel has no device-mapper, so the script reads them from a stand-in dmsetup; the lab test
+# (tests/test_lab_paths.py) runs the script against real maps in the guest.
+MAPS = {
+    "spread": ("0 524288 multipath 0 0 1 1 round-robin 0 2 1 254:0 1 254:16 1",
+               "0 524288 multipath 2 1 0 0 1 1 E 0 2 0 254:0 A 0 254:16 A 0"),
+    "failover": ("0 524288 multipath 0 0 2 1 round-robin 0 1 1 254:0 1 round-robin 0 1 1 254:16 1",
+                 "0 524288 multipath 2 1 0 0 2 1 E 0 1 0 254:0 A 0 E 0 1 0 254:16 A 0"),
+    "failed-path": ("0 524288 multipath 0 0 1 1 service-time 0 2 2 254:0 1 1 254:16 1 1",
+                    "0 524288 multipath 2 0 0 0 1 1 A 0 2 2 254:0 A 0 0 1 254:16 F 3 0 1"),
+}
+
+
+def _multipath_script(tmp_path: Path, paths: int | None = None) -> Path:
+    out = tmp_path / "mp"
+    layout = make_layout(members=1, vpu=120, stripe=None).model_copy(update={"paths": paths})
+    build(make_plan(layout), manager="none", devices=["/dev/oracleoci/oraclevdb"], out_dir=out)
+    script = out / "11-oci-multipath.sh"
+    # the script's device is a real block node (only stat'ed for its numbers, never opened)
+    script.write_text(script.read_text().replace("DEVICES=(/dev/oracleoci/oraclevdb)", "DEVICES=(/dev/loop0)"))
+    return script
+
+
+def _run_multipath(tmp_path: Path, script: Path, state: str, *args: str) -> subprocess.CompletedProcess[str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    table, status = MAPS[state]
+    fake = bin_dir / "dmsetup"
+    fake.write_text(f"#!/bin/sh\ncase $1 in table) echo '{table}' ;; status) echo '{status}' ;; esac\n")
+    fake.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "BLOCKFIT_MULTIPATH_CONF_DIR": str(tmp_path / "conf.d"),
+           "BLOCKFIT_LOG": str(tmp_path / "log"), "BLOCKFIT_STATE_DIR": str(tmp_path / "state")}
+    return subprocess.run(["bash", str(script), *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_multipath_policy_spreads_over_all_paths_and_cites_why(tmp_path):
+    script = _multipath_script(tmp_path)
+    text = script.read_text()
+    for line in ('vendor "ORACLE"', 'product "BlockVolume"', "path_grouping_policy multibus",
+                 'path_selector "service-time 0"', "rr_min_io_rq 1", "multipath.conf(5)"):
+        assert line in text, line
+    balanced = tmp_path / "balanced"
+    result = build(make_plan(make_layout(members=2, vpu=10)), manager="lvm", devices=OCI_DEVS[:2], out_dir=balanced)
+    assert "11-oci-multipath.sh" not in [s.path for s in result.steps]  # Balanced: no multipath attachment
+
+
+@pytest.mark.skipif(not Path("/dev/loop0").is_block_device(), reason="needs a block device node to stat")
+def test_multipath_policy_applies_once_and_verifies_a_spread_map(tmp_path):
+    script = _multipath_script(tmp_path)
+    first = _run_multipath(tmp_path, script, "spread")
+    assert first.returncode == 0, first.stderr
+    conf = tmp_path / "conf.d" / "blockfit-oci-multipath.conf"
+    assert "path_grouping_policy multibus" in conf.read_text()
+    assert "ok: /dev/loop0: 2 of 2 paths active in 1 path group" in first.stderr
+    before = conf.stat().st_mtime_ns
+    again = _run_multipath(tmp_path, script, "spread")
+    assert again.returncode == 0, again.stderr
+    assert f"already done: {conf}" in again.stderr and "already done: every map" in again.stderr
+    assert conf.stat().st_mtime_ns == before and sorted(p.name for p in conf.parent.iterdir()) == [conf.name]
+
+
+@pytest.mark.skipif(not Path("/dev/loop0").is_block_device(), reason="needs a block device node to stat")
+@pytest.mark.parametrize(("state", "expect"), [("failover", "2 path group(s), 2 of 2 paths active"),
+                                               ("failed-path", "1 path group(s), 1 of 2 paths active")])
+def test_multipath_policy_refuses_a_map_that_is_not_spread(tmp_path, state, expect):
+    script = _multipath_script(tmp_path)
+    dry = _run_multipath(tmp_path, script, state, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "DRY-RUN: write" in dry.stdout and "path_grouping_policy multibus" in dry.stdout
+    assert not (tmp_path / "conf.d").exists()  # the dry run changed nothing
+    assert f"NOT SPREAD: /dev/loop0: {expect}" in dry.stderr
+    real = _run_multipath(tmp_path, script, state)
+    assert real.returncode != 0
+    # after writing the policy it must reload the maps: here multipath-tools is absent, which it says
+    assert (tmp_path / "conf.d" / "blockfit-oci-multipath.conf").exists()
+    assert "multipath-tools not installed" in real.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/loop0").is_block_device(), reason="needs a block device node to stat")
+def test_multipath_policy_wants_the_plans_paths(tmp_path):
+    script = _multipath_script(tmp_path, paths=4)
+    assert "WANT_PATHS=4" in script.read_text()
+    dry = _run_multipath(tmp_path, script, "spread", "--dry-run")  # a spread map, but of 2 paths, not 4
+    assert "NOT SPREAD: /dev/loop0: 1 path group(s), 2 of 2 paths active (want 1 group, all paths active, at " \
+           "least 4 paths)" in dry.stderr
+    balanced = tmp_path / "balanced4"
+    layout = make_layout(members=1, vpu=10, stripe=None).model_copy(update={"paths": 4})
+    result = build(make_plan(layout), manager="none", devices=["/dev/sdb"], out_dir=balanced)
+    assert "11-oci-multipath.sh" in [s.path for s in result.steps]  # several paths: spread them, whatever level
+
+
+def test_multipath_policy_refuses_a_device_that_is_not_a_map(tmp_path):
+    script = _multipath_script(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dmsetup").write_text("#!/bin/sh\necho '0 524288 linear 254:0 0'\n")
+    (bin_dir / "dmsetup").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "BLOCKFIT_MULTIPATH_CONF_DIR": str(tmp_path / "c")}
+    res = subprocess.run(["bash", str(script), "--dry-run"], capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode != 0 and "NOT MULTIPATH: /dev/loop0" in res.stderr

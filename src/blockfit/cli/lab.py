@@ -37,6 +37,11 @@ def lab_command(
     check_rerun: Annotated[bool, typer.Option("--check-rerun",
                                               help="run the build scripts twice; the second run must change nothing")]
     = False,
+    attachment: Annotated[str | None, typer.Option(help="OCI attachment: iscsi or paravirtualized; with --paths the "
+                                                        "guest reaches each volume through that many capped paths")]
+    = None,
+    paths: Annotated[int | None, typer.Option(help="paths per volume (each capped at the model's per-path ceiling; "
+                                                   "dm-multipath round-robin over them in the guest)")] = None,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the LabResult as JSON")] = False,
     report: ReportOption = None,
@@ -51,9 +56,15 @@ def lab_command(
         from blockfit.cli.common import catalog_for
 
         catalog_for(cloud, None)  # validates the cloud name
+    from blockfit.cli.common import attachment as check_attachment
+    from blockfit.cli.common import positive_int
+
+    if paths is not None and not 1 <= paths <= 8:
+        raise InputError(f"--paths {paths}: expected 1 to 8 (the lab gives each path its own guest device)")
     req = LabRequest(cloud=cloud, layout=layout, instance=instance, plan=plan, scale=parse_scale(scale),
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
-                     rerun_check=check_rerun)
+                     rerun_check=check_rerun, attachment=check_attachment(attachment),
+                     paths=positive_int(paths, "--paths"))
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
         with err_console.status("lab: starting") as status:
@@ -80,7 +91,8 @@ def _limit(predicted: str, measured: str) -> str:
 
 
 def render(r: LabResult) -> None:
-    console.print(f"[bold]lab[/]: {r.layout} on {r.instance} ({r.cloud}), {r.manager} + {r.fs}, "
+    paths = f", {r.caps.paths} path(s) per volume (dm-multipath)" if r.caps.paths else ""
+    console.print(f"[bold]lab[/]: {r.layout} on {r.instance} ({r.cloud}), {r.manager} + {r.fs}{paths}, "
                   f"scale {r.scale:g} (every IOPS and MB/s cap multiplied by it)")
     columns: list[LabFigures] = [r] + ([r.single] if r.single is not None else [])
     table = Table(title=f"{fmt_io_size(r.small_io)} random reads (IOPS), {fmt_io_size(r.large_io)} random reads "
@@ -100,6 +112,10 @@ def render(r: LabResult) -> None:
         ("cloud equivalent (/ scale)", [f"{f.measured_iops / r.scale:,.0f} IOPS, {f.measured_mbps / r.scale:,.0f} MB/s"
                                         for f in columns]),
     ]
+    if any(f.model_limited_by is not None for f in columns):  # a latency-bound limit the lab does not emulate
+        rows.append(("model, all limits x scale", [
+            f"{f.model_iops or f.predicted_iops:,.0f} IOPS ({(f.model_limited_by or f.predicted_limited_by).iops}), "
+            f"{f.model_mbps or f.predicted_mbps:,.1f} MB/s" for f in columns]))
     for label, cells in rows:
         table.add_row(label, *cells)
     console.print(table)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from blockfit.diagnose.metrics import Interval, series
+from blockfit.diagnose.multipath import MultipathMap, is_multipath
 from blockfit.diagnose.sampler import Capture, CaptureHeader
 from blockfit.diagnose.sysfs import BlockDevice
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding
@@ -26,6 +27,7 @@ FLUSH_SHARE = 0.10      # flush time / (write + flush time)
 FLUSH_MIN_RATE = 5.0    # flushes per second
 MIN_DEPTH = 0.4         # queue-depth bound: median in-flight at least this (below, the device mostly idles)
 MIN_BUSY = 40.0         # ... and busy at least this % of the time
+ONE_PATH_SHARE = 0.90   # one path carrying this share of a multipath device's I/O: the others are idle
 
 CAVEATS = [
     "await and aqu-sz count time from request start in the block layer; a cap enforced above the device "
@@ -232,7 +234,7 @@ def _holder_stripe(name: str, header: CaptureHeader) -> str | None:
         return None
     for h in dev.holders:
         hd = header.devices.get(h)
-        if hd is not None and len(hd.slaves) >= 2:
+        if hd is not None and len(hd.slaves) >= 2 and not is_multipath(hd, header.multipath):
             return h
     return None
 
@@ -304,8 +306,8 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
 
 def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: CaptureHeader) -> list[Finding]:
     dev = header.devices.get(name)
-    if dev is None or len(dev.slaves) < 2:
-        return []
+    if dev is None or len(dev.slaves) < 2 or is_multipath(dev, header.multipath):
+        return []  # a multipath map's slaves are paths to one volume, not stripe members
     per = {m: _active(data.get(m, [])) for m in dev.slaves}
     if sum(1 for v in per.values() if len(v) >= MIN_ACTIVE) < 2:
         return []
@@ -346,6 +348,67 @@ def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: Capture
             measurements={"await_ms": lat[slow], "others_await_ms": ref, "iops": iops[slow],
                           "util_pct": util[slow]}))
     return findings
+
+
+def _map_of(name: str, header: CaptureHeader) -> MultipathMap | None:
+    return next((m for m in header.multipath if m.device == name), None)
+
+
+def multipath_one_path(name: str, data: dict[str, list[Interval]], header: CaptureHeader) -> Finding | None:
+    """A multipath device with several paths whose I/O all goes over one of them.
+
+    dm-multipath sends I/O only to the active path group; with the default failover grouping (one path
+    per group) that is one path, and a volume whose rate scales with paths (OCI UHP over iSCSI) then gets
+    one path's worth. The per-path rates from diskstats show it whatever the cause; the map's groups and
+    path states (dmsetup, when recorded) say which cause it is.
+    """
+    dev = header.devices.get(name)
+    if dev is None or len(dev.slaves) < 2 or not is_multipath(dev, header.multipath):
+        return None
+    top = _active(data.get(name, []))
+    if len(top) < MIN_ACTIVE:
+        return None
+    times = {iv.t for iv in top}
+    iops = {p: _med([iv.iops for iv in data.get(p, []) if iv.t in times]) for p in dev.slaves}
+    total = sum(iops.values())
+    hot = max(iops, key=lambda p: iops[p])
+    share = iops[hot] / total if total else 0.0
+    if not total or share < ONE_PATH_SHARE:
+        return None
+    n = len(dev.slaves)
+    evidence = [f"path IOPS while {name} was busy: " + ", ".join(f"{p} {_f(v)}" for p, v in sorted(iops.items())),
+                f"{hot} carries {share:.0%} of the I/O; {n} paths would each carry {1 / n:.0%} if spread"]
+    mp = _map_of(name, header)
+    cause = "unknown"
+    if mp is not None:
+        states = {"A": "active", "E": "standby", "D": "disabled"}
+        layout = "; ".join(f"group {i + 1} ({g.selector}, {states.get(g.state, g.state)}): "
+                           + ", ".join(f"{p.name or p.dev}{'' if p.active else ' FAILED'}" for p in g.paths)
+                           for i, g in enumerate(mp.groups))
+        evidence.append(f"dmsetup: {len(mp.groups)} path group(s): {layout}")
+        failed = [p for g in mp.groups for p in g.paths if not p.active]
+        if failed:
+            cause = "failed_paths"
+        elif len(mp.groups) > 1:
+            cause = "failover_grouping"
+        elif len(mp.active_paths) < 2:
+            cause = "one_active_path"
+    rec = {
+        "failed_paths": "Paths are failed: bring them back (iscsiadm -m session; check the iSCSI sessions and "
+                        "the network), then `multipathd reinstate path` or let multipathd's checker do it.",
+        "failover_grouping": "The map puts each path in its own group (failover), so only one path carries I/O: "
+                             "group all paths together (path_grouping_policy multibus with path_selector "
+                             "\"service-time 0\"; `blockfit build` emits this for OCI UHP), then "
+                             "`multipathd reconfigure`; `multipath -ll` must show one group with every path active.",
+    }.get(cause, "Spread the I/O over every path: one path group with all paths (path_grouping_policy multibus, "
+                 "path_selector \"service-time 0\" or \"round-robin 0\"); check `multipath -ll` and the iSCSI "
+                 "sessions (one per path).")
+    measurements = {"paths": float(n), "busiest_path_share": share, "fair_share": 1 / n}
+    if mp is not None:
+        measurements |= {"active_paths": float(len(mp.active_paths)), "path_groups": float(len(mp.groups))}
+    return Finding(kind="multipath_one_path", device=name, severity="warning",
+                   summary=f"{name}'s I/O goes over one of its {n} paths ({hot}: {share:.0%})",
+                   evidence=evidence, recommendation=rec, measurements=measurements)
 
 
 def instance_cap(data: dict[str, list[Interval]], expectation: Expectation | None) -> Finding | None:
@@ -449,14 +512,15 @@ def scheduler_readahead(name: str, ivs: list[Interval], header: CaptureHeader) -
 # --- engine ------------------------------------------------------------------------------------------------
 
 
-def _role(dev: BlockDevice | None, selected: set[str]) -> tuple[str, str | None]:
+def _role(dev: BlockDevice | None, selected: set[str], header: CaptureHeader) -> tuple[str, str | None]:
     if dev is None:
         return "device", None
     if dev.kind == "partition":
         return "partition", dev.disk
     up = [h for h in dev.holders if h in selected]
     if up:
-        return "member", up[0]
+        holder = header.devices.get(up[0])
+        return ("path" if is_multipath(holder, header.multipath) else "member"), up[0]
     return ("top" if dev.slaves else "device"), None
 
 
@@ -464,7 +528,7 @@ def summarise(name: str, ivs: list[Interval], header: CaptureHeader) -> DeviceSu
     act = _active(ivs)
     if not act:
         return None
-    role, parent = _role(header.devices.get(name), set(header.selected))
+    role, parent = _role(header.devices.get(name), set(header.selected), header)
     med: Callable[[str], float] = lambda attr: _med([getattr(iv, attr) for iv in act])  # noqa: E731
     has_flush = all(iv.flushes_per_s is not None for iv in act)
     return DeviceSummary(device=name, role=role, parent=parent, active_intervals=len(act), iops=med("iops"),
@@ -498,12 +562,17 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
         if storm is not None:
             findings.append(storm)
             stormy.add(name)
-    held: set[str] = set()  # a stripe with a slow member, and its members: that member, not queue depth, holds them
+    held: set[str] = set()  # a stripe with a slow member (and its members), or a multipath map on one path:
+    # that member or path, not queue depth, holds them
     for name in names:
         for f in stripe_imbalance(name, data, header):
             findings.append(f)
             if "slow member" in f.summary:
                 held.update({name, *header.devices[name].slaves})
+        one_path = multipath_one_path(name, data, header)
+        if one_path is not None:  # one path's cap holds the map: that, not queue depth, is the finding
+            findings.append(one_path)
+            held.add(name)
     for name in names:
         dev = header.devices.get(name)
         if dev is not None and dev.kind == "partition" and dev.disk in data:

@@ -22,6 +22,7 @@ from typing import IO, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from blockfit.diagnose import diskstats, geometry, mounts, sysfs, throttle
+from blockfit.diagnose import multipath as mpath
 from blockfit.errors import InputError
 
 CAPTURE_VERSION = 1
@@ -39,6 +40,8 @@ class CaptureHeader(BaseModel):
     mounts: list[mounts.Mount]
     geometry: list[geometry.StripeGeometry]
     caps: list[throttle.ThrottleCap]
+    multipath: list[mpath.MultipathMap] = Field(default_factory=list,
+                                                   description="dm-multipath maps: path groups and path states")
 
 
 class Sample(BaseModel):
@@ -99,6 +102,7 @@ def snapshot(requested: list[str] | None, interval_s: float) -> CaptureHeader:
         mounts=[m for m in mounts.read() if m.dev in majmins],
         geometry=[g for g in geometry.read_geometry(devices) if g.device in devices],
         caps=[c for c in throttle.read_caps() if c.dev in majmins],
+        multipath=mpath.read_maps(devices),
     )
 
 

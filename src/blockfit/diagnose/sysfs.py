@@ -47,6 +47,7 @@ class BlockDevice(BaseModel):
     slaves: list[str] = Field(default_factory=list, description="devices this one is built on (members)")
     holders: list[str] = Field(default_factory=list, description="devices built on this one")
     dm_name: str | None = None
+    dm_uuid: str | None = Field(default=None, description="dm/uuid: 'mpath-…' for multipath maps, 'LVM-…' for LVs")
     md_level: str | None = None
     md_chunk_bytes: int | None = None
     loop_backing_file: str | None = None
@@ -147,6 +148,7 @@ def read_device(name: str, sys_root: Path = Path("/sys")) -> BlockDevice | None:
             setattr(device, attr, sorted(p.name for p in d.iterdir()))
     if kind == "dm":
         device.dm_name = _read(dev_dir / "dm" / "name")
+        device.dm_uuid = _read(dev_dir / "dm" / "uuid") or None
     if kind == "md":
         device.md_level = _read(dev_dir / "md" / "level")
         device.md_chunk_bytes = _int(dev_dir / "md" / "chunk_size")

@@ -32,10 +32,24 @@ class Throttle:
 
 @dataclass(frozen=True)
 class Disk:
+    """One emulated volume. With a path throttle it is reached through PATHS guest devices (serials
+    SERIAL-p1 … SERIAL-pN), each capped by its own throttle group, as an iSCSI volume is reached through
+    its sessions; without one it is a single device named SERIAL."""
+
     serial: str  # how the guest finds it: /sys/block/vdX/serial (virtio allows 20 characters)
     path: Path
     size_bytes: int
     throttle: Throttle | None
+    paths: int = 1
+    path_throttle: Throttle | None = None  # the cap of each path (its name gets the path number appended)
+
+    @property
+    def multipath(self) -> bool:
+        return self.path_throttle is not None
+
+    def path_serials(self) -> list[str]:
+        """The guest serial of each device this volume shows as (one unless it is reached through paths)."""
+        return [f"{self.serial}-p{k}" for k in range(1, self.paths + 1)] if self.multipath else [self.serial]
 
 
 def disk_bytes(size_gb: float) -> int:
@@ -46,8 +60,9 @@ def disk_bytes(size_gb: float) -> int:
 def create(disks: list[Disk]) -> None:
     """Create each disk file fresh and sparse (truncate, never write)."""
     for d in disks:
-        if len(d.serial) > 20:
-            raise ValueError(f"virtio serial {d.serial!r} is longer than 20 characters")
+        for serial in d.path_serials():
+            if len(serial) > 20:
+                raise ValueError(f"virtio serial {serial!r} is longer than 20 characters")
         with open(d.path, "wb") as fh:
             fh.truncate(d.size_bytes)
 

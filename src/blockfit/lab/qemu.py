@@ -5,6 +5,13 @@ on top that names one shared throttle-group (the instance's limit for all volume
 throttle nodes per disk is the only way to express both; ``-drive …,throttling.group=`` alone would make
 every disk share one limit.
 
+Paths: a volume reached through N paths (an OCI multipath iSCSI attachment) keeps that one chain
+(file → volume throttle → instance throttle) and gets N guest devices, each on its own throttle node over
+the chain (the path's cap), with share-rw=on so qemu lets several devices write through one image. The
+guest puts dm-multipath over them. A node may have several parents (-blockdev: "file=node-name" names an
+existing node); a guest device does not share write permission unless share-rw=on (qemu commit "block: Add
+share-rw option", Kevin Wolf 2017, hw/block/block.c blkconf_apply_backend_options).
+
 Disk files are opened with O_DIRECT and served by qemu's thread pool (aio=threads): with aio=native a
 busy host disk can block io_submit in qemu's main loop, which also runs every throttle timer.
 
@@ -81,7 +88,21 @@ def command(cfg: VmConfig) -> list[str]:
         if cfg.instance is not None:  # the instance cap, shared by every disk
             argv += ["-blockdev", f"driver=throttle,node-name={node}i,throttle-group={cfg.instance.name},file={top}"]
             top = f"{node}i"
-        argv += ["-device", f"virtio-blk-pci,drive={top},serial={d.serial}"]
+        argv += _devices(d, node, top)
+    return argv
+
+
+def _devices(d: Disk, node: str, top: str) -> list[str]:
+    """The guest device(s) on top of a disk's chain: one, or one per path over a per-path throttle node."""
+    if d.path_throttle is None:
+        return ["-device", f"virtio-blk-pci,drive={top},serial={d.serial}"]
+    argv: list[str] = []
+    for k, serial in enumerate(d.path_serials(), start=1):
+        group = Throttle(name=f"{d.path_throttle.name}_{k}", iops=d.path_throttle.iops, bps=d.path_throttle.bps,
+                         iops_size=d.path_throttle.iops_size)
+        argv += _throttle_object(group)
+        argv += ["-blockdev", f"driver=throttle,node-name={node}p{k},throttle-group={group.name},file={top}",
+                 "-device", f"virtio-blk-pci,drive={node}p{k},serial={serial},share-rw=on"]
     return argv
 
 

@@ -4,6 +4,10 @@ What a lab run does: predict the stripe and its single-volume alternative with t
 scale factor, give the guest one capped disk per member plus one capped like the single volume (all
 under the shared instance cap), boot, measure the single volume, build the stripe and its filesystem,
 measure the stripe, and tear everything down (qemu, disk files, work dir) whatever happens.
+
+With --paths/--attachment each volume is reached through the prediction's paths: one guest device per
+path, each under its own throttle (the model's per-path ceiling x scale) over the volume's chain, and
+dm-multipath (one round-robin group over all of them) in the guest; fio and the build run on the maps.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,9 +35,11 @@ from blockfit.lab.cache import cache_dir, runs_dir
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
-from blockfit.lab.scale import choose_scale
+from blockfit.lab.scale import IOPS_BUDGET, choose_scale
+from blockfit.model.predict import ISCSI_PATH
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
+from blockfit.schema.prediction import LimitRow
 from blockfit.units import KIB, MB, MIB, fmt_io_size
 
 Kind = Literal["iops", "mbps"]
@@ -40,8 +47,15 @@ Progress = Callable[[str], None]
 
 DEFAULT_STRIPE = 4 * MIB
 RAMP_S = 2
+# Each emulated path adds a virtio queue and dm-multipath a layer (under the LV: two dm layers), all run by
+# TCG on the host's CPUs: on the shared 2-core host a 4-path volume delivered 0.66 of a 2,417 IOPS cap at
+# load 8 and a 1-path one 0.37 of 1,000 at load 14-21, so paths get a much lower budget.
+PATHS_IOPS_BUDGET = 300.0
+SUB_WINDOW_S = 2  # shortest sub-window of a measurement window; the median of the sub-windows is reported
+MIN_WINDOW_IOS = 40  # I/Os a sub-window is expected to hold (the counters move in whole I/Os)
 CHECK_MIB = 32
 GUEST_MOUNT = "/mnt/blockfit-lab"
+MAP_PREFIX = "bfmp_"  # the guest's multipath maps: /dev/mapper/bfmp_m1, bfmp_single
 
 _env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -60,6 +74,8 @@ class LabRequest:
     runtime_s: int = 8
     single: bool = True  # also measure the single-volume alternative
     rerun_check: bool = False  # rerun the build scripts and check that nothing changes
+    attachment: str | None = None  # --attachment: iscsi | paravirtualized (OCI)
+    paths: int | None = None  # --paths: paths per volume that carry I/O
 
 
 @dataclass
@@ -105,6 +121,11 @@ def resolve(req: LabRequest) -> Subject:
         instance = parse_instance(req.instance, cloud)
         workload = Workload()
         stripe_size = layout.stripe_size or DEFAULT_STRIPE
+    if req.attachment is not None or req.paths is not None:
+        if cloud != "oci":
+            raise InputError(f"--attachment/--paths: attachments with paths are modelled for oci, not {cloud}")
+        layout = layout.model_copy(update={"attachment": req.attachment or layout.attachment,
+                                           "paths": req.paths or layout.paths})
     if stripe_size % (4 * KIB) or stripe_size < 64 * KIB:
         raise InputError(f"stripe size {stripe_size} bytes: expected a multiple of 4 KiB, at least 64 KiB")
     stripe = predict(layout, instance, workload)
@@ -177,6 +198,20 @@ def plan_for(subject: Subject) -> Plan:
         notes=["written by blockfit lab for the build scripts it runs in the guest"])
 
 
+def emulated_paths(subject: Subject) -> int | None:
+    """Guest devices per volume: the prediction's paths when the layout names an attachment or paths."""
+    if subject.layout.attachment is None and subject.layout.paths is None:
+        return None
+    return subject.stripe.paths or subject.layout.paths or 1
+
+
+def _path_caps(pred: Prediction, scale: float, tag: str) -> Throttle:
+    """One path's cap: the model's per-path ceiling x scale (no cap where the model knows none)."""
+    return Throttle(name=f"path_{tag}", iops=max(1, round(pred.path_iops_cap * scale)) if pred.path_iops_cap else None,
+                    bps=max(4096, round(pred.path_mbps_cap * MB * scale)) if pred.path_mbps_cap else None,
+                    iops_size=pred.member_io_accounting_bytes)
+
+
 def _caps(pred: Prediction, scale: float, tag: str) -> Throttle:
     return Throttle(name=f"vol_{tag}", iops=max(1, round(pred.member_iops * scale)),
                     bps=max(4096, round(pred.member_mbps * MB * scale)), iops_size=pred.member_io_accounting_bytes)
@@ -188,20 +223,51 @@ def _instance_caps(pred: Prediction, scale: float) -> Throttle | None:
     return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
 
 
+def sub_windows(runtime_s: int, ios_per_s: float) -> tuple[int, float]:
+    """(count, seconds) of the sub-windows a measurement window is cut into: each at least SUB_WINDOW_S long
+    and expected to hold MIN_WINDOW_IOS I/Os (the counters move in whole I/Os: 6 MiB-sized reads in a window
+    would make its rate ±8 %); one window when even the whole one holds fewer."""
+    count = max(1, min(runtime_s // SUB_WINDOW_S, int(runtime_s * ios_per_s // MIN_WINDOW_IOS)))
+    return count, runtime_s / count
+
+
+def _renamed(t: Throttle | None, name: str) -> Throttle | None:
+    return Throttle(name=name, iops=t.iops, bps=t.bps, iops_size=t.iops_size) if t is not None else None
+
+
 def iodepth_for(members: int, kind: Kind) -> int:
     """Enough I/Os in flight that every member stays busy: throttled members need a queue, not CPU."""
     per_member, low, high = (16, 32, 256) if kind == "iops" else (8, 16, 96)
     return max(low, min(high, per_member * members))
 
 
+def emulated_rows(pred: Prediction, paths: int | None = None) -> list[LimitRow]:
+    """The model's limits the lab emulates: rate caps of the volumes, the instance, and (with paths) each path.
+
+    Limits from queueing (iSCSI session depth, host queue depth) depend on the cloud's latency, which the lab
+    does not emulate (its latency is the emulator's): they are reported, not compared.
+    """
+    kinds = ("volume", "instance", ISCSI_PATH) if paths else ("volume", "instance")
+    return [r for r in pred.limits if r.name.startswith(kinds)]
+
+
+def emulated_limit(pred: Prediction, kind: Kind, paths: int | None = None) -> tuple[str, float]:
+    """(name, value) of the binding emulated limit; the model's own figure when no row applies."""
+    rows = emulated_rows(pred, paths)
+    if not rows:
+        return (pred.iops_limited_by, pred.max_iops) if kind == "iops" else (pred.mbps_limited_by, pred.max_mbps)
+    row = min(rows, key=lambda r: r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io)
+    return row.name, row.iops_at_small_io if kind == "iops" else row.mbps_at_large_io
+
+
 def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
-                  member_total: float | None, instance: float | None) -> str:
+                  member_total: float | None, instance: float | None, paths: int | None = None) -> str:
     """Name the emulated limit the measurement sits on, in the model's vocabulary where it has one.
 
-    The lab emulates volume limits and the instance limit; among the model's limit rows of those two kinds,
-    the one nearest (in ratio) to the measured rate is the one that binds.
+    The lab emulates volume limits and the instance limit (and with paths each path's); among the model's
+    limit rows of those kinds, the one nearest (in ratio) to the measured rate is the one that binds.
     """
-    rows = [r for r in pred.limits if r.name.startswith(("volume", "instance"))]
+    rows = emulated_rows(pred, paths)
     options: list[tuple[str, float]] = [
         (r.name, (r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io) * scale) for r in rows]
     if not options:
@@ -213,38 +279,48 @@ def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
 
 
 def _window_rate(path: Path) -> tuple[float, float]:
-    """(IOPS, MB/s) over the measurement window, from the two snapshots of the device's stat counters.
+    """(IOPS, MB/s) over the measurement window, from snapshots of the device's stat counters.
 
     Why not fio's own totals: with deep queues of slow (throttled) I/Os they mix in the queue's fill and
     final drain (io_bytes and total_ios disagree by 20 % and more), and the per-interval sample means are
-    coarse when a window holds a handful of 1 MiB I/Os.
+    coarse when a window holds a handful of 1 MiB I/Os. The window is cut into sub-windows and the median
+    of their rates taken: a stall of the shared host moves one sub-window, not the result.
     """
-    t1, r1, s1, t2, r2, s2 = (float(x) for x in path.read_text().split())
-    if t2 <= t1:
+    values = [float(x) for x in path.read_text().split()]
+    snaps = [values[i:i + 3] for i in range(0, len(values) - 2, 3)]
+    if len(snaps) < 2 or any(b[0] <= a[0] for a, b in zip(snaps, snaps[1:], strict=False)):
         raise ValueError(f"{path.name}: empty measurement window")
-    return (r2 - r1) / (t2 - t1), (s2 - s1) * 512 / (t2 - t1) / MB
+    iops = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(snaps, snaps[1:], strict=False)]
+    mbps = [(b[2] - a[2]) * 512 / (b[0] - a[0]) / MB for a, b in zip(snaps, snaps[1:], strict=False)]
+    return statistics.median(iops), statistics.median(mbps)
 
 
 def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
-             instance: Throttle | None) -> LabFigures:
+             instance: Throttle | None, paths: int | None = None, path: Throttle | None = None) -> LabFigures:
     iops, _ = _window_rate(work / f"rate-{prefix}-iops.txt")
     _, mbps = _window_rate(work / f"rate-{prefix}-mbps.txt")
     members = pred.layout_detail.members
-    predicted_iops, predicted_mbps = pred.max_iops * scale, pred.max_mbps * scale
+    iops_limit, iops_value = emulated_limit(pred, "iops", paths)
+    mbps_limit, mbps_value = emulated_limit(pred, "mbps", paths)
+    predicted_iops, predicted_mbps = iops_value * scale, mbps_value * scale
     limited = LabLimits(
         iops=nearest_limit(pred, iops, "iops", scale, (throttle.iops or 0) * members,
-                           instance.iops if instance else None),
+                           instance.iops if instance else None, paths),
         mbps=nearest_limit(pred, mbps, "mbps", scale, (throttle.bps or 0) * members / MB,
-                           instance.bps / MB if instance and instance.bps else None))
+                           instance.bps / MB if instance and instance.bps else None, paths))
+    differs = (iops_limit, mbps_limit) != (pred.iops_limited_by, pred.mbps_limited_by)
     return LabFigures(
         layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
         predicted_mbps=predicted_mbps, measured_mbps=mbps, limited_by=limited,
-        predicted_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by),
+        predicted_limited_by=LabLimits(iops=iops_limit, mbps=mbps_limit),
+        model_iops=pred.max_iops * scale if differs else None, model_mbps=pred.max_mbps * scale if differs else None,
+        model_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by) if differs else None,
         iops_ratio=iops / predicted_iops if predicted_iops else 0.0,
         mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
         caps=LabCaps(member_iops=throttle.iops, member_bps=throttle.bps, member_iops_size=throttle.iops_size,
                      instance_iops=instance.iops if instance else None,
-                     instance_bps=instance.bps if instance else None))
+                     instance_bps=instance.bps if instance else None, paths=paths,
+                     path_iops=path.iops if path else None, path_bps=path.bps if path else None))
 
 
 def _read_steps(path: Path) -> list[LabStep]:
@@ -275,7 +351,8 @@ def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
     say = progress or (lambda _msg: None)
     subject = resolve(req)
     preds = [subject.stripe] + ([subject.single] if subject.single and req.single else [])
-    scale = req.scale or choose_scale([p.max_iops for p in preds], [p.max_mbps for p in preds])
+    budget = PATHS_IOPS_BUDGET if emulated_paths(subject) else IOPS_BUDGET
+    scale = req.scale or choose_scale([p.max_iops for p in preds], [p.max_mbps for p in preds], iops_budget=budget)
     say(f"scale {scale:g}: every IOPS and MB/s cap is multiplied by it")
     kernel = ensure_kernel(say)
 
@@ -294,30 +371,39 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     members = subject.layout.members
     member_cap = _caps(subject.stripe, scale, "member")
     instance = _instance_caps(subject.stripe, scale)
+    paths = emulated_paths(subject)
+    member_path = _path_caps(subject.stripe, scale, "member") if paths else None
     disks = [Disk(serial=f"m{i + 1}", path=work / f"m{i + 1}.raw",
                   size_bytes=disk_files.disk_bytes(subject.layout.volume.size_gb),
                   throttle=Throttle(name=f"vol_m{i + 1}", iops=member_cap.iops, bps=member_cap.bps,
-                                    iops_size=member_cap.iops_size))
+                                    iops_size=member_cap.iops_size),
+                  paths=paths or 1, path_throttle=_renamed(member_path, f"path_m{i + 1}"))
              for i in range(members)]
     single_cap: Throttle | None = None
+    single_path: Throttle | None = None
     measure_single = subject.single is not None and req.single
     if measure_single:
         assert subject.single is not None
         single_cap = _caps(subject.single, scale, "single")
+        single_path = _path_caps(subject.single, scale, "single") if paths else None
         disks.append(Disk(serial="single", path=work / "single.raw",
                           size_bytes=disk_files.disk_bytes(subject.single.layout_detail.volume.size_gb),
-                          throttle=single_cap))
+                          throttle=single_cap, paths=paths or 1, path_throttle=single_path))
     disk_files.create(disks)
 
     small, large = subject.stripe.workload.small_io, subject.stripe.workload.large_io
-    jobs = {"stripe-iops": (small, iodepth_for(members, "iops")), "stripe-mbps": (large, iodepth_for(members, "mbps"))}
+    queues = paths or 1  # every path needs its own queue of throttled I/Os
+    jobs = {"stripe-iops": (small, iodepth_for(members * queues, "iops")),
+            "stripe-mbps": (large, iodepth_for(members * queues, "mbps"))}
     if measure_single:
-        jobs |= {"single-iops": (small, iodepth_for(1, "iops")), "single-mbps": (large, iodepth_for(1, "mbps"))}
+        jobs |= {"single-iops": (small, iodepth_for(queues, "iops")),
+                 "single-mbps": (large, iodepth_for(queues, "mbps"))}
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
-            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
+            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3))
     exe = builder()
-    members_dev = guest_device_names(members)
+    members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
+        guest_device_names(members)
     if exe:
         plan = Path(req.plan).read_text() if req.plan is not None else plan_for(subject).model_dump_json(indent=2)
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
@@ -326,10 +412,16 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         mount=GUEST_MOUNT,
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
         single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
+        paths=paths, map_prefix=MAP_PREFIX,
         stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
-        window_s=req.runtime_s)
-    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members
-    say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}")
+        window_s=req.runtime_s, windows={name: sub_windows(req.runtime_s, rate) for name, rate in {
+            "stripe-iops": subject.stripe.max_iops * scale,
+            "stripe-mbps": subject.stripe.max_mbps * scale * MB / large,
+            **({"single-iops": subject.single.max_iops * scale,
+                "single-mbps": subject.single.max_mbps * scale * MB / large} if subject.single else {})}.items()})
+    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members + (90 if paths else 0)
+    say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}"
+        + (f", {paths} path(s) each" if paths else ""))
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
     steps = _read_steps(work / "steps.tsv")
     if not outcome.ok:
@@ -338,8 +430,8 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
         raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
     try:
-        stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance)
-        single = (_figures(subject.single, work, "single", scale, single_cap, instance)
+        stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance, paths, member_path)
+        single = (_figures(subject.single, work, "single", scale, single_cap, instance, paths, single_path)
                   if measure_single and subject.single is not None and single_cap is not None else None)
     except (OSError, ValueError, KeyError) as exc:
         kept = _keep_console(outcome)

@@ -11,6 +11,8 @@ Kinds (documented set):
 - small_io_on_throughput_bound: IOPS at the cap with small requests while MB/s is far below its cap.
 - misaligned_geometry: partition start or filesystem stripe unit not aligned to the stripe size.
 - scheduler_readahead: a scheduler or read-ahead choice that fights the workload.
+- multipath_one_path: a dm-multipath device with several paths whose I/O goes over one of them (failover
+  grouping, failed paths): a volume whose rate scales with paths (OCI UHP over iSCSI) gets one path's worth.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ FindingKind = Literal[
     "small_io_on_throughput_bound",
     "misaligned_geometry",
     "scheduler_readahead",
+    "multipath_one_path",
 ]
 Severity = Literal["critical", "warning", "info"]
 
@@ -48,7 +51,7 @@ class DeviceSummary(BaseModel):
     """Medians over the intervals in which the device was active."""
 
     device: str
-    role: str = Field(description="top | member | partition | device")
+    role: str = Field(description="top | member | path (of a multipath map) | partition | device")
     parent: str | None = None
     active_intervals: int
     iops: float

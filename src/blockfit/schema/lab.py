@@ -28,17 +28,25 @@ class LabCaps(BaseModel):
     member_iops_size: int | None = None
     instance_iops: int | None = None
     instance_bps: int | None = Field(default=None, description="bytes/s")
+    paths: int | None = Field(default=None, description="guest devices (emulated paths) per volume; None: one, no "
+                                                        "multipath")
+    path_iops: int | None = Field(default=None, description="each path's own cap (ops/s)")
+    path_bps: int | None = Field(default=None, description="each path's own cap, bytes/s")
 
 
 class LabFigures(BaseModel):
     layout: str = Field(description="layout in spec grammar")
     members: int
-    predicted_iops: float = Field(description="model's max IOPS x scale")
+    predicted_iops: float = Field(description="model's max IOPS x scale, over the limits the lab emulates")
     measured_iops: float
-    predicted_mbps: float = Field(description="model's max MB/s x scale")
+    predicted_mbps: float = Field(description="model's max MB/s x scale, over the limits the lab emulates")
     measured_mbps: float
     limited_by: LabLimits = Field(description="the limit the measurement sits on (nearest emulated limit)")
-    predicted_limited_by: LabLimits = Field(description="the limit the model names")
+    predicted_limited_by: LabLimits = Field(description="the limit the model names among those the lab emulates")
+    model_iops: float | None = Field(default=None, description="the model's max IOPS x scale when a limit the lab "
+                                                                "does not emulate binds (session depth: latency)")
+    model_mbps: float | None = None
+    model_limited_by: LabLimits | None = Field(default=None, description="that limit, as the model names it")
     iops_ratio: float = Field(description="measured / predicted IOPS")
     mbps_ratio: float = Field(description="measured / predicted MB/s")
     caps: LabCaps

@@ -1,0 +1,48 @@
+"""The lab emulates paths (issue 16): one UHP volume reached through 1 and through 4 emulated paths, each
+path capped at the model's per-path ceiling x scale, dm-multipath round-robin over them in the guest and the
+build's 11-oci-multipath.sh verifying the maps. IOPS are measured within 10 % of the model's prediction for
+both. MB/s (1 MiB reads) is not yet: the emulation lets more through than the bps caps it sets (1 path 1.11x of its
+path's cap, 4 paths 1.38x of the volume's cap, whose one throttle node then has four parents; cause not found),
+so for MB/s this test holds the lab to at least 90 % of the prediction and to the model's path scaling, in
+cloud units (issue 16, open).
+
+Measured robustly, not retried: fio ramps up before the window, and the figure is the median of 2-second
+sub-windows of the device's own counters (one window where sub-windows would hold too few 1 MiB reads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lab_helpers import assert_nothing_left, run_lab_cli
+
+pytestmark = [pytest.mark.slow, pytest.mark.lab]
+
+SUBJECT = ["--cloud", "oci", "--layout", "1x1000G@120vpu", "--instance", "VM.Standard.E4.Flex:32",
+           "--attachment", "iscsi", "--no-single", "--runtime", "20s"]
+
+
+def test_one_path_and_four_paths_measure_what_the_model_predicts(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    one = run_lab_cli(runs, *SUBJECT, "--paths", "1")
+    four = run_lab_cli(runs, *SUBJECT, "--paths", "4")
+    assert_nothing_left(runs)
+    for r, paths in ((one, 1), (four, 4)):
+        assert r["caps"]["paths"] == paths
+        steps = {s["name"]: s for s in r["steps"]}
+        assert steps["multipath"]["ok"] and f"round-robin 0 {paths} 1" in steps["multipath"]["detail"]
+        assert f"{paths} of {paths} paths active in 1 path group" in steps["11-oci-multipath.sh"]["detail"]
+        figures = {k: r[k] for k in ("scale", "predicted_iops", "measured_iops", "predicted_mbps", "measured_mbps",
+                                     "limited_by", "predicted_limited_by", "model_iops", "model_limited_by")}
+        assert 0.90 <= r["iops_ratio"] <= 1.10, figures
+        assert r["measured_mbps"] >= 0.90 * r["predicted_mbps"], figures
+    # one path is what the model says it is: the per-path ceiling binds (a UHP volume needs its paths)
+    assert one["caps"]["path_iops"] is not None and one["predicted_limited_by"]["iops"] == "iscsi_path"
+
+    def cloud(r: dict, key: str) -> float:  # type: ignore[type-arg]
+        return float(r[key]) / float(r["scale"])  # each run has its own scale factor
+
+    for key in ("iops", "mbps"):
+        assert cloud(four, f"predicted_{key}") > 1.5 * cloud(one, f"predicted_{key}")
+        assert cloud(four, f"measured_{key}") > 1.5 * cloud(one, f"measured_{key}")
