@@ -16,7 +16,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -110,7 +110,8 @@ def detect() -> tuple[Literal[1, 2], Path]:
 
 
 @contextlib.contextmanager
-def memory_cgroup(limit_bytes: int, name: str = "bench") -> Iterator[MemoryCgroup]:
+def memory_cgroup(limit_bytes: int, name: str = "bench",
+                  register: Callable[[str, Path], None] | None = None) -> Iterator[MemoryCgroup]:
     """A fresh memory cgroup limited to ``limit_bytes``; on exit its processes are killed and it is removed."""
     version, parent = detect()
     if version == 2:
@@ -125,6 +126,8 @@ def memory_cgroup(limit_bytes: int, name: str = "bench") -> Iterator[MemoryCgrou
         path.mkdir()
     except OSError as exc:
         raise EnvironmentProblem(f"cannot create memory cgroup {path}: {exc.strerror} (root needed)") from None
+    if register is not None:
+        register("cgroup", path)
     group = MemoryCgroup(path=path, version=version, limit_bytes=limit_bytes)
     try:
         if version == 1:

@@ -26,6 +26,7 @@ from typing import Any, get_args
 
 from blockfit.dbbench import cluster as pg
 from blockfit.dbbench import dss, evidence, load, oltp, stats
+from blockfit.dbbench.janitor import Janitor
 from blockfit.dbbench.memcg import MemoryCgroup, memory_cgroup
 from blockfit.dbbench.profiles import PROFILES, Profile
 from blockfit.errors import EnvironmentProblem, InputError
@@ -77,6 +78,7 @@ class BenchRequest:
     repeat: int | None = None
     before_measure: str | None = None
     bindir: Path | None = None
+    sequential: bool = True  # False: always --repeat runs and one look at the end (bench/bench_sequential.py)
 
     @property
     def repeats(self) -> int:
@@ -229,7 +231,7 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
         raise EnvironmentProblem("psycopg 3 not installed (pip install 'blockfit[db]')") from None
     bindir = request.bindir or pg.find_bindir()
     profile, repeat, measures = request.profile, request.repeats, request.measures
-    looks = stats.looks_at(repeat)
+    looks = stats.looks_at(repeat) if request.sequential else [repeat]
     total = 2 * len(subs) + 1 + len(measures) * len(subs) * (1 + repeat)
     done = 0
 
@@ -245,11 +247,14 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
     layouts: list[_Layout] = []
     comparisons: list[Comparison] = []
     with contextlib.ExitStack() as stack:
-        workdir = stack.enter_context(pg.private_dir())
+        janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
+        stack.callback(janitor.close)
+        workdir = stack.enter_context(pg.private_dir(register=janitor.register))
         for spec, sub in zip(request.layouts, subs, strict=True):
             info = evidence.resolve(spec.path, spec.label)
-            cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench"))
-            cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir))
+            cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
+            cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir,
+                                                         janitor.register))
             stack.callback(pg.stop, cl, cgroup)
             lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
             layouts.append(lay)
