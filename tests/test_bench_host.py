@@ -101,7 +101,8 @@ def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
                 break
         time.sleep(2)  # well into the phase
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        err = proc.stderr.read()  # the rest of it (communicate() would skip what the line iterator buffered)
+        proc.wait(timeout=120)
         assert proc.returncode == 130, "".join(seen) + err
         assert "interrupted" in err
         assert_nothing_left(bed, proc.pid)
@@ -119,6 +120,7 @@ def test_sigkill_of_the_bench_takes_the_server_down() -> None:
         time.sleep(2)
         proc.kill()
         proc.wait(timeout=30)
+        proc.stderr.read()
         deadline = time.monotonic() + 30
         while bed.procs() and time.monotonic() < deadline:
             time.sleep(0.2)
