@@ -6,20 +6,20 @@ janitor is started first, in its own session (a terminal's Ctrl-C does not reach
 pipe whose write end only blockfit holds. End of file means blockfit is gone, however it went. It then
 empties and removes the memory cgroups and deletes the directories listed in its manifest (one
 ``cgroup PATH`` or ``dir PATH`` per line, appended as they are created). A clean exit empties the manifest
-first, so then it does nothing. Standard library only: it must start fast and outlive everything else.
+first, so then it does nothing. It imports little (memcg, for removing a cgroup): it must start fast.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from blockfit.dbbench import memcg
 
 
 class Janitor:
@@ -50,28 +50,6 @@ class Janitor:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _empty_cgroup(path: Path) -> None:
-    for _ in range(200):
-        try:
-            pids = (path / "cgroup.procs").read_text().split()
-        except OSError:
-            return
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(int(pid), signal.SIGKILL)
-        time.sleep(0.05)
-    for _ in range(100):
-        try:
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.05)
-
-
 def clean(manifest: Path) -> None:
     """Cgroups first (no process may still write into a directory being deleted), then directories."""
     try:
@@ -80,7 +58,8 @@ def clean(manifest: Path) -> None:
         return
     for kind, path in entries:
         if kind == "cgroup":
-            _empty_cgroup(Path(path))
+            with contextlib.suppress(Exception):  # one stuck cgroup must not keep the directories
+                memcg.remove(Path(path))
     for kind, path in reversed(entries):
         if kind == "dir":
             shutil.rmtree(path, ignore_errors=True)
