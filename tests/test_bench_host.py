@@ -104,7 +104,7 @@ def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
         err = proc.stderr.read()  # the rest of it (communicate() would skip what the line iterator buffered)
         proc.wait(timeout=120)
         assert proc.returncode == 130, "".join(seen) + err
-        assert "interrupted" in err
+        assert "Traceback" not in err
         assert_nothing_left(bed, proc.pid)
 
 
