@@ -64,6 +64,7 @@ def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> N
             loop = next(d for d in ev["devices"] if d["device"] == bed.devices[0].name)
             assert loop["cap"] == SLOW and loop["cap_use"] >= 0.9
             assert ev["db"]["blks_read"] > 0 and ev["memory"]["oom_kills"] == 0
+            assert ev["db"]["hit_ratio"] < 0.99 and ev["db"]["page_cache_hit_ratio"] < 0.9  # not measuring memory
         comp = r["comparisons"][0]
         assert comp["verdict"] == "faster" and comp["other"] == "fast" and comp["ci_low"] > 1
         assert comp["runs_used"] == len(fast["runs"]) <= 5

@@ -186,7 +186,8 @@ def _measure_once(lay: _Layout, measure: MeasureName, profile: Profile, workdir:
     after = evidence.db_snapshot(lay.conn) if lay.conn is not None else before
     memory = MemoryEvidence(limit_bytes=lay.cgroup.limit_bytes, peak_bytes=lay.cgroup.peak_bytes(), oom_kills=ooms,
                             cgroup_version=lay.cgroup.version)
-    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory)
+    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory,
+                                  lay.info.fs_device)
     return run
 
 
