@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +19,26 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def dirs(tmp_path: Path) -> dict[str, Path]:
-    good = tmp_path / "good"
+def dirs(tmp_path: Path) -> Iterator[dict[str, Path]]:
+    """Directories the server user can reach (pytest's tmp_path is 0700 root), plus one it cannot."""
+    base = Path(tempfile.mkdtemp(prefix="blockfit-bench-cli-", dir="/var/tmp"))
+    base.chmod(0o755)
+    try:
+        yield _dirs(base, tmp_path)
+    finally:
+        shutil.rmtree(base)
+
+
+def _dirs(base: Path, private: Path) -> dict[str, Path]:
+    good = base / "good"
     good.mkdir()
-    busy = tmp_path / "busy"
+    busy = base / "busy"
     (busy / "blockfit-bench").mkdir(parents=True)
     (busy / "blockfit-bench" / "PG_VERSION").write_text("15\n")
-    afile = tmp_path / "afile"
+    afile = base / "afile"
     afile.write_text("user data\n")
-    return {"good": good, "busy": busy, "file": afile, "missing": tmp_path / "missing"}
+    (private / "inner").mkdir()
+    return {"good": good, "busy": busy, "file": afile, "missing": base / "missing", "private": private / "inner"}
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -31,6 +46,8 @@ def dirs(tmp_path: Path) -> dict[str, Path]:
     (["--dir", "{good}", "--dir", "{missing}"], "missing: does not exist"),
     (["--dir", "{file}"], "is not a directory"),
     (["--dir", "{busy}"], "exists and is not empty"),
+    pytest.param(["--dir", "{good}", "--dir", "{private}"], "not reachable by user postgres",
+                 marks=pytest.mark.skipif(os.geteuid() != 0, reason="as root the server runs as postgres")),
     (["--dir", "{good}", "--workload", "oltp,tpcc"], "--workload 'tpcc'"),
     (["--dir", "{good}", "--repeat", "0"], "--repeat 0: expected a whole number of at least 1"),
     (["--dir", "{good}", "--profile", "huge"], "--profile 'huge'"),

@@ -84,6 +84,10 @@ def check_dir(path: Path) -> Path:
     if sub.exists() and (not sub.is_dir() or any(sub.iterdir())):
         raise InputError(f"--dir {path}: {sub} exists and is not empty (expected a new or empty cluster "
                          "directory; blockfit never touches data it did not create)")
+    user = server_user()
+    if subprocess.run(["test", "-x", str(path)], preexec_fn=_child_setup(user, None), check=False).returncode != 0:
+        raise InputError(f"--dir {path}: not reachable by user {user.name}, who runs the server (expected every "
+                         "directory on the path to be searchable by that user, e.g. chmod o+x)")
     return sub
 
 
