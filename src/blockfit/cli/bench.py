@@ -40,21 +40,25 @@ def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
     return specs
 
 
-def _caps(texts: list[str], layouts: list[LayoutSpec]) -> None:
-    """--cap [LABEL=]IOPS[:MBPS]: a member cap the host cannot see (qemu throttle, cloud volume)."""
+def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") -> None:
+    """--cap / --instance-cap [LABEL=]IOPS[:MBPS]: caps the host cannot see (qemu throttle, cloud volume)."""
     labels = {s.label for s in layouts}
     for text in texts:
         label, _, figures = text.rpartition("=")
         iops_text, _, mbps_text = figures.partition(":")
         try:
-            cap = KnownCap(iops=float(iops_text) if iops_text else None, mbps=float(mbps_text) if mbps_text else None)
+            iops, mbps = (float(iops_text) if iops_text else None), (float(mbps_text) if mbps_text else None)
         except ValueError:
-            raise InputError(f"--cap {text!r}: expected [LABEL=]IOPS[:MBPS], e.g. B=300 or 300:40") from None
+            raise InputError(f"{option} {text!r}: expected [LABEL=]IOPS[:MBPS], e.g. B=300 or 300:40") from None
         if label and label not in labels:
-            raise InputError(f"--cap {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
+            raise InputError(f"{option} {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
         for spec in layouts:
             if not label or spec.label == label:
-                spec.cap = cap
+                spec.cap = spec.cap or KnownCap()
+                if option == "--cap":
+                    spec.cap.iops, spec.cap.mbps = iops, mbps
+                else:
+                    spec.cap.instance_iops, spec.cap.instance_mbps = iops, mbps
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -99,6 +103,9 @@ def bench_command(
     label: Annotated[list[str] | None, typer.Option("--label", help="layout labels, one per --dir, in order")] = None,
     cap: Annotated[list[str] | None, typer.Option("--cap", help="[LABEL=]IOPS[:MBPS]: a per-member cap the host "
                                                   "cannot see (qemu throttle, cloud volume), for the evidence")] = None,
+    instance_cap: Annotated[list[str] | None, typer.Option("--instance-cap", help="[LABEL=]IOPS[:MBPS]: the "
+                                                           "instance's cap over all members, for the evidence")]
+    = None,
     before_measure: Annotated[str | None, typer.Option("--before-measure", help="shell command run once after "
                                                        "loading and before the first measured run (e.g. apply "
                                                        "caps)")] = None,
@@ -114,6 +121,7 @@ def bench_command(
         raise InputError(f"--out {out}: is a file (expected a directory)")
     layouts = _layouts(dirs, list(label or []))
     _caps(list(cap or []), layouts)
+    _caps(list(instance_cap or []), layouts, "--instance-cap")
     request = BenchRequest(layouts=layouts, measures=parse_workloads(workload), profile=PROFILES[profile],
                            repeat=repeat, before_measure=before_measure)
     signal.signal(signal.SIGTERM, _raise_interrupt)

@@ -22,14 +22,18 @@ from blockfit.schema.bench import Binding, DbCounters, DeviceEvidence, LayoutInf
 
 CPU_BOUND_PCT = 85.0     # host CPU busy at or above this, with no device at a cap: the run measured CPU
 INTERVAL_S = 1.0
+IO_BINDINGS = ("iops_cap", "mbps_cap", "instance_cap", "flush_latency")
 
 
 @dataclass
 class KnownCap:
-    """A cap the guest cannot see (qemu throttle group, cloud volume): per member device of a layout."""
+    """Caps the guest cannot see (qemu throttle groups, cloud volumes): per member device of a layout, and the
+    instance's (shared by every member)."""
 
     iops: float | None = None
     mbps: float | None = None
+    instance_iops: float | None = None
+    instance_mbps: float | None = None
 
 
 def resolve(directory: Path, label: str) -> LayoutInfo:
@@ -152,8 +156,10 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
         return RunEvidence(db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding, io_bound=False,
                            binding_detail=f"no block device sampled; host CPU {cpu_pct:.0f} % busy")
     expectation = None
-    if known is not None and (known.iops or known.mbps):
-        expectation = rules.Expectation(source="known cap (--cap)", member_iops=known.iops, member_mbps=known.mbps,
+    if known is not None and (known.iops or known.mbps or known.instance_iops or known.instance_mbps):
+        expectation = rules.Expectation(source="known cap (--cap / --instance-cap)", member_iops=known.iops,
+                                        member_mbps=known.mbps, instance_iops=known.instance_iops,
+                                        instance_mbps=known.instance_mbps,
                                         members=_members(capture.header.selected, capture))
     diag = rules.diagnose(capture, expectation, "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
@@ -167,7 +173,11 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
                                       cap=f.measurements["cap"] if f else None,
                                       cap_use=f.measurements["cap_use"] if f else None))
     storms = [f for f in diag.findings if f.kind == "flush_storm"]
-    if at_cap:
+    instance = [f for f in diag.findings if f.kind == "instance_cap"]
+    if instance:
+        binding = "instance_cap"
+        detail = f"instance cap: {instance[0].summary} ({instance[0].evidence[0]}); host CPU {cpu_pct:.0f} %"
+    elif at_cap:
         unit = "MB/s" if "MB/s" in at_cap[0].summary else "IOPS"
         binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
         uses = [f.measurements["cap_use"] for f in at_cap]
@@ -188,8 +198,7 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
                   + (f"; busiest {top.device} {top.read_iops + top.write_iops:,.0f} IOPS, await "
                      f"{top.r_await_ms:.1f} ms" if top else ""))
     return RunEvidence(devices=devices, db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding,
-                       binding_detail=detail, io_bound=binding in ("iops_cap", "mbps_cap", "flush_latency"),
-                       findings=diag.findings)
+                       binding_detail=detail, io_bound=binding in IO_BINDINGS, findings=diag.findings)
 
 
 def most_common(bindings: list[Binding]) -> Binding | None:

@@ -21,7 +21,7 @@ from blockfit.schema.finding import Finding
 from blockfit.schema.result import ResultEnvelope
 
 MeasureName = Literal["oltp-select", "oltp-tpcb", "dss", "load"]
-Binding = Literal["iops_cap", "mbps_cap", "cpu", "flush_latency", "memory", "unknown"]
+Binding = Literal["iops_cap", "mbps_cap", "instance_cap", "cpu", "flush_latency", "unknown"]
 Verdict = Literal["faster", "slower", "no significant difference", "cpu-bound", "failed"]
 
 
