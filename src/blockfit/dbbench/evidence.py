@@ -182,9 +182,9 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
         binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
         uses = [f.measurements["cap_use"] for f in at_cap]
         names = ", ".join(f.device for f in at_cap)
-        who = "members" if len(at_cap) > 1 else "member"
+        who, whose = ("members", "their") if len(at_cap) > 1 else ("member", "its")
         detail = (f"{who} {names} at {min(uses):.0%}" + (f"–{max(uses):.0%}" if len(at_cap) > 1 else "")
-                  + f" of their {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
+                  + f" of {whose} {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
     elif storms:
         binding = "flush_latency"
         detail = f"fsync/flush latency: {storms[0].summary} on {storms[0].device}; host CPU {cpu_pct:.0f} %"
