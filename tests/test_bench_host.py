@@ -55,7 +55,9 @@ def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> N
         slow, fast = (lay["measures"][0] for lay in r["layouts"])
         ratio = fast["median"] / slow["median"]
         print(f"select-only TPS: {SLOW} IOPS {slow['median']:.0f}, {FAST} IOPS {fast['median']:.0f}, "
-              f"ratio {ratio:.2f}; {r['comparisons'][0]['text']}")
+              f"ratio {ratio:.2f}; {r['comparisons'][0]['text']}; runs {[round(x['score']) for x in slow['runs']]} "
+              f"vs {[round(x['score']) for x in fast['runs']]}; slow evidence: "
+              f"{slow['runs'][0]['evidence']['binding_detail']}")
         assert abs(ratio / (FAST / SLOW) - 1) <= 0.20, ratio
         for run in slow["runs"]:
             ev = run["evidence"]
