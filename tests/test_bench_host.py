@@ -94,7 +94,7 @@ def test_a_layout_against_itself_is_no_significant_difference() -> None:
 def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
     with ext4_bed(1) as bed:
         proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", "oltp-select,dss,load",
-                                         "--repeat", "2"), env=bed.env(), stdout=subprocess.PIPE,
+                                         "--repeat", "2", "--json"), env=bed.env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None
         seen = []
@@ -104,10 +104,11 @@ def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
                 break
         time.sleep(2)  # well into the phase
         proc.send_signal(signal.SIGINT)
-        err = proc.stderr.read()  # the rest of it (communicate() would skip what the line iterator buffered)
-        proc.wait(timeout=120)
+        out, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, "".join(seen) + err
         assert "Traceback" not in err
+        partial = json.loads(out)  # what was measured before the interrupt is kept
+        assert partial["partial"] and partial["stopped_by"] == "interrupted"
         assert_nothing_left(bed, proc.pid)
 
 

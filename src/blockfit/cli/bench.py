@@ -148,3 +148,6 @@ def bench_command(
         print_json(result)
     else:
         _print_human(result)
+    if result.partial:
+        err_console.print(f"blockfit: bench stopped early ({result.stopped_by}); the results above are partial")
+        raise typer.Exit(130)

@@ -133,10 +133,34 @@ class Cluster:
         return self.process is not None and self.process.poll() is None
 
 
+def _kill_group(pgid: int) -> None:
+    """SIGKILL a whole process group and wait until none of it is left (so nothing writes any more)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    for _ in range(200):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
 def _run(argv: list[str], user: RunAs, what: str, log: Path, timeout: float = 600) -> None:
+    """Run a server tool (initdb) in its own process group: on Ctrl-C the group goes, children included
+    (initdb's bootstrap postgres would otherwise keep writing into the directory being deleted)."""
     with open(log, "ab") as fh:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout,
-                              preexec_fn=_child_setup(user, None), check=False)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT,
+                                preexec_fn=_child_setup(user, None), start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise EnvironmentProblem(f"{what} took longer than {timeout:.0f} s") from None
+        finally:
+            if proc.poll() is None:
+                _kill_group(proc.pid)
+                proc.wait()
+            else:
+                _kill_group(proc.pid)  # children that outlived it
     if proc.returncode != 0:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
         raise EnvironmentProblem(f"{what} failed (exit {proc.returncode}): {tail}")
@@ -238,7 +262,11 @@ def throwaway_cluster(label: str, sub: Path, workdir: Path, settings: dict[str, 
             if cluster.alive():
                 stop(cluster, None)
             if created:
-                shutil.rmtree(sub, ignore_errors=True)
+                for _ in range(20):  # a process dying late may still add a file once
+                    shutil.rmtree(sub, ignore_errors=True)
+                    if not sub.exists():
+                        break
+                    time.sleep(0.1)
             else:
                 for child in list(sub.iterdir()) if sub.exists() else []:
                     shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)

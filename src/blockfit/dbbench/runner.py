@@ -252,71 +252,75 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
     settings = profile.server_settings()
     layouts: list[_Layout] = []
     comparisons: list[Comparison] = []
-    with contextlib.ExitStack() as stack:
-        janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
-        stack.callback(janitor.close)
-        workdir = stack.enter_context(pg.private_dir(register=janitor.register))
-        for spec, sub in zip(request.layouts, subs, strict=True):
-            info = evidence.resolve(spec.path, spec.label)
-            cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
-            cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir,
-                                                         janitor.register))
-            stack.callback(pg.stop, cl, cgroup)
-            lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
-            layouts.append(lay)
-            step(f"initdb {spec.label}")
-            t0 = time.monotonic()
-            pg.initdb(cl)
-            pg.start(cl, cgroup)
-            _connect(lay, wait_s=30)
-            stack.callback(_close, lay)
-            if lay.conn is None:
-                raise EnvironmentProblem(lay.dead or f"cannot connect to the server on {spec.label}")
-            step(f"load {spec.label}")
-            if "oltp-select" in measures or "oltp-tpcb" in measures:
-                oltp.init(cl, profile.oltp_scale)
-            if "dss" in measures:
-                dss.prepare(lay.conn, profile.dss_rows, str(cl.temp_dir))
-            lay.conn.execute("CHECKPOINT")
-            info.load_seconds = time.monotonic() - t0
-        oltp_measures = [m for m in measures if m.startswith("oltp")]
-        for lay in layouts:
-            lay.conn.execute("CHECKPOINT")
-            lay.cgroup.drop_cache()
-            if oltp_measures:  # reach the workload's steady cache before caps apply (see the module docstring)
-                step(f"prime cache {lay.spec.label}")
-                oltp.run(lay.cluster, "select", profile.oltp_clients, profile.warmup_seconds, workdir)
-        step("before-measure hook")
-        if request.before_measure:
-            hook = subprocess.run(request.before_measure, shell=True, capture_output=True, text=True, check=False)
-            if hook.returncode != 0:
-                raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
-                                         f"{(hook.stderr or hook.stdout).strip()[-200:]}")
-        for measure in measures:
-            unit, higher = UNITS[measure]
+    stopped_by: str | None = None
+    try:  # Ctrl-C (or SIGTERM): everything is cleaned up on the way out, and what was measured is kept
+        with contextlib.ExitStack() as stack:
+            janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
+            stack.callback(janitor.close)
+            workdir = stack.enter_context(pg.private_dir(register=janitor.register))
+            for spec, sub in zip(request.layouts, subs, strict=True):
+                info = evidence.resolve(spec.path, spec.label)
+                cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
+                cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir,
+                                                             janitor.register))
+                stack.callback(pg.stop, cl, cgroup)
+                lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
+                layouts.append(lay)
+                step(f"initdb {spec.label}")
+                t0 = time.monotonic()
+                pg.initdb(cl)
+                pg.start(cl, cgroup)
+                _connect(lay, wait_s=30)
+                stack.callback(_close, lay)
+                if lay.conn is None:
+                    raise EnvironmentProblem(lay.dead or f"cannot connect to the server on {spec.label}")
+                step(f"load {spec.label}")
+                if "oltp-select" in measures or "oltp-tpcb" in measures:
+                    oltp.init(cl, profile.oltp_scale)
+                if "dss" in measures:
+                    dss.prepare(lay.conn, profile.dss_rows, str(cl.temp_dir))
+                lay.conn.execute("CHECKPOINT")
+                info.load_seconds = time.monotonic() - t0
+            oltp_measures = [m for m in measures if m.startswith("oltp")]
             for lay in layouts:
-                lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
-                step(f"{measure}: warm-up on {lay.spec.label}")
-                lay.results[measure].warmup = _measure_once(lay, measure, profile, workdir, 0, started, warmup=True)
-            n, taken, measure_comps = 0, 0, []
-            while n < repeat:
-                n += 1
+                lay.conn.execute("CHECKPOINT")
+                lay.cgroup.drop_cache()
+                if oltp_measures:  # reach the workload's steady cache before caps apply (see the module docstring)
+                    step(f"prime cache {lay.spec.label}")
+                    oltp.run(lay.cluster, "select", profile.oltp_clients, profile.warmup_seconds, workdir)
+            step("before-measure hook")
+            if request.before_measure:
+                hook = subprocess.run(request.before_measure, shell=True, capture_output=True, text=True, check=False)
+                if hook.returncode != 0:
+                    raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
+                                             f"{(hook.stderr or hook.stdout).strip()[-200:]}")
+            for measure in measures:
+                unit, higher = UNITS[measure]
                 for lay in layouts:
-                    step(f"{measure}: run {n} of ≤{repeat} on {lay.spec.label}")
-                    lay.results[measure].runs.append(_measure_once(lay, measure, profile, workdir, n, started,
-                                                                   warmup=False))
-                    _summarise(lay.results[measure])
-                failed = any(r.failed for lay in layouts for r in lay.results[measure].runs)
-                if n in looks or failed:
-                    taken += 1
-                    measure_comps = _compare(layouts, measure, len(looks), taken)
-                    if len(layouts) > 1 and all(c.verdict in SETTLED for c in measure_comps):
-                        break
-                    if failed:
-                        break
-            done += (repeat - n) * len(layouts)
-            comparisons.extend(measure_comps)
-        step("stopping servers", 0)
+                    lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
+                    step(f"{measure}: warm-up on {lay.spec.label}")
+                    lay.results[measure].warmup = _measure_once(lay, measure, profile, workdir, 0, started, warmup=True)
+                n, taken, measure_comps = 0, 0, []
+                while n < repeat:
+                    n += 1
+                    for lay in layouts:
+                        step(f"{measure}: run {n} of ≤{repeat} on {lay.spec.label}")
+                        lay.results[measure].runs.append(_measure_once(lay, measure, profile, workdir, n, started,
+                                                                       warmup=False))
+                        _summarise(lay.results[measure])
+                    failed = any(r.failed for lay in layouts for r in lay.results[measure].runs)
+                    if n in looks or failed:
+                        taken += 1
+                        measure_comps = _compare(layouts, measure, len(looks), taken)
+                        if len(layouts) > 1 and all(c.verdict in SETTLED for c in measure_comps):
+                            break
+                        if failed:
+                            break
+                done += (repeat - n) * len(layouts)
+                comparisons.extend(measure_comps)
+            step("stopping servers", 0)
+    except KeyboardInterrupt:
+        stopped_by = "interrupted"
     return BenchResult(
         started=result_started, duration_s=time.monotonic() - started, postgres_version=_server_version(bindir),
         measures=measures,
@@ -326,11 +330,12 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
                                run_seconds=profile.run_seconds, warmup_seconds=profile.warmup_seconds,
                                dss_rows=profile.dss_rows, load_steps=list(profile.load_steps)),
         layouts=[_finish(lay, measures) for lay in layouts], comparisons=comparisons,
-        warnings=_warnings(layouts),
+        warnings=_warnings(layouts), partial=stopped_by is not None, stopped_by=stopped_by,
     )
 
 
 def _finish(lay: _Layout, measures: list[MeasureName]) -> LayoutInfo:
+    """The layout with its measures (those started; a partial result may lack the rest)."""
     lay.info.measures = [lay.results[m] for m in measures if m in lay.results]
     return lay.info
 
