@@ -1,4 +1,8 @@
-"""Issue 12 host acceptance: PostgreSQL on ext4 over two loop devices capped at 300 and 1,200 read IOPS.
+"""Issue 12 host acceptance: PostgreSQL on ext4 over two loop devices capped at 200 and 800 read IOPS.
+
+Caps 4x apart, low enough that the faster layout stays I/O-bound on this shared 2-core machine: at 300 vs 1,200
+with four lab guests running beside it, the 1,200 side could not keep its cap busy, and the bench rightly said
+"CPU-bound, no winner" (measured 14:35 UTC, load average 19).
 
 The bench CLI runs inside the blkio cgroup (a v1 throttle binds only the I/O of processes in it, and the server
 inherits it); the caps are applied by --before-measure after loading, as the lab does over QMP.
@@ -27,7 +31,7 @@ pytestmark = [
                        reason="needs root, cgroup-v1 blkio and PostgreSQL with pgbench"),
 ]
 
-SLOW, FAST = 300, 1200
+SLOW, FAST = 200, 800
 
 
 def _run(bed: Bed, *args: str, timeout: float = 1500) -> tuple[int, subprocess.CompletedProcess[str]]:
@@ -62,7 +66,7 @@ def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> N
         for run in slow["runs"]:
             ev = run["evidence"]
             assert ev["binding"] == "iops_cap" and ev["io_bound"], ev["binding_detail"]
-            assert "300" in ev["binding_detail"] and "cap" in ev["binding_detail"]
+            assert f"{SLOW} IOPS cap" in ev["binding_detail"]
             loop = next(d for d in ev["devices"] if d["device"] == bed.devices[0].name)
             assert loop["cap"] == SLOW and loop["cap_use"] >= 0.9
             assert ev["db"]["blks_read"] > 0 and ev["memory"]["oom_kills"] == 0
