@@ -40,21 +40,25 @@ def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
     return specs
 
 
-def _caps(texts: list[str], layouts: list[LayoutSpec]) -> None:
-    """--cap [LABEL=]IOPS[:MBPS]: a member cap the host cannot see (qemu throttle, cloud volume)."""
+def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") -> None:
+    """--cap / --instance-cap [LABEL=]IOPS[:MBPS]: caps the host cannot see (qemu throttle, cloud volume)."""
     labels = {s.label for s in layouts}
     for text in texts:
         label, _, figures = text.rpartition("=")
         iops_text, _, mbps_text = figures.partition(":")
         try:
-            cap = KnownCap(iops=float(iops_text) if iops_text else None, mbps=float(mbps_text) if mbps_text else None)
+            iops, mbps = (float(iops_text) if iops_text else None), (float(mbps_text) if mbps_text else None)
         except ValueError:
-            raise InputError(f"--cap {text!r}: expected [LABEL=]IOPS[:MBPS], e.g. B=300 or 300:40") from None
+            raise InputError(f"{option} {text!r}: expected [LABEL=]IOPS[:MBPS], e.g. B=300 or 300:40") from None
         if label and label not in labels:
-            raise InputError(f"--cap {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
+            raise InputError(f"{option} {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
         for spec in layouts:
             if not label or spec.label == label:
-                spec.cap = cap
+                spec.cap = spec.cap or KnownCap()
+                if option == "--cap":
+                    spec.cap.iops, spec.cap.mbps = iops, mbps
+                else:
+                    spec.cap.instance_iops, spec.cap.instance_mbps = iops, mbps
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -66,16 +70,18 @@ def _fmt(value: float | None, unit: str) -> str:
 def _print_human(r: BenchResult) -> None:
     t = Table(title=f"blockfit bench ({r.settings.profile}, {r.postgres_version}, "
                     f"server memory {r.settings.memory_limit_bytes // 2**20} MiB)")
-    for col in ("measure", "layout", "median", "runs", "hit ratio", "binding (evidence)"):
+    for col in ("measure", "layout", "median", "runs", "hit: buffers / page cache", "binding (evidence)"):
         t.add_column(col, justify="left" if col in ("measure", "layout", "binding (evidence)") else "right")
-    for lay in r.layouts:
-        for mr in lay.measures:
-            good = [x for x in mr.runs if x.evidence is not None]
-            hits = [x.evidence.db.hit_ratio for x in good if x.evidence and x.evidence.db.hit_ratio is not None]
-            detail = good[-1].evidence.binding_detail if good and good[-1].evidence else ""
+    for measure in r.measures:  # measure by measure, so A and B sit next to each other
+        for lay, mr in ((x, m) for x in r.layouts for m in x.measures if m.measure == measure):
+            evs = [x.evidence for x in mr.runs if x.evidence is not None]
+            hits = [e.db.hit_ratio for e in evs if e.db.hit_ratio is not None]
+            cache = [e.db.page_cache_hit_ratio for e in evs if e.db.page_cache_hit_ratio is not None]
+            detail = evs[len(evs) // 2].binding_detail if evs else ""
             failed = [x.failed for x in mr.runs if x.failed]
             t.add_row(mr.measure, f"{lay.label} ({lay.dir})", _fmt(mr.median, mr.unit), str(len(mr.runs)),
-                      f"{sorted(hits)[len(hits) // 2]:.1%}" if hits else "-",
+                      (f"{sorted(hits)[len(hits) // 2]:.0%}" if hits else "-") + " / "
+                      + (f"{sorted(cache)[len(cache) // 2]:.0%}" if cache else "-"),
                       f"FAILED: {failed[0]}" if failed else detail)
     console.print(t)
     for c in r.comparisons:
@@ -97,6 +103,9 @@ def bench_command(
     label: Annotated[list[str] | None, typer.Option("--label", help="layout labels, one per --dir, in order")] = None,
     cap: Annotated[list[str] | None, typer.Option("--cap", help="[LABEL=]IOPS[:MBPS]: a per-member cap the host "
                                                   "cannot see (qemu throttle, cloud volume), for the evidence")] = None,
+    instance_cap: Annotated[list[str] | None, typer.Option("--instance-cap", help="[LABEL=]IOPS[:MBPS]: the "
+                                                           "instance's cap over all members, for the evidence")]
+    = None,
     before_measure: Annotated[str | None, typer.Option("--before-measure", help="shell command run once after "
                                                        "loading and before the first measured run (e.g. apply "
                                                        "caps)")] = None,
@@ -113,6 +122,7 @@ def bench_command(
         raise InputError(f"--out {out}: is a file (expected a directory)")
     layouts = _layouts(dirs, list(label or []))
     _caps(list(cap or []), layouts)
+    _caps(list(instance_cap or []), layouts, "--instance-cap")
     request = BenchRequest(layouts=layouts, measures=parse_workloads(workload), profile=PROFILES[profile],
                            repeat=repeat, before_measure=before_measure)
     signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -140,3 +150,6 @@ def bench_command(
         print_json(result)
     else:
         _print_human(result)
+    if result.partial:
+        err_console.print(f"blockfit: bench stopped early ({result.stopped_by}); the results above are partial")
+        raise typer.Exit(130)

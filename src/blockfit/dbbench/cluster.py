@@ -84,6 +84,10 @@ def check_dir(path: Path) -> Path:
     if sub.exists() and (not sub.is_dir() or any(sub.iterdir())):
         raise InputError(f"--dir {path}: {sub} exists and is not empty (expected a new or empty cluster "
                          "directory; blockfit never touches data it did not create)")
+    user = server_user()
+    if subprocess.run(["test", "-x", str(path)], preexec_fn=_child_setup(user, None), check=False).returncode != 0:
+        raise InputError(f"--dir {path}: not reachable by user {user.name}, who runs the server (expected every "
+                         "directory on the path to be searchable by that user, e.g. chmod o+x)")
     return sub
 
 
@@ -129,10 +133,34 @@ class Cluster:
         return self.process is not None and self.process.poll() is None
 
 
+def _kill_group(pgid: int) -> None:
+    """SIGKILL a whole process group and wait until none of it is left (so nothing writes any more)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    for _ in range(200):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+
+
 def _run(argv: list[str], user: RunAs, what: str, log: Path, timeout: float = 600) -> None:
+    """Run a server tool (initdb) in its own process group: on Ctrl-C the group goes, children included
+    (initdb's bootstrap postgres would otherwise keep writing into the directory being deleted)."""
     with open(log, "ab") as fh:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout,
-                              preexec_fn=_child_setup(user, None), check=False)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT,
+                                preexec_fn=_child_setup(user, None), start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise EnvironmentProblem(f"{what} took longer than {timeout:.0f} s") from None
+        finally:
+            if proc.poll() is None:
+                _kill_group(proc.pid)
+                proc.wait()
+            else:
+                _kill_group(proc.pid)  # children that outlived it
     if proc.returncode != 0:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
         raise EnvironmentProblem(f"{what} failed (exit {proc.returncode}): {tail}")
@@ -198,10 +226,15 @@ def stop(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 30.0)
     cluster.process = None
 
 
+Register = Callable[[str, Path], None]  # (kind, path) of what was just created: the janitor's manifest
+
+
 @contextlib.contextmanager
-def private_dir(user: RunAs | None = None) -> Iterator[Path]:
+def private_dir(user: RunAs | None = None, register: Register | None = None) -> Iterator[Path]:
     """A temp dir only we (and, when given, the server user) can use; removed on exit."""
     path = Path(tempfile.mkdtemp(prefix="blockfit-bench-"))
+    if register is not None:
+        register("dir", path)
     try:
         if user is not None:
             os.chown(path, user.uid, user.gid)
@@ -213,12 +246,14 @@ def private_dir(user: RunAs | None = None) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def throwaway_cluster(label: str, sub: Path, workdir: Path, settings: dict[str, str],
-                      bindir: Path | None = None) -> Iterator[Cluster]:
+                      bindir: Path | None = None, register: Register | None = None) -> Iterator[Cluster]:
     """The cluster's directories: created here (not started); on exit the server is stopped by the caller and
     every directory this created is deleted. ``sub`` is what ``check_dir`` returned."""
     user = server_user()
     created = not sub.exists()
-    with private_dir(user) as sock:
+    if created and register is not None:
+        register("dir", sub)
+    with private_dir(user, register) as sock:
         cluster = Cluster(label=label, root=sub, socket_dir=sock, bindir=bindir or find_bindir(), user=user,
                           log=workdir / f"postgres-{len(list(workdir.glob('postgres-*')))}.log", settings=settings)
         try:
@@ -227,7 +262,11 @@ def throwaway_cluster(label: str, sub: Path, workdir: Path, settings: dict[str, 
             if cluster.alive():
                 stop(cluster, None)
             if created:
-                shutil.rmtree(sub, ignore_errors=True)
+                for _ in range(20):  # a process dying late may still add a file once
+                    shutil.rmtree(sub, ignore_errors=True)
+                    if not sub.exists():
+                        break
+                    time.sleep(0.1)
             else:
                 for child in list(sub.iterdir()) if sub.exists() else []:
                     shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)

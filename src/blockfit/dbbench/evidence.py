@@ -22,14 +22,18 @@ from blockfit.schema.bench import Binding, DbCounters, DeviceEvidence, LayoutInf
 
 CPU_BOUND_PCT = 85.0     # host CPU busy at or above this, with no device at a cap: the run measured CPU
 INTERVAL_S = 1.0
+IO_BINDINGS = ("iops_cap", "mbps_cap", "instance_cap", "flush_latency")
 
 
 @dataclass
 class KnownCap:
-    """A cap the guest cannot see (qemu throttle group, cloud volume): per member device of a layout."""
+    """Caps the guest cannot see (qemu throttle groups, cloud volumes): per member device of a layout, and the
+    instance's (shared by every member)."""
 
     iops: float | None = None
     mbps: float | None = None
+    instance_iops: float | None = None
+    instance_mbps: float | None = None
 
 
 def resolve(directory: Path, label: str) -> LayoutInfo:
@@ -40,13 +44,14 @@ def resolve(directory: Path, label: str) -> LayoutInfo:
     found = [m for m in mounts.read() if m.dev == dev and (real + "/").startswith(m.mount_point.rstrip("/") + "/")]
     mount = max(found, key=lambda m: len(m.mount_point)) if found else None
     devices: list[str] = []
+    name = None
     link = Path(f"/sys/dev/block/{dev}")
     if link.exists():
         name = link.resolve().name
         devices = sampler.snapshot([name], INTERVAL_S).selected
     return LayoutInfo(label=label, dir=str(directory), mount_point=mount.mount_point if mount else "?",
                       fstype=mount.fstype if mount else "?", source=mount.source if mount else "?",
-                      devices=devices, mount_options=mount.all_options if mount else [])
+                      fs_device=name, devices=devices, mount_options=mount.all_options if mount else [])
 
 
 def cpu_times() -> tuple[float, float]:
@@ -131,16 +136,30 @@ def _members(info_devices: list[str], capture: sampler.Capture) -> list[str]:
     return [n for n in info_devices if n in devs and not devs[n].slaves and devs[n].kind != "partition"]
 
 
+def page_cache_hit_ratio(capture: sampler.Capture | None, fs_device: str | None, db: DbCounters) -> float | None:
+    """1 - (bytes read from the filesystem's device) / (blocks the server missed in shared buffers x 8 KiB)."""
+    if capture is None or fs_device is None or len(capture.samples) < 2 or db.blks_read == 0:
+        return None
+    first, last = capture.stats(0).get(fs_device), capture.stats(len(capture.samples) - 1).get(fs_device)
+    if first is None or last is None:
+        return None
+    device_bytes = (last.sectors_read - first.sectors_read) * 512
+    return min(1.0, max(0.0, 1.0 - device_bytes / (db.blks_read * 8192)))
+
+
 def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
-          memory: MemoryEvidence | None) -> RunEvidence:
+          memory: MemoryEvidence | None, fs_device: str | None = None) -> RunEvidence:
     """Device figures, diagnose's findings and the binding resource of one run."""
+    db.page_cache_hit_ratio = page_cache_hit_ratio(capture, fs_device, db)
     if capture is None or len(capture.samples) < 2:
         binding: Binding = "cpu" if cpu_pct >= CPU_BOUND_PCT else "unknown"
         return RunEvidence(db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding, io_bound=False,
                            binding_detail=f"no block device sampled; host CPU {cpu_pct:.0f} % busy")
     expectation = None
-    if known is not None and (known.iops or known.mbps):
-        expectation = rules.Expectation(source="known cap (--cap)", member_iops=known.iops, member_mbps=known.mbps,
+    if known is not None and (known.iops or known.mbps or known.instance_iops or known.instance_mbps):
+        expectation = rules.Expectation(source="known cap (--cap / --instance-cap)", member_iops=known.iops,
+                                        member_mbps=known.mbps, instance_iops=known.instance_iops,
+                                        instance_mbps=known.instance_mbps,
                                         members=_members(capture.header.selected, capture))
     diag = rules.diagnose(capture, expectation, "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
@@ -154,14 +173,18 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
                                       cap=f.measurements["cap"] if f else None,
                                       cap_use=f.measurements["cap_use"] if f else None))
     storms = [f for f in diag.findings if f.kind == "flush_storm"]
-    if at_cap:
+    instance = [f for f in diag.findings if f.kind == "instance_cap"]
+    if instance:
+        binding = "instance_cap"
+        detail = f"instance cap: {instance[0].summary} ({instance[0].evidence[0]}); host CPU {cpu_pct:.0f} %"
+    elif at_cap:
         unit = "MB/s" if "MB/s" in at_cap[0].summary else "IOPS"
         binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
         uses = [f.measurements["cap_use"] for f in at_cap]
         names = ", ".join(f.device for f in at_cap)
-        who = "members" if len(at_cap) > 1 else "member"
+        who, whose = ("members", "their") if len(at_cap) > 1 else ("member", "its")
         detail = (f"{who} {names} at {min(uses):.0%}" + (f"–{max(uses):.0%}" if len(at_cap) > 1 else "")
-                  + f" of their {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
+                  + f" of {whose} {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
     elif storms:
         binding = "flush_latency"
         detail = f"fsync/flush latency: {storms[0].summary} on {storms[0].device}; host CPU {cpu_pct:.0f} %"
@@ -175,8 +198,7 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
                   + (f"; busiest {top.device} {top.read_iops + top.write_iops:,.0f} IOPS, await "
                      f"{top.r_await_ms:.1f} ms" if top else ""))
     return RunEvidence(devices=devices, db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding,
-                       binding_detail=detail, io_bound=binding in ("iops_cap", "mbps_cap", "flush_latency"),
-                       findings=diag.findings)
+                       binding_detail=detail, io_bound=binding in IO_BINDINGS, findings=diag.findings)
 
 
 def most_common(bindings: list[Binding]) -> Binding | None:

@@ -5,7 +5,11 @@ Order of work, and why:
 1. Validate every --dir before creating anything (bad input leaves nothing behind).
 2. Per layout: a memory cgroup, initdb, start the server inside the cgroup, load the data every chosen
    workload needs. Loading happens for all layouts first, with whatever caps are in force (the lab lifts its
-   caps for this), then a checkpoint and the cgroups' page cache dropped.
+   caps for this), then a checkpoint and the cgroups' page cache dropped (it holds what loading wrote last),
+   then, for OLTP, a select-only run still before the caps: it fills shared buffers and the bounded page cache
+   with the workload's own steady mix. Without it the capped warm-up cannot get there on the slower layout
+   (at 300 IOPS refilling a 128 MiB cache takes ~50 s), so the slower layout starts colder, misses more per
+   transaction, and the measured ratio exceeds the ratio of the caps (4.9 for caps 4x apart, measured).
 3. ``--before-measure`` runs once (the lab applies its caps here), then per measure: one warm-up run per
    layout, then measured runs A B A B … with a look at the planned run counts (stats.looks_at).
 Every resource lives in one ExitStack, so an error or Ctrl-C anywhere stops the servers, kills what is left
@@ -26,6 +30,7 @@ from typing import Any, get_args
 
 from blockfit.dbbench import cluster as pg
 from blockfit.dbbench import dss, evidence, load, oltp, stats
+from blockfit.dbbench.janitor import Janitor
 from blockfit.dbbench.memcg import MemoryCgroup, memory_cgroup
 from blockfit.dbbench.profiles import PROFILES, Profile
 from blockfit.errors import EnvironmentProblem, InputError
@@ -77,6 +82,7 @@ class BenchRequest:
     repeat: int | None = None
     before_measure: str | None = None
     bindir: Path | None = None
+    sequential: bool = True  # False: always --repeat runs and one look at the end (bench/bench_sequential.py)
 
     @property
     def repeats(self) -> int:
@@ -165,7 +171,7 @@ def _measure_once(lay: _Layout, measure: MeasureName, profile: Profile, workdir:
                                    profile.oltp_clients, seconds, workdir)
             run.score = run.figures["tps"]
         elif measure == "dss":
-            run.score, run.queries = dss.run(lay.conn)
+            run.score, run.queries = dss.run(lay.conn, "group by" if warmup else None)
             run.figures = {"temp_written_bytes": float(sum(q.temp_written_bytes for q in run.queries))}
         else:
             steps = list(profile.load_steps[:1] if warmup else profile.load_steps)
@@ -184,7 +190,8 @@ def _measure_once(lay: _Layout, measure: MeasureName, profile: Profile, workdir:
     after = evidence.db_snapshot(lay.conn) if lay.conn is not None else before
     memory = MemoryEvidence(limit_bytes=lay.cgroup.limit_bytes, peak_bytes=lay.cgroup.peak_bytes(), oom_kills=ooms,
                             cgroup_version=lay.cgroup.version)
-    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory)
+    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory,
+                                  lay.info.fs_device)
     return run
 
 
@@ -229,8 +236,9 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
         raise EnvironmentProblem("psycopg 3 not installed (pip install 'blockfit[db]')") from None
     bindir = request.bindir or pg.find_bindir()
     profile, repeat, measures = request.profile, request.repeats, request.measures
-    looks = stats.looks_at(repeat)
-    total = 2 * len(subs) + 1 + len(measures) * len(subs) * (1 + repeat)
+    looks = stats.looks_at(repeat) if request.sequential else [repeat]
+    total = (3 if any(m.startswith("oltp") for m in measures) else 2) * len(subs) + 1 \
+        + len(measures) * len(subs) * (1 + repeat)
     done = 0
 
     def step(phase: str, advance: int = 1) -> None:
@@ -244,64 +252,75 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
     settings = profile.server_settings()
     layouts: list[_Layout] = []
     comparisons: list[Comparison] = []
-    with contextlib.ExitStack() as stack:
-        workdir = stack.enter_context(pg.private_dir())
-        for spec, sub in zip(request.layouts, subs, strict=True):
-            info = evidence.resolve(spec.path, spec.label)
-            cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench"))
-            cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir))
-            stack.callback(pg.stop, cl, cgroup)
-            lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
-            layouts.append(lay)
-            step(f"initdb {spec.label}")
-            t0 = time.monotonic()
-            pg.initdb(cl)
-            pg.start(cl, cgroup)
-            _connect(lay, wait_s=30)
-            stack.callback(_close, lay)
-            if lay.conn is None:
-                raise EnvironmentProblem(lay.dead or f"cannot connect to the server on {spec.label}")
-            step(f"load {spec.label}")
-            if "oltp-select" in measures or "oltp-tpcb" in measures:
-                oltp.init(cl, profile.oltp_scale)
-            if "dss" in measures:
-                dss.prepare(lay.conn, profile.dss_rows, str(cl.temp_dir))
-            lay.conn.execute("CHECKPOINT")
-            info.load_seconds = time.monotonic() - t0
-        for lay in layouts:
-            lay.conn.execute("CHECKPOINT")
-            lay.cgroup.drop_cache()
-        step("before-measure hook")
-        if request.before_measure:
-            hook = subprocess.run(request.before_measure, shell=True, capture_output=True, text=True, check=False)
-            if hook.returncode != 0:
-                raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
-                                         f"{(hook.stderr or hook.stdout).strip()[-200:]}")
-        for measure in measures:
-            unit, higher = UNITS[measure]
+    stopped_by: str | None = None
+    try:  # Ctrl-C (or SIGTERM): everything is cleaned up on the way out, and what was measured is kept
+        with contextlib.ExitStack() as stack:
+            janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
+            stack.callback(janitor.close)
+            workdir = stack.enter_context(pg.private_dir(register=janitor.register))
+            for spec, sub in zip(request.layouts, subs, strict=True):
+                info = evidence.resolve(spec.path, spec.label)
+                cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
+                cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir,
+                                                             janitor.register))
+                stack.callback(pg.stop, cl, cgroup)
+                lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
+                layouts.append(lay)
+                step(f"initdb {spec.label}")
+                t0 = time.monotonic()
+                pg.initdb(cl)
+                pg.start(cl, cgroup)
+                _connect(lay, wait_s=30)
+                stack.callback(_close, lay)
+                if lay.conn is None:
+                    raise EnvironmentProblem(lay.dead or f"cannot connect to the server on {spec.label}")
+                step(f"load {spec.label}")
+                if "oltp-select" in measures or "oltp-tpcb" in measures:
+                    oltp.init(cl, profile.oltp_scale)
+                if "dss" in measures:
+                    dss.prepare(lay.conn, profile.dss_rows, str(cl.temp_dir))
+                lay.conn.execute("CHECKPOINT")
+                info.load_seconds = time.monotonic() - t0
+            oltp_measures = [m for m in measures if m.startswith("oltp")]
             for lay in layouts:
-                lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
-                step(f"{measure}: warm-up on {lay.spec.label}")
-                lay.results[measure].warmup = _measure_once(lay, measure, profile, workdir, 0, started, warmup=True)
-            n, taken, measure_comps = 0, 0, []
-            while n < repeat:
-                n += 1
+                lay.conn.execute("CHECKPOINT")
+                lay.cgroup.drop_cache()
+                if oltp_measures:  # reach the workload's steady cache before caps apply (see the module docstring)
+                    step(f"prime cache {lay.spec.label}")
+                    oltp.run(lay.cluster, "select", profile.oltp_clients, profile.warmup_seconds, workdir)
+            step("before-measure hook")
+            if request.before_measure:
+                hook = subprocess.run(request.before_measure, shell=True, capture_output=True, text=True, check=False)
+                if hook.returncode != 0:
+                    raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
+                                             f"{(hook.stderr or hook.stdout).strip()[-200:]}")
+            for measure in measures:
+                unit, higher = UNITS[measure]
                 for lay in layouts:
-                    step(f"{measure}: run {n} of ≤{repeat} on {lay.spec.label}")
-                    lay.results[measure].runs.append(_measure_once(lay, measure, profile, workdir, n, started,
-                                                                   warmup=False))
-                    _summarise(lay.results[measure])
-                failed = any(r.failed for lay in layouts for r in lay.results[measure].runs)
-                if n in looks or failed:
-                    taken += 1
-                    measure_comps = _compare(layouts, measure, len(looks), taken)
-                    if len(layouts) > 1 and all(c.verdict in SETTLED for c in measure_comps):
-                        break
-                    if failed:
-                        break
-            done += (repeat - n) * len(layouts)
-            comparisons.extend(measure_comps)
-        step("stopping servers", 0)
+                    lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
+                    step(f"{measure}: warm-up on {lay.spec.label}")
+                    lay.results[measure].warmup = _measure_once(lay, measure, profile, workdir, 0, started, warmup=True)
+                n, taken, measure_comps = 0, 0, []
+                while n < repeat:
+                    n += 1
+                    for lay in layouts:
+                        step(f"{measure}: run {n} of ≤{repeat} on {lay.spec.label}")
+                        lay.results[measure].runs.append(_measure_once(lay, measure, profile, workdir, n, started,
+                                                                       warmup=False))
+                        _summarise(lay.results[measure])
+                    failed = any(r.failed for lay in layouts for r in lay.results[measure].runs)
+                    if n in looks or failed:
+                        taken += 1
+                        measure_comps = _compare(layouts, measure, len(looks), taken)
+                        if len(layouts) > 1 and all(c.verdict in SETTLED for c in measure_comps):
+                            break
+                        if failed:
+                            break
+                done += (repeat - n) * len(layouts)
+                comparisons.extend(measure_comps)
+            step("stopping servers", 0)
+    except KeyboardInterrupt:
+        stopped_by = "interrupted"
     return BenchResult(
         started=result_started, duration_s=time.monotonic() - started, postgres_version=_server_version(bindir),
         measures=measures,
@@ -311,11 +330,12 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
                                run_seconds=profile.run_seconds, warmup_seconds=profile.warmup_seconds,
                                dss_rows=profile.dss_rows, load_steps=list(profile.load_steps)),
         layouts=[_finish(lay, measures) for lay in layouts], comparisons=comparisons,
-        warnings=_warnings(layouts),
+        warnings=_warnings(layouts), partial=stopped_by is not None, stopped_by=stopped_by,
     )
 
 
 def _finish(lay: _Layout, measures: list[MeasureName]) -> LayoutInfo:
+    """The layout with its measures (those started; a partial result may lack the rest)."""
     lay.info.measures = [lay.results[m] for m in measures if m in lay.results]
     return lay.info
 
