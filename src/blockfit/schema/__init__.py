@@ -4,6 +4,7 @@ Each concept has its own module; import from here:
     from blockfit.schema import Volume, Layout, Instance, Workload, Prediction, Plan
 """
 
+from blockfit.schema.bench import BenchResult, BenchRun, Comparison, LayoutInfo, MeasureResult
 from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
@@ -13,6 +14,11 @@ from blockfit.schema.plan import Candidate, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
 
 __all__ = [
+    "BenchResult",
+    "BenchRun",
+    "Comparison",
+    "LayoutInfo",
+    "MeasureResult",
     "BuildResult",
     "BuildStep",
     "Candidate",

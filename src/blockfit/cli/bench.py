@@ -1,0 +1,140 @@
+"""`blockfit bench --dir A --dir B`: a throwaway PostgreSQL on each layout decides which is faster, and why."""
+
+from __future__ import annotations
+
+import os
+import signal
+import string
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from blockfit.cli import app
+from blockfit.cli.output import console, err_console, print_json
+from blockfit.dbbench.evidence import KnownCap
+from blockfit.dbbench.profiles import PROFILES
+from blockfit.dbbench.runner import BenchRequest, LayoutSpec, parse_workloads, run_bench
+from blockfit.errors import InputError
+from blockfit.schema.bench import BenchResult
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
+    """--dir PATH or PATH=LABEL; --label gives labels in --dir order; default A, B, C, …"""
+    if labels and len(labels) != len(dirs):
+        raise InputError(f"--label: {len(labels)} given for {len(dirs)} --dir: expected one per --dir")
+    specs = []
+    for i, text in enumerate(dirs):
+        path, label = text, labels[i] if labels else None
+        head, sep, tail = text.rpartition("=")
+        if sep and head and tail and "/" not in tail:
+            path, label = head, label or tail
+        specs.append(LayoutSpec(path=Path(path), label=label or string.ascii_uppercase[i % 26]))
+    return specs
+
+
+def _caps(texts: list[str], layouts: list[LayoutSpec]) -> None:
+    """--cap [LABEL=]IOPS[:MBPS]: a member cap the host cannot see (qemu throttle, cloud volume)."""
+    labels = {s.label for s in layouts}
+    for text in texts:
+        label, _, figures = text.rpartition("=")
+        iops_text, _, mbps_text = figures.partition(":")
+        try:
+            cap = KnownCap(iops=float(iops_text) if iops_text else None, mbps=float(mbps_text) if mbps_text else None)
+        except ValueError:
+            raise InputError(f"--cap {text!r}: expected [LABEL=]IOPS[:MBPS], e.g. B=300 or 300:40") from None
+        if label and label not in labels:
+            raise InputError(f"--cap {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
+        for spec in layouts:
+            if not label or spec.label == label:
+                spec.cap = cap
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.2f} s" if unit == "seconds" else f"{value:,.0f} {unit}"
+
+
+def _print_human(r: BenchResult) -> None:
+    t = Table(title=f"blockfit bench ({r.settings.profile}, {r.postgres_version}, "
+                    f"server memory {r.settings.memory_limit_bytes // 2**20} MiB)")
+    for col in ("measure", "layout", "median", "runs", "hit ratio", "binding (evidence)"):
+        t.add_column(col, justify="left" if col in ("measure", "layout", "binding (evidence)") else "right")
+    for lay in r.layouts:
+        for mr in lay.measures:
+            good = [x for x in mr.runs if x.evidence is not None]
+            hits = [x.evidence.db.hit_ratio for x in good if x.evidence and x.evidence.db.hit_ratio is not None]
+            detail = good[-1].evidence.binding_detail if good and good[-1].evidence else ""
+            failed = [x.failed for x in mr.runs if x.failed]
+            t.add_row(mr.measure, f"{lay.label} ({lay.dir})", _fmt(mr.median, mr.unit), str(len(mr.runs)),
+                      f"{sorted(hits)[len(hits) // 2]:.1%}" if hits else "-",
+                      f"FAILED: {failed[0]}" if failed else detail)
+    console.print(t)
+    for c in r.comparisons:
+        console.print(f"{c.measure}: {c.text}")
+    for w in r.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+
+
+@app.command("bench")
+def bench_command(
+    dirs: Annotated[list[str], typer.Option("--dir", help="a directory on the layout under test (PATH or "
+                                            "PATH=LABEL); repeat for an A/B comparison. A cluster is made in "
+                                            "a new subdirectory 'blockfit-bench' and removed at the end")],
+    workload: Annotated[str, typer.Option("--workload", help="comma-separated: oltp (= oltp-select, oltp-tpcb), "
+                                          "dss, load")] = "oltp,dss,load",
+    profile: Annotated[str, typer.Option("--profile", help="quick | standard")] = "quick",
+    repeat: Annotated[int | None, typer.Option("--repeat", help="most measured runs per layout and measure "
+                                               "(stops earlier once the verdict is settled)")] = None,
+    label: Annotated[list[str] | None, typer.Option("--label", help="layout labels, one per --dir, in order")] = None,
+    cap: Annotated[list[str] | None, typer.Option("--cap", help="[LABEL=]IOPS[:MBPS]: a per-member cap the host "
+                                                  "cannot see (qemu throttle, cloud volume), for the evidence")] = None,
+    before_measure: Annotated[str | None, typer.Option("--before-measure", help="shell command run once after "
+                                                       "loading and before the first measured run (e.g. apply "
+                                                       "caps)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the BenchResult as JSON")] = False,
+    out: Annotated[Path | None, typer.Option("--out", help="also write bench.json into this directory")] = None,
+) -> None:
+    """Compare layouts with a real PostgreSQL: OLTP (pgbench), DSS with temp spills, bulk load; with evidence."""
+    if profile not in PROFILES:
+        raise InputError(f"--profile {profile!r}: expected one of {', '.join(PROFILES)}")
+    if repeat is not None and repeat < 1:
+        raise InputError(f"--repeat {repeat}: expected a whole number of at least 1")
+    if out is not None and out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: is a file (expected a directory)")
+    layouts = _layouts(dirs, list(label or []))
+    _caps(list(cap or []), layouts)
+    request = BenchRequest(layouts=layouts, measures=parse_workloads(workload), profile=PROFILES[profile],
+                           repeat=repeat, before_measure=before_measure)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    if err_console.is_terminal:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err_console, transient=True) as bar:
+            task = bar.add_task("bench", total=1)
+
+            def progress(phase: str, done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total, description=f"bench: {phase}")
+
+            result = run_bench(request, progress)
+    else:
+        def lines(phase: str, done: int, total: int) -> None:  # plain lines for a log (the lab polls them)
+            err_console.print(f"bench [{done}/{total}] {phase}", highlight=False)
+
+        result = run_bench(request, lines)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / f".bench.json.{os.getpid()}"
+        tmp.write_text(result.model_dump_json(indent=2) + "\n")
+        tmp.replace(out / "bench.json")
+    if json_out:
+        print_json(result)
+    else:
+        _print_human(result)

@@ -1,0 +1,233 @@
+"""A throwaway PostgreSQL cluster in a new subdirectory of a layout's directory, never reachable over TCP.
+
+Why each rule: the user's directory may hold real data, so we only ever create and delete our own
+subdirectory (``blockfit-bench``; a non-empty one is refused). The server runs as the unprivileged
+``postgres`` user (it refuses root anyway), with ``listen_addresses=''`` and its socket in a private temp dir,
+so nothing else on the machine can reach it. It is started in its own session (a terminal's Ctrl-C reaches
+blockfit, which stops it in order) and asks the kernel to SIGKILL it should blockfit die; its backends notice
+the postmaster's death and exit. Everything is removed on exit, on error and on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blockfit.dbbench.memcg import MemoryCgroup
+from blockfit.errors import EnvironmentProblem, InputError
+
+SUBDIR = "blockfit-bench"
+_PR_SET_PDEATHSIG = 1
+
+
+def find_bindir() -> Path:
+    """The newest Debian PostgreSQL (``/usr/lib/postgresql/N/bin``) that has postgres, initdb and pgbench."""
+    found = [Path(p).parent for p in glob.glob("/usr/lib/postgresql/*/bin/postgres")
+             if (Path(p).parent / "pgbench").exists() and (Path(p).parent / "initdb").exists()]
+    if not found:
+        raise EnvironmentProblem("PostgreSQL not found in /usr/lib/postgresql/*/bin (install postgresql and "
+                                 "postgresql-contrib)")
+    return max(found, key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
+
+
+@dataclass(frozen=True)
+class RunAs:
+    uid: int
+    gid: int
+    name: str
+
+
+def server_user() -> RunAs:
+    """Root runs the server as ``postgres``; anyone else runs it as themselves (already unprivileged)."""
+    if os.geteuid() != 0:
+        pw = pwd.getpwuid(os.geteuid())
+        return RunAs(pw.pw_uid, pw.pw_gid, pw.pw_name)
+    try:
+        pw = pwd.getpwnam("postgres")
+    except KeyError:
+        raise EnvironmentProblem("user 'postgres' not found (install the postgresql package)") from None
+    return RunAs(pw.pw_uid, pw.pw_gid, pw.pw_name)
+
+
+def _child_setup(user: RunAs, cgroup: MemoryCgroup | None) -> Callable[[], None]:
+    """In the child before exec: join the memory cgroup (as root), drop to the user, die with the parent."""
+    def setup() -> None:
+        if cgroup is not None:
+            cgroup.enter()
+        if os.geteuid() == 0 and user.uid != 0:
+            os.setgroups([])
+            os.setgid(user.gid)
+            os.setuid(user.uid)
+        with contextlib.suppress(OSError, AttributeError):  # set after setuid: a uid change clears it
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    return setup
+
+
+def check_dir(path: Path) -> Path:
+    """Validate one --dir before anything is created; returns the cluster subdirectory to use."""
+    if not path.exists():
+        raise InputError(f"--dir {path}: does not exist (expected a directory on the filesystem under test)")
+    if not path.is_dir():
+        raise InputError(f"--dir {path}: is not a directory (expected a directory on the filesystem under test)")
+    sub = path / SUBDIR
+    if sub.exists() and (not sub.is_dir() or any(sub.iterdir())):
+        raise InputError(f"--dir {path}: {sub} exists and is not empty (expected a new or empty cluster "
+                         "directory; blockfit never touches data it did not create)")
+    return sub
+
+
+@dataclass
+class Cluster:
+    """One running server: where its data and socket are, and how to reach it."""
+
+    label: str
+    root: Path
+    socket_dir: Path
+    bindir: Path
+    user: RunAs
+    log: Path
+    port: int = 5432
+    process: subprocess.Popen[bytes] | None = None
+    settings: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def temp_dir(self) -> Path:
+        """Where the temp tablespace lives (on the layout, beside the data directory, not inside it)."""
+        return self.root / "temp"
+
+    @property
+    def conninfo(self) -> str:
+        return f"host={self.socket_dir} port={self.port} user=postgres dbname=postgres"
+
+    def env(self) -> dict[str, str]:
+        """Environment for client tools (pgbench, psql): the socket, never TCP."""
+        return {**os.environ, "PGHOST": str(self.socket_dir), "PGPORT": str(self.port), "PGUSER": "postgres",
+                "PGDATABASE": "postgres"}
+
+    def log_tail(self, lines: int = 5) -> str:
+        try:
+            return " | ".join(self.log.read_text(errors="replace").strip().splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+def _run(argv: list[str], user: RunAs, what: str, log: Path, timeout: float = 600) -> None:
+    with open(log, "ab") as fh:
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT, timeout=timeout,
+                              preexec_fn=_child_setup(user, None), check=False)
+    if proc.returncode != 0:
+        tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
+        raise EnvironmentProblem(f"{what} failed (exit {proc.returncode}): {tail}")
+
+
+def initdb(cluster: Cluster) -> None:
+    """Create the data directory (and the temp tablespace directory) as the server user."""
+    for d in (cluster.root, cluster.data, cluster.temp_dir):
+        d.mkdir(exist_ok=True)
+        os.chown(d, cluster.user.uid, cluster.user.gid)
+        d.chmod(0o700)
+    probe = subprocess.run(["test", "-w", str(cluster.data)], preexec_fn=_child_setup(cluster.user, None),
+                           check=False)
+    if probe.returncode != 0:
+        raise InputError(f"--dir {cluster.root.parent}: user {cluster.user.name} cannot reach {cluster.data} "
+                         "(expected every parent directory to be searchable by that user, e.g. chmod o+x)")
+    _run([str(cluster.bindir / "initdb"), "-D", str(cluster.data), "--auth=trust", "-U", "postgres", "-E", "UTF8",
+          "--no-sync", "--no-instructions"], cluster.user, "initdb", cluster.log)
+
+
+def start(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 120.0) -> None:
+    """Start the postmaster in the memory cgroup, listening only on the private socket; wait until it accepts."""
+    import psycopg
+
+    argv = [str(cluster.bindir / "postgres"), "-D", str(cluster.data), "-k", str(cluster.socket_dir),
+            "-p", str(cluster.port), "-c", "listen_addresses="]
+    for key, value in cluster.settings.items():
+        argv += ["-c", f"{key}={value}"]
+    log = open(cluster.log, "ab")  # noqa: SIM115 - the server writes to it until it stops
+    try:
+        cluster.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                           start_new_session=True, preexec_fn=_child_setup(cluster.user, cgroup))
+    finally:
+        log.close()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not cluster.alive():
+            raise EnvironmentProblem(f"postgres ({cluster.label}) exited while starting: {cluster.log_tail()}")
+        try:
+            with psycopg.connect(cluster.conninfo, connect_timeout=5) as conn:
+                conn.execute("SELECT 1")
+            return
+        except psycopg.OperationalError:
+            time.sleep(0.2)
+    raise EnvironmentProblem(f"postgres ({cluster.label}) did not accept connections within {timeout_s:.0f} s: "
+                             f"{cluster.log_tail()}")
+
+
+def stop(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 30.0) -> None:
+    """Fast shutdown (SIGINT to the postmaster), then SIGKILL whatever is left of the process tree."""
+    proc = cluster.process
+    if proc is not None and proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+    if cgroup is not None:
+        cgroup.kill_all()
+    cluster.process = None
+
+
+@contextlib.contextmanager
+def private_dir(user: RunAs | None = None) -> Iterator[Path]:
+    """A temp dir only we (and, when given, the server user) can use; removed on exit."""
+    path = Path(tempfile.mkdtemp(prefix="blockfit-bench-"))
+    try:
+        if user is not None:
+            os.chown(path, user.uid, user.gid)
+        path.chmod(0o700)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def throwaway_cluster(label: str, sub: Path, workdir: Path, settings: dict[str, str],
+                      bindir: Path | None = None) -> Iterator[Cluster]:
+    """The cluster's directories: created here (not started); on exit the server is stopped by the caller and
+    every directory this created is deleted. ``sub`` is what ``check_dir`` returned."""
+    user = server_user()
+    created = not sub.exists()
+    with private_dir(user) as sock:
+        cluster = Cluster(label=label, root=sub, socket_dir=sock, bindir=bindir or find_bindir(), user=user,
+                          log=workdir / f"postgres-{len(list(workdir.glob('postgres-*')))}.log", settings=settings)
+        try:
+            yield cluster
+        finally:
+            if cluster.alive():
+                stop(cluster, None)
+            if created:
+                shutil.rmtree(sub, ignore_errors=True)
+            else:
+                for child in list(sub.iterdir()) if sub.exists() else []:
+                    shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)

@@ -1,0 +1,183 @@
+"""What held each run: the devices under the layout (diagnose's sampler and stack), the database's own
+counters, the host CPU, and from those the binding resource in words.
+
+Why diagnose: it already resolves a mount's whole stack (filesystem → LV/md → members), reads cgroup
+throttle caps, and decides when a device sits at a cap (median ≥ 90 % of it over active intervals). A run
+is called I/O-bound only on that evidence (or flush latency); otherwise, if the host CPU was busy, it is
+CPU-bound and the comparison refuses to name a winner.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blockfit.diagnose import mounts, rules, sampler
+from blockfit.schema.bench import Binding, DbCounters, DeviceEvidence, LayoutInfo, MemoryEvidence, RunEvidence
+
+CPU_BOUND_PCT = 85.0     # host CPU busy at or above this, with no device at a cap: the run measured CPU
+INTERVAL_S = 1.0
+
+
+@dataclass
+class KnownCap:
+    """A cap the guest cannot see (qemu throttle group, cloud volume): per member device of a layout."""
+
+    iops: float | None = None
+    mbps: float | None = None
+
+
+def resolve(directory: Path, label: str) -> LayoutInfo:
+    """The mount a directory lives on and its block device stack (empty when not on a block device)."""
+    st = os.stat(directory)
+    dev = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    real = str(directory.resolve())
+    found = [m for m in mounts.read() if m.dev == dev and (real + "/").startswith(m.mount_point.rstrip("/") + "/")]
+    mount = max(found, key=lambda m: len(m.mount_point)) if found else None
+    devices: list[str] = []
+    link = Path(f"/sys/dev/block/{dev}")
+    if link.exists():
+        name = link.resolve().name
+        devices = sampler.snapshot([name], INTERVAL_S).selected
+    return LayoutInfo(label=label, dir=str(directory), mount_point=mount.mount_point if mount else "?",
+                      fstype=mount.fstype if mount else "?", source=mount.source if mount else "?",
+                      devices=devices, mount_options=mount.all_options if mount else [])
+
+
+def cpu_times() -> tuple[float, float]:
+    """(busy, total) jiffies over all CPUs; iowait counts as idle (a CPU waiting on I/O is free)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        fields = [float(x) for x in fh.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
+    total = sum(fields[:8])
+    return total - idle, total
+
+
+class DeviceSampler:
+    """Samples /proc/diskstats for a stack every second in a thread, between start() and stop()."""
+
+    def __init__(self, devices: list[str]) -> None:
+        self.devices = devices
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.capture: sampler.Capture | None = None
+        self._cpu0 = cpu_times()
+
+    def start(self) -> DeviceSampler:
+        self._cpu0 = cpu_times()
+        if self.devices:
+            self.capture = sampler.Capture(header=sampler.snapshot(self.devices, INTERVAL_S), samples=[])
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        assert self.capture is not None
+        t0 = time.monotonic()
+        i = 0
+        while True:
+            self.capture.samples.append(sampler.take_sample(self.capture.header.selected, time.monotonic() - t0))
+            i += 1
+            if self._stop.wait(max(0.0, t0 + i * INTERVAL_S - time.monotonic())):
+                return
+
+    def stop(self) -> tuple[sampler.Capture | None, float]:
+        """The capture (None without a block device) and the host CPU busy % over the window."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        busy1, total1 = cpu_times()
+        busy0, total0 = self._cpu0
+        cpu = 100.0 * (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
+        if self.capture is not None and self.capture.header.selected:
+            self.capture.samples.append(sampler.take_sample(self.capture.header.selected,
+                                                            self.capture.samples[-1].t + INTERVAL_S
+                                                            if self.capture.samples else 0.0))
+        return self.capture, cpu
+
+
+DB_QUERY = """
+SELECT (SELECT sum(blks_read) FROM pg_stat_database), (SELECT sum(blks_hit) FROM pg_stat_database),
+       (SELECT sum(temp_files) FROM pg_stat_database), (SELECT sum(temp_bytes) FROM pg_stat_database),
+       pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0'),
+       checkpoints_timed + checkpoints_req, buffers_checkpoint, buffers_backend, buffers_clean
+FROM pg_stat_bgwriter
+"""
+DB_FIELDS = ("blks_read", "blks_hit", "temp_files", "temp_bytes", "wal_bytes", "checkpoints", "buffers_checkpoint",
+             "buffers_backend", "buffers_clean")
+
+
+def db_snapshot(conn: Any) -> dict[str, int]:
+    """Cumulative counters now (psycopg connection, autocommit); subtract two for a run's deltas."""
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    row = conn.execute(DB_QUERY).fetchone()
+    return {k: int(v or 0) for k, v in zip(DB_FIELDS, row, strict=True)}
+
+
+def db_delta(before: dict[str, int], after: dict[str, int]) -> DbCounters:
+    d = {k: max(0, after[k] - before[k]) for k in DB_FIELDS}
+    looked = d["blks_read"] + d["blks_hit"]
+    return DbCounters(**d, hit_ratio=d["blks_hit"] / looked if looked else None)
+
+
+def _members(info_devices: list[str], capture: sampler.Capture) -> list[str]:
+    """The bottom of the stack (devices built on nothing we sampled): where a volume's cap applies."""
+    devs = capture.header.devices
+    return [n for n in info_devices if n in devs and not devs[n].slaves and devs[n].kind != "partition"]
+
+
+def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
+          memory: MemoryEvidence | None) -> RunEvidence:
+    """Device figures, diagnose's findings and the binding resource of one run."""
+    if capture is None or len(capture.samples) < 2:
+        binding: Binding = "cpu" if cpu_pct >= CPU_BOUND_PCT else "unknown"
+        return RunEvidence(db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding, io_bound=False,
+                           binding_detail=f"no block device sampled; host CPU {cpu_pct:.0f} % busy")
+    expectation = None
+    if known is not None and (known.iops or known.mbps):
+        expectation = rules.Expectation(source="known cap (--cap)", member_iops=known.iops, member_mbps=known.mbps,
+                                        members=_members(capture.header.selected, capture))
+    diag = rules.diagnose(capture, expectation, "bench")
+    at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
+    devices = []
+    for s in diag.devices:
+        f = next((f for f in at_cap if f.device == s.device), None)
+        devices.append(DeviceEvidence(device=s.device, role=s.role, parent=s.parent, read_iops=s.read_iops,
+                                      write_iops=s.write_iops, mbps=s.mbps, r_await_ms=s.r_await_ms,
+                                      w_await_ms=s.w_await_ms, aqu_sz=s.aqu_sz, util_pct=s.util_pct,
+                                      flush_await_ms=s.flush_await_ms,
+                                      cap=f.measurements["cap"] if f else None,
+                                      cap_use=f.measurements["cap_use"] if f else None))
+    storms = [f for f in diag.findings if f.kind == "flush_storm"]
+    if at_cap:
+        unit = "MB/s" if "MB/s" in at_cap[0].summary else "IOPS"
+        binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
+        uses = [f.measurements["cap_use"] for f in at_cap]
+        names = ", ".join(f.device for f in at_cap)
+        who = "members" if len(at_cap) > 1 else "member"
+        detail = (f"{who} {names} at {min(uses):.0%}" + (f"–{max(uses):.0%}" if len(at_cap) > 1 else "")
+                  + f" of their {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
+    elif storms:
+        binding = "flush_latency"
+        detail = f"fsync/flush latency: {storms[0].summary} on {storms[0].device}; host CPU {cpu_pct:.0f} %"
+    elif cpu_pct >= CPU_BOUND_PCT:
+        binding = "cpu"
+        detail = f"CPU: host {cpu_pct:.0f} % busy and no device at a cap"
+    else:
+        binding = "unknown"
+        top = max(devices, key=lambda d: d.read_iops + d.write_iops, default=None)
+        detail = (f"no device at a known cap and CPU {cpu_pct:.0f} % busy"
+                  + (f"; busiest {top.device} {top.read_iops + top.write_iops:,.0f} IOPS, await "
+                     f"{top.r_await_ms:.1f} ms" if top else ""))
+    return RunEvidence(devices=devices, db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding,
+                       binding_detail=detail, io_bound=binding in ("iops_cap", "mbps_cap", "flush_latency"),
+                       findings=diag.findings)
+
+
+def most_common(bindings: list[Binding]) -> Binding | None:
+    return Counter(bindings).most_common(1)[0][0] if bindings else None

@@ -1,0 +1,146 @@
+"""A memory cgroup around the PostgreSQL server's process tree, so shared buffers plus page cache are bounded.
+
+Why: a benchmark whose data fits in memory measures memory, not the layout. The server (and every backend
+it forks) runs inside the group; loaders and clients stay outside, so only the server is charged.
+
+cgroup v1 (this host): ``/sys/fs/cgroup/memory/<our group>/blockfit-…/memory.limit_in_bytes``, OOM kills in
+``memory.oom_control`` (``oom_kill N``). cgroup v2 (the lab guest): a child of the hierarchy's root with
+``+memory`` enabled in the root's ``cgroup.subtree_control``, ``memory.max``, OOM kills in ``memory.events``.
+An OOM kill makes the run fail instead of being measured (the guest showed the server restarting in
+crash recovery after one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from blockfit.errors import EnvironmentProblem
+from blockfit.testbed.loopdev import unique_name
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+@dataclass
+class MemoryCgroup:
+    path: Path
+    version: Literal[1, 2]
+    limit_bytes: int
+
+    @property
+    def procs_file(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(p) for p in self.procs_file.read_text().split()]
+        except OSError:
+            return []
+
+    def enter(self) -> None:
+        """Move the calling process into the group (used in the server's child before exec)."""
+        self.procs_file.write_text(f"{os.getpid()}\n")
+
+    def oom_kills(self) -> int:
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        try:
+            for line in (self.path / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except OSError:
+            pass
+        return 0
+
+    def peak_bytes(self) -> int | None:
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        for fname in (name, "memory.current" if self.version == 2 else "memory.usage_in_bytes"):
+            with contextlib.suppress(OSError, ValueError):
+                return int((self.path / fname).read_text().split()[0])
+        return None
+
+    def drop_cache(self) -> bool:
+        """Reclaim the group's page cache (v1 memory.force_empty, v2 memory.reclaim); False if not possible."""
+        try:
+            if self.version == 1:
+                (self.path / "memory.force_empty").write_text("0\n")
+            else:
+                (self.path / "memory.reclaim").write_text(f"{self.limit_bytes}\n")
+            return True
+        except OSError:
+            return False  # v2 reclaim stops early with EAGAIN once nothing more can go; that is fine too
+
+    def kill_all(self, timeout_s: float = 10.0) -> None:
+        """SIGKILL every process left in the group and wait until it is empty."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+        raise EnvironmentProblem(f"processes {self.pids()} left in {self.path} after SIGKILL")
+
+
+def detect() -> tuple[Literal[1, 2], Path]:
+    """Which hierarchy to use and the parent to create our group under."""
+    v1 = CGROUP_ROOT / "memory"
+    if (v1 / "memory.limit_in_bytes").exists():
+        own = "/"
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            parts = line.split(":", 2)
+            if len(parts) == 3 and "memory" in parts[1].split(","):
+                own = parts[2]
+        parent = v1 / own.lstrip("/")
+        return 1, parent if parent.is_dir() else v1
+    if (CGROUP_ROOT / "cgroup.controllers").exists():
+        if "memory" not in (CGROUP_ROOT / "cgroup.controllers").read_text().split():
+            raise EnvironmentProblem(f"cgroup v2 at {CGROUP_ROOT} has no memory controller")
+        return 2, CGROUP_ROOT
+    raise EnvironmentProblem(f"no memory cgroup: neither {v1}/memory.limit_in_bytes (v1) nor "
+                             f"{CGROUP_ROOT}/cgroup.controllers (v2) exists")
+
+
+@contextlib.contextmanager
+def memory_cgroup(limit_bytes: int, name: str = "bench") -> Iterator[MemoryCgroup]:
+    """A fresh memory cgroup limited to ``limit_bytes``; on exit its processes are killed and it is removed."""
+    version, parent = detect()
+    if version == 2:
+        control = parent / "cgroup.subtree_control"
+        if "memory" not in control.read_text().split():
+            try:
+                control.write_text("+memory\n")
+            except OSError as exc:
+                raise EnvironmentProblem(f"cannot enable the memory controller in {control}: {exc}") from None
+    path = parent / unique_name(name)
+    try:
+        path.mkdir()
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot create memory cgroup {path}: {exc.strerror} (root needed)") from None
+    group = MemoryCgroup(path=path, version=version, limit_bytes=limit_bytes)
+    try:
+        if version == 1:
+            (path / "memory.limit_in_bytes").write_text(f"{limit_bytes}\n")
+        else:
+            (path / "memory.max").write_text(f"{limit_bytes}\n")
+            with contextlib.suppress(OSError):
+                (path / "memory.swap.max").write_text("0\n")
+        yield group
+    finally:
+        group.kill_all()
+        for _ in range(100):
+            try:
+                path.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.05)

@@ -1,0 +1,176 @@
+"""What `blockfit bench` measures: a real PostgreSQL on each layout, per workload and run, with device evidence.
+
+Shape (drawable by `blockfit report`: per measure, one bar per layout with its median and the comparison's CI):
+    BenchResult.layouts[]       one per --dir: where it is, the device stack, and per measure the runs
+      .measures[]               one per measure (oltp-select, oltp-tpcb, dss, load): unit, median, runs
+        .runs[]                 one measured run: its score, figures, queries/steps, evidence, failure
+    BenchResult.comparisons[]   each other layout against the first (the baseline), per measure: ratio of
+                                speeds with its CI, the verdict in words, runs used, looks taken
+
+Every ratio is a *speed* ratio (other / baseline; for time-like measures the inverse of time), so a ratio
+above 1 always means "the other layout is faster".
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from blockfit.schema.finding import Finding
+from blockfit.schema.result import ResultEnvelope
+
+MeasureName = Literal["oltp-select", "oltp-tpcb", "dss", "load"]
+Binding = Literal["iops_cap", "mbps_cap", "cpu", "flush_latency", "memory", "unknown"]
+Verdict = Literal["faster", "slower", "no significant difference", "cpu-bound", "failed"]
+
+
+class DeviceEvidence(BaseModel):
+    """Medians over the run's active 1 s intervals of one device in the layout's stack (diagnose's sampler)."""
+
+    device: str
+    role: str = Field(description="top | member | partition | device (diagnose's roles)")
+    parent: str | None = None
+    read_iops: float
+    write_iops: float
+    mbps: float
+    r_await_ms: float
+    w_await_ms: float
+    aqu_sz: float = Field(description="time-weighted requests in flight (iostat aqu-sz)")
+    util_pct: float
+    flush_await_ms: float | None = None
+    cap: float | None = Field(default=None, description="the device's known cap for the binding metric, if any")
+    cap_use: float | None = Field(default=None, description="median / cap (0.97 = at 97 % of the cap)")
+
+
+class DbCounters(BaseModel):
+    """Deltas over one run from pg_stat_database, pg_stat_bgwriter and the WAL position."""
+
+    blks_read: int = 0
+    blks_hit: int = 0
+    hit_ratio: float | None = Field(default=None, description="blks_hit / (blks_hit + blks_read): shared buffers")
+    temp_files: int = 0
+    temp_bytes: int = 0
+    wal_bytes: int = 0
+    checkpoints: int = Field(default=0, description="checkpoints_timed + checkpoints_req")
+    buffers_checkpoint: int = 0
+    buffers_backend: int = 0
+    buffers_clean: int = 0
+
+
+class MemoryEvidence(BaseModel):
+    limit_bytes: int
+    peak_bytes: int | None = None
+    oom_kills: int = Field(default=0, description="OOM kills in the server's memory cgroup during the run")
+    cgroup_version: Literal[1, 2]
+
+
+class RunEvidence(BaseModel):
+    devices: list[DeviceEvidence] = Field(default_factory=list)
+    db: DbCounters = Field(default_factory=DbCounters)
+    memory: MemoryEvidence | None = None
+    cpu_busy_pct: float = Field(description="host CPU busy (all cores, /proc/stat) during the run")
+    binding: Binding
+    binding_detail: str = Field(description="the binding resource in words, with its figures")
+    io_bound: bool = Field(description="a device cap or flush latency, not CPU, held the run")
+    findings: list[Finding] = Field(default_factory=list, description="diagnose's findings over the run")
+
+
+class QueryFigures(BaseModel):
+    """One DSS query in one run (EXPLAIN ANALYZE, BUFFERS: exact per query)."""
+
+    name: str
+    seconds: float
+    temp_written_bytes: int
+    temp_read_bytes: int
+    read_bytes: int = Field(description="shared blocks read (not hit) plus temp blocks read, in bytes")
+    read_mbps: float
+
+
+class LoadStep(BaseModel):
+    """One step of the bulk load: `rows` rows into the empty two-index table with one method."""
+
+    method: Literal["copy", "insert"]
+    rows: int
+    seconds: float
+    rows_per_s: float
+    wal_bytes: int
+    checkpoints: int
+
+
+class BenchRun(BaseModel):
+    index: int = Field(description="1-based measured run number of this layout and measure (0 = warm-up)")
+    started_s: float = Field(description="seconds since the bench started (shows the A B A B interleaving)")
+    seconds: float
+    score: float = Field(description="the measure's figure (unit in MeasureResult.unit)")
+    figures: dict[str, float] = Field(default_factory=dict, description="tps, latency_p50/p95/p99_ms, ...")
+    queries: list[QueryFigures] = Field(default_factory=list)
+    steps: list[LoadStep] = Field(default_factory=list)
+    evidence: RunEvidence | None = None
+    failed: str | None = Field(default=None, description="why the run failed (OOM kill, server crash)")
+
+
+class MeasureResult(BaseModel):
+    measure: MeasureName
+    unit: str = Field(description="TPS | seconds | rows/s")
+    higher_is_better: bool
+    median: float | None = None
+    runs: list[BenchRun] = Field(default_factory=list)
+    warmup: BenchRun | None = None
+    binding: Binding | None = Field(default=None, description="the most common binding over the runs")
+
+
+class LayoutInfo(BaseModel):
+    label: str
+    dir: str
+    mount_point: str
+    fstype: str
+    source: str
+    devices: list[str] = Field(description="the mount's whole stack (filesystem device, LV/md, members)")
+    mount_options: list[str] = Field(default_factory=list)
+    load_seconds: float = 0.0
+    measures: list[MeasureResult] = Field(default_factory=list)
+
+
+class Comparison(BaseModel):
+    measure: MeasureName
+    baseline: str = Field(description="label of the layout compared against (the first --dir)")
+    other: str
+    ratio: float | None = Field(default=None, description="speed ratio other/baseline (geometric mean of pairs)")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float = Field(description="the CI's level after the adjustment for several looks")
+    baseline_median: float | None = None
+    other_median: float | None = None
+    verdict: Verdict
+    text: str = Field(description="the verdict in words, e.g. 'B faster by 31 % [24 %, 38 %]'")
+    runs_used: int = Field(description="measured runs per layout")
+    looks: int = Field(description="interim analyses taken (sequential stopping)")
+
+
+class BenchSettings(BaseModel):
+    profile: str
+    repeat: int
+    looks_at: list[int] = Field(description="run counts at which the comparison is checked")
+    memory_limit_bytes: int
+    postgres: dict[str, str] = Field(description="server settings given on the command line")
+    oltp_scale: int
+    oltp_clients: int
+    run_seconds: float
+    warmup_seconds: float
+    dss_rows: int
+    load_steps: list[int]
+
+
+class BenchResult(ResultEnvelope):
+    kind: Literal["bench"] = "bench"
+    started: str
+    duration_s: float
+    postgres_version: str
+    measures: list[MeasureName]
+    settings: BenchSettings
+    layouts: list[LayoutInfo]
+    comparisons: list[Comparison] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    partial: bool = False
+    stopped_by: str | None = None
