@@ -7,7 +7,16 @@ Each concept has its own module; import from here:
 from blockfit.schema.bench import BenchResult, BenchRun, Comparison, LayoutInfo, MeasureResult
 from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
-from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
+from blockfit.schema.lab import (
+    LabBenchLayout,
+    LabBenchRatio,
+    LabBenchResult,
+    LabCaps,
+    LabFigures,
+    LabLimits,
+    LabResult,
+    LabStep,
+)
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
 from blockfit.schema.plan import Candidate, Plan, Requirements
@@ -30,6 +39,9 @@ __all__ = [
     "Finding",
     "FindingKind",
     "Instance",
+    "LabBenchLayout",
+    "LabBenchRatio",
+    "LabBenchResult",
     "LabCaps",
     "LabFigures",
     "LabLimits",
