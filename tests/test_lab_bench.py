@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 from blockfit.lab.bench import LabBenchRequest, sides
 from blockfit.lab.kernel import ensure_kernel
 from blockfit.lab.run import LabRequest, resolve
-from lab_helpers import BLOCKFIT, assert_nothing_left, lab_env, processes_mentioning, run_lab_cli
+from lab_helpers import BLOCKFIT, assert_nothing_left, interrupt_lab_when, lab_env, run_lab_cli
 
 OCI = ("--cloud", "oci", "--instance", "VM.Standard.E3.Flex:12")
 # 4 x 1000 GB balanced: each member at OCI's per-volume cap of 25,000 IOPS, so the 4,000 GB single volume (also
@@ -91,37 +90,16 @@ def test_lvm_and_mdadm_stripes_of_the_same_members_draw_on_oltp(tmp_path: Path) 
     assert_nothing_left(runs)
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.slow
 @pytest.mark.lab
-@pytest.mark.parametrize("phase", ["building", "bench ["])
+@pytest.mark.parametrize("phase", ["building", "] load "])
 def test_interrupt_at_any_phase_leaves_nothing(tmp_path: Path, phase: str) -> None:
     """Ctrl-C while the layouts are built, and while PostgreSQL loads: no qemu, socket, disk file or work dir."""
     ensure_kernel()
     qmp_before = set(Path("/tmp").glob("blockfit-qmp-*"))
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([BLOCKFIT, "lab", *OCI, "--layout", "2x500G@balanced", "--bench", "oltp", "--json"],
-                            env=lab_env(runs), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
-    try:
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            progress = list(runs.glob("*/progress"))
-            if progress and phase in progress[0].read_text() and processes_mentioning(str(runs)):
-                break
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.5)
-        else:
-            pytest.fail(f"the lab bench never reached {phase!r}")
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, err
+    code, err = interrupt_lab_when(runs, [*OCI, "--layout", "2x500G@balanced", "--bench", "oltp", "--json"],
+                                   phase, 900)
+    assert code == 130, err
     assert_nothing_left(runs)
     assert set(Path("/tmp").glob("blockfit-qmp-*")) <= qmp_before, "a QMP socket dir outlived the run"

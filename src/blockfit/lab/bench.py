@@ -22,11 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import jinja2
-
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import parse_workloads
-from blockfit.errors import EnvironmentProblem, InputError, LabFailed
+from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.lab import disks as disk_files
 from blockfit.lab.cache import runs_dir
 from blockfit.lab.caps import CapControl
@@ -34,6 +32,7 @@ from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.run import (
+    TEMPLATES,
     LabRequest,
     Subject,
     builder,
@@ -41,8 +40,8 @@ from blockfit.lab.run import (
     instance_caps,
     keep_console,
     plan_for,
-    read_steps,
     resolve,
+    steps_or_fail,
     write_build_scripts,
 )
 from blockfit.lab.scale import choose_scale
@@ -196,21 +195,13 @@ def _run_in(work: Path, req: LabBenchRequest, subject: Subject, base: Side, othe
                          "what": side.what, "cap": f"{cap.iops}:{(cap.bps or 0) / MB:g}"})
     disk_files.create(disks)
     caps = CapControl(work, groups)
-    script = jinja2.Environment(
-        loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    ).get_template("labbench.sh.j2").render(
+    script = TEMPLATES.get_template("labbench.sh.j2").render(
         work=str(work), layouts=rendered, caps=str(caps.guest_command), blockfit=exe, workloads=req.workloads,
         profile=req.profile, repeat=req.repeat)
     say(f"booting the guest: {base.label} ({base.members} disk(s)) and {other.label} ({other.members} disk(s))")
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=TIMEOUT_S[req.profile], progress=say,
                          caps=caps)
-    steps = read_steps(work / "steps.tsv")
-    if not outcome.ok:
-        kept = keep_console(outcome)
-        failed = next((s for s in steps if not s.ok), None)
-        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
-        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
+    steps = steps_or_fail(outcome, work)
     try:
         bench = BenchResult.model_validate_json((work / "bench" / "bench.json").read_text())
     except (OSError, ValueError) as exc:

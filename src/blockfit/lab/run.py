@@ -43,7 +43,7 @@ RAMP_S = 2
 CHECK_MIB = 32
 GUEST_MOUNT = "/mnt/blockfit-lab"
 
-_env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
@@ -277,6 +277,17 @@ def keep_console(outcome: GuestOutcome) -> Path | None:
     return kept
 
 
+def steps_or_fail(outcome: GuestOutcome, work: Path) -> list[LabStep]:
+    """The guest's recorded steps; LabFailed naming the failed step (console log kept) if the run failed."""
+    steps = read_steps(work / "steps.tsv")
+    if not outcome.ok:
+        kept = keep_console(outcome)
+        failed = next((s for s in steps if not s.ok), None)
+        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
+        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
+    return steps
+
+
 def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
     """Run the lab for REQ; raises InputError / EnvironmentProblem / LabFailed, never leaves anything behind."""
     say = progress or (lambda _msg: None)
@@ -321,14 +332,14 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     if measure_single:
         jobs |= {"single-iops": (small, iodepth_for(1, "iops")), "single-mbps": (large, iodepth_for(1, "mbps"))}
     for name, (bs, depth) in jobs.items():
-        (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
+        (work / f"fio-{name}.job").write_text(TEMPLATES.get_template("fio.job.j2").render(
             name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
     exe = builder()
     members_dev = guest_device_names(members)
     if exe:
         plan = Path(req.plan).read_text() if req.plan is not None else plan_for(subject).model_dump_json(indent=2)
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
-    script = _env.get_template("lab.sh.j2").render(
+    script = TEMPLATES.get_template("lab.sh.j2").render(
         use_build=exe is not None, rerun_check=exe is not None and req.rerun_check, expected_devices=members_dev,
         mount=GUEST_MOUNT,
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
@@ -338,12 +349,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members
     say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}")
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
-    steps = read_steps(work / "steps.tsv")
-    if not outcome.ok:
-        kept = keep_console(outcome)
-        failed = next((s for s in steps if not s.ok), None)
-        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
-        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
+    steps = steps_or_fail(outcome, work)
     try:
         stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance)
         single = (_figures(subject.single, work, "single", scale, single_cap, instance)
