@@ -66,16 +66,18 @@ def _fmt(value: float | None, unit: str) -> str:
 def _print_human(r: BenchResult) -> None:
     t = Table(title=f"blockfit bench ({r.settings.profile}, {r.postgres_version}, "
                     f"server memory {r.settings.memory_limit_bytes // 2**20} MiB)")
-    for col in ("measure", "layout", "median", "runs", "hit ratio", "binding (evidence)"):
+    for col in ("measure", "layout", "median", "runs", "hit: buffers / page cache", "binding (evidence)"):
         t.add_column(col, justify="left" if col in ("measure", "layout", "binding (evidence)") else "right")
-    for lay in r.layouts:
-        for mr in lay.measures:
-            good = [x for x in mr.runs if x.evidence is not None]
-            hits = [x.evidence.db.hit_ratio for x in good if x.evidence and x.evidence.db.hit_ratio is not None]
-            detail = good[-1].evidence.binding_detail if good and good[-1].evidence else ""
+    for measure in r.measures:  # measure by measure, so A and B sit next to each other
+        for lay, mr in ((x, m) for x in r.layouts for m in x.measures if m.measure == measure):
+            evs = [x.evidence for x in mr.runs if x.evidence is not None]
+            hits = [e.db.hit_ratio for e in evs if e.db.hit_ratio is not None]
+            cache = [e.db.page_cache_hit_ratio for e in evs if e.db.page_cache_hit_ratio is not None]
+            detail = evs[len(evs) // 2].binding_detail if evs else ""
             failed = [x.failed for x in mr.runs if x.failed]
             t.add_row(mr.measure, f"{lay.label} ({lay.dir})", _fmt(mr.median, mr.unit), str(len(mr.runs)),
-                      f"{sorted(hits)[len(hits) // 2]:.1%}" if hits else "-",
+                      (f"{sorted(hits)[len(hits) // 2]:.0%}" if hits else "-") + " / "
+                      + (f"{sorted(cache)[len(cache) // 2]:.0%}" if cache else "-"),
                       f"FAILED: {failed[0]}" if failed else detail)
     console.print(t)
     for c in r.comparisons:

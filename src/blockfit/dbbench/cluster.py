@@ -198,10 +198,15 @@ def stop(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 30.0)
     cluster.process = None
 
 
+Register = Callable[[str, Path], None]  # (kind, path) of what was just created: the janitor's manifest
+
+
 @contextlib.contextmanager
-def private_dir(user: RunAs | None = None) -> Iterator[Path]:
+def private_dir(user: RunAs | None = None, register: Register | None = None) -> Iterator[Path]:
     """A temp dir only we (and, when given, the server user) can use; removed on exit."""
     path = Path(tempfile.mkdtemp(prefix="blockfit-bench-"))
+    if register is not None:
+        register("dir", path)
     try:
         if user is not None:
             os.chown(path, user.uid, user.gid)
@@ -213,12 +218,14 @@ def private_dir(user: RunAs | None = None) -> Iterator[Path]:
 
 @contextlib.contextmanager
 def throwaway_cluster(label: str, sub: Path, workdir: Path, settings: dict[str, str],
-                      bindir: Path | None = None) -> Iterator[Cluster]:
+                      bindir: Path | None = None, register: Register | None = None) -> Iterator[Cluster]:
     """The cluster's directories: created here (not started); on exit the server is stopped by the caller and
     every directory this created is deleted. ``sub`` is what ``check_dir`` returned."""
     user = server_user()
     created = not sub.exists()
-    with private_dir(user) as sock:
+    if created and register is not None:
+        register("dir", sub)
+    with private_dir(user, register) as sock:
         cluster = Cluster(label=label, root=sub, socket_dir=sock, bindir=bindir or find_bindir(), user=user,
                           log=workdir / f"postgres-{len(list(workdir.glob('postgres-*')))}.log", settings=settings)
         try:

@@ -40,13 +40,14 @@ def resolve(directory: Path, label: str) -> LayoutInfo:
     found = [m for m in mounts.read() if m.dev == dev and (real + "/").startswith(m.mount_point.rstrip("/") + "/")]
     mount = max(found, key=lambda m: len(m.mount_point)) if found else None
     devices: list[str] = []
+    name = None
     link = Path(f"/sys/dev/block/{dev}")
     if link.exists():
         name = link.resolve().name
         devices = sampler.snapshot([name], INTERVAL_S).selected
     return LayoutInfo(label=label, dir=str(directory), mount_point=mount.mount_point if mount else "?",
                       fstype=mount.fstype if mount else "?", source=mount.source if mount else "?",
-                      devices=devices, mount_options=mount.all_options if mount else [])
+                      fs_device=name, devices=devices, mount_options=mount.all_options if mount else [])
 
 
 def cpu_times() -> tuple[float, float]:
@@ -131,9 +132,21 @@ def _members(info_devices: list[str], capture: sampler.Capture) -> list[str]:
     return [n for n in info_devices if n in devs and not devs[n].slaves and devs[n].kind != "partition"]
 
 
+def page_cache_hit_ratio(capture: sampler.Capture | None, fs_device: str | None, db: DbCounters) -> float | None:
+    """1 - (bytes read from the filesystem's device) / (blocks the server missed in shared buffers x 8 KiB)."""
+    if capture is None or fs_device is None or len(capture.samples) < 2 or db.blks_read == 0:
+        return None
+    first, last = capture.stats(0).get(fs_device), capture.stats(len(capture.samples) - 1).get(fs_device)
+    if first is None or last is None:
+        return None
+    device_bytes = (last.sectors_read - first.sectors_read) * 512
+    return min(1.0, max(0.0, 1.0 - device_bytes / (db.blks_read * 8192)))
+
+
 def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
-          memory: MemoryEvidence | None) -> RunEvidence:
+          memory: MemoryEvidence | None, fs_device: str | None = None) -> RunEvidence:
     """Device figures, diagnose's findings and the binding resource of one run."""
+    db.page_cache_hit_ratio = page_cache_hit_ratio(capture, fs_device, db)
     if capture is None or len(capture.samples) < 2:
         binding: Binding = "cpu" if cpu_pct >= CPU_BOUND_PCT else "unknown"
         return RunEvidence(db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding, io_bound=False,

@@ -16,13 +16,13 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from blockfit.errors import EnvironmentProblem
-from blockfit.testbed.loopdev import unique_name
+from blockfit.testbed.loopdev import remove_cgroup, unique_name
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
@@ -78,16 +78,32 @@ class MemoryCgroup:
 
     def kill_all(self, timeout_s: float = 10.0) -> None:
         """SIGKILL every process left in the group and wait until it is empty."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.05)
-        raise EnvironmentProblem(f"processes {self.pids()} left in {self.path} after SIGKILL")
+        if not kill_all(self.path, timeout_s):
+            raise EnvironmentProblem(f"processes {self.pids()} left in {self.path} after SIGKILL")
+
+
+def kill_all(path: Path, timeout_s: float = 10.0) -> bool:
+    """SIGKILL every process in the cgroup at ``path`` until it is empty; False if some survive the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except OSError:
+            return True
+        if not pids:
+            return True
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+    return False
+
+
+def remove(path: Path) -> None:
+    """Kill what is left in the cgroup, then remove it."""
+    kill_all(path)
+    root = CGROUP_ROOT / "memory" if (CGROUP_ROOT / "memory" / "cgroup.procs").exists() else CGROUP_ROOT
+    remove_cgroup(path, root)
 
 
 def detect() -> tuple[Literal[1, 2], Path]:
@@ -110,7 +126,8 @@ def detect() -> tuple[Literal[1, 2], Path]:
 
 
 @contextlib.contextmanager
-def memory_cgroup(limit_bytes: int, name: str = "bench") -> Iterator[MemoryCgroup]:
+def memory_cgroup(limit_bytes: int, name: str = "bench",
+                  register: Callable[[str, Path], None] | None = None) -> Iterator[MemoryCgroup]:
     """A fresh memory cgroup limited to ``limit_bytes``; on exit its processes are killed and it is removed."""
     version, parent = detect()
     if version == 2:
@@ -125,6 +142,8 @@ def memory_cgroup(limit_bytes: int, name: str = "bench") -> Iterator[MemoryCgrou
         path.mkdir()
     except OSError as exc:
         raise EnvironmentProblem(f"cannot create memory cgroup {path}: {exc.strerror} (root needed)") from None
+    if register is not None:
+        register("cgroup", path)
     group = MemoryCgroup(path=path, version=version, limit_bytes=limit_bytes)
     try:
         if version == 1:
@@ -135,12 +154,4 @@ def memory_cgroup(limit_bytes: int, name: str = "bench") -> Iterator[MemoryCgrou
                 (path / "memory.swap.max").write_text("0\n")
         yield group
     finally:
-        group.kill_all()
-        for _ in range(100):
-            try:
-                path.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.05)
+        remove(path)

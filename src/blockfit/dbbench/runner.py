@@ -26,6 +26,7 @@ from typing import Any, get_args
 
 from blockfit.dbbench import cluster as pg
 from blockfit.dbbench import dss, evidence, load, oltp, stats
+from blockfit.dbbench.janitor import Janitor
 from blockfit.dbbench.memcg import MemoryCgroup, memory_cgroup
 from blockfit.dbbench.profiles import PROFILES, Profile
 from blockfit.errors import EnvironmentProblem, InputError
@@ -77,6 +78,7 @@ class BenchRequest:
     repeat: int | None = None
     before_measure: str | None = None
     bindir: Path | None = None
+    sequential: bool = True  # False: always --repeat runs and one look at the end (bench/bench_sequential.py)
 
     @property
     def repeats(self) -> int:
@@ -165,7 +167,7 @@ def _measure_once(lay: _Layout, measure: MeasureName, profile: Profile, workdir:
                                    profile.oltp_clients, seconds, workdir)
             run.score = run.figures["tps"]
         elif measure == "dss":
-            run.score, run.queries = dss.run(lay.conn)
+            run.score, run.queries = dss.run(lay.conn, "group by" if warmup else None)
             run.figures = {"temp_written_bytes": float(sum(q.temp_written_bytes for q in run.queries))}
         else:
             steps = list(profile.load_steps[:1] if warmup else profile.load_steps)
@@ -184,7 +186,8 @@ def _measure_once(lay: _Layout, measure: MeasureName, profile: Profile, workdir:
     after = evidence.db_snapshot(lay.conn) if lay.conn is not None else before
     memory = MemoryEvidence(limit_bytes=lay.cgroup.limit_bytes, peak_bytes=lay.cgroup.peak_bytes(), oom_kills=ooms,
                             cgroup_version=lay.cgroup.version)
-    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory)
+    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory,
+                                  lay.info.fs_device)
     return run
 
 
@@ -229,7 +232,7 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
         raise EnvironmentProblem("psycopg 3 not installed (pip install 'blockfit[db]')") from None
     bindir = request.bindir or pg.find_bindir()
     profile, repeat, measures = request.profile, request.repeats, request.measures
-    looks = stats.looks_at(repeat)
+    looks = stats.looks_at(repeat) if request.sequential else [repeat]
     total = 2 * len(subs) + 1 + len(measures) * len(subs) * (1 + repeat)
     done = 0
 
@@ -245,11 +248,14 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
     layouts: list[_Layout] = []
     comparisons: list[Comparison] = []
     with contextlib.ExitStack() as stack:
-        workdir = stack.enter_context(pg.private_dir())
+        janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
+        stack.callback(janitor.close)
+        workdir = stack.enter_context(pg.private_dir(register=janitor.register))
         for spec, sub in zip(request.layouts, subs, strict=True):
             info = evidence.resolve(spec.path, spec.label)
-            cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench"))
-            cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir))
+            cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
+            cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir,
+                                                         janitor.register))
             stack.callback(pg.stop, cl, cgroup)
             lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
             layouts.append(lay)

@@ -19,6 +19,7 @@ The choice, and why:
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -28,10 +29,13 @@ FIRST_LOOK = 3
 
 
 def looks_at(repeat: int) -> list[int]:
-    """Planned run counts for the interim looks: 3, halfway, and --repeat (at most three looks)."""
+    """Planned run counts for the interim looks: after 3 runs, halfway (only when --repeat is above 6) and at
+    --repeat. Few looks keep the Bonferroni penalty small; each look costs width at every other look."""
     if repeat <= FIRST_LOOK:
-        return [max(2, repeat)] if repeat >= 2 else [repeat]
-    return sorted({FIRST_LOOK, (FIRST_LOOK + repeat + 1) // 2, repeat})
+        return [repeat]
+    if repeat <= 6:
+        return [FIRST_LOOK, repeat]
+    return [FIRST_LOOK, (FIRST_LOOK + repeat + 1) // 2, repeat]
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -77,6 +81,7 @@ def t_cdf(t: float, df: int) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t with df degrees of freedom (bisection on the CDF)."""
     lo, hi = -1e4, 1e4

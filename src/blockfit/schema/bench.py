@@ -49,6 +49,10 @@ class DbCounters(BaseModel):
     blks_read: int = 0
     blks_hit: int = 0
     hit_ratio: float | None = Field(default=None, description="blks_hit / (blks_hit + blks_read): shared buffers")
+    page_cache_hit_ratio: float | None = Field(default=None, description="share of the blocks missed in shared "
+                                               "buffers that the OS page cache served: 1 - bytes the filesystem's "
+                                               "device read / (blks_read x 8 KiB), clipped to 0..1 (readahead and "
+                                               "temp-file reads make it a lower bound)")
     temp_files: int = 0
     temp_bytes: int = 0
     wal_bytes: int = 0
@@ -126,6 +130,7 @@ class LayoutInfo(BaseModel):
     mount_point: str
     fstype: str
     source: str
+    fs_device: str | None = Field(default=None, description="the device the filesystem sits on")
     devices: list[str] = Field(description="the mount's whole stack (filesystem device, LV/md, members)")
     mount_options: list[str] = Field(default_factory=list)
     load_seconds: float = 0.0

@@ -151,10 +151,11 @@ def blkio_cgroup(name: str = "testbed") -> Iterator[BlkioCgroup]:
     try:
         yield BlkioCgroup(path=path)
     finally:
-        _remove_cgroup(path)
+        remove_cgroup(path)
 
 
-def _remove_cgroup(path: Path) -> None:
+def remove_cgroup(path: Path, root: Path = BLKIO_ROOT) -> None:
+    """rmdir a cgroup, moving any task still in it to ``root`` (v1 refuses to remove a group with tasks)."""
     for _ in range(100):
         try:
             path.rmdir()
@@ -165,7 +166,7 @@ def _remove_cgroup(path: Path) -> None:
             with contextlib.suppress(OSError):
                 for pid in (path / "cgroup.procs").read_text().split():
                     with contextlib.suppress(OSError):
-                        (BLKIO_ROOT / "cgroup.procs").write_text(pid + "\n")
+                        (root / "cgroup.procs").write_text(pid + "\n")
             import time
 
             time.sleep(0.05)

@@ -1,0 +1,128 @@
+"""Issue 12 host acceptance: PostgreSQL on ext4 over two loop devices capped at 300 and 1,200 read IOPS.
+
+The bench CLI runs inside the blkio cgroup (a v1 throttle binds only the I/O of processes in it, and the server
+inherits it); the caps are applied by --before-measure after loading, as the lab does over QMP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from blockfit.dbbench.memcg import detect
+from blockfit.testbed.fsbed import Bed, ext4_bed
+from blockfit.testbed.loopdev import BLKIO_ROOT
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0 or not (BLKIO_ROOT / "cgroup.procs").exists()
+                       or not list(Path("/usr/lib/postgresql").glob("*/bin/pgbench")),
+                       reason="needs root, cgroup-v1 blkio and PostgreSQL with pgbench"),
+]
+
+SLOW, FAST = 300, 1200
+
+
+def _run(bed: Bed, *args: str, timeout: float = 1500) -> tuple[int, subprocess.CompletedProcess[str]]:
+    """(the bench's pid, its result): the pid names the memory cgroups it made."""
+    proc = subprocess.Popen(bed.argv(*args), env=bed.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.pid, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def assert_nothing_left(bed: Bed, pid: int) -> None:
+    assert bed.procs() == []  # no postmaster, backend or pgbench: all of them would have inherited this cgroup
+    _, parent = detect()
+    assert list(parent.glob(f"blockfit-bench-{pid}-*")) == []  # no memory cgroup
+    assert list(bed.tmpdir.iterdir()) == []  # no socket dir, no logs
+    for mnt in bed.mounts:
+        assert sorted(p.name for p in mnt.iterdir()) == ["lost+found"]  # no cluster directory
+
+
+def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> None:
+    with ext4_bed(2) as bed:
+        pid, out = _run(bed, "--dir", f"{bed.mounts[0]}=slow", "--dir", f"{bed.mounts[1]}=fast",
+                   "--workload", "oltp-select", "--json", "--before-measure", bed.cap_hook([SLOW, FAST]))
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)
+        slow, fast = (lay["measures"][0] for lay in r["layouts"])
+        ratio = fast["median"] / slow["median"]
+        print(f"select-only TPS: {SLOW} IOPS {slow['median']:.0f}, {FAST} IOPS {fast['median']:.0f}, "
+              f"ratio {ratio:.2f}; {r['comparisons'][0]['text']}")
+        assert abs(ratio / (FAST / SLOW) - 1) <= 0.20, ratio
+        for run in slow["runs"]:
+            ev = run["evidence"]
+            assert ev["binding"] == "iops_cap" and ev["io_bound"], ev["binding_detail"]
+            assert "300" in ev["binding_detail"] and "cap" in ev["binding_detail"]
+            loop = next(d for d in ev["devices"] if d["device"] == bed.devices[0].name)
+            assert loop["cap"] == SLOW and loop["cap_use"] >= 0.9
+            assert ev["db"]["blks_read"] > 0 and ev["memory"]["oom_kills"] == 0
+            assert ev["db"]["hit_ratio"] < 0.99 and ev["db"]["page_cache_hit_ratio"] < 0.9  # not measuring memory
+        comp = r["comparisons"][0]
+        assert comp["verdict"] == "faster" and comp["other"] == "fast" and comp["ci_low"] > 1
+        assert comp["runs_used"] == len(fast["runs"]) <= 5
+        assert all(x["figures"]["latency_p50_ms"] <= x["figures"]["latency_p99_ms"] for x in slow["runs"])
+        assert r["kind"] == "bench" and r["layouts"][0]["devices"] == [bed.devices[0].name]
+        assert_nothing_left(bed, pid)
+
+
+def test_a_layout_against_itself_is_no_significant_difference() -> None:
+    with ext4_bed(1) as bed:
+        pid, out = _run(bed, "--dir", str(bed.mounts[0]), "--dir", str(bed.mounts[0]), "--workload", "oltp-select",
+                   "--json", "--before-measure", bed.cap_hook([600]))
+        assert out.returncode == 0, out.stderr
+        r = json.loads(out.stdout)
+        comp = r["comparisons"][0]
+        print(f"A/A: {comp['text']}")
+        assert comp["verdict"] == "no significant difference", comp["text"]
+        assert comp["ci_low"] < 1 < comp["ci_high"]
+        assert comp["runs_used"] == r["settings"]["repeat"]  # nothing settled early
+        assert all(x["evidence"]["binding"] == "iops_cap" for lay in r["layouts"] for x in lay["measures"][0]["runs"])
+        assert_nothing_left(bed, pid)
+
+
+@pytest.mark.parametrize("phase", ["initdb", "load", "warm-up", "run 1", "dss", "load: run"])
+def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
+    with ext4_bed(1) as bed:
+        proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", "oltp-select,dss,load",
+                                         "--repeat", "2"), env=bed.env(), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith("bench [") and phase in line:
+                break
+        time.sleep(2)  # well into the phase
+        proc.send_signal(signal.SIGINT)
+        err = proc.stderr.read()  # the rest of it (communicate() would skip what the line iterator buffered)
+        proc.wait(timeout=120)
+        assert proc.returncode == 130, "".join(seen) + err
+        assert "Traceback" not in err
+        assert_nothing_left(bed, proc.pid)
+
+
+def test_sigkill_of_the_bench_takes_the_server_down() -> None:
+    """A killed bench runs no code: the parent-death signal stops the server, the janitor removes the rest."""
+    with ext4_bed(1) as bed:
+        proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", "oltp-select"), env=bed.env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "warm-up" in line:
+                break
+        time.sleep(2)
+        proc.kill()
+        proc.wait(timeout=30)
+        proc.stderr.read()
+        deadline = time.monotonic() + 30
+        while bed.procs() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert_nothing_left(bed, proc.pid)
