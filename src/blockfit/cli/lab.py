@@ -130,7 +130,8 @@ def render(r: LabResult) -> None:
 def render_bench(r: LabBenchResult) -> None:
     b, o = r.baseline, r.other
     console.print(f"[bold]lab bench[/]: {o.label} ({o.layout}, {o.manager}, {o.fs}) against {b.label} ({b.layout}, "
-                  f"{b.manager}, {b.fs}) on {r.instance} ({r.cloud}), scale {r.scale:g}; PostgreSQL "
+                  f"{b.manager}, {b.fs}) on {r.instance} ({r.cloud}), scale {r.scale:g} (IOPS) and {r.mbps_scale:g} "
+                  f"(MB/s); PostgreSQL "
                   f"{r.bench.postgres_version}, profile {r.bench.settings.profile}")
     table = Table(title=f"{o.label} / {b.label}: the model's ratio beside the database's", title_justify="left")
     for col in ("measure", "predicted", "measured [95 % CI]", "verdict", "I/O-bound runs"):

@@ -84,7 +84,7 @@ class LabBenchLayout(BaseModel):
     fs: str
     mount: str = Field(description="mount point in the guest")
     predicted_iops: float = Field(description="model's max IOPS x scale")
-    predicted_mbps: float = Field(description="model's max MB/s x scale")
+    predicted_mbps: float = Field(description="model's max MB/s x mbps_scale")
     caps: LabCaps
     member_balance: float | None = Field(
         default=None, description="least / most busy member (IOPS, median over the runs): 1.0 is perfectly even")
@@ -110,7 +110,8 @@ class LabBenchResult(ResultEnvelope):
 
     kind: Literal["lab-bench"] = "lab-bench"
 
-    scale: float
+    scale: float = Field(description="factor on every IOPS cap")
+    mbps_scale: float = Field(description="factor on every MB/s cap (larger: DSS scans must finish)")
     cloud: str
     instance: str
     versus: str = Field(description="what differs between the layouts: single | lvm | mdadm | xfs | ext4")
