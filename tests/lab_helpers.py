@@ -49,3 +49,36 @@ def assert_nothing_left(runs: Path) -> None:
     assert mounts_mentioning(str(runs)) == [], "a mount outlived the lab run"
     leftovers = list(runs.rglob("*")) if runs.exists() else []
     assert leftovers == [], f"files outlived the lab run: {leftovers[:5]}"
+
+
+def _default_sigint() -> None:
+    """Children of a background job start with SIGINT ignored; a user's terminal Ctrl-C is not ignored."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupt_lab_when(runs: Path, args: list[str], marker: str, wait_s: float) -> tuple[int, str]:
+    """Start `blockfit lab ARGS`, press Ctrl-C once the guest's progress shows MARKER; (exit code, stderr)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([BLOCKFIT, "lab", *args], env=lab_env(runs), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+    try:
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            progress = list(runs.glob("*/progress"))
+            if progress and marker in progress[0].read_text() and processes_mentioning(str(runs)):
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"the lab never reached {marker!r} within {wait_s:.0f} s")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -12,42 +10,17 @@ import pytest
 from blockfit.lab.disks import Disk, Throttle, create
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import ensure_kernel
-from lab_helpers import BLOCKFIT, assert_nothing_left, lab_env, processes_mentioning, run_lab_cli
+from lab_helpers import assert_nothing_left, interrupt_lab_when, processes_mentioning, run_lab_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
-
-
-def _default_sigint() -> None:
-    """Children of a background job start with SIGINT ignored; a user's terminal Ctrl-C is not ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_interrupt_mid_run_kills_qemu_and_removes_files(tmp_path: Path) -> None:
     ensure_kernel()  # a cold cache would make the wait below time out on the download
     runs = tmp_path / "runs"
-    proc = subprocess.Popen([BLOCKFIT, "lab", "--cloud", "oci", "--layout", "4x500G@balanced",
-                             "--instance", "VM.Standard.E3.Flex:12", "--json"], env=lab_env(runs),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_sigint)
-    try:
-        deadline = time.monotonic() + 120
-        # wait until the guest is running its script (disk files exist, qemu is up, fio under way)
-        while time.monotonic() < deadline:
-            progress = list(runs.glob("*/progress"))
-            if progress and "measuring" in progress[0].read_text() and processes_mentioning(str(runs)):
-                break
-            assert proc.poll() is None, proc.communicate()
-            time.sleep(0.5)
-        else:
-            pytest.fail("the guest never started measuring")
-        assert list(runs.glob("*/m1.raw"))
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130, err
+    code, err = interrupt_lab_when(runs, ["--cloud", "oci", "--layout", "4x500G@balanced",
+                                          "--instance", "VM.Standard.E3.Flex:12", "--json"], "measuring", 120)
+    assert code == 130, err
     assert "interrupted" in err
     assert_nothing_left(runs)
 

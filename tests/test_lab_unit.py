@@ -118,11 +118,11 @@ def test_single_alternative_is_one_volume_of_the_same_total_size() -> None:
 
 
 def test_rendered_guest_script_is_valid_bash(tmp_path: Path) -> None:
-    from blockfit.lab.run import _env
+    from blockfit.lab.run import TEMPLATES
 
     combos = [("lvm", "xfs", True), ("mdadm", "ext4", True), ("lvm", "ext4", False), ("mdadm", "xfs", False)]
     for manager, fs, use_build in combos:
-        text = _env.get_template("lab.sh.j2").render(
+        text = TEMPLATES.get_template("lab.sh.j2").render(
             use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc"],
             mount="/mnt/x", work=str(tmp_path), members=3, member_serials=["m1", "m2", "m3"], single_serial="single",
             manager=manager, fs=fs, stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5)
@@ -132,6 +132,26 @@ def test_rendered_guest_script_is_valid_bash(tmp_path: Path) -> None:
         if shutil.which("shellcheck"):
             proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
             assert proc.returncode == 0, proc.stdout
+
+
+def test_rendered_lab_bench_script_is_valid_bash(tmp_path: Path) -> None:
+    from blockfit.lab.run import TEMPLATES
+
+    layouts = [{"label": "single", "serials": ["single1"], "devices": ["/dev/vda"], "mount": "/mnt/blockfit-single",
+                "what": "1x4000G", "cap": "100:6"},
+               {"label": "stripe", "serials": ["stripe1", "stripe2"], "devices": ["/dev/vdb", "/dev/vdc"],
+                "mount": "/mnt/blockfit-stripe", "what": "2x2000G", "cap": "100:6"}]
+    text = TEMPLATES.get_template("labbench.sh.j2").render(
+        work=str(tmp_path), layouts=layouts, caps=str(tmp_path / "caps" / "lab-caps"), blockfit="/x/blockfit",
+        workloads="oltp,dss", profile="quick", repeat=3)
+    script = tmp_path / "labbench.sh"
+    script.write_text(text)
+    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+    assert "--dir /mnt/blockfit-single=single --cap single=100:6 --dir /mnt/blockfit-stripe=stripe" in text
+    assert text.index("lab-caps lift") < text.index("build-single/run-all.sh")  # build and load uncapped
+    if shutil.which("shellcheck"):
+        proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -225,7 +245,7 @@ def test_qemu_accepts_several_path_devices_on_one_node(tmp_path: Path) -> None:
 
 
 def test_rendered_guest_script_with_paths_builds_multipath_maps(tmp_path: Path) -> None:
-    from blockfit.lab.run import _env
+    from blockfit.lab.run import TEMPLATES as _env
 
     text = _env.get_template("lab.sh.j2").render(
         use_build=True, rerun_check=True, expected_devices=["/dev/mapper/bfmp_m1", "/dev/mapper/bfmp_m2"],

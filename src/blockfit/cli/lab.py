@@ -14,8 +14,9 @@ from blockfit.cli import app
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.lab import LabRequest, run_lab
+from blockfit.lab.bench import LabBenchRequest, run_lab_bench, validate
 from blockfit.lab.scale import parse_scale
-from blockfit.schema.lab import LabFigures, LabResult
+from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
 from blockfit.units import fmt_io_size, parse_duration
 
 
@@ -43,12 +44,22 @@ def lab_command(
     paths: Annotated[int | None, typer.Option(help="paths per volume (each capped at the model's per-path ceiling; "
                                                    "dm-multipath round-robin over them in the guest)")] = None,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
+    bench: Annotated[str | None, typer.Option(help="run 'blockfit bench' (PostgreSQL) on two layouts built in the "
+                                              "guest: comma-separated oltp, dss, load")] = None,
+    bench_vs: Annotated[str, typer.Option("--bench-vs", help="with --bench, the layout compared with the plan's "
+                                          "stripe: single (one volume, same size), lvm or mdadm (the other "
+                                          "manager), xfs or ext4 (the other filesystem)")] = "single",
+    profile: Annotated[str, typer.Option(help="with --bench: quick | standard")] = "quick",
+    repeat: Annotated[int | None, typer.Option(help="with --bench: most measured runs per layout and measure")]
+    = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the LabResult as JSON")] = False,
     report: ReportOption = None,
 ) -> None:
     """Boot a qemu guest whose disks are capped like the plan's volumes and instance; build and measure."""
     if plan is not None and (cloud or layout or instance):
         raise InputError("lab: give either --plan or --cloud/--layout/--instance, not both")
+    if bench is None and (bench_vs != "single" or profile != "quick" or repeat is not None):
+        raise InputError("--bench-vs, --profile and --repeat go with --bench (e.g. --bench oltp,dss,load)")
     window = parse_duration(runtime, "--runtime")
     if not 2 <= window <= 600:
         raise InputError(f"--runtime {runtime!r}: expected between 2s and 10m")
@@ -65,10 +76,17 @@ def lab_command(
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
                      paths=positive_int(paths, "--paths"))
+    breq = None
+    if bench is not None:
+        breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
+        validate(breq)
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
         with err_console.status("lab: starting") as status:
-            result = run_lab(req, progress=lambda msg: status.update(f"lab: {msg}"))
+            def say(msg: str) -> None:
+                status.update(f"lab: {msg}")
+
+            result: LabResult | LabBenchResult = run_lab_bench(breq, say) if breq else run_lab(req, say)
     except KeyboardInterrupt:
         print("blockfit: error: lab interrupted; the guest was stopped and its files removed", file=sys.stderr)
         raise typer.Exit(130) from None
@@ -77,6 +95,8 @@ def lab_command(
     save_report(result, report)
     if json_out:
         print_json(result)
+    elif isinstance(result, LabBenchResult):
+        render_bench(result)
     else:
         render(result)
 
@@ -123,3 +143,28 @@ def render(r: LabResult) -> None:
         console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {s.name}: {s.detail}")
     console.print(f"  guest {r.kernel}, {r.guest_seconds:g} s" + (f", console log {r.console_log}"
                                                                   if r.console_log else ""))
+
+
+def render_bench(r: LabBenchResult) -> None:
+    b, o = r.baseline, r.other
+    console.print(f"[bold]lab bench[/]: {o.label} ({o.layout}, {o.manager}, {o.fs}) against {b.label} ({b.layout}, "
+                  f"{b.manager}, {b.fs}) on {r.instance} ({r.cloud}), scale {r.scale:g} (IOPS) and {r.mbps_scale:g} "
+                  f"(MB/s); PostgreSQL "
+                  f"{r.bench.postgres_version}, profile {r.bench.settings.profile}")
+    table = Table(title=f"{o.label} / {b.label}: the model's ratio beside the database's", title_justify="left")
+    for col in ("measure", "predicted", "measured [95 % CI]", "verdict", "I/O-bound runs"):
+        table.add_column(col, justify="left" if col in ("measure", "verdict") else "right")
+    for x in r.ratios:
+        measured = (f"{x.measured_ratio:.2f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
+                    if x.measured_ratio is not None and x.ci_low is not None and x.ci_high is not None else "-")
+        table.add_row(x.measure, f"{x.predicted_ratio:.2f} ({x.basis})", measured, x.text, x.io_bound_runs)
+    console.print(table)
+    for lay in (b, o):
+        balance = f", member balance {lay.member_balance:.2f}" if lay.member_balance is not None else ""
+        console.print(f"  {lay.label}: {lay.members} x ({lay.caps.member_iops} IOPS, "
+                      f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {lay.mount}{balance}")
+    for w in r.bench.warnings:
+        console.print(f"  [yellow]warning:[/] {w}")
+    for s in r.steps:
+        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {s.name}: {s.detail}")
+    console.print(f"  caps: {', '.join(r.cap_changes) or 'never changed'}; guest {r.kernel}, {r.guest_seconds:g} s")

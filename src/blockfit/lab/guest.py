@@ -8,15 +8,19 @@ script ends; a boot deadline and an overall timeout cover a guest that hangs.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.initramfs import ensure_initramfs
 from blockfit.lab.kernel import GuestKernel
 from blockfit.lab.qemu import QemuProcess, VmConfig
+from blockfit.lab.qmp import Qmp
 
 BOOT_TIMEOUT_S = 90.0
 READY_MARK = "blockfit-lab: init ready"
@@ -47,8 +51,12 @@ class GuestOutcome:
 
 def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
                timeout_s: float, progress: Progress | None = None, cpus: int = 2,
-               memory_mib: int = 1024) -> GuestOutcome:
-    """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu."""
+               memory_mib: int = 1024, caps: CapControl | None = None) -> GuestOutcome:
+    """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu.
+
+    With CAPS, qemu gets a QMP monitor (its socket in a private temp dir: a unix socket path must stay
+    under 108 bytes, which a deep work dir may not) and the guest's cap requests are answered while it runs.
+    """
     initramfs = ensure_initramfs(kernel)
     script_path = work_dir / "script.sh"
     script_path.write_text(script)
@@ -57,17 +65,31 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
     status_file = work_dir / "exit-status"
     status_file.unlink(missing_ok=True)
     console = work_dir / "console.log"
+    sock_dir = Path(tempfile.mkdtemp(prefix="blockfit-qmp-")) if caps is not None else None
+    if caps is not None and sock_dir is not None:
+        caps.prepare()
+        caps.socket = sock_dir / "qmp.sock"
     cfg = VmConfig(vmlinux=kernel.vmlinux, initramfs=initramfs, work_dir=work_dir, script=script_path, disks=disks,
                    instance=instance, console_log=console, cpus=cpus, memory_mib=memory_mib,
-                   name=f"blockfit-lab-{work_dir.name}")
-    vm = QemuProcess(cfg, work_dir / "qemu.log")
+                   name=f"blockfit-lab-{work_dir.name}",
+                   qmp_socket=caps.socket if caps is not None else None)
+    try:
+        vm = QemuProcess(cfg, work_dir / "qemu.log")
+    except BaseException:
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
+        raise
     say = progress or (lambda _line: None)
     seen = 0
     ready = False
     failure: str | None = None
     timed_out = False
     try:
+        if caps is not None and cfg.qmp_socket is not None:
+            caps.qmp = Qmp(cfg.qmp_socket)
         while vm.poll() is None:
+            if caps is not None:
+                caps.poll()
             elapsed = time.monotonic() - vm.started
             lines = progress_file.read_text(errors="replace").splitlines()
             for line in lines[seen:]:
@@ -86,7 +108,12 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
                 break
             time.sleep(0.25)
     finally:
+        if caps is not None and caps.qmp is not None:
+            caps.qmp.close()
+            caps.qmp = None
         vm.stop()
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
     for line in progress_file.read_text(errors="replace").splitlines()[seen:]:
         say(line)
     elapsed = time.monotonic() - vm.started

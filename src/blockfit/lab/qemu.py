@@ -51,6 +51,7 @@ class VmConfig:
     memory_mib: int = 1024
     name: str = "blockfit-lab"
     extra_append: list[str] = field(default_factory=list)
+    qmp_socket: Path | None = None  # a QMP monitor here lets the host change the caps while the guest runs
 
 
 def _throttle_object(t: Throttle) -> list[str]:
@@ -74,6 +75,8 @@ def command(cfg: VmConfig) -> list[str]:
             "-kernel", str(cfg.vmlinux), "-initrd", str(cfg.initramfs), "-append", " ".join(append),
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={cfg.work_dir},mount_tag=work,security_model=none,multidevs=remap"]
+    if cfg.qmp_socket is not None:
+        argv += ["-qmp", f"unix:{cfg.qmp_socket},server=on,wait=off"]
     if cfg.instance is not None:
         argv += _throttle_object(cfg.instance)
     for i, d in enumerate(cfg.disks):

@@ -57,7 +57,7 @@ CHECK_MIB = 32
 GUEST_MOUNT = "/mnt/blockfit-lab"
 MAP_PREFIX = "bfmp_"  # the guest's multipath maps: /dev/mapper/bfmp_m1, bfmp_single
 
-_env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
                           undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
@@ -169,21 +169,28 @@ def guest_device_names(count: int) -> list[str]:
     return names
 
 
-def write_build_scripts(exe: str, work: Path, plan_text: str, manager: str, fs: str, devices: list[str]) -> None:
-    """Run `blockfit build` as a user would, for the guest's device names, into WORK/build."""
-    (work / "plan.json").write_text(plan_text)
-    cmd = [exe, "build", "--plan", str(work / "plan.json"), "--manager", manager, "--devices", ",".join(devices),
-           "--mount", GUEST_MOUNT, "--fs", fs, "--out", str(work / "build")]
+def write_build_scripts(exe: str, work: Path, plan_text: str, manager: str, fs: str, devices: list[str],
+                        mount: str = GUEST_MOUNT, name: str = "build", names: tuple[str, ...] = ()) -> None:
+    """Run `blockfit build` as a user would, for the guest's device names, into WORK/NAME.
+
+    NAMES (e.g. ``--vg``, ``vg_b``) keep two layouts built in one guest apart.
+    """
+    (work / f"{name}-plan.json").write_text(plan_text)
+    cmd = [exe, "build", "--plan", str(work / f"{name}-plan.json"), "--manager", manager,
+           "--devices", ",".join(devices), "--mount", mount, "--fs", fs, "--out", str(work / name), *names]
     proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    (work / "build-command.log").write_text(" ".join(cmd) + "\n" + proc.stdout + proc.stderr)
+    (work / f"{name}-command.log").write_text(" ".join(cmd) + "\n" + proc.stdout + proc.stderr)
     if proc.returncode != 0:
         raise LabFailed(f"lab: 'blockfit build' refused the plan: {proc.stderr.strip()[-400:]}")
 
 
-def plan_for(subject: Subject) -> Plan:
-    """A one-candidate plan.json for `blockfit build`, when the lab was given a layout instead of a plan."""
-    pred = subject.stripe
-    layout = subject.layout.model_copy(update={"stripe_size": subject.stripe_size})
+def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | None = None) -> Plan:
+    """A one-candidate plan.json for `blockfit build`, when the lab was given a layout instead of a plan.
+
+    LAYOUT and PRED default to the subject's stripe; the bench passes its other layout (e.g. the single volume).
+    """
+    pred = pred or subject.stripe
+    layout = (layout or subject.layout).model_copy(update={"stripe_size": subject.stripe_size})
     return Plan(
         blockfit_version=__version__, created=datetime.now(UTC), cloud=subject.cloud,
         catalog_version=pred.catalog_version,
@@ -217,7 +224,7 @@ def _caps(pred: Prediction, scale: float, tag: str) -> Throttle:
                     bps=max(4096, round(pred.member_mbps * MB * scale)), iops_size=pred.member_io_accounting_bytes)
 
 
-def _instance_caps(pred: Prediction, scale: float) -> Throttle | None:
+def instance_caps(pred: Prediction, scale: float) -> Throttle | None:
     iops = round(pred.instance_iops_cap * scale) if pred.instance_iops_cap else None
     bps = round(pred.instance_mbps_cap * MB * scale) if pred.instance_mbps_cap else None
     return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
@@ -323,7 +330,7 @@ def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: 
                      path_iops=path.iops if path else None, path_bps=path.bps if path else None))
 
 
-def _read_steps(path: Path) -> list[LabStep]:
+def read_steps(path: Path) -> list[LabStep]:
     steps = []
     if path.exists():
         for line in path.read_text(errors="replace").splitlines():
@@ -332,7 +339,7 @@ def _read_steps(path: Path) -> list[LabStep]:
     return steps
 
 
-def _keep_console(outcome: GuestOutcome) -> Path | None:
+def keep_console(outcome: GuestOutcome) -> Path | None:
     """Copy the guest console log (and the script's own log) out of the work dir before it is removed."""
     logs = cache_dir() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -344,6 +351,17 @@ def _keep_console(outcome: GuestOutcome) -> Path | None:
             shutil.copyfile(src, dst)
             kept = kept or dst
     return kept
+
+
+def steps_or_fail(outcome: GuestOutcome, work: Path) -> list[LabStep]:
+    """The guest's recorded steps; LabFailed naming the failed step (console log kept) if the run failed."""
+    steps = read_steps(work / "steps.tsv")
+    if not outcome.ok:
+        kept = keep_console(outcome)
+        failed = next((s for s in steps if not s.ok), None)
+        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
+        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
+    return steps
 
 
 def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
@@ -370,7 +388,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
             say: Progress) -> LabResult:
     members = subject.layout.members
     member_cap = _caps(subject.stripe, scale, "member")
-    instance = _instance_caps(subject.stripe, scale)
+    instance = instance_caps(subject.stripe, scale)
     paths = emulated_paths(subject)
     member_path = _path_caps(subject.stripe, scale, "member") if paths else None
     disks = [Disk(serial=f"m{i + 1}", path=work / f"m{i + 1}.raw",
@@ -399,7 +417,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         jobs |= {"single-iops": (small, iodepth_for(queues, "iops")),
                  "single-mbps": (large, iodepth_for(queues, "mbps"))}
     for name, (bs, depth) in jobs.items():
-        (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
+        (work / f"fio-{name}.job").write_text(TEMPLATES.get_template("fio.job.j2").render(
             name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3))
     exe = builder()
     members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
@@ -407,7 +425,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     if exe:
         plan = Path(req.plan).read_text() if req.plan is not None else plan_for(subject).model_dump_json(indent=2)
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
-    script = _env.get_template("lab.sh.j2").render(
+    script = TEMPLATES.get_template("lab.sh.j2").render(
         use_build=exe is not None, rerun_check=exe is not None and req.rerun_check, expected_devices=members_dev,
         mount=GUEST_MOUNT,
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
@@ -423,18 +441,13 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}"
         + (f", {paths} path(s) each" if paths else ""))
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
-    steps = _read_steps(work / "steps.tsv")
-    if not outcome.ok:
-        kept = _keep_console(outcome)
-        failed = next((s for s in steps if not s.ok), None)
-        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
-        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
+    steps = steps_or_fail(outcome, work)
     try:
         stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance, paths, member_path)
         single = (_figures(subject.single, work, "single", scale, single_cap, instance, paths, single_path)
                   if measure_single and subject.single is not None and single_cap is not None else None)
     except (OSError, ValueError, KeyError) as exc:
-        kept = _keep_console(outcome)
+        kept = keep_console(outcome)
         raise EnvironmentProblem(f"lab: could not read the fio results ({exc}); console log kept at {kept}") from None
     return LabResult(
         **stripe.model_dump(), scale=scale, cloud=subject.cloud, instance=subject.instance.spec, manager=req.manager,

@@ -9,7 +9,16 @@ from blockfit.schema.build import BuildResult, BuildStep
 from blockfit.schema.cost import ComputeCost, CostBreakdown, Redundancy
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.history import DerivedTargets
-from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
+from blockfit.schema.lab import (
+    LabBenchLayout,
+    LabBenchRatio,
+    LabBenchResult,
+    LabCaps,
+    LabFigures,
+    LabLimits,
+    LabResult,
+    LabStep,
+)
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
 from blockfit.schema.plan import Candidate, Plan, Requirements
@@ -35,6 +44,9 @@ __all__ = [
     "Finding",
     "FindingKind",
     "Instance",
+    "LabBenchLayout",
+    "LabBenchRatio",
+    "LabBenchResult",
     "LabCaps",
     "LabFigures",
     "LabLimits",

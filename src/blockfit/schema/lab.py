@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.bench import BenchResult
 from blockfit.schema.result import ResultEnvelope
 
 
@@ -79,3 +80,55 @@ class LabResult(LabFigures, ResultEnvelope):
     kernel: str
     guest_seconds: float
     console_log: str | None = Field(default=None, description="kept only when the run failed or --keep")
+
+
+class LabBenchLayout(BaseModel):
+    """One of the layouts a lab bench compares, as built in the guest."""
+
+    label: str = Field(description="the label the bench reports it under")
+    layout: str = Field(description="layout in spec grammar")
+    members: int
+    manager: str = Field(description="lvm | mdadm | none (a single volume)")
+    fs: str
+    mount: str = Field(description="mount point in the guest")
+    predicted_iops: float = Field(description="model's max IOPS x scale")
+    predicted_mbps: float = Field(description="model's max MB/s x mbps_scale")
+    caps: LabCaps
+    member_balance: float | None = Field(
+        default=None, description="least / most busy member (IOPS, median over the runs): 1.0 is perfectly even")
+
+
+class LabBenchRatio(BaseModel):
+    """For one measure: how much faster the model says the other layout is, and what the database measured."""
+
+    measure: str
+    basis: Literal["iops", "mbps"] = Field(description="which predicted rate the measure leans on")
+    predicted_ratio: float = Field(description="other / baseline, from the model's max IOPS or MB/s")
+    measured_ratio: float | None = Field(description="other / baseline speed, from the bench (None: no verdict)")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    verdict: str
+    text: str
+    io_bound_runs: str = Field(description="runs whose evidence says a device cap or flush latency held them, "
+                                           "of all measured runs, e.g. '10/10'")
+
+
+class LabBenchResult(ResultEnvelope):
+    """`blockfit lab --bench`: two layouts built in one guest, a PostgreSQL bench on each, next to the model."""
+
+    kind: Literal["lab-bench"] = "lab-bench"
+
+    scale: float = Field(description="factor on every IOPS cap")
+    mbps_scale: float = Field(description="factor on every MB/s cap (larger: DSS scans must finish)")
+    cloud: str
+    instance: str
+    versus: str = Field(description="what differs between the layouts: single | lvm | mdadm | xfs | ext4")
+    baseline: LabBenchLayout
+    other: LabBenchLayout
+    ratios: list[LabBenchRatio]
+    bench: BenchResult
+    cap_changes: list[str] = Field(default_factory=list, description="the guest's lift/apply requests, answered")
+    steps: list[LabStep] = Field(default_factory=list)
+    kernel: str
+    guest_seconds: float
+    console_log: str | None = None

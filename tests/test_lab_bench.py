@@ -1,0 +1,111 @@
+"""`blockfit lab --bench`: two layouts in one guest, PostgreSQL on each, the model's ratio beside the database's."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from blockfit.lab.bench import LabBenchRequest, sides
+from blockfit.lab.kernel import ensure_kernel
+from blockfit.lab.run import LabRequest, resolve
+from lab_helpers import BLOCKFIT, assert_nothing_left, interrupt_lab_when, lab_env, run_lab_cli
+
+OCI = ("--cloud", "oci", "--instance", "VM.Standard.E3.Flex:12")
+# 4 x 1000 GB balanced: each member at OCI's per-volume cap of 25,000 IOPS, so the 4,000 GB single volume (also
+# at that cap) has a quarter of the stripe's aggregate caps at the same total size.
+FOUR = ("--layout", "4x1000G@balanced")
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--bench", "oltp,fast"), "fast"),
+    (("--bench", "oltp", "--repeat", "0"), "--repeat"),
+    (("--bench", "oltp", "--bench-vs", "zfs"), "--bench-vs"),
+    (("--bench", "oltp", "--bench-vs", "lvm"), "--bench-vs lvm"),  # lvm is already --manager
+    (("--bench", "oltp", "--profile", "huge"), "--profile"),
+    (("--bench-vs", "mdadm"), "--bench"),  # bench options without --bench
+])
+def test_bad_bench_input_is_one_line_exit_2_and_creates_nothing(tmp_path: Path, args: tuple[str, ...],
+                                                                  needle: str) -> None:
+    runs = tmp_path / "runs"
+    proc = subprocess.run([BLOCKFIT, "lab", *OCI, *FOUR, *args], capture_output=True, text=True,
+                          env=lab_env(runs), stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not runs.exists() or not list(runs.iterdir())
+
+
+def test_sides_single_against_stripe_and_manager_against_manager() -> None:
+    lab = LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
+    subject = resolve(lab)
+    base, other = sides(LabBenchRequest(lab=lab, versus="single"), subject)
+    assert (base.members, base.manager, base.size_gb) == (1, "none", 4000)
+    assert (other.members, other.manager, other.size_gb) == (4, "lvm", 1000)
+    assert other.iops == pytest.approx(4 * base.iops)  # over the rate caps the lab emulates
+    base, other = sides(LabBenchRequest(lab=LabRequest(**{**lab.__dict__, "manager": "mdadm"}), versus="lvm"),
+                        subject)
+    assert (base.label, base.manager, other.label, other.manager) == ("mdadm", "mdadm", "lvm", "lvm")
+    assert base.members == other.members == 4
+    assert base.names != other.names  # the two build script sets name their VG / array apart
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile(tmp_path: Path) -> None:
+    """Acceptance: single volume vs a 4-way stripe with 4x its aggregate caps, all three workloads, quick."""
+    runs = tmp_path / "runs"
+    started = time.monotonic()
+    r = run_lab_cli(runs, *OCI, *FOUR, "--bench", "oltp,dss,load", timeout=1800)
+    elapsed = time.monotonic() - started
+    print(f"lab bench quick, single vs 4-way stripe: {elapsed:.0f} s wall")
+    assert r["kind"] == "lab-bench"
+    assert r["cap_changes"] == ["lift ok", "apply ok"]  # loaded uncapped, measured capped
+    ratios = {x["measure"]: x for x in r["ratios"]}
+    for m in ("oltp-select", "dss"):
+        x = ratios[m]
+        assert x["verdict"] == "faster", x  # the stripe (the other layout) wins, its CI excluding "no difference"
+        assert x["ci_low"] > 1.0, x
+        assert x["predicted_ratio"] > 2.5, x  # the model's ratio is there beside the measured one
+    assert ratios["oltp-select"]["predicted_ratio"] == pytest.approx(4.0, rel=0.01)
+    # TPC-B commits wait for a flush, and a flush on the stripe waits for all four members: the stripe need not
+    # win, but if it does not, its evidence must say the flushes held it.
+    if ratios["oltp-tpcb"]["verdict"] != "faster":
+        stripe = next(lay for lay in r["bench"]["layouts"] if lay["label"] == "stripe")
+        tpcb = next(m for m in stripe["measures"] if m["measure"] == "oltp-tpcb")
+        assert any(run["evidence"]["binding"] == "flush_latency" for run in tpcb["runs"]), ratios["oltp-tpcb"]
+    io_bound, total = map(int, ratios["oltp-select"]["io_bound_runs"].split("/"))
+    assert total >= 4 and io_bound == total, ratios["oltp-select"]
+    assert r["other"]["member_balance"] >= 0.7, r["other"]  # 8 KiB random reads spread over the 4 members
+    assert_nothing_left(runs)
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+def test_lvm_and_mdadm_stripes_of_the_same_members_draw_on_oltp(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    r = run_lab_cli(runs, *OCI, "--layout", "4x1000G@balanced", "--bench", "oltp", "--bench-vs", "mdadm",
+                    timeout=1800)
+    ratios = {x["measure"]: x for x in r["ratios"]}
+    x = ratios["oltp-select"]
+    assert x["predicted_ratio"] == pytest.approx(1.0, rel=0.01)
+    assert x["verdict"] == "no significant difference", x
+    assert {r["baseline"]["manager"], r["other"]["manager"]} == {"lvm", "mdadm"}
+    assert_nothing_left(runs)
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+@pytest.mark.parametrize("phase", ["building", "] load "])
+def test_interrupt_at_any_phase_leaves_nothing(tmp_path: Path, phase: str) -> None:
+    """Ctrl-C while the layouts are built, and while PostgreSQL loads: no qemu, socket, disk file or work dir."""
+    ensure_kernel()
+    qmp_before = set(Path("/tmp").glob("blockfit-qmp-*"))
+    runs = tmp_path / "runs"
+    code, err = interrupt_lab_when(runs, [*OCI, "--layout", "2x500G@balanced", "--bench", "oltp", "--json"],
+                                   phase, 900)
+    assert code == 130, err
+    assert_nothing_left(runs)
+    assert set(Path("/tmp").glob("blockfit-qmp-*")) <= qmp_before, "a QMP socket dir outlived the run"
