@@ -31,18 +31,26 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _gain(gain: float | None, flat: bool) -> str:
+    """'+95%', or 'flat +2%' for a doubling the search went past without stopping."""
+    if gain is None:
+        return ""
+    return ("flat " if flat else "") + f"{gain:+.0%}"
+
+
 def _table(m: Measurement) -> Table:
     """The curve: p50/p95/p99 always, plus a column for the bound's percentile when it is none of those."""
     extra = m.percentile not in (50, 95, 99)
     t = Table(title=f"curve (small I/O, then large I/O); bound: p{m.percentile:g} <= {m.max_latency_ms:g} ms")
     for col in ("phase", "outstanding", "IOPS", "MB/s", "p50 ms", "p95 ms", "p99 ms",
-                *([f"p{m.percentile:g} ms"] if extra else []), "avg ms", "bound", "steady"):
+                *([f"p{m.percentile:g} ms"] if extra else []), "avg ms", "gain", "bound", "steady"):
         t.add_column(col, justify="right")
     for p in m.curve:
         t.add_row(p.phase, str(p.outstanding), f"{p.iops:,.0f}", f"{p.mbps:,.1f}", f"{p.p50_ms:.3f}",
                   f"{p.p95_ms:.3f}", f"{p.p99_ms:.3f}", *([f"{p.percentile_ms:.3f}"] if extra else []),
-                  f"{p.avg_ms:.3f}", "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
-                  ("yes" if p.steady else "no") + (" (long)" if p.confirmed else ""))
+                  f"{p.avg_ms:.3f}", _gain(p.gain, p.flat),
+                  "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
+                  ("yes" if p.steady else "no") + (" (again)" if p.confirmed else ""))
     return t
 
 
@@ -62,7 +70,8 @@ def _print_human(m: Measurement) -> None:
     else:
         console.print("max_mbps    not measured (the run stopped before the large-I/O phase)")
     console.print(f"latency_ms  {m.latency_ms:.3f} p{m.percentile:g}, {m.avg_latency_ms:.3f} average (CALIBRATE_IO's)")
-    console.print(f"{m.fio_version}, {m.engine}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
+    engines = m.engine + (f" (large I/O: {m.large_engine})" if m.large_engine else "")
+    console.print(f"{m.fio_version}, {engines}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
     for w in m.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
 
