@@ -97,7 +97,8 @@ def part1(budget: float) -> None:
     print(f"  sweep:     max IOPS at bound {sweep_iops:,.0f} (depth {sweep_depth}), max MB/s {sweep_mbps:.1f}, "
           f"{len(small) + len(large)} points; depths over the bound: "
           f"{[d for d, _, _, p in small if p > BOUND_MS][:12]}...")
-    print(f"  ratio max-IOPS-at-latency calibrate/sweep = {m.max_iops / sweep_iops:.3f}")
+    iops_ratio = f"{m.max_iops / sweep_iops:.3f}" if sweep_iops else "n/a (no sweep depth met the bound)"
+    print(f"  ratio max-IOPS-at-latency calibrate/sweep = {iops_ratio}")
     print(f"  ratio max MB/s calibrate/sweep            = {m.max_mbps / sweep_mbps:.3f}")
     print(f"  ratio wall time calibrate/sweep           = {t_cal / t_sweep:.3f}  "
           f"(versus the small-I/O half of the sweep alone: {t_cal / t_small:.3f})")

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.output import console, err_console, print_json
 from blockfit.errors import InputError
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
@@ -80,16 +80,22 @@ def _print_human(m: Measurement) -> None:
 def calibrate_command(
     targets: Annotated[list[str], typer.Argument(metavar="TARGET", help="a directory (a test file is created "
                                                  "there), a file, or block device(s); several = a simulated stripe")],
-    max_latency: Annotated[str, typer.Option("--max-latency", help="latency bound at the percentile")] = "20ms",
-    percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to")] = "95",
-    small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size")] = "8k",
-    large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s")] = "1m",
+    max_latency: Annotated[str, typer.Option("--max-latency", help="latency bound at the percentile",
+                                                       callback=params.duration)] = "20ms",
+    percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to",
+                                                      callback=params.percentile)] = "95",
+    small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size",
+                                                    callback=params.io_size)] = "8k",
+    large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s",
+                                                    callback=params.io_size)] = "1m",
     duration: Annotated[str, typer.Option("--duration", help="total time budget for the measurement (laying "
-                                          "out a test file in a directory comes on top)")] = "60s",
-    size: Annotated[str, typer.Option("--size", help="size of the test file created in a directory target")] = "4G",
+                                          "out a test file in a directory comes on top)",
+                                          callback=params.duration)] = "60s",
+    size: Annotated[str, typer.Option("--size", help="size of the test file created in a directory target",
+                                                callback=params.byte_size)] = "4G",
     write: Annotated[int, typer.Option("--write", help="percentage of small I/Os that are writes (needs "
                                        "--allow-write on block devices and existing files; never on mounted "
-                                       "devices)")] = 0,
+                                       "devices)", callback=params.percent)] = 0,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="allow a write test on a block device or "
                                               "existing file")] = False,
     host: Annotated[list[str] | None, typer.Option("--host", help="HOST[:PORT] of a 'fio --server' (repeat for "

@@ -10,9 +10,10 @@ row, and never before ``min_sweep`` outstanding I/Os (x stripe members). Each po
 best earlier point of its sweep (``gain``) and whether it was flat, so the curve shows the flat steps.
 
 Accuracy without long confirmation runs: the reported figure is the median of the plateau (every window within
-``min_gain`` of the best, which a doubling would not count as a gain), not the best single window, which noise inflates; a figure that rests on one
-window is measured once more. The first point of a phase has the full warm-up; later points follow a run at
-a neighbouring depth on a device already busy, so their warm-up only has to fill the queue (``step_ramp_s``).
+``min_gain`` of the best, which a doubling would not count as a gain), not the best single window, which noise
+inflates; a figure that rests on one window is measured once more. The first point of a phase has the full
+warm-up; later points follow a run at a neighbouring depth on a device already busy, so their warm-up only has
+to fill the queue (``step_ramp_s``).
 An unsteady point (IOPS samples varying by more than ``steady_cv``) is measured again for twice as long.
 
 The controller only sees ``measure(phase, outstanding, ramp_s, runtime_s) -> MeasuredPoint``, so it runs
