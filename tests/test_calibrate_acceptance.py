@@ -64,6 +64,8 @@ def test_capped_loop_device_cli_json(bps_cap: int, large_io: str, tmp_path: Path
     assert out.returncode == 0, out.stderr
     m = json.loads(out.stdout)
     curve = [(p["phase"], p["outstanding"], round(p["iops"]), round(p["mbps"], 1), p["flat"]) for p in m["curve"]]
+    print(f"\ncalibrate capped {bps_cap / 1e6:g} MB/s {large_io}: MB/s ratio {m['max_mbps'] * 1e6 / bps_cap:.3f}, "
+          f"IOPS ratio {m['max_iops'] / IOPS_CAP:.3f}, {len(m['curve'])} points, {m['elapsed_s']:.0f} s")
     assert abs(m["max_iops"] / IOPS_CAP - 1) <= 0.05, (m["max_iops"], curve)
     assert abs(m["max_mbps"] * 1e6 / bps_cap - 1) <= 0.05, (m["max_mbps"], curve)
     # a capped device is saturated from the first doubling on: the sweeps record flat steps and go past them

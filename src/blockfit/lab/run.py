@@ -9,8 +9,10 @@ measure the stripe, and tear everything down (qemu, disk files, work dir) whatev
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import math
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -212,23 +214,48 @@ def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
     return min(options, key=lambda o: abs(math.log(measured / o[1])))[0]
 
 
-def _window_rate(path: Path) -> tuple[float, float]:
-    """(IOPS, MB/s) over the measurement window, from the two snapshots of the device's stat counters.
+@dataclass
+class WindowRate:
+    """A measurement window's rates: the median of its one-second rates, and their spread."""
+
+    iops: float
+    mbps: float
+    iops_spread: float  # relative standard error of the median (1.25 sd / sqrt(n) / median)
+    mbps_spread: float
+
+
+def _median_and_spread(values: list[float]) -> tuple[float, float]:
+    med = statistics.median(values)
+    if len(values) < 2 or med <= 0:
+        return med, 0.0
+    return med, 1.25 * statistics.stdev(values) / math.sqrt(len(values)) / med
+
+
+def _window_rate(path: Path) -> WindowRate:
+    """Rates over the measurement window, from the device's stat counters snapshotted once a second.
 
     Why not fio's own totals: with deep queues of slow (throttled) I/Os they mix in the queue's fill and
     final drain (io_bytes and total_ios disagree by 20 % and more), and the per-interval sample means are
-    coarse when a window holds a handful of 1 MiB I/Os.
+    coarse when a window holds a handful of 1 MiB I/Os. Why the median of one-second rates: a stall of the
+    shared host (a few hundred ms under TCG) costs one of them, not the whole window's mean.
     """
-    t1, r1, s1, t2, r2, s2 = (float(x) for x in path.read_text().split())
-    if t2 <= t1:
+    snaps = [tuple(float(x) for x in line.split()) for line in path.read_text().splitlines() if line.strip()]
+    iops, mbps = [], []
+    for (t1, r1, s1), (t2, r2, s2) in itertools.pairwise(snaps):
+        if t2 > t1:
+            iops.append((r2 - r1) / (t2 - t1))
+            mbps.append((s2 - s1) * 512 / (t2 - t1) / MB)
+    if not iops:
         raise ValueError(f"{path.name}: empty measurement window")
-    return (r2 - r1) / (t2 - t1), (s2 - s1) * 512 / (t2 - t1) / MB
+    (i, i_spread), (m, m_spread) = _median_and_spread(iops), _median_and_spread(mbps)
+    return WindowRate(iops=i, mbps=m, iops_spread=i_spread, mbps_spread=m_spread)
 
 
 def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
              instance: Throttle | None) -> LabFigures:
-    iops, _ = _window_rate(work / f"rate-{prefix}-iops.txt")
-    _, mbps = _window_rate(work / f"rate-{prefix}-mbps.txt")
+    small = _window_rate(work / f"rate-{prefix}-iops.txt")
+    large = _window_rate(work / f"rate-{prefix}-mbps.txt")
+    iops, mbps = small.iops, large.mbps
     members = pred.layout_detail.members
     predicted_iops, predicted_mbps = pred.max_iops * scale, pred.max_mbps * scale
     limited = LabLimits(
@@ -238,7 +265,8 @@ def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: 
                            instance.bps / MB if instance and instance.bps else None))
     return LabFigures(
         layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
-        predicted_mbps=predicted_mbps, measured_mbps=mbps, limited_by=limited,
+        predicted_mbps=predicted_mbps, measured_mbps=mbps, iops_spread=round(small.iops_spread, 4),
+        mbps_spread=round(large.mbps_spread, 4), limited_by=limited,
         predicted_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by),
         iops_ratio=iops / predicted_iops if predicted_iops else 0.0,
         mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
@@ -315,7 +343,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
         jobs |= {"single-iops": (small, iodepth_for(1, "iops")), "single-mbps": (large, iodepth_for(1, "mbps"))}
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(_env.get_template("fio.job.j2").render(
-            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 1))
+            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3))
     exe = builder()
     members_dev = guest_device_names(members)
     if exe:
