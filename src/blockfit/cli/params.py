@@ -89,25 +89,18 @@ def io_size(param: typer.CallbackParam, value: str | None) -> str | None:
     return value
 
 
-@_kind("byte_size")
-def byte_size(param: typer.CallbackParam, value: str | None) -> str | None:
-    """A file size in bytes with binary units ('4G')."""
-    _each(value, lambda v: parse_io_size(v, _name(param)))
-    return value
+def _text(kind: str, parse: Callable[[str, str], object], doc: str) -> Callable[..., str | None]:
+    """A callback checking a text option (or each of a repeated one) with ``parse(text, option name)``."""
+    def callback(param: typer.CallbackParam, value: str | None) -> str | None:
+        _each(value, lambda v: parse(v, _name(param)))
+        return value
+    callback.__doc__ = doc
+    return _kind(kind)(callback)
 
 
-@_kind("volume_size")
-def volume_size(param: typer.CallbackParam, value: str | None) -> str | None:
-    """A capacity in the cloud's billing GB ('4.5T', '800G')."""
-    _each(value, lambda v: parse_volume_gb(v, _name(param)))
-    return value
-
-
-@_kind("duration")
-def duration(param: typer.CallbackParam, value: str | None) -> str | None:
-    """A duration ('60s', '1.5m', '250ms'); a bare number is seconds."""
-    _each(value, lambda v: parse_duration(v, _name(param)))
-    return value
+byte_size = _text("byte_size", parse_io_size, "A file size in bytes with binary units ('4G').")
+volume_size = _text("volume_size", parse_volume_gb, "A capacity in the cloud's billing GB ('4.5T', '800G').")
+duration = _text("duration", parse_duration, "A duration ('60s', '1.5m', '250ms'); a bare number is seconds.")
 
 
 @_kind("latency")
