@@ -6,8 +6,10 @@ whose latency percentile stays under the bound. Large I/O: the same doubling swe
 
 Plateaus: a rate limiter (blk-throttle, a cloud's token bucket) can hold a doubling flat although a deeper
 queue gains again, so one flat doubling never ends a sweep: a sweep ends after ``patience`` flat doublings in a
-row, and never before ``min_sweep`` outstanding I/Os (x stripe members). Each point records its gain over the
-best earlier point of its sweep (``gain``) and whether it was flat, so the curve shows the flat steps.
+row, and never before ``min_sweep`` outstanding I/Os (2 per stripe member if more): the floor is measured even
+when that overruns the time budget (a loaded machine), since a sweep stopped short of it proves nothing. Each
+point records its gain over the best earlier point of its sweep (``gain``) and whether it was flat, so the curve
+shows the flat steps.
 
 Accuracy without long confirmation runs: the reported figure is the median of the plateau (every window within
 ``min_gain`` of the best, which a doubling would not count as a gain), not the best single window, which noise
@@ -163,7 +165,7 @@ class Search:
             if depth >= self.plan.sweep_floor and (flat_run >= self.plan.patience or (p.flat and not p.within_bound)):
                 break
             depth *= 2
-            if not self._fits(self._small_until()):
+            if depth > self.plan.sweep_floor and not self._fits(self._small_until()):
                 self.notes.append(f"budget ran out before small-I/O saturation (stopped at {depth // 2} outstanding)")
                 break
         self._bisect(self._small_until())
@@ -198,7 +200,7 @@ class Search:
             if flat_run >= self.plan.patience and depth >= self.plan.sweep_floor:
                 break
             depth *= 2
-            if not self._fits(until):
+            if depth > self.plan.sweep_floor and not self._fits(until):
                 self.notes.append(f"budget ran out before large-I/O saturation (stopped at {depth // 2} outstanding)")
                 break
 
