@@ -231,10 +231,16 @@ def plateau(points: list[MeasuredPoint], value: Callable[[MeasuredPoint], float]
     """The windows within ``band`` of the best, and the one with their median value (the lower one of two).
 
     The best single window is biased up by noise (the maximum of several noisy estimates); the median of the
-    windows on the plateau is not, and one bad window cannot move it.
+    windows on the plateau is not, and one bad window cannot move it. Windows at the same depth count once, as
+    their lower median: an outlier that alone made the plateau is measured again, and the second window tempers it.
     """
-    best = max(value(p) for p in points)
-    top = sorted((p for p in points if value(p) >= best * (1 - band)), key=value)
+    by_depth: dict[int, list[MeasuredPoint]] = {}
+    for p in points:
+        by_depth.setdefault(p.outstanding, []).append(p)
+    # a depth measured twice (a single-window figure measured again) stands for the lower median of its windows
+    reps = [sorted(group, key=value)[(len(group) - 1) // 2] for group in by_depth.values()]
+    best = max(value(p) for p in reps)
+    top = sorted((p for p in reps if value(p) >= best * (1 - band)), key=value)
     return top[(len(top) - 1) // 2], top
 
 
