@@ -29,15 +29,15 @@ def part3(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     return ocpus, result, runs
 
 
-MAX_SPREAD = 0.03  # a steady window: the median's relative standard error stays under 3 %
+MAX_SPREAD = 0.05  # a steady window: the median's relative standard error stays under 5 % (~275 I/Os a second: ~3 %)
 
 
 def assert_near(f: dict[str, Any], what: str, tolerance: float) -> None:
-    """measured / predicted within the tolerance, or within 3 standard errors of the measurement if wider."""
+    """measured / predicted within the tolerance, or within 2 standard errors of the measurement if wider."""
     spread = f[f"{what}_spread"]
     assert spread <= MAX_SPREAD, (what, spread, f)
     ratio = f[f"measured_{what}"] / f[f"predicted_{what}"]
-    assert abs(ratio - 1) <= max(tolerance, 3 * spread), (what, ratio, spread, f)
+    assert abs(ratio - 1) <= max(tolerance, 2 * spread), (what, ratio, spread, f)
 
 
 def test_stripe_within_10_percent_of_scaled_prediction(part3: tuple[int, dict[str, Any], Path]) -> None:
