@@ -97,13 +97,67 @@ def test_stripe_sweeps_to_two_outstanding_per_member() -> None:
     assert max(p.outstanding for p in search.points) >= 16
 
 
-def test_confirmed_point_wins_over_short_points_within_noise() -> None:
+def _limiter(plateau_until: int, phase_cap: float):  # type: ignore[no-untyped-def]
+    """A rate limiter that releases in bursts: half its cap up to ``plateau_until`` outstanding, then the cap."""
     measure, _ = model_device(5000, 1.0, 1.5)
 
-    def pt(depth: int, iops: float, confirmed: bool) -> MeasuredPoint:
-        p = measure("small", depth, 1, 1)
-        p.iops, p.within_bound, p.confirmed = iops, True, confirmed
+    def limited(phase: str, outstanding: int, ramp_s: float, runtime_s: float) -> MeasuredPoint:
+        p = measure(phase, outstanding, ramp_s, runtime_s)
+        rate = phase_cap / 2 if outstanding <= plateau_until else phase_cap
+        if phase == "large":
+            p.mbps, p.iops = rate, rate * 1e6 / p.io_size
+        else:
+            p.iops, p.mbps = rate, rate * p.io_size / 1e6
+        p.percentile_ms = p.p95_ms = p.p50_ms = outstanding / p.iops * 1000
         return p
 
-    assert summarize([pt(1, 3000, True), pt(2, 3050, False)]).max_iops_point.outstanding == 1  # type: ignore[union-attr]
-    assert summarize([pt(1, 3000, True), pt(2, 3300, False)]).max_iops_point.outstanding == 2  # type: ignore[union-attr]
+    return limited
+
+
+def test_sweeps_go_past_a_false_plateau_and_record_the_flat_steps() -> None:
+    """1, 2 and 4 outstanding I/Os all at half the cap (two flat doublings), 8 at the cap: both sweeps find it."""
+    search = Search(plan=SearchPlan(max_latency_ms=1000, budget_s=60), measure=_limiter(4, 60.0))
+    search.run()
+    s = summarize(search.points)
+    assert s.max_mbps_point is not None and s.max_mbps_point.mbps == 60.0
+    assert s.max_iops_point is not None and s.max_iops_point.iops == 60.0
+    for phase in ("small", "large"):
+        sweep = [p for p in search.points if p.phase == phase and not p.confirmed]
+        assert [p.flat for p in sweep][:4] == [False, True, True, False]
+        assert sweep[3].outstanding == 8 and sweep[3].gain == 1.0
+
+
+def test_a_single_flat_doubling_never_ends_a_sweep_below_the_floor() -> None:
+    measure, _ = model_device(1000, 0.01, 1.0)  # saturated at depth 1: every doubling is flat
+    search = Search(plan=SearchPlan(max_latency_ms=1000), measure=measure)
+    search.large()
+    assert [p.outstanding for p in search.points] == [1, 2, 4, 8]
+
+
+def test_reported_figure_is_the_plateau_median_not_the_best_window() -> None:
+    measure, _ = model_device(5000, 1.0, 1.5)
+
+    def pt(depth: int, mbps: float) -> MeasuredPoint:
+        p = measure("large", depth, 1, 1)
+        p.mbps = mbps
+        return p
+
+    # windows of one 60 MB/s plateau, one inflated by noise; 30 is off the plateau
+    s = summarize([pt(1, 30.0), pt(2, 59.5), pt(4, 60.2), pt(8, 61.4)])
+    assert s.max_mbps_point is not None and s.max_mbps_point.mbps == 60.2
+    assert [p.mbps for p in s.mbps_plateau] == [59.5, 60.2, 61.4]
+    assert summarize([pt(1, 59.0), pt(2, 61.0)]).max_mbps_point.mbps == 59.0  # type: ignore[union-attr]
+    # an outlier window measured again at its depth: the depth counts as the lower of its two windows
+    s = summarize([pt(1, 30.0), pt(2, 63.3), pt(2, 60.1), pt(4, 60.4), pt(8, 59.8)])
+    assert s.max_mbps_point is not None and s.max_mbps_point.mbps == 60.1
+
+
+def test_a_figure_resting_on_one_window_is_measured_again() -> None:
+    measure, _ = model_device(5000, 1.0, 1.5)
+    search = Search(plan=SearchPlan(max_latency_ms=1000, budget_s=60), measure=measure)
+    search.run()
+    again = [p for p in search.points if p.confirmed]
+    assert {p.phase for p in again} <= {"small", "large"}
+    s = summarize(search.points)
+    for top in (s.iops_plateau, s.mbps_plateau):
+        assert len(top) >= 2

@@ -6,11 +6,15 @@ One guest boot runs every scenario (the results come back as KEY=VALUE lines):
   a second run-all.sh changes nothing;
 - a disk carrying an ext4 signature is refused by 20-lvm.sh and left untouched;
 - online migration: a mounted LV whose extent count is not divisible by 3 is moved onto a 3-way stripe
-  with lvconvert (divisible-extents fix, mirror, sync, split, vgreduce, pvremove); checksums match.
+  with lvconvert (divisible-extents fix, mirror, sync, split, vgreduce, pvremove); checksums match;
+- mdadm RAID0 + ext4: a member carrying ext4 is refused by 20-mdadm.sh and left untouched, then forced with
+  --force-device; the array has the plan's chunk, ext4 its stride; a second run-all.sh changes nothing.
+The guest script is tests/build_lab_guest.sh.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -24,51 +28,9 @@ from lab_helpers import BLOCKFIT, processes_mentioning
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 
-SERIALS = ["m1", "m2", "m3", "src", "sig", "old", "n1", "n2", "n3"]
+SERIALS = ["m1", "m2", "m3", "src", "sig", "old", "n1", "n2", "n3", "r1", "r2"]
 
-GUEST = r'''
-set -uo pipefail
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin BLOCKFIT_SKIP_ATTACH_CHECK=1
-export DM_DISABLE_UDEV=1  # no udevd in the guest: LVM creates the /dev nodes itself
-W=$(cd "$(dirname "$0")" && pwd)
-res() { echo "$1=$2" >> "$W/results.txt"; }
-step() { echo "$*" >> "$W/progress"; }
-files() {  # DIR: a few files of random data, checksums in $W/sums-NAME
-  for i in 1 2 3; do dd if=/dev/urandom of="$1/f$i" bs=1M count=$((i * 3)) status=none; done
-  (cd "$1" && sha256sum f1 f2 f3) > "$W/sums-$2"
-}
-i=0; for b in /sys/block/vd*; do res "serial_${b##*/}" "$(cat "$b/serial")"; done
-
-step offline
-mkfs.ext4 -q -F /dev/vdd && mkdir -p /mnt/src && mount /dev/vdd /mnt/src && files /mnt/src src && umount /mnt/src
-bash "$W/off/run-all.sh" > "$W/off.log" 2>&1; res offline_rc $?
-res offline_mounted "$(findmnt -n -o SOURCE,FSTYPE /mnt/off | tr ' ' ,)"
-(cd /mnt/off && sha256sum --quiet -c "$W/sums-src") >> "$W/off.log" 2>&1; res offline_sums $?
-res offline_lv "$(lvs --noheadings -o stripes,stripe_size --units k --nosuffix lab_off/blockfit_lv | xargs)"
-before=$(lvs --noheadings -o lv_name,lv_size,stripes lab_off; blkid -p /dev/lab_off/blockfit_lv; cat /etc/fstab)
-bash "$W/off/run-all.sh" > "$W/off-rerun.log" 2>&1; res offline_rerun_rc $?
-after=$(lvs --noheadings -o lv_name,lv_size,stripes lab_off; blkid -p /dev/lab_off/blockfit_lv; cat /etc/fstab)
-[ "$before" = "$after" ]; res offline_rerun_same $?
-umount /mnt/off
-
-step signature
-bash "$W/sig/20-lvm.sh" > "$W/sig.log" 2>&1; res sig_rc $?
-res sig_type "$(blkid -p -s TYPE -o value /dev/vde)"
-res sig_pv "$(pvs --noheadings -o pv_name /dev/vde 2>/dev/null | xargs)"
-
-step online
-pvcreate -qq /dev/vdf && vgcreate -qq blockfit_vg /dev/vdf && lvcreate -qq -y -l 28 -n data blockfit_vg \
-  && mkfs.ext4 -q -F /dev/blockfit_vg/data && mkdir -p /mnt/on && mount /dev/blockfit_vg/data /mnt/on \
-  && files /mnt/on on
-BLOCKFIT_SYNC_TIMEOUT=240 bash "$W/on/run-all.sh" > "$W/on.log" 2>&1; res online_rc $?
-SEGS="lvs --noheadings --segments -o segtype,stripes,stripe_size --units k --nosuffix"
-res online_segments "$($SEGS blockfit_vg/data | xargs)"
-res online_pvs "$(pvs --noheadings -o pv_name -S vg_name=blockfit_vg | xargs)"
-echo 3 > /proc/sys/vm/drop_caches
-(cd /mnt/on && sha256sum --quiet -c "$W/sums-on") >> "$W/on.log" 2>&1; res online_sums $?
-umount /mnt/on
-step done
-'''
+GUEST = (Path(__file__).parent / "build_lab_guest.sh").read_text()
 
 
 def _build(plan: Path, out: Path, *args: str) -> None:
@@ -92,6 +54,11 @@ def guest_results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, s
            "--vg", "lab_off", "--fs", "ext4", "--mount", "/mnt/off", "--migrate-from", dev["src"],
            "--method", "offline")
     _build(plan1, work / "sig", "--manager", "lvm", "--devices", dev["sig"], "--vg", "lab_sig")
+    plan2 = work / "plan2.json"
+    plan2.write_text(plan_for(resolve(LabRequest(cloud="oci", layout="2x50G@balanced",
+                                                 instance="VM.Standard.E3.Flex:4"))).model_dump_json())
+    _build(plan2, work / "md", "--manager", "mdadm", "--devices", f"{dev['r1']},{dev['r2']}", "--fs", "ext4",
+           "--mount", "/mnt/md")
     _build(plan3, work / "on", "--manager", "lvm", "--devices", ",".join(dev[s] for s in ("n1", "n2", "n3")),
            "--migrate-from", "/dev/blockfit_vg/data", "--method", "online")
     sizes = {"src": 320}
@@ -145,3 +112,15 @@ def test_online_lvconvert_migration_completes_with_divisible_extents(
     assert (segtype, stripes) == ("striped", "3")
     assert "/dev/vdf" not in r["online_pvs"].split()  # the old PV left the VG
     assert r["online_sums"] == "0"
+
+
+def test_mdadm_raid0_ext4_refuses_a_used_disk_then_builds_when_forced(
+        guest_results: tuple[dict[str, str], Path]) -> None:
+    r, work = guest_results
+    assert r["md_unforced_rc"] != "0" and r["md_r1_type"] == "ext4", (work / "md-refused.log").read_text()[-2000:]
+    assert r["md_rc"] == "0", (work / "md.log").read_text()[-3000:]
+    chunk = json.loads((work / "plan2.json").read_text())["candidates"][0]["stripe_size_bytes"]
+    assert r["md_array"].split() == ["raid0", "2", str(chunk)]
+    assert r["md_mounted"] == "ext4"
+    assert r["md_stride"] == str(chunk // 4096)  # ext4 stride in 4 KiB blocks = the chunk
+    assert r["md_rerun_rc"] == "0" and r["md_rerun_runs"] == "0", (work / "md-rerun.log").read_text()[-2000:]

@@ -67,30 +67,29 @@ def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
     raise InputError(f"layout {spec!r} level {level!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
 
 
-def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True) -> Instance:
+def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True,
+                   what: str = "--instance") -> Instance:
     """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan)."""
     cat = catalog or load_catalog(cloud)
     m = _INSTANCE_RE.match(spec or "")
     if not m:
-        raise InputError(f"instance {spec!r}: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
+        raise InputError(f"{what} {spec!r}: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
     name, count = m.group(1), m.group(2)
     name, count = _gcp_machine_type(cat, name, count)
     shape = find_shape(cat, name)
     ocpus = float(count) if count is not None else None
-    if ocpus is not None and ocpus <= 0:
-        raise InputError(f"instance {spec!r}: expected a positive OCPU count")
-    if ocpus is not None and not ocpus.is_integer():
-        raise InputError(f"instance {spec!r}: expected a whole OCPU (vCPU) count; {name} takes whole ones")
+    if ocpus is not None and (ocpus <= 0 or ocpus != int(ocpus)):
+        raise InputError(f"{what} {spec!r}: expected a whole, positive OCPU count (shapes take whole OCPUs)")
     if shape.kind == "fixed":
         if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:
-            raise InputError(f"instance {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
+            raise InputError(f"{what} {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
         ocpus = None
     elif ocpus is None and require_count:
-        raise InputError(f"instance {spec!r}: {shape.name} is flexible; expected SHAPE:COUNT, e.g. {shape.name}:12")
+        raise InputError(f"{what} {spec!r}: {shape.name} is flexible; expected SHAPE:COUNT, e.g. {shape.name}:12")
     elif ocpus is not None and shape.kind == "flex":
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
-            raise InputError(f"instance {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
+            raise InputError(f"{what} {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
                              f"for {shape.name}")
     return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
 

@@ -28,6 +28,7 @@ _IO_UNITS = {
     "m": MIB, "mb": MIB, "mib": MIB,
     "g": GIB, "gb": GIB, "gib": GIB,
 }
+MAX_DURATION_S = 7 * 24 * 3600.0
 _DURATION_UNITS = {"": 1.0, "s": 1.0, "ms": 0.001, "m": 60.0, "min": 60.0, "h": 3600.0}
 
 
@@ -42,14 +43,16 @@ def parse_volume_gb(text: str, what: str = "size") -> float:
     return value
 
 
-def parse_io_size(text: str, what: str = "I/O size") -> int:
+def parse_io_size(text: str, what: str = "I/O size", maximum: int | None = None) -> int:
     """Parse an I/O size like '8k', '1m', '256KiB', '4096' into bytes (binary multiples)."""
     m = _SIZE_RE.match(text)
     if not m or m.group(2).lower() not in _IO_UNITS:
         raise InputError(f"{what} {text!r}: expected bytes or a number with k, m or g (e.g. 8k, 1m)")
     value = float(m.group(1)) * _IO_UNITS[m.group(2).lower()]
-    if value < 512 or value != int(value):
+    if not math.isfinite(value) or value < 512 or value != int(value):
         raise InputError(f"{what} {text!r}: expected a whole number of bytes, at least 512")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{what} {text!r}: expected at most {fmt_io_size(maximum)}")
     return int(value)
 
 
@@ -59,9 +62,40 @@ def parse_duration(text: str, what: str = "duration") -> float:
     if not m or m.group(2).lower() not in _DURATION_UNITS:
         raise InputError(f"{what} {text!r}: expected a number with s, ms, m or h (e.g. 90s, 20ms)")
     value = float(m.group(1)) * _DURATION_UNITS[m.group(2).lower()]
-    if value <= 0:
-        raise InputError(f"{what} {text!r}: expected a positive duration")
+    if not 0 < value <= MAX_DURATION_S:
+        raise InputError(f"{what} {text!r}: expected a positive duration of at most a week")
     return value
+
+
+def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum: float = math.inf,
+                 allow_minimum: bool = False, allow_maximum: bool = True, integer: bool = False) -> float:
+    """A finite number between minimum and maximum (each end excluded unless allowed); NaN and ±inf never.
+
+    The one check behind every numeric option: a float option's NaN/inf (which float() accepts), negatives, a
+    zero where it means nothing, and values out of range all fail here with the option's name.
+    """
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    low = "at least" if allow_minimum else "more than"
+    high = "at most" if allow_maximum else "less than"
+    kind = "a whole number" if integer else "a finite number"
+    expected = f"expected {kind} {low} {minimum:g}" + ("" if math.isinf(maximum) else f" and {high} {maximum:g}")
+    if not math.isfinite(number) or (integer and number != int(number)):
+        raise InputError(f"{what} {value!r}: {expected}")
+    if not (minimum < number < maximum or (number == minimum and allow_minimum)
+            or (number == maximum and allow_maximum)):
+        raise InputError(f"{what} {value!r}: {expected}")
+    return number
+
+
+def parse_list(text: str, what: str) -> list[str]:
+    """A comma-separated list with no empty item: ',' or 'a,,b' is a mistake, not 'no filter'."""
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or any(not item for item in items):
+        raise InputError(f"{what} {text!r}: expected a comma-separated list without empty items")
+    return items
 
 
 def fmt_io_size(nbytes: int) -> str:

@@ -43,7 +43,9 @@ for _name in COMMAND_MODULES:
 
 
 def _fail(message: str, code: int) -> None:
-    print(f"blockfit: error: {message}", file=sys.stderr)
+    # one line, whatever the input held: control characters (a newline in a path) are shown escaped
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+    print(f"blockfit: error: {line}", file=sys.stderr)
     sys.exit(code)
 
 

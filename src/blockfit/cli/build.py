@@ -9,7 +9,7 @@ from typing import Annotated
 import pydantic
 import typer
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.emit import build as build_scripts
 from blockfit.errors import InputError
@@ -35,9 +35,11 @@ def load_plan(path: Path) -> Plan:
 def build_command(
     plan: Annotated[Path, typer.Option("--plan", help="plan.json written by 'blockfit plan'")],
     manager: Annotated[str, typer.Option("--manager", help="lvm | mdadm | asm (none: a single volume, no manager)")],
-    devices: Annotated[str, typer.Option("--devices", help="comma-separated device paths, one per plan member")],
+    devices: Annotated[str, typer.Option("--devices", help="comma-separated device paths, one per plan member",
+                                                  callback=params.comma_list)],
     out: Annotated[Path, typer.Option("--out", help="directory to write the scripts and README.md into")],
-    candidate: Annotated[int, typer.Option("--candidate", help="which plan candidate (0 = cheapest)")] = 0,
+    candidate: Annotated[int, typer.Option("--candidate", help="which plan candidate (0 = cheapest)",
+                                                    callback=params.index)] = 0,
     mount: Annotated[str | None, typer.Option("--mount", help="mount point for the filesystem, e.g. /u01")] = None,
     fs: Annotated[str, typer.Option("--fs", help="xfs | ext4")] = "xfs",
     migrate_from: Annotated[str | None, typer.Option("--migrate-from", help="device or LV with the data now")] = None,

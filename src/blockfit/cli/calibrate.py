@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
@@ -31,18 +31,26 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _gain(gain: float | None, flat: bool) -> str:
+    """'+95%', or 'flat +2%' for a doubling the search went past without stopping."""
+    if gain is None:
+        return ""
+    return ("flat " if flat else "") + f"{gain:+.0%}"
+
+
 def _table(m: Measurement) -> Table:
     """The curve: p50/p95/p99 always, plus a column for the bound's percentile when it is none of those."""
     extra = m.percentile not in (50, 95, 99)
     t = Table(title=f"curve (small I/O, then large I/O); bound: p{m.percentile:g} <= {m.max_latency_ms:g} ms")
     for col in ("phase", "outstanding", "IOPS", "MB/s", "p50 ms", "p95 ms", "p99 ms",
-                *([f"p{m.percentile:g} ms"] if extra else []), "avg ms", "bound", "steady"):
+                *([f"p{m.percentile:g} ms"] if extra else []), "avg ms", "gain", "bound", "steady"):
         t.add_column(col, justify="right")
     for p in m.curve:
         t.add_row(p.phase, str(p.outstanding), f"{p.iops:,.0f}", f"{p.mbps:,.1f}", f"{p.p50_ms:.3f}",
                   f"{p.p95_ms:.3f}", f"{p.p99_ms:.3f}", *([f"{p.percentile_ms:.3f}"] if extra else []),
-                  f"{p.avg_ms:.3f}", "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
-                  ("yes" if p.steady else "no") + (" (long)" if p.confirmed else ""))
+                  f"{p.avg_ms:.3f}", _gain(p.gain, p.flat),
+                  "" if p.within_bound is None else ("ok" if p.within_bound else "over"),
+                  ("yes" if p.steady else "no") + (" (again)" if p.confirmed else ""))
     return t
 
 
@@ -62,7 +70,8 @@ def _print_human(m: Measurement) -> None:
     else:
         console.print("max_mbps    not measured (the run stopped before the large-I/O phase)")
     console.print(f"latency_ms  {m.latency_ms:.3f} p{m.percentile:g}, {m.avg_latency_ms:.3f} average (CALIBRATE_IO's)")
-    console.print(f"{m.fio_version}, {m.engine}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
+    engines = m.engine + (f" (large I/O: {m.large_engine})" if m.large_engine else "")
+    console.print(f"{m.fio_version}, {engines}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
     for w in m.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
 
@@ -71,16 +80,22 @@ def _print_human(m: Measurement) -> None:
 def calibrate_command(
     targets: Annotated[list[str], typer.Argument(metavar="TARGET", help="a directory (a test file is created "
                                                  "there), a file, or block device(s); several = a simulated stripe")],
-    max_latency: Annotated[str, typer.Option("--max-latency", help="latency bound at the percentile")] = "20ms",
-    percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to")] = "95",
-    small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size")] = "8k",
-    large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s")] = "1m",
+    max_latency: Annotated[str, typer.Option("--max-latency", help="latency bound at the percentile",
+                                                       callback=params.duration)] = "20ms",
+    percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to",
+                                                      callback=params.percentile)] = "95",
+    small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size",
+                                                    callback=params.io_size)] = "8k",
+    large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s",
+                                                    callback=params.io_size)] = "1m",
     duration: Annotated[str, typer.Option("--duration", help="total time budget for the measurement (laying "
-                                          "out a test file in a directory comes on top)")] = "60s",
-    size: Annotated[str, typer.Option("--size", help="size of the test file created in a directory target")] = "4G",
+                                          "out a test file in a directory comes on top)",
+                                          callback=params.duration)] = "60s",
+    size: Annotated[str, typer.Option("--size", help="size of the test file created in a directory target",
+                                                callback=params.byte_size)] = "4G",
     write: Annotated[int, typer.Option("--write", help="percentage of small I/Os that are writes (needs "
                                        "--allow-write on block devices and existing files; never on mounted "
-                                       "devices)")] = 0,
+                                       "devices)", callback=params.percent)] = 0,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="allow a write test on a block device or "
                                               "existing file")] = False,
     host: Annotated[list[str] | None, typer.Option("--host", help="HOST[:PORT] of a 'fio --server' (repeat for "

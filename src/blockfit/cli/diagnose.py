@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from blockfit import model, specs
-from blockfit.cli import app
+from blockfit.cli import app, params
+from blockfit.cli.common import catalog_for
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.diagnose import live, metrics, rules, sampler
 from blockfit.errors import InputError
@@ -18,6 +19,8 @@ from blockfit.units import parse_duration
 
 def _prediction(layout: str | None, cloud: str | None, instance: str | None) -> Prediction | None:
     """The catalog's caps for the named layout; checked before sampling so bad input fails at once."""
+    if cloud is not None:
+        catalog_for(cloud, None)  # a misspelt cloud is an error even without --layout
     if layout is None and instance is None:
         return None
     if cloud is None:
@@ -37,17 +40,19 @@ def _expectation(pred: Prediction | None, label: str, members: list[str]) -> rul
 
 @app.command()
 def diagnose(
-    interval: Annotated[str, typer.Option(help="sampling interval (e.g. 1s, 500ms)")] = "1s",
-    duration: Annotated[str, typer.Option(help="how long to sample (e.g. 60s, 5m)")] = "60s",
+    interval: Annotated[str, typer.Option(help="sampling interval (e.g. 1s, 500ms)", callback=params.duration)] = "1s",
+    duration: Annotated[str, typer.Option(help="how long to sample (e.g. 60s, 5m)", callback=params.duration)] = "60s",
     record: Annotated[Path | None, typer.Option(help="write the capture (JSONL) to this file")] = None,
     replay: Annotated[Path | None, typer.Option(help="diagnose a recorded capture instead of sampling")] = None,
     devices: Annotated[list[str] | None, typer.Option(
-        help="kernel device names to sample (repeat or comma-separate); their stack is added")] = None,
+        help="kernel device names to sample (repeat or comma-separate); their stack is added",
+        callback=params.comma_list)] = None,
     layout: Annotated[str | None, typer.Option(help="the layout in spec grammar, to compare with the catalog")] = None,
     cloud: Annotated[str | None, typer.Option(help="oci | aws | azure | gcp")] = None,
     instance: Annotated[str | None, typer.Option(help="instance spec SHAPE[:OCPUS]")] = None,
     members: Annotated[list[str] | None, typer.Option(
-        help="devices the --layout caps apply to (default: members of striped devices, else top devices)")] = None,
+        help="devices the --layout caps apply to (default: members of striped devices, else top devices)",
+        callback=params.comma_list)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Diagnosis (findings) as JSON")] = False,
     report: ReportOption = None,
 ) -> None:
@@ -61,6 +66,8 @@ def diagnose(
     wanted = [d for item in devices or [] for d in item.split(",") if d]
     if record is not None and not record.parent.is_dir():
         raise InputError(f"--record {record}: directory {record.parent} does not exist")
+    if members and layout is None:
+        raise InputError("--members: only with --layout (the devices its caps apply to)")
     pred = _prediction(layout, cloud, instance)
     if replay is not None:
         capture = sampler.load(replay)

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.lab import LabRequest, run_lab
@@ -33,7 +33,8 @@ def lab_command(
     scale: Annotated[str, typer.Option(help="factor applied to every IOPS and MB/s cap, or auto")] = "auto",
     manager: Annotated[str, typer.Option(help="volume manager: lvm or mdadm")] = "lvm",
     fs: Annotated[str, typer.Option(help="filesystem: xfs or ext4")] = "xfs",
-    runtime: Annotated[str, typer.Option(help="measurement window per test, e.g. 10s")] = "8s",
+    runtime: Annotated[str, typer.Option(help="measurement window per test, e.g. 10s",
+                                                     callback=params.duration)] = "8s",
     no_single: Annotated[bool, typer.Option("--no-single", help="skip the single-volume alternative")] = False,
     check_rerun: Annotated[bool, typer.Option("--check-rerun",
                                               help="run the build scripts twice; the second run must change nothing")]

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.common import (
     ATTACHMENT_HELP,
     CATALOG_HELP,
@@ -37,14 +37,18 @@ def model_command(
     cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
     layout: Annotated[str, typer.Option(help=f"layout spec: {LAYOUT_HELP}")] = "1x1T@balanced",
     instance: Annotated[str, typer.Option(help="SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")] = "",
-    small_io: Annotated[str, typer.Option(help="small random I/O size (max IOPS)")] = "8k",
-    large_io: Annotated[str, typer.Option(help="large I/O size (max MB/s)")] = "1m",
+    small_io: Annotated[str, typer.Option(help="small random I/O size (max IOPS)", callback=params.io_size)] = "8k",
+    large_io: Annotated[str, typer.Option(help="large I/O size (max MB/s)", callback=params.io_size)] = "1m",
     queue_depth: Annotated[int | None, typer.Option(
-        help="per-volume host queue depth, e.g. iSCSI node.session.queue_depth (32 by default on OCI iSCSI)")] = None,
-    outstanding: Annotated[int | None, typer.Option(help="total outstanding I/Os the workload keeps in flight")] = None,
-    max_latency: Annotated[str | None, typer.Option(help="also answer: max IOPS at mean latency <= this (e.g. 2ms)")]
+        help="per-volume host queue depth, e.g. iSCSI node.session.queue_depth (32 by default on OCI iSCSI)",
+        callback=params.count)] = None,
+    outstanding: Annotated[int | None, typer.Option(help="total outstanding I/Os the workload keeps in flight",
+                                                         callback=params.count)] = None,
+    max_latency: Annotated[str | None, typer.Option(help="also answer: max IOPS at mean latency <= this (e.g. 2ms)",
+                                                           callback=params.latency)]
     = None,
-    stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only")] = None,
+    stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only",
+                                                           callback=params.io_size)] = None,
     attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
     paths: Annotated[int | None, typer.Option(help=PATHS_HELP)] = None,
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,

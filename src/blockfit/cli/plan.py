@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.common import (
     ATTACHMENT_HELP,
     CATALOG_HELP,
@@ -52,17 +52,23 @@ EXAMPLES: dict[str, dict[str, str]] = {
 @app.command("plan")
 def plan_command(
     cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
-    capacity: Annotated[str | None, typer.Option(help="usable capacity needed, e.g. 4.5T or 800G")] = None,
-    growth: Annotated[float, typer.Option(help="extra capacity headroom in percent")] = 0.0,
-    target_iops: Annotated[float | None, typer.Option(help="IOPS needed at the small I/O size")] = None,
-    target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size")] = None,
-    max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms")] = None,
-    small_io: Annotated[str, typer.Option(help="small random I/O size")] = "8k",
-    large_io: Annotated[str, typer.Option(help="large I/O size")] = "1m",
+    capacity: Annotated[str | None, typer.Option(help="usable capacity needed, e.g. 4.5T or 800G",
+                                                        callback=params.volume_size)] = None,
+    growth: Annotated[float, typer.Option(help="extra capacity headroom in percent", callback=params.growth_pct)] = 0.0,
+    target_iops: Annotated[float | None, typer.Option(help="IOPS needed at the small I/O size",
+                                                            callback=params.positive)] = None,
+    target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size",
+                                                            callback=params.positive)] = None,
+    max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms",
+                                                           callback=params.latency)] = None,
+    small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
+    large_io: Annotated[str, typer.Option(help="large I/O size", callback=params.io_size)] = "1m",
     instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS]; leave OCPUS off to find the smallest")] = None,
-    levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher")]
+    levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
+                                                           callback=params.comma_list)]
     = None,
-    max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)")] = None,
+    max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)",
+                                                           callback=params.count)] = None,
     manager: Annotated[str | None, typer.Option(
         help="volume manager: lvm, mdadm or asm (sets the stripe advice); default lvm, or what --redundancy needs")]
     = None,

@@ -13,6 +13,7 @@ dm-multipath (one round-robin group over all of them) in the guest; fio and the 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import math
 import shutil
 import statistics
@@ -285,27 +286,47 @@ def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
     return min(options, key=lambda o: abs(math.log(measured / o[1])))[0]
 
 
-def _window_rate(path: Path) -> tuple[float, float]:
-    """(IOPS, MB/s) over the measurement window, from snapshots of the device's stat counters.
+@dataclass
+class WindowRate:
+    """A measurement window's rates: the median of its sub-window rates, and their spread."""
+
+    iops: float
+    mbps: float
+    iops_spread: float  # relative standard error of the median (1.25 sd / sqrt(n) / median)
+    mbps_spread: float
+
+
+def _median_and_spread(values: list[float]) -> tuple[float, float]:
+    med = statistics.median(values)
+    if len(values) < 2 or med <= 0:
+        return med, 0.0
+    return med, 1.25 * statistics.stdev(values) / math.sqrt(len(values)) / med
+
+
+def _window_rate(path: Path) -> WindowRate:
+    """Rates over the measurement window, from snapshots of the device's stat counters.
 
     Why not fio's own totals: with deep queues of slow (throttled) I/Os they mix in the queue's fill and
     final drain (io_bytes and total_ios disagree by 20 % and more), and the per-interval sample means are
-    coarse when a window holds a handful of 1 MiB I/Os. The window is cut into sub-windows and the median
-    of their rates taken: a stall of the shared host moves one sub-window, not the result.
+    coarse when a window holds a handful of 1 MiB I/Os. The window is cut into sub-windows (`sub_windows`)
+    and the median of their rates taken: a stall of the shared host moves one sub-window, not the result;
+    the spread of the sub-window rates says how steady the window was.
     """
     values = [float(x) for x in path.read_text().split()]
     snaps = [values[i:i + 3] for i in range(0, len(values) - 2, 3)]
-    if len(snaps) < 2 or any(b[0] <= a[0] for a, b in zip(snaps, snaps[1:], strict=False)):
+    if len(snaps) < 2 or any(b[0] <= a[0] for a, b in itertools.pairwise(snaps)):
         raise ValueError(f"{path.name}: empty measurement window")
-    iops = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(snaps, snaps[1:], strict=False)]
-    mbps = [(b[2] - a[2]) * 512 / (b[0] - a[0]) / MB for a, b in zip(snaps, snaps[1:], strict=False)]
-    return statistics.median(iops), statistics.median(mbps)
+    iops = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in itertools.pairwise(snaps)]
+    mbps = [(b[2] - a[2]) * 512 / (b[0] - a[0]) / MB for a, b in itertools.pairwise(snaps)]
+    (i, i_spread), (m, m_spread) = _median_and_spread(iops), _median_and_spread(mbps)
+    return WindowRate(iops=i, mbps=m, iops_spread=i_spread, mbps_spread=m_spread)
 
 
 def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
              instance: Throttle | None, paths: int | None = None, path: Throttle | None = None) -> LabFigures:
-    iops, _ = _window_rate(work / f"rate-{prefix}-iops.txt")
-    _, mbps = _window_rate(work / f"rate-{prefix}-mbps.txt")
+    small = _window_rate(work / f"rate-{prefix}-iops.txt")
+    large = _window_rate(work / f"rate-{prefix}-mbps.txt")
+    iops, mbps = small.iops, large.mbps
     members = pred.layout_detail.members
     iops_limit, iops_value = emulated_limit(pred, "iops", paths)
     mbps_limit, mbps_value = emulated_limit(pred, "mbps", paths)
@@ -318,7 +339,8 @@ def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: 
     differs = (iops_limit, mbps_limit) != (pred.iops_limited_by, pred.mbps_limited_by)
     return LabFigures(
         layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
-        predicted_mbps=predicted_mbps, measured_mbps=mbps, limited_by=limited,
+        predicted_mbps=predicted_mbps, measured_mbps=mbps, iops_spread=round(small.iops_spread, 4),
+        mbps_spread=round(large.mbps_spread, 4), limited_by=limited,
         predicted_limited_by=LabLimits(iops=iops_limit, mbps=mbps_limit),
         model_iops=pred.max_iops * scale if differs else None, model_mbps=pred.max_mbps * scale if differs else None,
         model_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by) if differs else None,

@@ -10,6 +10,7 @@ from blockfit.sysfs import read_int as _int
 from blockfit.sysfs import read_text as _read
 
 SYS_DEV_BLOCK = Path("/sys/dev/block")
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def sysfs_dir(devnum: int) -> Path | None:
@@ -59,6 +60,11 @@ def device_facts(path: str) -> DeviceFacts:
     facts.write_cache = _read(q / "write_cache")
     facts.logical_block_size = _int(q / "logical_block_size")
     facts.max_sectors_kb = _int(q / "max_sectors_kb")
+    segments = _int(q / "max_segments")
+    if facts.max_sectors_kb is not None and segments is not None:
+        # a user buffer is not physically contiguous: count one page per segment
+        segment = min(_int(q / "max_segment_size") or PAGE, PAGE)
+        facts.max_io_bytes = min(facts.max_sectors_kb * 1024, segments * segment)
     facts.model = _read(disk / "device" / "model")
     if (disk / "loop").is_dir():
         facts.loop_backing_file = _read(disk / "loop" / "backing_file")

@@ -8,6 +8,7 @@ fio reports them under ``client_stats``; their json+ bins are merged like local 
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import subprocess
 import time
@@ -19,6 +20,7 @@ from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.measure.fio_run import fio_binary, kill_group
 
 DEFAULT_PORT = 8765
+_HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")  # a DNS name or an IPv4 address
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Host:
 def parse_host(text: str) -> Host:
     """'node1', 'node1:8765', '10.0.0.5:9000' → Host (IPv4 or names; fio's default port 8765)."""
     host, sep, port = text.strip().rpartition(":") if ":" in text else (text.strip(), "", "")
-    if not host or (sep and not port.isdigit()) or (port and not 0 < int(port) < 65536):
+    if not _HOST_RE.match(host) or (sep and not port.isdigit()) or (port and not 0 < int(port) < 65536):
         raise InputError(f"--host {text!r}: expected HOST or HOST:PORT of a running 'fio --server'")
     return Host(host=host, port=int(port) if port else DEFAULT_PORT)
 

@@ -42,6 +42,9 @@ class LabFigures(BaseModel):
     measured_iops: float
     predicted_mbps: float = Field(description="model's max MB/s x scale, over the limits the lab emulates")
     measured_mbps: float
+    iops_spread: float = Field(default=0.0, description="relative standard error of the measured IOPS (median of "
+                                                        "one-second rates: 1.25 sd / sqrt(n) / median)")
+    mbps_spread: float = Field(default=0.0, description="relative standard error of the measured MB/s, likewise")
     limited_by: LabLimits = Field(description="the limit the measurement sits on (nearest emulated limit)")
     predicted_limited_by: LabLimits = Field(description="the limit the model names among those the lab emulates")
     model_iops: float | None = Field(default=None, description="the model's max IOPS x scale when a limit the lab "

@@ -24,6 +24,8 @@ class DeviceFacts(BaseModel):
     write_cache: str | None = Field(default=None, description="'write back' or 'write through'")
     logical_block_size: int | None = None
     max_sectors_kb: int | None = None
+    max_io_bytes: int | None = Field(default=None, description="largest I/O the device takes unsplit: "
+                                                               "min(max_sectors_kb, max_segments x page size)")
     model: str | None = None
     members: list[str] = Field(default_factory=list, description="dm/md member devices (sysfs slaves)")
     loop_backing_file: str | None = None
@@ -49,7 +51,11 @@ class MeasuredPoint(BaseModel):
     iops_cv: float = Field(description="coefficient of variation of the interval IOPS samples")
     seconds: float = Field(description="measured seconds (after warm-up)")
     ios: int = Field(description="I/Os counted in the histogram")
-    confirmed: bool = Field(default=False, description="re-measured for longer with the budget left over")
+    confirmed: bool = Field(default=False, description="a second window at a depth whose figure rested on one")
+    gain: float | None = Field(default=None, description="doubling sweeps: relative gain over the best earlier "
+                                                         "point of the sweep (None: first point, or a bisection)")
+    flat: bool = Field(default=False, description="a doubling that gained less than the search's minimum gain; "
+                                                  "the sweep goes on past it (rate limiters plateau, then gain)")
     member_share: dict[str, float] = Field(default_factory=dict, description="target → share of completed I/Os")
     host_iops: dict[str, float] = Field(default_factory=dict, description="host → IOPS (multi-host runs)")
 
@@ -80,6 +86,8 @@ class Measurement(ResultEnvelope):
     host_iops_at_max_iops: dict[str, float] = Field(default_factory=dict)
     fio_version: str
     engine: str
+    large_engine: str | None = Field(default=None, description="engine of the large-I/O phase when it differs "
+                                                              "(libaio for I/Os the device splits; see calibrate.py)")
     direct: bool
     job_files: dict[str, str] = Field(default_factory=dict, description="job file text at the max-IOPS and "
                                                                          "max-MB/s points")

@@ -1,0 +1,123 @@
+"""Typer parameter callbacks: every numeric, size, duration and list option is checked here, once, by the shared
+parsers in units.py, before a command does any work.
+
+Each callback names its option in the error (``--target-iops nan: expected ...``; one line, exit 2) and returns
+the value unchanged, so a command body keeps its types and may parse the same text again with the same parser.
+The fuzz test (tests/test_cli_fuzz.py) reads ``KIND`` off each option's callback to know which values are wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+
+from blockfit.units import GIB, parse_duration, parse_io_size, parse_list, parse_number, parse_volume_gb
+
+T = TypeVar("T")
+MAX_COUNT = 1_000_000  # outstanding I/Os, queue depths, volume counts: beyond this a count is a typo
+MAX_IO_SIZE = GIB
+
+
+def _name(param: typer.CallbackParam) -> str:
+    return param.opts[0] if param.opts else str(param.name)
+
+
+def _kind(kind: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    def mark(fn: Callable[..., T]) -> Callable[..., T]:
+        fn.KIND = kind  # type: ignore[attr-defined]
+        return fn
+    return mark
+
+
+def _each(value: Any, check: Callable[[Any], object]) -> None:
+    """Check a value, or every value of a repeatable option."""
+    if value is None:
+        return
+    for v in value if isinstance(value, (list, tuple)) else [value]:
+        check(v)
+
+
+@_kind("positive")
+def positive(param: typer.CallbackParam, value: float | None) -> float | None:
+    """A rate or target: finite and above 0."""
+    _each(value, lambda v: parse_number(v, _name(param)))
+    return value
+
+
+@_kind("growth")
+def growth_pct(param: typer.CallbackParam, value: float) -> float:
+    """Extra headroom in percent: 0 to 1000."""
+    _each(value, lambda v: parse_number(v, _name(param), allow_minimum=True, maximum=1000))
+    return value
+
+
+@_kind("count")
+def count(param: typer.CallbackParam, value: int | None) -> int | None:
+    """A count of things (I/Os, volumes): a whole number from 1 to MAX_COUNT."""
+    _each(value, lambda v: parse_number(v, _name(param), minimum=1, allow_minimum=True, maximum=MAX_COUNT,
+                                        integer=True))
+    return value
+
+
+@_kind("index")
+def index(param: typer.CallbackParam, value: int) -> int:
+    """A position in a list: 0 to MAX_COUNT."""
+    _each(value, lambda v: parse_number(v, _name(param), allow_minimum=True, maximum=MAX_COUNT, integer=True))
+    return value
+
+
+@_kind("percent")
+def percent(param: typer.CallbackParam, value: int | float | str) -> Any:
+    """A share in percent, 0 to 100 ('30', '30%')."""
+    _each(value, lambda v: parse_number(str(v).rstrip("%"), _name(param), allow_minimum=True, maximum=100))
+    return value
+
+
+@_kind("percentile")
+def percentile(param: typer.CallbackParam, value: str) -> str:
+    """A latency percentile strictly between 0 and 100 ('95', '99.9', '99.9%')."""
+    _each(value, lambda v: parse_number(str(v).rstrip("%"), _name(param), maximum=100, allow_maximum=False))
+    return value
+
+
+@_kind("io_size")
+def io_size(param: typer.CallbackParam, value: str | None) -> str | None:
+    """An I/O or stripe size: 512 bytes to 1 GiB ('8k', '1m')."""
+    _each(value, lambda v: parse_io_size(v, _name(param), maximum=MAX_IO_SIZE))
+    return value
+
+
+def _text(kind: str, parse: Callable[[str, str], object], doc: str) -> Callable[..., str | None]:
+    """A callback checking a text option (or each of a repeated one) with ``parse(text, option name)``."""
+    def callback(param: typer.CallbackParam, value: str | None) -> str | None:
+        _each(value, lambda v: parse(v, _name(param)))
+        return value
+    callback.__doc__ = doc
+    return _kind(kind)(callback)
+
+
+byte_size = _text("byte_size", parse_io_size, "A file size in bytes with binary units ('4G').")
+volume_size = _text("volume_size", parse_volume_gb, "A capacity in the cloud's billing GB ('4.5T', '800G').")
+duration = _text("duration", parse_duration, "A duration ('60s', '1.5m', '250ms'); a bare number is seconds.")
+
+
+@_kind("latency")
+def latency(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A latency bound ('20ms', '0.02s'); a bare number is milliseconds."""
+    def check(v: str) -> None:
+        bare = v.strip().replace(".", "", 1).isdigit()
+        if bare:
+            parse_number(v, _name(param))
+        else:
+            parse_duration(v, _name(param))
+    _each(value, check)
+    return value
+
+
+@_kind("list")
+def comma_list(param: typer.CallbackParam, value: Any) -> Any:
+    """A comma-separated list (or a repeatable option of them) with no empty item."""
+    _each(value, lambda v: parse_list(v, _name(param)))
+    return value
