@@ -32,7 +32,7 @@ Param = Any  # a click parameter (typer vendors click; duck-typed here so either
 
 COMMAND = typer.main.get_command(app)
 PURE = {"model", "plan", "catalog list", "catalog show"}  # commands that only compute: any value may be valid
-OUTPUTS = {"--out", "--plot", "--record"}  # targets a failed run must not create
+OUTPUTS = {"--out", "--plot", "--record", "--report"}  # targets a failed run must not create
 
 
 def commands() -> dict[str, Any]:
@@ -73,7 +73,8 @@ def is_option(param: Param) -> bool:
 
 def numeric(param: Param) -> bool:
     if hasattr(param, "bare_type"):  # typer >= 0.20
-        return param.bare_type() in (int, float)  # type: ignore[no-any-return]
+        bare = param.bare_type()  # a type, or its name (typer 0.29 returns 'int')
+        return getattr(bare, "__name__", bare) in ("int", "float")
     return getattr(param.type, "name", "") in ("integer", "float")
 
 

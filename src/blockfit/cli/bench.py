@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from blockfit.cli import app
+from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
@@ -99,7 +99,8 @@ def bench_command(
                                           "dss, load")] = "oltp,dss,load",
     profile: Annotated[str, typer.Option("--profile", help="quick | standard")] = "quick",
     repeat: Annotated[int | None, typer.Option("--repeat", help="most measured runs per layout and measure "
-                                               "(stops earlier once the verdict is settled)")] = None,
+                                               "(stops earlier once the verdict is settled)",
+                                               callback=params.count)] = None,
     label: Annotated[list[str] | None, typer.Option("--label", help="layout labels, one per --dir, in order")] = None,
     cap: Annotated[list[str] | None, typer.Option("--cap", help="[LABEL=]IOPS[:MBPS]: a per-member cap the host "
                                                   "cannot see (qemu throttle, cloud volume), for the evidence")] = None,

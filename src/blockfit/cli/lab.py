@@ -43,7 +43,8 @@ def lab_command(
                                                         "guest reaches each volume through that many capped paths")]
     = None,
     paths: Annotated[int | None, typer.Option(help="paths per volume (each capped at the model's per-path ceiling; "
-                                                   "dm-multipath round-robin over them in the guest)")] = None,
+                                                   "dm-multipath round-robin over them in the guest)",
+                                              callback=params.count)] = None,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
     bench: Annotated[str | None, typer.Option(help="run 'blockfit bench' (PostgreSQL) on two layouts built in the "
                                               "guest: comma-separated oltp, dss, load")] = None,
@@ -51,7 +52,8 @@ def lab_command(
                                           "stripe: single (one volume, same size), lvm or mdadm (the other "
                                           "manager), xfs or ext4 (the other filesystem)")] = "single",
     profile: Annotated[str, typer.Option(help="with --bench: quick | standard")] = "quick",
-    repeat: Annotated[int | None, typer.Option(help="with --bench: most measured runs per layout and measure")]
+    repeat: Annotated[int | None, typer.Option(help="with --bench: most measured runs per layout and measure",
+                                                     callback=params.count)]
     = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the LabResult as JSON")] = False,
     report: ReportOption = None,

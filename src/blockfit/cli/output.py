@@ -31,7 +31,11 @@ def print_json(obj: BaseModel | dict[str, Any] | list[Any]) -> None:
 
 def _check_report_path(value: Path | None) -> Path | None:
     """Checked while parsing, so a bad --report fails before minutes of measuring, not after."""
-    if value is not None and (value.is_dir() or not value.parent.is_dir()):
+    if value is None:
+        return None
+    name = value.name
+    if (value.suffix.lower() not in (".html", ".htm") or len(os.fsencode(name)) > 255
+            or any(not ch.isprintable() for ch in name) or value.is_dir() or not value.parent.is_dir()):
         raise InputError(f"--report {str(value)!r}: expected an .html file path in an existing directory")
     return value
 

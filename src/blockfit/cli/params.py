@@ -48,8 +48,9 @@ def positive(param: typer.CallbackParam, value: float | None) -> float | None:
 
 @_kind("growth")
 def growth_pct(param: typer.CallbackParam, value: float) -> float:
-    """Extra headroom in percent: 0 to 1000."""
-    _each(value, lambda v: parse_number(v, _name(param), allow_minimum=True, maximum=1000))
+    """Extra headroom in percent: 0 to 1000 ('30' or '30%')."""
+    _each(value, lambda v: parse_number(str(v).strip().removesuffix("%"), _name(param), allow_minimum=True,
+                                        maximum=1000))
     return value
 
 

@@ -73,22 +73,26 @@ def plan_command(
         help="volume manager: lvm, mdadm or asm (sets the stripe advice); default lvm, or what --redundancy needs")]
     = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
-    memory: Annotated[str | None, typer.Option(help=MEMORY_HELP)] = None,
+    memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
     ocpus: Annotated[str | None, typer.Option(help=OCPUS_HELP)] = None,
     attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
     paths: Annotated[int | None, typer.Option(
-        help="paths per volume the host can use; default: plan says how many each layout needs")] = None,
-    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP)] = None,
+        help="paths per volume the host can use; default: plan says how many each layout needs",
+        callback=params.count)] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, callback=params.percent)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
     from_file: Annotated[Path | None, typer.Option(
         "--from", help="derive the targets from workload history: iostat -x -o JSON, sadf -j, a diagnose "
                        "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s)")] = None,
-    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample")]
+    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample",
+                                                callback=params.comma_list)]
     = None,
-    percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for")] = 95.0,
-    headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%")] = "0%",
+    percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for",
+                                              callback=params.percentile)] = 95.0,
+    headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%",
+                                          callback=params.growth_pct)] = "0%",
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
