@@ -49,7 +49,7 @@ def _dirs(base: Path, private: Path) -> dict[str, Path]:
     pytest.param(["--dir", "{good}", "--dir", "{private}"], "not reachable by user postgres",
                  marks=pytest.mark.skipif(os.geteuid() != 0, reason="as root the server runs as postgres")),
     (["--dir", "{good}", "--workload", "oltp,tpcc"], "--workload 'tpcc'"),
-    (["--dir", "{good}", "--repeat", "0"], "--repeat 0: expected a whole number of at least 1"),
+    (["--dir", "{good}", "--repeat", "0"], "--repeat 0: expected a whole number at least 1"),
     (["--dir", "{good}", "--profile", "huge"], "--profile 'huge'"),
     (["--dir", "{good}", "--cap", "Z=300"], "no layout labelled 'Z'"),
     (["--dir", "{good}", "--cap", "lots"], "--cap 'lots'"),
