@@ -291,8 +291,9 @@ def test_window_rate_is_the_median_of_sub_windows(tmp_path: Path) -> None:
     rows.append(f"{t} {reads} {sectors}")
     path = tmp_path / "rate-x.txt"
     path.write_text(" ".join(rows) + "\n")
-    iops, mbps = _window_rate(path)
-    assert iops == pytest.approx(100) and mbps == pytest.approx(1.0, rel=0.01)
+    rate = _window_rate(path)
+    assert rate.iops == pytest.approx(100) and rate.mbps == pytest.approx(1.0, rel=0.01)
+    assert rate.iops_spread > 0  # the stalled sub-window shows as spread, not in the median
     path.write_text("5.0 10 10 5.0 20 20\n")
     with pytest.raises(ValueError, match="empty measurement window"):
         _window_rate(path)
