@@ -204,6 +204,15 @@ def test_cli_json_and_out_file(tmp_path):
     assert Plan.model_validate_json(out.read_text()).candidates[0].layout == data["candidates"][0]["layout"]
 
 
+def test_cli_out_into_a_missing_directory_is_one_line_exit_2_and_writes_nothing(tmp_path):
+    out = tmp_path / "no-such-dir" / "plan.json"
+    r = run("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex:4",
+            "--target-iops", "1000", "--out", str(out))
+    assert r.returncode == 2 and "--out" in r.stderr and "does not exist" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_infeasible_exit_3_and_example_runs():
     r = run("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
             "--target-iops", "700000")

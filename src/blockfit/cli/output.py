@@ -49,9 +49,9 @@ def save_report(result: BaseModel, path: Path | None, intervals: dict[str, Any] 
     """The --report shortcut every result-producing command shares: one page for this one result."""
     if path is None:
         return
+    from blockfit.files import write_atomically
     from blockfit.report import render
     from blockfit.report.load import Loaded
-    from blockfit.report.page import write_atomically
     from blockfit.schema.result import ResultEnvelope
 
     assert isinstance(result, ResultEnvelope)

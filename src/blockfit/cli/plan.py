@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -37,6 +36,7 @@ from blockfit.cli.common import (
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InfeasibleError, InputError
+from blockfit.files import write_atomically
 from blockfit.history import derive_targets
 from blockfit.plan import make_plan
 from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
@@ -147,25 +147,12 @@ def plan_command(
         _render_infeasible(exc)
         raise typer.Exit(3) from None
     if out is not None:
-        _write_atomically(out, plan.model_dump_json(indent=2))
+        write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out")
     save_report(plan, report)
     if json_out:
         print_json(plan)
     else:
         render_plan(plan, out)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write to a temp file beside `path` and rename: nothing half-written on failure."""
-    if path.is_dir():
-        raise InputError(f"--out {str(path)!r}: expected a file path, not a directory")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text + "\n")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"--out {str(path)!r}: cannot write ({exc.strerror})") from None
 
 
 def _dollars(value: float | None) -> str:

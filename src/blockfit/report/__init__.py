@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from blockfit.errors import InputError
+from blockfit.files import write_atomically
 from blockfit.report import bench, build, calibrate, diagnose, lab, model, plan
 from blockfit.report.figures import FigureSink
 from blockfit.report.load import Loaded, load
-from blockfit.report.page import Section, render_page, write_atomically
+from blockfit.report.page import Section, render_page
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
 from blockfit.schema.bench import BenchResult
 
@@ -63,5 +64,5 @@ def report(paths: list[Path], out: Path, title: str | None = None, png_dir: Path
         raise InputError(f"--png {str(png_dir)!r}: expected an existing directory")
     inputs = [load(p) for p in paths]
     sink = FigureSink(png_dir)
-    write_atomically(out, render(inputs, title, sink))
+    write_atomically(out, render(inputs, title, sink), what="-o")
     return sink.png_paths

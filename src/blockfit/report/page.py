@@ -5,15 +5,12 @@ Self-contained means: CSS inline, figures inline SVG, no script, no link to anyt
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 import jinja2
 
 from blockfit import __version__
-from blockfit.errors import InputError
 from blockfit.report.figures import ReportFigure
 
 
@@ -67,18 +64,3 @@ def render_page(title: str, sections: list[Section], inputs: list[str]) -> str:
     return _env.get_template("report.html.j2").render(
         title=title, sections=sections, inputs=inputs, version=__version__,
         created=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
-
-
-def write_atomically(path: Path, text: str, what: str = "-o") -> None:
-    """Write beside `path` and rename: a failure leaves nothing half-written."""
-    if path.is_dir():
-        raise InputError(f"{what} {str(path)!r}: expected a file path, not a directory")
-    if not path.parent.is_dir():
-        raise InputError(f"{what} {str(path)!r}: directory {str(path.parent)!r} does not exist")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
