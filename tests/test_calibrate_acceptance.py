@@ -152,9 +152,11 @@ def _run_and_disrupt(tl: ThrottledLoops, tmp_path: Path, disrupt: str) -> tuple[
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     env = {**os.environ, "TMPDIR": str(tmpdir)}
-    proc = subprocess.Popen(tl.cgroup.wrap(cli_argv(tl.paths[0], "--json", "--duration", "40s")), env=env,
+    proc = subprocess.Popen(tl.cgroup.wrap(cli_argv(tl.paths[0], "--json", "--duration", "120s")), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(7)  # a few points measured
+    # A 120 s budget makes each point 10 s long (budget / 12, at most 10 s): after 16 s one point is measured
+    # and the search, which needs several, cannot have finished (with 40 s, 3.3 s points, it sometimes had).
+    time.sleep(16)
     if disrupt == "interrupt":
         proc.send_signal(signal.SIGINT)
     else:  # crash: kill fio itself (every process in the cgroup but the CLI)
