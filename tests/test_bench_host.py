@@ -69,6 +69,8 @@ def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> N
             assert f"{SLOW} IOPS cap" in ev["binding_detail"]
             loop = next(d for d in ev["devices"] if d["device"] == bed.devices[0].name)
             assert loop["cap"] == SLOW and loop["cap_use"] >= 0.9
+            # the run's completed I/Os (a diskstats delta) agree with its median rate over the run's length
+            assert 0.6 <= loop["ios"] / (loop["read_iops"] * run["seconds"]) <= 1.4, (loop, run["seconds"])
             assert ev["db"]["blks_read"] > 0 and ev["memory"]["oom_kills"] == 0
             assert ev["db"]["hit_ratio"] < 0.99 and ev["db"]["page_cache_hit_ratio"] < 0.9  # not measuring memory
         comp = r["comparisons"][0]

@@ -12,11 +12,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from blockfit.errors import InputError
+from blockfit.lab.bench import member_balance
 from blockfit.lab.disks import Disk, Throttle, create, disk_bytes
 from blockfit.lab.initramfs import newc_archive
 from blockfit.lab.qemu import VmConfig, command
 from blockfit.lab.run import LabRequest, emulated_limit, iodepth_for, nearest_limit, resolve
 from blockfit.lab.scale import IOPS_BUDGET, MBPS_BUDGET, choose_scale, parse_scale
+from blockfit.schema.bench import (
+    BenchResult,
+    BenchRun,
+    BenchSettings,
+    DeviceEvidence,
+    LayoutInfo,
+    MeasureResult,
+    RunEvidence,
+)
 
 rates = st.floats(min_value=1.0, max_value=5e6, allow_nan=False)
 
@@ -297,3 +307,34 @@ def test_window_rate_is_the_median_of_sub_windows(tmp_path: Path) -> None:
     path.write_text("5.0 10 10 5.0 20 20\n")
     with pytest.raises(ValueError, match="empty measurement window"):
         _window_rate(path)
+
+
+def _bench_with_member_ios(per_measure: dict[str, list[tuple[int, int]]]) -> BenchResult:
+    """A bench result of one layout 'stripe' whose runs saw members a and b complete these I/Os, per measure."""
+    measures = []
+    for name, runs in per_measure.items():
+        measures.append(MeasureResult(measure=name, unit="TPS", higher_is_better=True, runs=[  # type: ignore[arg-type]
+            BenchRun(index=i + 1, started_s=0, seconds=30, score=1, evidence=RunEvidence(
+                cpu_busy_pct=10, binding="iops_cap", binding_detail="", io_bound=True,
+                devices=[DeviceEvidence(device=dev, role="member", read_iops=n / 30, write_iops=0, mbps=0,
+                                        r_await_ms=1, w_await_ms=0, aqu_sz=1, util_pct=90, ios=n)
+                         for dev, n in zip(("vdb", "vdc"), pair, strict=True)]))
+            for i, pair in enumerate(runs)]))
+    settings = BenchSettings(profile="quick", repeat=3, looks_at=[3], memory_limit_bytes=1 << 30, postgres={},
+                             oltp_scale=20, oltp_clients=4, run_seconds=30, warmup_seconds=5, dss_rows=0,
+                             load_steps=[])
+    return BenchResult(started="", duration_s=1, postgres_version="15", measures=list(per_measure),  # type: ignore[arg-type]
+                       settings=settings, layouts=[LayoutInfo(label="stripe", dir="/x", mount_point="/x",
+                                                              fstype="xfs", source="/dev/vg/lv", devices=[],
+                                                              measures=measures)])
+
+
+def test_member_balance_is_per_measure_over_the_ios_of_all_its_runs() -> None:
+    """Select-only (even over the runs, one uneven run) and TPC-B (uneven): each measure on its own, by I/O counts
+    summed over its runs (the per-second medians pooled over both measures made the figure noise)."""
+    bench = _bench_with_member_ios({"oltp-select": [(1000, 950), (700, 1000), (1300, 960)],
+                                    "oltp-tpcb": [(100, 50), (110, 40), (90, 60)]})
+    balance = member_balance(bench, "stripe")
+    assert balance["oltp-select"] == pytest.approx(2910 / 3000, abs=0.001)
+    assert balance["oltp-tpcb"] == pytest.approx(150 / 300, abs=0.001)
+    assert member_balance(bench, "single") == {}

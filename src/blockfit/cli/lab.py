@@ -163,7 +163,8 @@ def render_bench(r: LabBenchResult) -> None:
         table.add_row(x.measure, f"{x.predicted_ratio:.2f} ({x.basis})", measured, x.text, x.io_bound_runs)
     console.print(table)
     for lay in (b, o):
-        balance = f", member balance {lay.member_balance:.2f}" if lay.member_balance is not None else ""
+        balance = (", member balance " + ", ".join(f"{m} {v:.2f}" for m, v in lay.member_balance.items())
+                   if lay.member_balance else "")
         console.print(f"  {lay.label}: {lay.members} x ({lay.caps.member_iops} IOPS, "
                       f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {lay.mount}{balance}")
     for w in r.bench.warnings:

@@ -147,6 +147,15 @@ def page_cache_hit_ratio(capture: sampler.Capture | None, fs_device: str | None,
     return min(1.0, max(0.0, 1.0 - device_bytes / (db.blks_read * 8192)))
 
 
+def completed_ios(capture: sampler.Capture | None) -> dict[str, int]:
+    """Per device: reads + writes completed between the run's first and last sample."""
+    if capture is None or len(capture.samples) < 2:
+        return {}
+    first, last = capture.stats(0), capture.stats(len(capture.samples) - 1)
+    return {name: (b.reads + b.writes) - (a.reads + a.writes) for name, b in last.items()
+            if (a := first.get(name)) is not None}
+
+
 def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
           memory: MemoryEvidence | None, fs_device: str | None = None) -> RunEvidence:
     """Device figures, diagnose's findings and the binding resource of one run."""
@@ -164,12 +173,13 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
     diag = rules.diagnose(capture, expectation, "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
     devices = []
+    ios = completed_ios(capture)
     for s in diag.devices:
         f = next((f for f in at_cap if f.device == s.device), None)
         devices.append(DeviceEvidence(device=s.device, role=s.role, parent=s.parent, read_iops=s.read_iops,
                                       write_iops=s.write_iops, mbps=s.mbps, r_await_ms=s.r_await_ms,
                                       w_await_ms=s.w_await_ms, aqu_sz=s.aqu_sz, util_pct=s.util_pct,
-                                      flush_await_ms=s.flush_await_ms,
+                                      flush_await_ms=s.flush_await_ms, ios=ios.get(s.device),
                                       cap=f.measurements["cap"] if f else None,
                                       cap_use=f.measurements["cap_use"] if f else None))
     storms = [f for f in diag.findings if f.kind == "flush_storm"]

@@ -39,6 +39,8 @@ class DeviceEvidence(BaseModel):
     aqu_sz: float = Field(description="time-weighted requests in flight (iostat aqu-sz)")
     util_pct: float
     flush_await_ms: float | None = None
+    ios: int | None = Field(default=None, description="reads + writes the device completed over the whole run "
+                            "(/proc/diskstats delta): a member's share of them shows how evenly the stripe spreads")
     cap: float | None = Field(default=None, description="the device's known cap for the binding metric, if any")
     cap_use: float | None = Field(default=None, description="median / cap (0.97 = at 97 % of the cap)")
 

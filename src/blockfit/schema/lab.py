@@ -97,8 +97,9 @@ class LabBenchLayout(BaseModel):
     predicted_iops: float = Field(description="model's max IOPS x scale")
     predicted_mbps: float = Field(description="model's max MB/s x mbps_scale")
     caps: LabCaps
-    member_balance: float | None = Field(
-        default=None, description="least / most busy member (IOPS, median over the runs): 1.0 is perfectly even")
+    member_balance: dict[str, float] = Field(
+        default_factory=dict,
+        description="per measure: least / most busy member (I/Os completed over its runs); 1.0 is perfectly even")
 
 
 class LabBenchRatio(BaseModel):
