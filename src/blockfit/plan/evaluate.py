@@ -184,7 +184,10 @@ class Evaluator:
             return False
         if not req.target_iops:
             return True
-        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_fraction,
+        # the stations predict() queues at: the volume's caps (a paravirtualized attachment's cap is one of them),
+        # not an iSCSI path (a delay with a depth limit: model/predict.py _network)
+        stations = att if att.pv_max_iops is not None else None
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, stations, req.read_fraction,
                                   req.redundancy)
         link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
             instance_limits(caps, req.read_fraction, COPIES[req.redundancy]), req.redundancy, req.read_fraction)]
