@@ -51,20 +51,13 @@ def assert_nothing_left(runs: Path) -> None:
     assert leftovers == [], f"files outlived the lab run: {leftovers[:5]}"
 
 
-def _default_sigint() -> None:
-    """Children of a background job start with SIGINT ignored; a user's terminal Ctrl-C is not ignored."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def interrupt_lab_when(runs: Path, args: list[str], marker: str, wait_s: float) -> tuple[int, str]:
     """Start `blockfit lab ARGS`, press Ctrl-C once the guest's progress shows MARKER; (exit code, stderr)."""
     import signal
     import time
 
     proc = subprocess.Popen([BLOCKFIT, "lab", *args], env=lab_env(runs), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
