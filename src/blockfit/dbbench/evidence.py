@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.diagnose import mounts, rules, sampler
+from blockfit.diagnose.diskstats import DiskStat
 from blockfit.schema.bench import Binding, DbCounters, DeviceEvidence, LayoutInfo, MemoryEvidence, RunEvidence
 
 CPU_BOUND_PCT = 85.0     # host CPU busy at or above this, with no device at a cap: the run measured CPU
@@ -136,22 +137,32 @@ def _members(info_devices: list[str], capture: sampler.Capture) -> list[str]:
     return [n for n in info_devices if n in devs and not devs[n].slaves and devs[n].kind != "partition"]
 
 
-def page_cache_hit_ratio(capture: sampler.Capture | None, fs_device: str | None, db: DbCounters) -> float | None:
-    """1 - (bytes read from the filesystem's device) / (blocks the server missed in shared buffers x 8 KiB)."""
-    if capture is None or fs_device is None or len(capture.samples) < 2 or db.blks_read == 0:
+RunEnds = tuple[dict[str, DiskStat], dict[str, DiskStat]]
+
+
+def run_ends(capture: sampler.Capture | None) -> RunEnds | None:
+    """Every device's counters at the run's first and last sample (None: fewer than two samples)."""
+    if capture is None or len(capture.samples) < 2:
         return None
-    first, last = capture.stats(0).get(fs_device), capture.stats(len(capture.samples) - 1).get(fs_device)
+    return capture.stats(0), capture.stats(len(capture.samples) - 1)
+
+
+def page_cache_hit_ratio(ends: RunEnds | None, fs_device: str | None, db: DbCounters) -> float | None:
+    """1 - (bytes read from the filesystem's device) / (blocks the server missed in shared buffers x 8 KiB)."""
+    if ends is None or fs_device is None or db.blks_read == 0:
+        return None
+    first, last = ends[0].get(fs_device), ends[1].get(fs_device)
     if first is None or last is None:
         return None
     device_bytes = (last.sectors_read - first.sectors_read) * 512
     return min(1.0, max(0.0, 1.0 - device_bytes / (db.blks_read * 8192)))
 
 
-def completed_ios(capture: sampler.Capture | None) -> dict[str, int]:
+def completed_ios(ends: RunEnds | None) -> dict[str, int]:
     """Per device: reads + writes completed between the run's first and last sample."""
-    if capture is None or len(capture.samples) < 2:
+    if ends is None:
         return {}
-    first, last = capture.stats(0), capture.stats(len(capture.samples) - 1)
+    first, last = ends
     return {name: (b.reads + b.writes) - (a.reads + a.writes) for name, b in last.items()
             if (a := first.get(name)) is not None}
 
@@ -159,7 +170,8 @@ def completed_ios(capture: sampler.Capture | None) -> dict[str, int]:
 def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
           memory: MemoryEvidence | None, fs_device: str | None = None) -> RunEvidence:
     """Device figures, diagnose's findings and the binding resource of one run."""
-    db.page_cache_hit_ratio = page_cache_hit_ratio(capture, fs_device, db)
+    ends = run_ends(capture)
+    db.page_cache_hit_ratio = page_cache_hit_ratio(ends, fs_device, db)
     if capture is None or len(capture.samples) < 2:
         binding: Binding = "cpu" if cpu_pct >= CPU_BOUND_PCT else "unknown"
         return RunEvidence(db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding, io_bound=False,
@@ -173,7 +185,7 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
     diag = rules.diagnose(capture, expectation, "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
     devices = []
-    ios = completed_ios(capture)
+    ios = completed_ios(ends)
     for s in diag.devices:
         f = next((f for f in at_cap if f.device == s.device), None)
         devices.append(DeviceEvidence(device=s.device, role=s.role, parent=s.parent, read_iops=s.read_iops,
