@@ -106,15 +106,24 @@ def member_limits(cat: Catalog, layout: Layout, mp: MemberPerf | None = None) ->
     ]
 
 
+def is_station(lim: Limit) -> bool:
+    """Does the MVA queue at this limit? The volume caps (a paravirtualized attachment's cap is one) do; an iSCSI
+    path does not: measured, its per-I/O time stays flat as its load grows (see `_network`)."""
+    return lim.name.startswith("volume_")
+
+
 def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, large_io: int,
              att: AttachmentPerf | None = None, read_fraction: float = 1.0,
-             mirror: str = "none") -> tuple[float, float]:
+             mirror: str = "none", stations_only: bool = False) -> tuple[float, float]:
     """(max IOPS at small_io, max MB/s at large_io) from the caps alone: the fast path plan searches with.
-    Same arithmetic as the Limit rows predict() reports (session depth aside: a host setting)."""
-    limits = [Limit("v", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
-              Limit("v", "", mbps=members * mp.mbps), *instance_limits(caps, read_fraction, COPIES[mirror])]
+    Same arithmetic as the Limit rows predict() reports (session depth aside: a host setting). With
+    stations_only, from the limits the MVA queues at (`is_station`), as the plan's latency check needs."""
+    limits = [Limit("volume_iops", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
+              Limit("volume_mbps", "", mbps=members * mp.mbps), *instance_limits(caps, read_fraction, COPIES[mirror])]
     if att is not None:
         limits += attachment_limits(att, members, None, None)
+    if stations_only:
+        limits = [lim for lim in limits if is_station(lim)]
     limits = mirroring.logical_limits(limits, mirror, read_fraction)
     iops = min(lim.iops_at(small_io) for lim in limits)
     mbps = min(lim.iops_at(large_io) for lim in limits) * large_io / 1e6
@@ -284,7 +293,7 @@ def _network(limits: list[Limit], layout: Layout, io: int, io_time_s: float) -> 
     at 48k IOPS on one path, 0.69 ms at 36k a path over five), so it is a delay with a depth limit (the session
     depth, `_in_flight`) and a rate cap (its Limit row), not a server queueing toward its ceiling. Modelled as one,
     its queueing went into the fitted base latency and the model over-promised five paths by 25-40 %."""
-    member = [lim.iops_at(io) for lim in limits if lim.name.startswith("volume_")]
+    member = [lim.iops_at(io) for lim in limits if is_station(lim)]
     inst = [lim.iops_at(io) for lim in limits if lim.name.startswith("instance_")]
     return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None)
 

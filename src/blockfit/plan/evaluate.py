@@ -184,11 +184,8 @@ class Evaluator:
             return False
         if not req.target_iops:
             return True
-        # the stations predict() queues at: the volume's caps (a paravirtualized attachment's cap is one of them),
-        # not an iSCSI path (a delay with a depth limit: model/predict.py _network)
-        stations = att if att.pv_max_iops is not None else None
-        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, stations, req.read_fraction,
-                                  req.redundancy)
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_fraction,
+                                  req.redundancy, stations_only=True)
         link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
             instance_limits(caps, req.read_fraction, COPIES[req.redundancy]), req.redundancy, req.read_fraction)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
