@@ -88,7 +88,8 @@ def test_a_layout_against_itself_is_no_significant_difference() -> None:
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
         comp = r["comparisons"][0]
-        print(f"A/A: {comp['text']}")
+        runs = [[(round(x["started_s"]), round(x["score"])) for x in m["measures"][0]["runs"]] for m in r["layouts"]]
+        print(f"A/A: {comp['text']}; runs (started s, TPS): {runs}")
         assert comp["verdict"] == "no significant difference", comp["text"]
         assert comp["ci_low"] < 1 < comp["ci_high"]
         assert comp["runs_used"] == r["settings"]["repeat"]  # nothing settled early

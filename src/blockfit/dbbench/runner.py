@@ -1,5 +1,6 @@
 """`run_bench(request, progress) -> BenchResult`: set up a throwaway cluster per layout, load, then measure
-interleaved (A B A B …) with evidence, and stop each measure as soon as its comparison is settled.
+interleaved and counterbalanced (A B, B A, A B …) with evidence, and stop each measure as soon as its comparison
+is settled.
 
 Order of work, and why:
 1. Validate every --dir before creating anything (bad input leaves nothing behind).
@@ -11,7 +12,11 @@ Order of work, and why:
    (at 300 IOPS refilling a 128 MiB cache takes ~50 s), so the slower layout starts colder, misses more per
    transaction, and the measured ratio exceeds the ratio of the caps (4.9 for caps 4x apart, measured).
 3. ``--before-measure`` runs once (the lab applies its caps here), then per measure: one warm-up run per
-   layout, then measured runs A B A B … with a look at the planned run counts (stats.looks_at).
+   layout, then measured rounds A B, B A, A B … with a look at the planned run counts (stats.looks_at). The
+   order flips every round because a fixed order biases every pair the same way: with a drift (the cache still
+   settling, a neighbour's load ramping) the layout that always runs second always looks faster. An A/A run of
+   one directory against itself, in fixed order, read "B faster by 2 % [+1 %, +4 %]" in CI; flipped, such a
+   drift adds to the spread of the pairs and cancels in their mean instead of posing as a difference.
 Every resource lives in one ExitStack, so an error or Ctrl-C anywhere stops the servers, kills what is left
 in their cgroups and deletes the clusters and temp dirs.
 """
@@ -26,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 from blockfit.dbbench import cluster as pg
 from blockfit.dbbench import dss, evidence, load, oltp, stats
@@ -45,6 +50,7 @@ from blockfit.schema.bench import (
     MemoryEvidence,
 )
 
+_T = TypeVar("_T")
 Progress = Callable[[str, int, int], None]  # (phase, steps done, steps planned)
 
 WORKLOADS: dict[str, list[MeasureName]] = {
@@ -221,6 +227,11 @@ def _compare(layouts: list[_Layout], measure: MeasureName, looks_total: int, loo
     return out
 
 
+def round_order(layouts: list[_T], n: int) -> list[_T]:
+    """Round n's order (n from 1): as given in odd rounds, reversed in even ones (counterbalanced; see above)."""
+    return list(layouts) if n % 2 else list(reversed(layouts))
+
+
 def _summarise(mr: MeasureResult) -> None:
     good = [r for r in mr.runs if not r.failed]
     mr.median = statistics.median([r.score for r in good]) if good else None
@@ -303,7 +314,7 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
                 n, taken, measure_comps = 0, 0, []
                 while n < repeat:
                     n += 1
-                    for lay in layouts:
+                    for lay in round_order(layouts, n):
                         step(f"{measure}: run {n} of ≤{repeat} on {lay.spec.label}")
                         lay.results[measure].runs.append(_measure_once(lay, measure, profile, workdir, n, started,
                                                                        warmup=False))

@@ -1,10 +1,11 @@
 """When one layout is faster: a CI of the speed ratio from interleaved pairs, and an honest early stop.
 
 The choice, and why:
-- Runs are interleaved A B A B …, so run k of A and run k of B are neighbours in time. We compare them as a
-  *pair*: d_k = ln(speed_B,k / speed_A,k). Pairing cancels slow drift that hits both (other tenants, a
-  checkpoint cycle, thermal); the log makes "B 25 % faster" and "A 20 % slower" the same size and turns the
-  ratio into a mean.
+- Runs are interleaved in counterbalanced rounds (A B, B A, A B …), so run k of A and run k of B are
+  neighbours in time. We compare them as a *pair*: d_k = ln(speed_B,k / speed_A,k). Pairing cancels slow drift
+  that hits both (other tenants, a checkpoint cycle, thermal); flipping the order each round keeps a drift
+  within a round from favouring the layout that always runs second; the log makes "B 25 % faster" and
+  "A 20 % slower" the same size and turns the ratio into a mean.
 - The interval is Student's t on the mean of d (exp() gives the ratio and its bounds). With the few runs a
   database bench can afford (3–10), the alternatives fail: a bootstrap of 3 pairs has only 10 distinct
   resamples and covers far less than 95 %; a sign-flip permutation test of 3 pairs has 8 arrangements, so

@@ -1,7 +1,7 @@
 """``run_lab_bench(request) -> LabBenchResult``: a real database decides between two layouts in the lab guest.
 
 Both layouts exist at once in one guest, each on its own capped disks and mount point, so the bench can
-interleave its runs (A B A B …): the single volume against the stripe (same total size), or the stripe under
+interleave its runs (A B, B A, …): the single volume against the stripe (same total size), or the stripe under
 LVM against the same stripe under mdadm, or on XFS against ext4. Each is built by the generated build
 scripts. All of them share one instance cap: the question is "which layout on this instance".
 

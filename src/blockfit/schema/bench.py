@@ -106,7 +106,7 @@ class LoadStep(BaseModel):
 
 class BenchRun(BaseModel):
     index: int = Field(description="1-based measured run number of this layout and measure (0 = warm-up)")
-    started_s: float = Field(description="seconds since the bench started (shows the A B A B interleaving)")
+    started_s: float = Field(description="seconds since the bench started (shows the interleaving: A B, B A, …)")
     seconds: float
     score: float = Field(description="the measure's figure (unit in MeasureResult.unit)")
     figures: dict[str, float] = Field(default_factory=dict, description="tps, latency_p50/p95/p99_ms, ...")
