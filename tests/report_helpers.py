@@ -57,7 +57,7 @@ def check_self_contained(html: str) -> None:
 
 
 def kinds_in_order(html: str) -> list[str]:
-    return re.findall(r'<section class="result" id="[^"]+" data-kind="([a-z]+)"', html)
+    return re.findall(r'<section class="result" id="[^"]+" data-kind="([a-z-]+)"', html)
 
 
 def section_html(html: str, kind: str) -> str:

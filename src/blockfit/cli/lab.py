@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from pathlib import Path
@@ -83,6 +84,7 @@ def lab_command(
     if bench is not None:
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
         validate(breq)
+    _check_report_writable(report)
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
         with err_console.status("lab: starting") as status:
@@ -95,13 +97,24 @@ def lab_command(
         raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-    save_report(result, report)
+    # The result first, the report after: a report that cannot be written must not lose minutes of measuring.
     if json_out:
         print_json(result)
     elif isinstance(result, LabBenchResult):
         render_bench(result)
     else:
         render(result)
+    sys.stdout.flush()
+    try:
+        save_report(result, report)
+    except InputError as exc:
+        raise InputError(f"{exc} (the result was printed to stdout first)") from None
+
+
+def _check_report_writable(path: Path | None) -> None:
+    """Before the guest boots: --report's directory must take a new file (the path itself is checked on parsing)."""
+    if path is not None and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise InputError(f"--report {str(path)!r}: directory {str(path.parent)!r} is not writable")
 
 
 def _ratio(r: float) -> str:

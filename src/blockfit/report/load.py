@@ -18,6 +18,7 @@ from blockfit.diagnose.metrics import Interval
 from blockfit.errors import InputError
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
 from blockfit.schema.bench import BenchResult
+from blockfit.schema.lab import LabBenchResult
 from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
 
 RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
@@ -28,9 +29,10 @@ RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
     "diagnose": Diagnosis,
     "build": BuildResult,
     "bench": BenchResult,
+    "lab-bench": LabBenchResult,
 }
 
-EXPECTED = ("the --json output of blockfit " + ", ".join(RESULT_TYPES)
+EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench") for k in RESULT_TYPES)
             + ", or a recording of 'blockfit diagnose --record'")
 
 
