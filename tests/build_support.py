@@ -9,9 +9,9 @@ from blockfit.schema import Candidate, Layout, Plan, Prediction, Requirements, V
 
 def make_layout(cloud: str = "oci", members: int = 9, size_gb: int = 500, vtype: str | None = None,
                 vpu: int | None = 10, stripe: int | None = 4 * 1024 * 1024, iops: int | None = None,
-                throughput: float | None = None, manager: str = "lvm") -> Layout:
+                throughput: float | None = None, manager: str = "lvm", redundancy: str = "none") -> Layout:
     vtype = vtype or ("block" if cloud == "oci" else "gp3")
-    return Layout(members=members, stripe_size=stripe, manager=manager,  # type: ignore[arg-type]
+    return Layout(members=members, stripe_size=stripe, manager=manager, redundancy=redundancy,  # type: ignore[arg-type]
                   volume=Volume(cloud=cloud, type=vtype, size_gb=size_gb,  # type: ignore[arg-type]
                                 vpu_per_gb=vpu if cloud == "oci" else None,
                                 provisioned_iops=iops, provisioned_throughput=throughput))

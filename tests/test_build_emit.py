@@ -96,6 +96,36 @@ def test_bad_options_are_refused_with_one_line(tmp_path, kw, message):
         build(plan, out_dir=tmp_path / "o", provision_with=provision, **args)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("redundancy", "manager", "message"), [
+    ("normal", "asm", "ASM normal redundancy"),
+    ("high", "asm", "ASM high redundancy"),
+    ("raid10", "lvm", "build it with --manager mdadm"),
+])
+def test_mirrored_plans_build_only_as_mdadm_raid10(tmp_path, redundancy, manager, message):
+    plan = make_plan(make_layout(members=4, redundancy=redundancy))
+    with pytest.raises(InputError, match=re.escape(message)):
+        build(plan, manager=manager, devices=OCI_DEVS[:4], out_dir=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
+
+
+def test_raid10_plan_builds_mdadm_raid10_near2_with_the_plans_chunk(tmp_path):
+    plan = make_plan(make_layout(members=4, stripe=256 * KIB, manager="mdadm", redundancy="raid10"))
+    out = tmp_path / "o"
+    result = build(plan, manager="mdadm", devices=OCI_DEVS[:4], out_dir=out, mount="/u01")
+    md = (out / "20-mdadm.sh").read_text()
+    assert '--level=10 --layout=n2 --raid-devices="$MEMBERS" --chunk="$((CHUNK_BYTES / 1024))K"' in md
+    assert "CHUNK_BYTES=262144" in md and "LEVEL=raid10" in md and "LAYOUT_WORD=258" in md
+    assert "set -euo pipefail" in md and "--dry-run" in md and "BLOCKFIT_MDADM_ASSUME_CLEAN" in md
+    # two copies of each chunk: a full stripe holds 4 / 2 chunks of distinct data
+    assert "su=256k,sw=2" in (out / "40-filesystem.sh").read_text()
+    assert "RAID10" in next(s.description for s in result.steps if s.name == "mdadm")
+    assert "RAID10" in (out / "README.md").read_text()
+    striped = build(make_plan(make_layout(members=4, stripe=256 * KIB)), manager="mdadm", devices=OCI_DEVS[:4],
+                    out_dir=tmp_path / "r0", mount="/u01")
+    assert striped.manager == "mdadm" and "--level=0 " in (tmp_path / "r0" / "20-mdadm.sh").read_text()
+    assert "su=256k,sw=4" in (tmp_path / "r0" / "40-filesystem.sh").read_text()
+
+
 def write_plan(tmp_path: Path, **layout: object) -> Path:
     path = tmp_path / "plan.json"
     path.write_text(make_plan(make_layout(**layout)).model_dump_json())  # type: ignore[arg-type]
@@ -173,6 +203,13 @@ def _cases() -> list[tuple[str, dict[str, object], dict[str, object]]]:
                                    method="online")))
     cases.append(("single-none-xfs", dict(members=1, stripe=None), dict(manager="none", devices=["/dev/vdb"],
                                                                           mount="/u01")))
+    raid10 = dict(cloud="oci", members=4, vpu=10, stripe=1 * MIB, manager="mdadm", redundancy="raid10")
+    for fs in ("xfs", "ext4"):
+        cases.append((f"oci-4x500-balanced-raid10-mdadm-{fs}", raid10,
+                      dict(manager="mdadm", devices=OCI_DEVS[:4], mount="/u01", fs=fs)))
+    cases.append(("oci-4x500-balanced-raid10-mdadm-xfs-offline", raid10,
+                  dict(manager="mdadm", devices=OCI_DEVS[:4], mount="/u01", migrate_from="/dev/ebs_vg/ebs_lv",
+                       method="offline", provision_with="oci-cli")))
     return cases
 
 
@@ -190,6 +227,7 @@ def test_every_generated_script_passes_shellcheck(tmp_path):
         kinds.update(s.path for s in result.steps)
         scripts += sorted(out.glob("*.sh"))
     assert len(CASES) >= 40
+    assert any(layout.get("redundancy") == "raid10" for _, layout, _ in CASES)
     assert {"00-provision-oci.sh", "00-provision-aws.sh", "10-oci-attachments.sh", "11-oci-multipath.sh", "20-lvm.sh",
             "20-mdadm.sh",
             "20-asm-udev.sh", "30-migrate-offline.sh", "30-migrate-online.sh", "40-filesystem.sh",

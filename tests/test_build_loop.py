@@ -348,14 +348,21 @@ def test_online_migration_makes_extents_divisible_then_adds_a_striped_mirror_leg
     assert res.returncode == 1 and "cannot read the mirror's sync progress" in res.stderr
 
 
-def test_mdadm_step_dry_run_checks_devices_and_changes_nothing(tmp_path, loops, env):
+@pytest.mark.parametrize(("redundancy", "create"), [
+    ("none", "--level=0 --raid-devices=2 --chunk=256K --metadata=1.2 --name=blockfit /dev/"),
+    ("raid10", "--level=10 --layout=n2 --raid-devices=2 --chunk=256K --metadata=1.2 --name=blockfit --assume-clean "
+               "/dev/"),
+], ids=["raid0", "raid10"])
+def test_mdadm_step_dry_run_checks_devices_and_changes_nothing(tmp_path, loops, env, redundancy, create):
     """No md driver here: the dry run still checks every device and prints the exact mdadm command."""
     devs = [loops(64), loops(64)]
     out = tmp_path / "out"
-    build(make_plan(make_layout(members=2, stripe=256 * 1024)), manager="mdadm", devices=devs, out_dir=out)
-    res = run_script(out / "20-mdadm.sh", {**env, "BLOCKFIT_MDADM_CONF": str(tmp_path / "mdadm.conf")}, "--dry-run")
+    build(make_plan(make_layout(members=2, stripe=256 * 1024, redundancy=redundancy)), manager="mdadm", devices=devs,
+          out_dir=out)
+    res = run_script(out / "20-mdadm.sh", {**env, "BLOCKFIT_MDADM_CONF": str(tmp_path / "mdadm.conf"),
+                                           "BLOCKFIT_MDADM_ASSUME_CLEAN": "1"}, "--dry-run")
     assert res.returncode == 0, res.stderr
-    assert "DRY-RUN: mdadm --create /dev/md/blockfit --run --level=0 --raid-devices=2 --chunk=256K" in res.stdout
+    assert f"DRY-RUN: mdadm --create /dev/md/blockfit --run {create}" in res.stdout
     assert res.stderr.count("no signature") == 2
     assert all(blkid(d, "TYPE") == "" for d in devs) and not (tmp_path / "mdadm.conf").exists()
     sh("mkfs.ext4", "-q", devs[0])

@@ -46,6 +46,9 @@ def lab_command(
     paths: Annotated[int | None, typer.Option(help="paths per volume (each capped at the model's per-path ceiling; "
                                                    "dm-multipath round-robin over them in the guest)",
                                               callback=params.count)] = None,
+    redundancy: Annotated[str | None, typer.Option(help="raid10: build an mdadm RAID10 (needs --manager mdadm) and "
+                                                        "measure writes against the model's; default: the plan's")]
+    = None,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
     bench: Annotated[str | None, typer.Option(help="run 'blockfit bench' (PostgreSQL) on two layouts built in the "
                                               "guest: comma-separated oltp, dss, load")] = None,
@@ -79,7 +82,7 @@ def lab_command(
     req = LabRequest(cloud=cloud, layout=layout, instance=instance, plan=plan, scale=parse_scale(scale),
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
-                     paths=positive_int(paths, "--paths"))
+                     paths=positive_int(paths, "--paths"), redundancy=redundancy)
     breq = None
     if bench is not None:
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
@@ -131,7 +134,8 @@ def render(r: LabResult) -> None:
     console.print(f"[bold]lab[/]: {r.layout} on {r.instance} ({r.cloud}), {r.manager} + {r.fs}{paths}, "
                   f"scale {r.scale:g} (every IOPS and MB/s cap multiplied by it)")
     columns: list[LabFigures] = [r] + ([r.single] if r.single is not None else [])
-    table = Table(title=f"{fmt_io_size(r.small_io)} random reads (IOPS), {fmt_io_size(r.large_io)} random reads "
+    large = "sequential writes" if r.direction == "write" else "random reads"
+    table = Table(title=f"{fmt_io_size(r.small_io)} random {r.direction}s (IOPS), {fmt_io_size(r.large_io)} {large} "
                         f"(MB/s); {r.runtime_s:g} s windows", title_justify="left")
     table.add_column("")
     for name, f in zip(("stripe", "single volume"), columns, strict=False):

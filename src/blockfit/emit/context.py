@@ -55,6 +55,19 @@ class BuildContext:
         return self.layout.members
 
     @property
+    def md_level(self) -> str:
+        """The md level mdadm builds: raid10 (near layout, 2 copies) for a mirrored plan, else raid0."""
+        return "raid10" if self.layout.redundancy == "raid10" else "raid0"
+
+    @property
+    def data_members(self) -> int:
+        """Chunks of distinct data in one full stripe (the filesystem's sw): every member for a stripe; for
+        RAID10 near-2 members / 2, or every member when the count is odd (what md sets io_opt to)."""
+        if self.md_level == "raid10" and self.members % 2 == 0:
+            return self.members // 2
+        return self.members
+
+    @property
     def cloud(self) -> str:
         return self.layout.volume.cloud
 
@@ -107,9 +120,12 @@ class BuildContext:
         if self.manager not in MANAGERS:
             raise InputError(f"--manager {self.manager!r}: expected one of lvm, mdadm, asm, none")
         mirror = self.candidate.layout_detail.redundancy
-        if mirror != "none":
-            raise InputError(f"--plan: the layout mirrors ({mirror} redundancy); build emits striped layouts only "
-                             "(EXTERNAL REDUNDANCY / RAID0) so far: plan with --redundancy none to build")
+        if mirror in ("normal", "high"):
+            raise InputError(f"--plan: the layout mirrors with ASM {mirror} redundancy; build emits ASM disk groups "
+                             "with EXTERNAL REDUNDANCY only so far: plan with --redundancy none, or raid10 (mdadm)")
+        if mirror == "raid10" and self.manager != "mdadm":
+            raise InputError(f"--manager {self.manager}: the plan's layout is an mdadm RAID10 (--redundancy raid10); "
+                             "build it with --manager mdadm")
         if len(self.devices) != self.members:
             raise InputError(f"--devices: {len(self.devices)} given, but the plan's layout {self.candidate.layout} "
                              f"has {self.members} members; give exactly {self.members}")
@@ -118,7 +134,8 @@ class BuildContext:
         if self.manager == "none" and self.members != 1:
             raise InputError(f"--manager none: only for a single volume; this layout has {self.members} members")
         if self.manager == "mdadm" and self.members < 2:
-            raise InputError("--manager mdadm: RAID0 needs at least 2 members; use --manager lvm or none")
+            raise InputError(f"--manager mdadm: {self.md_level.upper()} needs at least 2 members; "
+                             "use --manager lvm or none")
         if self.members > 1 and self.stripe_bytes & (self.stripe_bytes - 1):
             raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is not a power of two")
         if self.members > 1 and self.stripe_bytes < 4096:

@@ -1,4 +1,5 @@
-"""Filesystem: mkfs.xfs -d su=STRIPE,sw=N (ext4: -E stride=,stripe_width= in 4 KiB blocks), an fstab line
+"""Filesystem: mkfs.xfs -d su=STRIPE,sw=N (ext4: -E stride=,stripe_width= in 4 KiB blocks; N counts the members
+that hold distinct data: half of them in an mdadm RAID10), an fstab line
 by UUID with nofail,noatime, and the mount. After an offline migration the step adopts the copied
 filesystem instead: a new UUID for the copy, the fstab line swapped, the filesystem grown to the stripe.
 
@@ -53,6 +54,6 @@ def emit(ctx: BuildContext, device: str, mode: str = "mkfs") -> list[GeneratedFi
     text = render_script("filesystem.sh.j2", step, ctx.source,
                          env_doc=[("BLOCKFIT_FSTAB", "default /etc/fstab")],
                          device=device, fs=ctx.fs, mount=ctx.mount, label=label, mode=mode,
-                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.members),
+                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.data_members),
                          options=MOUNT_OPTIONS, fsck_pass=0 if ctx.fs == "xfs" else 2, members=ctx.devices)
     return [GeneratedFile(step, text)]

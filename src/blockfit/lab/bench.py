@@ -147,6 +147,9 @@ def validate(req: LabBenchRequest) -> None:
         raise InputError(f"--repeat {req.repeat}: expected a whole number of at least 1")
     if req.versus not in VERSUS:
         raise InputError(f"--bench-vs {req.versus!r}: expected one of {', '.join(VERSUS)}")
+    if req.lab.redundancy not in (None, "none"):
+        raise InputError(f"--redundancy {req.lab.redundancy}: the lab bench compares striped layouts; measure a "
+                         "RAID10's writes without --bench")
 
 
 def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> LabBenchResult:
@@ -154,6 +157,9 @@ def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> Lab
     say = progress or (lambda _msg: None)
     validate(req)
     subject = resolve(req.lab)
+    if subject.layout.redundancy != "none":
+        raise InputError(f"--plan: the layout mirrors ({subject.layout.redundancy}); the lab bench compares striped "
+                         "layouts: measure a RAID10's writes without --bench")
     base, other = sides(req, subject)
     exe = builder()
     if exe is None:

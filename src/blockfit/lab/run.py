@@ -8,6 +8,10 @@ measure the stripe, and tear everything down (qemu, disk files, work dir) whatev
 With --paths/--attachment each volume is reached through the prediction's paths: one guest device per
 path, each under its own throttle (the model's per-path ceiling x scale) over the volume's chain, and
 dm-multipath (one round-robin group over all of them) in the guest; fio and the build run on the maps.
+
+With --redundancy raid10 (or a plan made with it) the build scripts make an mdadm RAID10 (near-2) and the lab
+measures writes instead of reads: small random writes (IOPS) and large sequential writes (MB/s), against the
+model's prediction at read share 0, where every logical write costs two volume writes.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from blockfit.schema.prediction import LimitRow
 from blockfit.units import KIB, MB, MIB, fmt_io_size
 
 Kind = Literal["iops", "mbps"]
+Direction = Literal["read", "write"]
 Progress = Callable[[str], None]
 
 DEFAULT_STRIPE = 4 * MIB
@@ -77,6 +82,7 @@ class LabRequest:
     rerun_check: bool = False  # rerun the build scripts and check that nothing changes
     attachment: str | None = None  # --attachment: iscsi | paravirtualized (OCI)
     paths: int | None = None  # --paths: paths per volume that carry I/O
+    redundancy: str | None = None  # --redundancy: none | raid10 (mdadm); None: the plan's (none for a layout spec)
 
 
 @dataclass
@@ -89,6 +95,19 @@ class Subject:
     stripe: Prediction
     single: Prediction | None
     stripe_size: int
+    direction: Direction = "read"  # write: a mirrored layout, measured for what mirroring costs (writes)
+
+
+def check_redundancy(redundancy: str, manager: str) -> Direction:
+    """The direction the lab measures for REDUNDANCY; InputError when the lab cannot build it."""
+    if redundancy in ("normal", "high"):
+        raise InputError(f"--redundancy {redundancy}: the lab builds mdadm RAID10 only (ASM {redundancy} redundancy "
+                         "needs Oracle Grid Infrastructure); use --redundancy raid10 --manager mdadm")
+    if redundancy not in ("none", "raid10"):
+        raise InputError(f"--redundancy {redundancy!r}: expected none or raid10 (mdadm)")
+    if redundancy == "raid10" and manager != "mdadm":
+        raise InputError(f"--redundancy raid10: the lab builds RAID10 with mdadm; add --manager mdadm (got {manager})")
+    return "write" if redundancy == "raid10" else "read"
 
 
 def resolve(req: LabRequest) -> Subject:
@@ -127,13 +146,20 @@ def resolve(req: LabRequest) -> Subject:
             raise InputError(f"--attachment/--paths: attachments with paths are modelled for oci, not {cloud}")
         layout = layout.model_copy(update={"attachment": req.attachment or layout.attachment,
                                            "paths": req.paths or layout.paths})
+    mirror = req.redundancy if req.redundancy is not None else layout.redundancy
+    direction = check_redundancy(mirror, req.manager)
+    if mirror != "none" and layout.members < 2:
+        raise InputError(f"--redundancy {mirror}: a mirror needs at least 2 members; the layout has 1")
+    layout = layout.model_copy(update={"redundancy": mirror})
+    if direction == "write":  # what mirroring costs: writes, each written to two members
+        workload = workload.model_copy(update={"read_fraction": 0.0})
     if stripe_size % (4 * KIB) or stripe_size < 64 * KIB:
         raise InputError(f"stripe size {stripe_size} bytes: expected a multiple of 4 KiB, at least 64 KiB")
     stripe = predict(layout, instance, workload)
     single: Prediction | None = None
     if layout.members > 1:
-        one = layout.model_copy(update={
-            "members": 1, "volume": layout.volume.model_copy(update={"size_gb": layout.total_gb})})
+        one = layout.model_copy(update={"members": 1, "redundancy": "none",  # one volume does not mirror itself
+                                        "volume": layout.volume.model_copy(update={"size_gb": layout.total_gb})})
         try:
             single = predict(one, instance, workload)
         except InputError:
@@ -141,7 +167,7 @@ def resolve(req: LabRequest) -> Subject:
     else:
         single = stripe
     return Subject(cloud=cloud, layout=layout, instance=instance, stripe=stripe, single=single,
-                   stripe_size=stripe_size)
+                   stripe_size=stripe_size, direction=direction)
 
 
 def builder() -> str | None:
@@ -241,6 +267,13 @@ def sub_windows(runtime_s: int, ios_per_s: float) -> tuple[int, float]:
 
 def _renamed(t: Throttle | None, name: str) -> Throttle | None:
     return Throttle(name=name, iops=t.iops, bps=t.bps, iops_size=t.iops_size) if t is not None else None
+
+
+def fio_rw(direction: Direction, small: bool) -> str:
+    """fio's rw= for a window: random reads at both sizes; writes random when small, sequential when large."""
+    if direction == "read":
+        return "randread"
+    return "randwrite" if small else "write"
 
 
 def iodepth_for(members: int, kind: Kind) -> int:
@@ -392,7 +425,9 @@ def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
     subject = resolve(req)
     preds = [subject.stripe] + ([subject.single] if subject.single and req.single else [])
     budget = PATHS_IOPS_BUDGET if emulated_paths(subject) else IOPS_BUDGET
-    scale = req.scale or choose_scale([p.max_iops for p in preds], [p.max_mbps for p in preds], iops_budget=budget)
+    # the budgets are what the guest's disks do: a mirrored write is two of their I/Os
+    scale = req.scale or choose_scale([p.max_iops * p.write_amplification for p in preds],
+                                      [p.max_mbps * p.write_amplification for p in preds], iops_budget=budget)
     say(f"scale {scale:g}: every IOPS and MB/s cap is multiplied by it")
     kernel = ensure_kernel(say)
 
@@ -438,21 +473,25 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     if measure_single:
         jobs |= {"single-iops": (small, iodepth_for(queues, "iops")),
                  "single-mbps": (large, iodepth_for(queues, "mbps"))}
+    writes = subject.direction == "write"
     for name, (bs, depth) in jobs.items():
         (work / f"fio-{name}.job").write_text(TEMPLATES.get_template("fio.job.j2").render(
-            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3))
+            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3,
+            rw=fio_rw(subject.direction, name.endswith("-iops"))))
     exe = builder()
     members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
         guest_device_names(members)
     if exe:
-        plan = Path(req.plan).read_text() if req.plan is not None else plan_for(subject).model_dump_json(indent=2)
+        plan = (Path(req.plan).read_text() if req.plan is not None and req.redundancy is None
+                else plan_for(subject).model_dump_json(indent=2))
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
     script = TEMPLATES.get_template("lab.sh.j2").render(
         use_build=exe is not None, rerun_check=exe is not None and req.rerun_check, expected_devices=members_dev,
         mount=GUEST_MOUNT,
         work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
         single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
-        paths=paths, map_prefix=MAP_PREFIX,
+        paths=paths, map_prefix=MAP_PREFIX, writes=writes,
+        md_level="raid10" if subject.layout.redundancy == "raid10" else "raid0",
         stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
         window_s=req.runtime_s, windows={name: sub_windows(req.runtime_s, rate) for name, rate in {
             "stripe-iops": subject.stripe.max_iops * scale,
@@ -474,5 +513,6 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     return LabResult(
         **stripe.model_dump(), scale=scale, cloud=subject.cloud, instance=subject.instance.spec, manager=req.manager,
         fs=req.fs, small_io=small, large_io=large, iodepth=jobs["stripe-iops"][1], runtime_s=req.runtime_s,
+        direction=subject.direction, redundancy=subject.layout.redundancy,
         single=single, steps=steps, kernel=kernel.version, guest_seconds=round(outcome.elapsed_s, 1),
         console_log=str(outcome.console_log) if req.keep else None)

@@ -78,6 +78,11 @@ class LabResult(LabFigures, ResultEnvelope):
     large_io: int
     iodepth: int
     runtime_s: float
+    direction: Literal["read", "write"] = Field(
+        default="read", description="what fio measured, stripe and single volume alike: read = random reads at both "
+                                    "sizes; write = random writes at small_io (IOPS) and sequential writes at "
+                                    "large_io (MB/s), against the model at read share 0 (--redundancy raid10)")
+    redundancy: str = Field(default="none", description="none, or raid10: the stripe was an mdadm RAID10 (near-2)")
     single: LabFigures | None
     steps: list[LabStep] = Field(default_factory=list)
     kernel: str

@@ -1,0 +1,152 @@
+"""Mirroring checked against the lab (issue 14): an mdadm RAID10 built in the guest by the generated scripts,
+measured for writes, against the model at read share 0 where every logical write costs two volume writes.
+
+The hand-checked case: 4 x 50 GB OCI Balanced (60 IOPS/GB, 480 KiB/s per GB) on VM.Standard.E4.Flex:8. Each member
+does 50 x 60 = 3,000 IOPS and 50 x 480 KiB/s = 24,000 KiB/s = 24.576 MB/s; striped (RAID0) the four write
+12,000 IOPS and 98.304 MB/s, mirrored (RAID10) half: 6,000 IOPS and 49.152 MB/s. The instance (8 OCPUs: 8 Gbps,
+960 MB/s; at RAID10 each direction carries writes x 2, 480 MB/s) is far above either.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from blockfit.lab.run import TEMPLATES, LabRequest, emulated_limit, fio_rw, resolve
+from blockfit.model import predict
+from blockfit.schema import Workload
+from blockfit.specs import parse_instance, parse_layout
+from lab_helpers import assert_nothing_left, run_lab_cli
+
+LAYOUT, INSTANCE = "4x50G@balanced", "VM.Standard.E4.Flex:8"
+ARGS = ("--cloud", "oci", "--layout", LAYOUT, "--instance", INSTANCE, "--manager", "mdadm")
+
+
+def test_raid10_write_prediction_is_half_of_raid0_when_volume_bound() -> None:
+    layout = parse_layout(LAYOUT, "oci", manager="mdadm")
+    instance = parse_instance(INSTANCE, "oci")
+    writes = Workload(read_fraction=0.0)
+    raid0 = predict(layout, instance, writes)
+    raid10 = predict(layout.model_copy(update={"redundancy": "raid10"}), instance, writes)
+    assert (raid0.max_iops, raid0.max_mbps) == pytest.approx((12_000, 98.304), rel=1e-3)
+    assert (raid10.max_iops, raid10.max_mbps) == pytest.approx((6_000, 49.152), rel=1e-3)
+    assert raid0.iops_limited_by == raid10.iops_limited_by == "volume_iops_per_gb"
+    assert raid0.mbps_limited_by == raid10.mbps_limited_by == "volume_mbps_per_gb"
+    # the lab compares with the same figure: its emulated limits at read share 0, mirrored
+    subject = resolve(LabRequest(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm", redundancy="raid10"))
+    assert subject.direction == "write" and subject.layout.redundancy == "raid10"
+    assert subject.stripe.read_fraction == 0.0 and subject.stripe.write_amplification == 2
+    assert emulated_limit(subject.stripe, "iops")[1] == pytest.approx(6_000, rel=1e-3)
+    assert emulated_limit(subject.stripe, "mbps")[1] == pytest.approx(49.152, rel=1e-3)
+    # the single volume (same raw size, 1 x 200 GB) cannot mirror: it writes at RAID0's figures
+    assert subject.single is not None and subject.single.layout_detail.redundancy == "none"
+    assert (subject.single.max_iops, subject.single.max_mbps) == pytest.approx((12_000, 98.304), rel=1e-3)
+
+
+def test_without_redundancy_the_lab_still_measures_reads() -> None:
+    subject = resolve(LabRequest(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm"))
+    assert subject.direction == "read" and subject.stripe.read_fraction == 1.0
+    assert [fio_rw("read", small) for small in (True, False)] == ["randread", "randread"]
+    assert [fio_rw("write", small) for small in (True, False)] == ["randwrite", "write"]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(Path(sys.executable).parent / "blockfit"), "lab", *args], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--cloud", "oci", "--layout", LAYOUT, "--instance", INSTANCE, "--redundancy", "raid10"), "--manager mdadm"),
+    ((*ARGS, "--redundancy", "normal"), "mdadm RAID10 only"),
+    ((*ARGS, "--redundancy", "raid5"), "expected none or raid10"),
+    (("--cloud", "oci", "--layout", "1x50G@balanced", "--instance", INSTANCE, "--manager", "mdadm",
+      "--redundancy", "raid10"), "at least 2 members"),
+    ((*ARGS, "--redundancy", "raid10", "--bench", "oltp"), "without --bench"),
+])
+def test_lab_redundancy_refusals_are_one_line_exit_2(args: tuple[str, ...], needle: str, tmp_path: Path) -> None:
+    proc = _cli(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("use_build", [True, False], ids=["build-scripts", "plain"])
+def test_rendered_raid10_guest_script_measures_writes(tmp_path: Path, use_build: bool) -> None:
+    text = TEMPLATES.get_template("lab.sh.j2").render(
+        use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc", "/dev/vdd"],
+        mount="/mnt/x", work=str(tmp_path), members=4, member_serials=["m1", "m2", "m3", "m4"],
+        single_serial="single", manager="mdadm", fs="xfs", stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5,
+        writes=True, md_level="raid10")
+    assert "${c[4]} ${c[6]}" in text and "--readonly" not in text and "modprobe raid10" in text
+    assert '"raid10 4 4096"' in text
+    assert ("BLOCKFIT_MDADM_ASSUME_CLEAN=1" if use_build else "--level=10 --layout=n2 --assume-clean") in text
+    script = tmp_path / "raid10.sh"
+    script.write_text(text)
+    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+    if shutil.which("shellcheck"):
+        proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout
+
+
+# ---------------------------------------------------------------- the guest
+_result: dict[str, tuple[dict[str, Any], Path]] = {}
+
+
+@pytest.fixture
+def raid10_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """One guest run (the CLI, as a user runs it) serves every assertion below."""
+    if "run" not in _result:
+        runs = tmp_path_factory.mktemp("lab-runs-raid10")
+        _result["run"] = (run_lab_cli(runs, *ARGS, "--redundancy", "raid10"), runs)
+    return _result["run"]
+
+
+def assert_within(f: dict[str, Any], what: str, tolerance: float) -> None:
+    """measured / predicted within the tolerance, or within 2 standard errors of the measurement if wider."""
+    spread = f[f"{what}_spread"]
+    assert spread <= 0.05, (what, spread, f)
+    ratio = f[f"measured_{what}"] / f[f"predicted_{what}"]
+    assert abs(ratio - 1) <= max(tolerance, 2 * spread), (what, ratio, spread, f)
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+def test_raid10_writes_within_10_percent_of_the_model(raid10_run: tuple[dict[str, Any], Path]) -> None:
+    r, _ = raid10_run
+    assert r["direction"] == "write" and r["redundancy"] == "raid10" and r["members"] == 4
+    # the scaled model: 6,000 IOPS and 49.152 MB/s x scale (the hand-checked figures above)
+    assert r["predicted_iops"] == pytest.approx(6_000 * r["scale"], rel=1e-3)
+    assert r["predicted_mbps"] == pytest.approx(49.152 * r["scale"], rel=2e-3)
+    assert_within(r, "iops", 0.10)
+    assert_within(r, "mbps", 0.10)
+    assert r["limited_by"] == r["predicted_limited_by"] == {"iops": "volume_iops_per_gb", "mbps": "volume_mbps_per_gb"}
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+def test_raid10_writes_half_what_the_same_raw_volume_writes(raid10_run: tuple[dict[str, Any], Path]) -> None:
+    """The single volume (1 x 200 GB: the four members' caps, unmirrored) measured for writes in the same guest."""
+    r, _ = raid10_run
+    s = r["single"]
+    assert s is not None and s["layout"].startswith("1x200G")
+    assert_within(s, "iops", 0.10)
+    assert_within(s, "mbps", 0.10)
+    assert r["measured_iops"] / s["measured_iops"] == pytest.approx(0.5, rel=0.10)
+    assert r["measured_mbps"] / s["measured_mbps"] == pytest.approx(0.5, rel=0.10)
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+def test_raid10_was_built_by_the_scripts_and_nothing_left(raid10_run: tuple[dict[str, Any], Path]) -> None:
+    r, runs = raid10_run
+    steps = {s["name"]: s for s in r["steps"]}
+    assert all(s["ok"] for s in r["steps"]), r["steps"]
+    assert "run-all.sh" in steps
+    assert steps["mdadm raid10"]["detail"].startswith("md") and "raid10 4 4096" in steps["mdadm raid10"]["detail"]
+    assert "layout n2, sync idle" in steps["mdadm raid10"]["detail"]
+    assert "checksums match" in steps["xfs check"]["detail"]
+    assert_nothing_left(runs)
