@@ -101,7 +101,12 @@ def raid10_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any]
     """One guest run (the CLI, as a user runs it) serves every assertion below."""
     if "run" not in _result:
         runs = tmp_path_factory.mktemp("lab-runs-raid10")
-        _result["run"] = (run_lab_cli(runs, *ARGS, "--redundancy", "raid10"), runs)
+        r = run_lab_cli(runs, *ARGS, "--redundancy", "raid10")
+        for f in (r, r["single"] or r):  # the figures, for the log (pytest -s or -rA)
+            print(f"{f['layout']} writes: {f['measured_iops']:,.1f} IOPS / model {f['predicted_iops']:,.1f} = "
+                  f"{f['iops_ratio']:.3f}; {f['measured_mbps']:.2f} MB/s / model {f['predicted_mbps']:.2f} = "
+                  f"{f['mbps_ratio']:.3f} (scale {r['scale']:g}, guest {r['guest_seconds']:g} s)")
+        _result["run"] = (r, runs)
     return _result["run"]
 
 
