@@ -101,7 +101,9 @@ def raid10_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any]
     """One guest run (the CLI, as a user runs it) serves every assertion below."""
     if "run" not in _result:
         runs = tmp_path_factory.mktemp("lab-runs-raid10")
-        r = run_lab_cli(runs, *ARGS, "--redundancy", "raid10")
+        report = tmp_path_factory.mktemp("lab-report-raid10") / "raid10.html"
+        r = run_lab_cli(runs, *ARGS, "--redundancy", "raid10", "--report", str(report))
+        r["_report"] = report.read_text()
         for f in (r, r["single"] or r):  # the figures, for the log (pytest -s or -rA)
             print(f"{f['layout']} writes: {f['measured_iops']:,.1f} IOPS / model {f['predicted_iops']:,.1f} = "
                   f"{f['iops_ratio']:.3f}; {f['measured_mbps']:.2f} MB/s / model {f['predicted_mbps']:.2f} = "
@@ -155,3 +157,11 @@ def test_raid10_was_built_by_the_scripts_and_nothing_left(raid10_run: tuple[dict
     assert "layout n2, sync idle" in steps["mdadm raid10"]["detail"]
     assert "checksums match" in steps["xfs check"]["detail"]
     assert_nothing_left(runs)
+
+
+@pytest.mark.slow
+@pytest.mark.lab
+def test_raid10_report_says_writes_were_measured(raid10_run: tuple[dict[str, Any], Path]) -> None:
+    r, _ = raid10_run
+    html = r["_report"]
+    assert "measured for writes" in html and "Predicted against measured writes" in html

@@ -17,8 +17,15 @@ def _tests(r: LabResult) -> list[tuple[str, LabFigures]]:
     return out
 
 
+def _what(r: LabResult) -> str:
+    """What was measured: reads, or (--redundancy raid10) writes to the mirrored stripe."""
+    if r.direction == "write":
+        return f"the {r.redundancy} stripe {r.layout} on {r.instance}, measured for writes,"
+    return f"the stripe {r.layout} on {r.instance}"
+
+
 def summary(r: LabResult) -> str:
-    text = (f"In a qemu guest with every cap scaled by {fmt_num(r.scale)}, the stripe {r.layout} on {r.instance} "
+    text = (f"In a qemu guest with every cap scaled by {fmt_num(r.scale)}, {_what(r)} "
             f"measured {fmt_qty(r.measured_iops, 'IOPS')} against {fmt_num(r.predicted_iops)} predicted "
             f"({fmt_pct(r.iops_ratio - 1, signed=True)}) and {fmt_qty(r.measured_mbps, 'MB/s')} against "
             f"{fmt_num(r.predicted_mbps)} ({fmt_pct(r.mbps_ratio - 1, signed=True)}).")
@@ -47,7 +54,8 @@ def section(r: LabResult, source: str, sink: FigureSink) -> Section:
                      fmt_pct(f.mbps_ratio - 1, signed=True), limit_name(f.limited_by.iops),
                      limit_name(f.predicted_limited_by.iops)])
     s.tables.append(Table(
-        f"Predicted against measured (scaled by {fmt_num(r.scale)}; IOPS at {fmt_io_size(r.small_io)}, MB/s at "
+        f"Predicted against measured {r.direction}s (scaled by {fmt_num(r.scale)}; IOPS at {fmt_io_size(r.small_io)}, "
+        f"MB/s at "
         f"{fmt_io_size(r.large_io)}, {r.iodepth} deep, {fmt_num(r.runtime_s)} s per test)",
         ["test", "layout", "IOPS predicted", "IOPS measured", "error", "MB/s predicted", "MB/s measured", "error",
          "IOPS limit measured", "IOPS limit predicted"], rows, numeric={2, 3, 4, 5, 6, 7}))
