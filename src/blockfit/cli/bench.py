@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import string
@@ -30,8 +31,12 @@ def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
     """--dir PATH or PATH=LABEL; --label gives labels in --dir order; default A, B, C, …"""
     if labels and len(labels) != len(dirs):
         raise InputError(f"--label: {len(labels)} given for {len(dirs)} --dir: expected one per --dir")
+    if "" in labels:
+        raise InputError("--label '': expected a non-empty label")
     specs = []
     for i, text in enumerate(dirs):
+        if not text:
+            raise InputError("--dir '': expected a directory on the filesystem under test")
         path, label = text, labels[i] if labels else None
         head, sep, tail = text.rpartition("=")
         if sep and head and tail and "/" not in tail:
@@ -49,7 +54,11 @@ def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") ->
         try:
             iops, mbps = (float(iops_text) if iops_text else None), (float(mbps_text) if mbps_text else None)
         except ValueError:
-            raise InputError(f"{option} {text!r}: expected [LABEL=]IOPS[:MBPS], e.g. B=300 or 300:40") from None
+            iops = mbps = math.nan
+        if (iops is None and mbps is None) or any(not (math.isfinite(v) and v >= 0) for v in (iops, mbps)
+                                                  if v is not None):
+            raise InputError(f"{option} {text!r}: expected [LABEL=]IOPS[:MBPS] with finite figures of at least 0 "
+                             "(0: no cap), e.g. B=300 or 300:40")
         if label and label not in labels:
             raise InputError(f"{option} {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
         for spec in layouts:
@@ -59,6 +68,20 @@ def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") ->
                     spec.cap.iops, spec.cap.mbps = iops, mbps
                 else:
                     spec.cap.instance_iops, spec.cap.instance_mbps = iops, mbps
+
+
+def _check_out_dir(out: Path) -> None:
+    """--out is made at the end, after the run: a path where no directory can be made must fail now."""
+    try:
+        if out.exists() and not out.is_dir():
+            raise InputError(f"--out {out}: is a file (expected a directory)")
+        existing = next((p for p in (out, *out.parents) if p.exists()), Path("/"))
+        usable = existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
+    except OSError as exc:  # a name too long
+        raise InputError(f"--out {str(out)!r}: cannot be used ({exc.strerror})") from None
+    if not usable:
+        raise InputError(f"--out {str(out)!r}: {existing} is not a writable directory (expected a directory, or "
+                         "a path where one can be made)")
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -119,8 +142,8 @@ def bench_command(
         raise InputError(f"--profile {profile!r}: expected one of {', '.join(PROFILES)}")
     if repeat is not None and repeat < 1:
         raise InputError(f"--repeat {repeat}: expected a whole number of at least 1")
-    if out is not None and out.exists() and not out.is_dir():
-        raise InputError(f"--out {out}: is a file (expected a directory)")
+    if out is not None:
+        _check_out_dir(out)
     layouts = _layouts(dirs, list(label or []))
     _caps(list(cap or []), layouts)
     _caps(list(instance_cap or []), layouts, "--instance-cap")

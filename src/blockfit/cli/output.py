@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from rich.console import Console
 
 from blockfit.errors import InputError
+from blockfit.files import check_target
 
 # Tables are wide; when output is piped or captured (no terminal to measure) use 120 columns, not 80.
 _PIPED = not sys.stdout.isatty() and "COLUMNS" not in os.environ
@@ -35,8 +36,9 @@ def _check_report_path(value: Path | None) -> Path | None:
         return None
     name = value.name
     if (value.suffix.lower() not in (".html", ".htm") or len(os.fsencode(name)) > 255
-            or any(not ch.isprintable() for ch in name) or value.is_dir() or not value.parent.is_dir()):
+            or any(not ch.isprintable() for ch in name)):
         raise InputError(f"--report {str(value)!r}: expected an .html file path in an existing directory")
+    check_target(value, "--report")  # not a directory or a device, in a directory that exists
     return value
 
 

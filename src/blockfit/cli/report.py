@@ -9,6 +9,24 @@ import typer
 
 from blockfit.cli import app
 from blockfit.cli.output import console, print_json
+from blockfit.errors import InputError
+from blockfit.files import check_target
+
+
+def _check_out(value: Path) -> Path:
+    """Checked while parsing: a bad -o must fail before any --png file is written."""
+    check_target(value, "-o")
+    return value
+
+
+def _check_png(value: Path | None) -> Path | None:
+    try:
+        ok = value is None or value.is_dir()
+    except OSError:  # a name too long
+        ok = False
+    if not ok:
+        raise InputError(f"--png {str(value)!r}: expected an existing directory")
+    return value
 
 
 @app.command("report")
@@ -16,9 +34,10 @@ def report_command(
     results: Annotated[list[Path], typer.Argument(
         metavar="RESULT.json...", help="--json output of model, plan, calibrate, lab, diagnose, build or bench, "
                                        "or a 'diagnose --record' capture; any number, in the order to show")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="the HTML file to write")] = Path("report.html"),
-    png: Annotated[Path | None, typer.Option("--png", help="also write every figure as a PNG into this directory")]
-    = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="the HTML file to write", callback=_check_out)]
+    = Path("report.html"),
+    png: Annotated[Path | None, typer.Option("--png", help="also write every figure as a PNG into this directory",
+                                             callback=_check_png)] = None,
     title: Annotated[str | None, typer.Option("--title", help="page title (default: from the results)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print what was written as JSON")] = False,
 ) -> None:

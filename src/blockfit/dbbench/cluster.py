@@ -76,12 +76,18 @@ def _child_setup(user: RunAs, cgroup: MemoryCgroup | None) -> Callable[[], None]
 
 def check_dir(path: Path) -> Path:
     """Validate one --dir before anything is created; returns the cluster subdirectory to use."""
-    if not path.exists():
-        raise InputError(f"--dir {path}: does not exist (expected a directory on the filesystem under test)")
-    if not path.is_dir():
-        raise InputError(f"--dir {path}: is not a directory (expected a directory on the filesystem under test)")
     sub = path / SUBDIR
-    if sub.exists() and (not sub.is_dir() or any(sub.iterdir())):
+    try:
+        exists, is_dir = path.exists(), path.is_dir()
+        busy = is_dir and sub.exists() and (not sub.is_dir() or any(sub.iterdir()))
+    except OSError as exc:  # a name too long, a loop of symlinks, a directory we may not list
+        raise InputError(f"--dir {path}: cannot be used ({exc.strerror}; expected a directory on the filesystem "
+                         "under test)") from None
+    if not exists:
+        raise InputError(f"--dir {path}: does not exist (expected a directory on the filesystem under test)")
+    if not is_dir:
+        raise InputError(f"--dir {path}: is not a directory (expected a directory on the filesystem under test)")
+    if busy:
         raise InputError(f"--dir {path}: {sub} exists and is not empty (expected a new or empty cluster "
                          "directory; blockfit never touches data it did not create)")
     user = server_user()

@@ -63,12 +63,12 @@ UNITS: dict[MeasureName, tuple[str, bool]] = {
 SETTLED = ("faster", "slower", "cpu-bound", "failed")
 
 
-def parse_workloads(text: str) -> list[MeasureName]:
+def parse_workloads(text: str, option: str = "--workload") -> list[MeasureName]:
     """'oltp,dss,load' → the measures in a fixed order (select-only before TPC-B, which changes the data)."""
     chosen: set[str] = set()
     for item in (w.strip() for w in text.split(",")):
         if item not in WORKLOADS:
-            raise InputError(f"--workload {item!r}: expected a comma-separated list of {', '.join(WORKLOADS)}")
+            raise InputError(f"{option} {item!r}: expected a comma-separated list of {', '.join(WORKLOADS)}")
         chosen.update(WORKLOADS[item])
     return [m for m in get_args(MeasureName) if m in chosen]
 

@@ -140,7 +140,7 @@ def sides(req: LabBenchRequest, subject: Subject) -> tuple[Side, Side]:
 
 def validate(req: LabBenchRequest) -> None:
     """Everything the user typed, before anything is created."""
-    parse_workloads(req.workloads)  # raises InputError naming the workload
+    parse_workloads(req.workloads, "--bench")  # raises InputError naming the option and the workload
     if req.profile not in PROFILES:
         raise InputError(f"--profile {req.profile!r}: expected one of {', '.join(PROFILES)}")
     if req.repeat is not None and req.repeat < 1:
