@@ -75,3 +75,14 @@ def interrupt_lab_when(runs: Path, args: list[str], marker: str, wait_s: float) 
             proc.kill()
             proc.wait()
     return proc.returncode, err
+
+
+def assert_valid_bash(script: Path, text: str) -> None:
+    """Write TEXT to SCRIPT; bash must parse it and shellcheck (where installed) find no warning."""
+    import shutil
+
+    script.write_text(text)
+    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+    if shutil.which("shellcheck"):
+        proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout

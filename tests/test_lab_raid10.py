@@ -9,7 +9,6 @@ does 50 x 60 = 3,000 IOPS and 50 x 480 KiB/s = 24,000 KiB/s = 24.576 MB/s; strip
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from blockfit.lab.run import TEMPLATES, LabRequest, emulated_limit, fio_rw, reso
 from blockfit.model import predict
 from blockfit.schema import Workload
 from blockfit.specs import parse_instance, parse_layout
-from lab_helpers import assert_nothing_left, run_lab_cli
+from lab_helpers import assert_nothing_left, assert_valid_bash, run_lab_cli
 
 LAYOUT, INSTANCE = "4x50G@balanced", "VM.Standard.E4.Flex:8"
 ARGS = ("--cloud", "oci", "--layout", LAYOUT, "--instance", INSTANCE, "--manager", "mdadm")
@@ -84,12 +83,7 @@ def test_rendered_raid10_guest_script_measures_writes(tmp_path: Path, use_build:
     assert "${c[4]} ${c[6]}" in text and "--readonly" not in text and "modprobe raid10" in text
     assert '"raid10 4 4096"' in text
     assert ("BLOCKFIT_MDADM_ASSUME_CLEAN=1" if use_build else "--level=10 --layout=n2 --assume-clean") in text
-    script = tmp_path / "raid10.sh"
-    script.write_text(text)
-    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
-    if shutil.which("shellcheck"):
-        proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stdout
+    assert_valid_bash(tmp_path / "raid10.sh", text)
 
 
 # ---------------------------------------------------------------- the guest

@@ -27,6 +27,7 @@ from blockfit.schema.bench import (
     MeasureResult,
     RunEvidence,
 )
+from lab_helpers import assert_valid_bash
 
 rates = st.floats(min_value=1.0, max_value=5e6, allow_nan=False)
 
@@ -136,12 +137,7 @@ def test_rendered_guest_script_is_valid_bash(tmp_path: Path) -> None:
             use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc"],
             mount="/mnt/x", work=str(tmp_path), members=3, member_serials=["m1", "m2", "m3"], single_serial="single",
             manager=manager, fs=fs, stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5)
-        script = tmp_path / f"{manager}-{fs}.sh"
-        script.write_text(text)
-        assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
-        if shutil.which("shellcheck"):
-            proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
-            assert proc.returncode == 0, proc.stdout
+        assert_valid_bash(tmp_path / f"{manager}-{fs}.sh", text)
 
 
 def test_rendered_lab_bench_script_is_valid_bash(tmp_path: Path) -> None:
@@ -154,14 +150,9 @@ def test_rendered_lab_bench_script_is_valid_bash(tmp_path: Path) -> None:
     text = TEMPLATES.get_template("labbench.sh.j2").render(
         work=str(tmp_path), layouts=layouts, caps=str(tmp_path / "caps" / "lab-caps"), blockfit="/x/blockfit",
         workloads="oltp,dss", profile="quick", repeat=3)
-    script = tmp_path / "labbench.sh"
-    script.write_text(text)
-    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+    assert_valid_bash(tmp_path / "labbench.sh", text)
     assert "--dir /mnt/blockfit-single=single --cap single=100:6 --dir /mnt/blockfit-stripe=stripe" in text
     assert text.index("lab-caps lift") < text.index("build-single/run-all.sh")  # build and load uncapped
-    if shutil.which("shellcheck"):
-        proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stdout
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -262,12 +253,7 @@ def test_rendered_guest_script_with_paths_builds_multipath_maps(tmp_path: Path) 
         mount="/mnt/x", work=str(tmp_path), members=2, member_serials=["m1", "m2"], single_serial="single",
         manager="lvm", fs="xfs", stripe_kib=1024, check_mib=8, ramp_s=2, window_s=5, paths=4, map_prefix="bfmp_")
     assert 'multipath 0 0 1 1 round-robin 0 4 1$table' in text and "BLOCKFIT_SKIP_MULTIPATH=0" in text
-    script = tmp_path / "paths.sh"
-    script.write_text(text)
-    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
-    if shutil.which("shellcheck"):
-        proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stdout
+    assert_valid_bash(tmp_path / "paths.sh", text)
 
 
 def test_paths_reach_the_prediction_and_the_emulation() -> None:
