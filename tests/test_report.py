@@ -177,6 +177,28 @@ def test_missing_file_and_bad_output_path(results: dict[str, Any], tmp_path: Pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("option", ["plan --out", "--report"])
+def test_unwritable_output_directory_is_refused_before_any_work(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                option: str) -> None:
+    """The shared target check (files.check_target) refuses a directory that takes no new file, for every output."""
+    import os
+
+    where = tmp_path / "ro"
+    where.mkdir()
+    real = os.access  # root writes anywhere whatever the mode bits: refuse this one directory instead
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: Path(p) != where and real(p, mode, **kw))
+    target = str(where / ("plan.json" if option == "plan --out" else "plan.html"))
+    code = 0
+    try:
+        main(["plan", "--example", "part3", "--out" if option == "plan --out" else "--report", target])
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    assert code == 2 and "not writable" in out.err and len(out.err.strip().splitlines()) == 1, out.err
+    assert list(where.iterdir()) == []
+
+
 def test_kept_examples_render(tmp_path: Path) -> None:
     """docs/examples (real calibrate and bench results, the bench and README screenshot's inputs) still render."""
     examples = Path(__file__).parent.parent / "docs" / "examples"

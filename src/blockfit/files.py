@@ -12,8 +12,8 @@ from blockfit.errors import InputError
 
 def check_target(path: Path, what: str) -> None:
     """Refuse a result path that cannot be written atomically, before any work: a directory, a parent that is not
-    a directory, a name too long, or an existing non-regular file (renaming over /dev/null as root would replace
-    the device node with a regular file)."""
+    a directory or not writable, a name too long, or an existing non-regular file (renaming over /dev/null as root
+    would replace the device node with a regular file)."""
     try:
         st = path.stat() if path.exists() else None
         parent_ok = path.parent.is_dir()
@@ -25,6 +25,8 @@ def check_target(path: Path, what: str) -> None:
         raise InputError(f"{what} {str(path)!r}: exists and is not a regular file (a device, pipe or socket)")
     if not parent_ok:
         raise InputError(f"{what} {str(path)!r}: directory {str(path.parent)!r} does not exist")
+    if not os.access(path.parent, os.W_OK | os.X_OK):  # the file is written beside its path, then renamed
+        raise InputError(f"{what} {str(path)!r}: directory {str(path.parent)!r} is not writable")
 
 
 def write_atomically(path: Path, text: str, what: str) -> None:

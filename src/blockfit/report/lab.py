@@ -55,8 +55,7 @@ def section(r: LabResult, source: str, sink: FigureSink) -> Section:
                      limit_name(f.predicted_limited_by.iops)])
     s.tables.append(Table(
         f"Predicted against measured {r.direction}s (scaled by {fmt_num(r.scale)}; IOPS at {fmt_io_size(r.small_io)}, "
-        f"MB/s at "
-        f"{fmt_io_size(r.large_io)}, {r.iodepth} deep, {fmt_num(r.runtime_s)} s per test)",
+        f"MB/s at {fmt_io_size(r.large_io)}, {r.iodepth} deep, {fmt_num(r.runtime_s)} s per test)",
         ["test", "layout", "IOPS predicted", "IOPS measured", "error", "MB/s predicted", "MB/s measured", "error",
          "IOPS limit measured", "IOPS limit predicted"], rows, numeric={2, 3, 4, 5, 6, 7}))
     if r.steps:
