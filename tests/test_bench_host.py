@@ -14,11 +14,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from blockfit.dbbench.cluster import PrivateShm, _child_setup, server_user
 from blockfit.dbbench.memcg import detect
 from blockfit.testbed.fsbed import Bed, ext4_bed
 from blockfit.testbed.loopdev import BLKIO_ROOT
@@ -41,8 +43,18 @@ def _run(bed: Bed, *args: str, timeout: float = 1500) -> tuple[int, subprocess.C
     return proc.pid, subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def assert_nothing_left(bed: Bed, pid: int) -> None:
+def segments() -> set[str]:
+    """Shared memory a killed PostgreSQL leaves: POSIX segments in /dev/shm, System V segments of the server user.
+    Another cluster's look the same, so tests compare a snapshot from before a run with one after."""
+    posix = {f"/dev/shm/{p.name}" for p in Path("/dev/shm").glob("PostgreSQL.*")}
+    rows = [line.split() for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
+    uid = str(server_user().uid)  # columns: key shmid perms size cpid lpid nattch uid gid cuid ...
+    return posix | {f"sysv shmid {r[1]} key {r[0]}" for r in rows if r[9] == uid}
+
+
+def assert_nothing_left(bed: Bed, pid: int, before: set[str]) -> None:
     assert bed.procs() == []  # no postmaster, backend or pgbench: all of them would have inherited this cgroup
+    assert segments() - before == set()  # a killed backend leaves its segments; the private namespaces take them
     _, parent = detect()
     assert list(parent.glob(f"blockfit-bench-{pid}-*")) == []  # no memory cgroup
     assert list(bed.tmpdir.iterdir()) == []  # no socket dir, no logs
@@ -52,6 +64,7 @@ def assert_nothing_left(bed: Bed, pid: int) -> None:
 
 def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> None:
     with ext4_bed(2) as bed:
+        before = segments()
         pid, out = _run(bed, "--dir", f"{bed.mounts[0]}=slow", "--dir", f"{bed.mounts[1]}=fast",
                    "--workload", "oltp-select", "--json", "--before-measure", bed.cap_hook([SLOW, FAST]))
         assert out.returncode == 0, out.stderr
@@ -78,11 +91,12 @@ def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> N
         assert comp["runs_used"] == len(fast["runs"]) <= 5
         assert all(x["figures"]["latency_p50_ms"] <= x["figures"]["latency_p99_ms"] for x in slow["runs"])
         assert r["kind"] == "bench" and r["layouts"][0]["devices"] == [bed.devices[0].name]
-        assert_nothing_left(bed, pid)
+        assert_nothing_left(bed, pid, before)
 
 
 def test_a_layout_against_itself_is_no_significant_difference() -> None:
     with ext4_bed(1) as bed:
+        before = segments()
         pid, out = _run(bed, "--dir", str(bed.mounts[0]), "--dir", str(bed.mounts[0]), "--workload", "oltp-select",
                    "--json", "--before-measure", bed.cap_hook([600]))
         assert out.returncode == 0, out.stderr
@@ -94,12 +108,13 @@ def test_a_layout_against_itself_is_no_significant_difference() -> None:
         assert comp["ci_low"] < 1 < comp["ci_high"]
         assert comp["runs_used"] == r["settings"]["repeat"]  # nothing settled early
         assert all(x["evidence"]["binding"] == "iops_cap" for lay in r["layouts"] for x in lay["measures"][0]["runs"])
-        assert_nothing_left(bed, pid)
+        assert_nothing_left(bed, pid, before)
 
 
 @pytest.mark.parametrize("phase", ["initdb", "load", "warm-up", "run 1", "dss", "load: run"])
 def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
     with ext4_bed(1) as bed:
+        before = segments()
         proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", "oltp-select,dss,load",
                                          "--repeat", "2", "--json"), env=bed.env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
@@ -118,12 +133,13 @@ def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
         assert "Traceback" not in err
         partial = json.loads(out)  # what was measured before the interrupt is kept
         assert partial["partial"] and partial["stopped_by"] == "interrupted"
-        assert_nothing_left(bed, proc.pid)
+        assert_nothing_left(bed, proc.pid, before)
 
 
 def test_sigkill_of_the_bench_takes_the_server_down() -> None:
     """A killed bench runs no code: the parent-death signal stops the server, the janitor removes the rest."""
     with ext4_bed(1) as bed:
+        before = segments()
         proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", "oltp-select"), env=bed.env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None
@@ -137,4 +153,23 @@ def test_sigkill_of_the_bench_takes_the_server_down() -> None:
         deadline = time.monotonic() + 30
         while bed.procs() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert_nothing_left(bed, proc.pid)
+        assert_nothing_left(bed, proc.pid, before)
+
+
+def test_server_processes_get_a_private_dev_shm_and_run_as_before_without_root() -> None:
+    """As root, what a server process puts in /dev/shm is its own (gone with it); as a user the kernel refuses
+    the namespaces and the process runs as before, on the machine's /dev/shm."""
+    probe = "touch /dev/shm/PostgreSQL.blockfit-probe && readlink /proc/self/ns/mnt /proc/self/ns/ipc"
+    out = subprocess.run(["sh", "-c", probe], preexec_fn=_child_setup(server_user(), None, PrivateShm(1 << 20)),
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split() != [os.readlink("/proc/self/ns/mnt"), os.readlink("/proc/self/ns/ipc")]
+    assert not Path("/dev/shm/PostgreSQL.blockfit-probe").exists()
+    script = ("import os, subprocess; from blockfit.dbbench.cluster import PrivateShm, _child_setup, server_user; "
+              "print(subprocess.run(['readlink', '/proc/self/ns/mnt'], capture_output=True, text=True, check=True, "
+              "preexec_fn=_child_setup(server_user(), None, PrivateShm(1 << 20))).stdout.strip(), "
+              "os.readlink('/proc/self/ns/mnt'))")
+    nobody = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c",
+                             script], capture_output=True, text=True)
+    assert nobody.returncode == 0, nobody.stderr
+    child_ns, own_ns = nobody.stdout.split()
+    assert child_ns == own_ns

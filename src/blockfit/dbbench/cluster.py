@@ -6,6 +6,13 @@ subdirectory (``blockfit-bench``; a non-empty one is refused). The server runs a
 so nothing else on the machine can reach it. It is started in its own session (a terminal's Ctrl-C reaches
 blockfit, which stops it in order) and asks the kernel to SIGKILL it should blockfit die; its backends notice
 the postmaster's death and exit. Everything is removed on exit, on error and on Ctrl-C.
+
+initdb and the server run in their own mount and IPC namespaces with a private tmpfs on ``/dev/shm``: a
+killed PostgreSQL process (initdb's bootstrap backend on Ctrl-C, a postmaster on SIGKILL) never removes its
+POSIX (``/dev/shm/PostgreSQL.*``) or System V shared memory, and such segments cannot be told from another
+cluster's by name. In the namespaces they go when the last process does, whatever killed it. Only mounts made
+after the split are private, so the data and socket directories stay shared. Where the kernel refuses (not
+root) the processes run as before, on the machine's ``/dev/shm``.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ from blockfit.errors import EnvironmentProblem, InputError
 
 SUBDIR = "blockfit-bench"
 _PR_SET_PDEATHSIG = 1
+SHM = Path("/dev/shm")
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 
 
 def find_bindir() -> Path:
@@ -60,17 +70,55 @@ def server_user() -> RunAs:
     return RunAs(pw.pw_uid, pw.pw_gid, pw.pw_name)
 
 
-def _child_setup(user: RunAs, cgroup: MemoryCgroup | None) -> Callable[[], None]:
-    """In the child before exec: join the memory cgroup (as root), drop to the user, die with the parent."""
+@dataclass(frozen=True)
+class PrivateShm:
+    """What the child needs to put a private tmpfs on /dev/shm: the size of the machine's own (the same room)."""
+
+    size_bytes: int
+
+
+def private_shm(*needed: Path) -> PrivateShm | None:
+    """A private /dev/shm for a server process that needs ``needed`` (data, socket dir), or None if it cannot
+    have one: no /dev/shm, or one of those paths lies under it (the new tmpfs would hide it)."""
+    try:
+        shm = SHM.resolve(strict=True)
+        st = os.statvfs(shm)
+    except OSError:
+        return None
+    if any(p.resolve() == shm or shm in p.resolve().parents for p in needed):
+        return None
+    return PrivateShm(size_bytes=st.f_blocks * st.f_frsize)
+
+
+def _isolate_shm(libc: ctypes.CDLL, shm: PrivateShm) -> bool:
+    """In the child: new mount + IPC namespaces, nothing propagating out, a fresh tmpfs on /dev/shm. False (and
+    the machine's /dev/shm in use, as without namespaces) if the kernel refuses, e.g. for a user without root."""
+    if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0 and libc.unshare(_CLONE_NEWNS) != 0:  # no IPC ns built in
+        return False
+    # A shared / would carry the tmpfs mount back to the machine's namespace: make every mount private first.
+    if libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) != 0:
+        return False
+    options = f"mode=1777,size={shm.size_bytes}".encode()
+    return libc.mount(b"tmpfs", str(SHM).encode(), b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC),
+                      options) == 0
+
+
+def _child_setup(user: RunAs, cgroup: MemoryCgroup | None, shm: PrivateShm | None = None) -> Callable[[], None]:
+    """In the child before exec: join the memory cgroup (as root), take a private /dev/shm (``shm``, as root),
+    drop to the user, die with the parent. No new process: the server itself gets the parent-death signal."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
     def setup() -> None:
         if cgroup is not None:
             cgroup.enter()
+        if shm is not None:
+            _isolate_shm(libc, shm)
         if os.geteuid() == 0 and user.uid != 0:
             os.setgroups([])
             os.setgid(user.gid)
             os.setuid(user.uid)
         with contextlib.suppress(OSError, AttributeError):  # set after setuid: a uid change clears it
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     return setup
 
 
@@ -151,12 +199,12 @@ def _kill_group(pgid: int) -> None:
         time.sleep(0.05)
 
 
-def _run(argv: list[str], user: RunAs, what: str, log: Path, timeout: float = 600) -> None:
+def _run(argv: list[str], user: RunAs, what: str, log: Path, shm: PrivateShm | None, timeout: float = 600) -> None:
     """Run a server tool (initdb) in its own process group: on Ctrl-C the group goes, children included
     (initdb's bootstrap postgres would otherwise keep writing into the directory being deleted)."""
     with open(log, "ab") as fh:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT,
-                                preexec_fn=_child_setup(user, None), start_new_session=True)
+                                preexec_fn=_child_setup(user, None, shm), start_new_session=True)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -184,7 +232,7 @@ def initdb(cluster: Cluster) -> None:
         raise InputError(f"--dir {cluster.root.parent}: user {cluster.user.name} cannot reach {cluster.data} "
                          "(expected every parent directory to be searchable by that user, e.g. chmod o+x)")
     _run([str(cluster.bindir / "initdb"), "-D", str(cluster.data), "--auth=trust", "-U", "postgres", "-E", "UTF8",
-          "--no-sync", "--no-instructions"], cluster.user, "initdb", cluster.log)
+          "--no-sync", "--no-instructions"], cluster.user, "initdb", cluster.log, private_shm(cluster.root))
 
 
 def start(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 120.0) -> None:
@@ -198,7 +246,9 @@ def start(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 120.
     log = open(cluster.log, "ab")  # noqa: SIM115 - the server writes to it until it stops
     try:
         cluster.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                           start_new_session=True, preexec_fn=_child_setup(cluster.user, cgroup))
+                                           start_new_session=True,
+                                           preexec_fn=_child_setup(cluster.user, cgroup,
+                                                                   private_shm(cluster.root, cluster.socket_dir)))
     finally:
         log.close()
     deadline = time.monotonic() + timeout_s
