@@ -174,6 +174,9 @@ def test_missing_file_and_bad_output_path(results: dict[str, Any], tmp_path: Pat
     assert proc.returncode == 2 and "nope.json" in proc.stderr and "not found" in proc.stderr
     proc = cli("report", str(results["dir"] / "model.json"), "-o", str(tmp_path / "no" / "r.html"))
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+    # a device node is refused, not read: /dev/zero would be read until memory runs out
+    proc = cli("report", "/dev/zero", "-o", str(tmp_path / "r.html"))
+    assert proc.returncode == 2 and "/dev/zero: is a device" in proc.stderr and "Traceback" not in proc.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -7,6 +7,7 @@ to a Diagnosis, keeping its per-interval samples for the timeline.
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,12 @@ class Loaded:
 
 
 def load(path: Path) -> Loaded:
-    """One file → Loaded; any problem is an InputError naming the file and what was expected."""
+    """One file → Loaded; any problem is an InputError naming the file and what was expected.
+
+    A device node is refused before reading: /dev/zero would be read forever. Pipes are read (``<(…)``)."""
     try:
+        if stat.S_ISCHR(path.stat().st_mode) or stat.S_ISBLK(path.stat().st_mode):
+            raise InputError(f"{path}: is a device, not a file (expected {EXPECTED})")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found (expected {EXPECTED})") from None
