@@ -173,3 +173,35 @@ def test_server_processes_get_a_private_dev_shm_and_run_as_before_without_root()
     assert nobody.returncode == 0, nobody.stderr
     child_ns, own_ns = nobody.stdout.split()
     assert child_ns == own_ns
+
+
+SHARED_HOST = """
+import subprocess, sys, tempfile, time
+from pathlib import Path
+from blockfit.dbbench.cluster import PrivateShm, _child_setup, server_user
+scratch = Path(tempfile.mkdtemp(dir="/var/tmp"))
+subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(scratch)], check=True)
+server = subprocess.Popen(["sleep", "60"], preexec_fn=_child_setup(server_user(), None, PrivateShm(1 << 20)))
+try:
+    def shm_mounts(pid):
+        return sum(" /dev/shm " in line for line in Path(f"/proc/{pid}/mountinfo").read_text().splitlines())
+    while shm_mounts(server.pid) == shm_mounts("self"):  # until its tmpfs is mounted (it then runs sleep)
+        time.sleep(0.05)
+    seen = str(scratch) in Path(f"/proc/{server.pid}/mountinfo").read_text()
+    subprocess.run(["umount", str(scratch)], check=True)
+    print(shm_mounts(server.pid) - shm_mounts("self"), seen,
+          str(scratch) in Path(f"/proc/{server.pid}/mountinfo").read_text())
+finally:
+    server.kill()
+    server.wait()
+    scratch.rmdir()
+"""
+
+
+def test_where_the_machines_mounts_are_shared_the_tmpfs_stays_in_and_unmounts_still_reach_the_server() -> None:
+    """Run in a throwaway namespace with every mount shared (as systemd sets up a host): the private /dev/shm does
+    not show outside, and a filesystem unmounted outside is gone inside too (the server does not keep it busy)."""
+    out = subprocess.run(["unshare", "--mount", "--propagation", "shared", sys.executable, "-c", SHARED_HOST],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "True", "False"]  # one more /dev/shm inside; seen, then unmounted inside

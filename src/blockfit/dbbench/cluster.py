@@ -38,7 +38,7 @@ SUBDIR = "blockfit-bench"
 _PR_SET_PDEATHSIG = 1
 SHM = Path("/dev/shm")
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_SLAVE = 0x2, 0x4, 0x8, 0x4000, 0x80000
 
 
 def find_bindir() -> Path:
@@ -95,8 +95,10 @@ def _isolate_shm(libc: ctypes.CDLL, shm: PrivateShm) -> bool:
     the machine's /dev/shm in use, as without namespaces) if the kernel refuses, e.g. for a user without root."""
     if libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC) != 0 and libc.unshare(_CLONE_NEWNS) != 0:  # no IPC ns built in
         return False
-    # A shared / would carry the tmpfs mount back to the machine's namespace: make every mount private first.
-    if libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) != 0:
+    # A shared / would carry the tmpfs mount back to the machine's namespace. Slave, not private: nothing of
+    # ours goes out, while the machine's unmounts still come in where its mounts are shared (else our copy of
+    # the mount table would keep a filesystem someone unmounts busy as long as the server runs).
+    if libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_SLAVE), None) != 0:
         return False
     options = f"mode=1777,size={shm.size_bytes}".encode()
     return libc.mount(b"tmpfs", str(SHM).encode(), b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV | _MS_NOEXEC),
