@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from blockfit.dbbench.cluster import PrivateShm, _child_setup, server_user
+from blockfit.dbbench.cluster import PrivateShm, _child_setup, private_shm, server_user
 from blockfit.dbbench.memcg import detect
 from blockfit.testbed.fsbed import Bed, ext4_bed
 from blockfit.testbed.loopdev import BLKIO_ROOT
@@ -164,6 +164,8 @@ def test_server_processes_get_a_private_dev_shm_and_run_as_before_without_root()
                          capture_output=True, text=True, check=True)
     assert out.stdout.split() != [os.readlink("/proc/self/ns/mnt"), os.readlink("/proc/self/ns/ipc")]
     assert not Path("/dev/shm/PostgreSQL.blockfit-probe").exists()
+    assert private_shm(Path("/dev/shm/cluster")) is None  # a --dir on /dev/shm itself: the tmpfs would hide it
+    assert private_shm(Path("/var/tmp"), Path("/tmp")) is not None
     script = ("import os, subprocess; from blockfit.dbbench.cluster import PrivateShm, _child_setup, server_user; "
               "print(subprocess.run(['readlink', '/proc/self/ns/mnt'], capture_output=True, text=True, check=True, "
               "preexec_fn=_child_setup(server_user(), None, PrivateShm(1 << 20))).stdout.strip(), "
