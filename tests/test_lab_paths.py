@@ -1,10 +1,11 @@
 """The lab emulates paths (issue 16): one UHP volume reached through 1 and through 4 emulated paths, each
 path capped at the model's per-path ceiling x scale, dm-multipath round-robin over them in the guest and the
-build's 11-oci-multipath.sh verifying the maps. IOPS are measured within 10 % of the model's prediction for
-both. MB/s (1 MiB reads) is not yet: the emulation lets more through than the bps caps it sets (1 path 1.11x of its
-path's cap, 4 paths 1.38x of the volume's cap, whose one throttle node then has four parents; cause not found),
-so for MB/s this test holds the lab to at least 90 % of the prediction and to the model's path scaling, in
-cloud units (issue 16, open).
+build's 11-oci-multipath.sh verifying the maps. IOPS (8 KiB) and MB/s (1 MiB reads) are measured within 10 % of
+the model's prediction for both, and four paths carry more than one in cloud units, as the model says.
+
+An overshoot of the MB/s caps seen in an earlier version of this lab (1.11x with one path, 1.38x with four) does not
+occur with today's scale and windows: 0.99-1.00 for both, at the default scale and at 0.02; the guest's clock was
+checked against the host's (file times on the shared work dir) and agreed within 0.3 % (2026-11-24).
 
 Measured robustly, not retried: fio ramps up before the window, and the figure is the median of 2-second
 sub-windows of the device's own counters (one window where sub-windows would hold too few 1 MiB reads)."""
@@ -36,7 +37,7 @@ def test_one_path_and_four_paths_measure_what_the_model_predicts(tmp_path: Path)
         figures = {k: r[k] for k in ("scale", "predicted_iops", "measured_iops", "predicted_mbps", "measured_mbps",
                                      "limited_by", "predicted_limited_by", "model_iops", "model_limited_by")}
         assert 0.90 <= r["iops_ratio"] <= 1.10, figures
-        assert r["measured_mbps"] >= 0.90 * r["predicted_mbps"], figures
+        assert 0.90 <= r["measured_mbps"] / r["predicted_mbps"] <= 1.10, figures
     # one path is what the model says it is: the per-path ceiling binds (a UHP volume needs its paths)
     assert one["caps"]["path_iops"] is not None and one["predicted_limited_by"]["iops"] == "iscsi_path"
 
