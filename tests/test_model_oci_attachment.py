@@ -61,6 +61,19 @@ def test_one_iscsi_path_binds_uhp_and_more_paths_lift_it():
     assert (six.path_iops_cap, six.path_mbps_cap, six.session_depth) == (50_000, 680, 128)
 
 
+def test_several_paths_say_the_model_assumes_a_load_spreading_selector():
+    """The model does not know the path selector: with I/O on several paths it says what it assumes, and the one
+    public comparison (BV4DB sprint 23 round-robin 162.6k vs sprint 20 queue-length 181.8k IOPS: 11 % less)."""
+    assert 1 - 162_560.9 / 181_833.9 == pytest.approx(0.106, abs=0.001)
+    five = model("1x1500G@120vpu", vm="VM.Standard.E5.Flex:16", small_io=4096, paths=5, outstanding=128)
+    caveat = [w for w in five.warnings if "round-robin" in w]
+    assert len(caveat) == 1 and "11 % less" in caveat[0] and "service-time" in caveat[0]
+    one = model("1x1500G@120vpu", vm="VM.Standard.E5.Flex:16", small_io=4096, paths=1, outstanding=128)
+    assert not any("round-robin" in w for w in one.warnings)  # one path: no selector to choose
+    pv = model("1x1500G@120vpu", vm="VM.Standard.E5.Flex:16", attachment="paravirtualized")
+    assert not any("round-robin" in w for w in pv.warnings)
+
+
 def test_paravirtualized_has_no_iscsi_path_but_caps_uhp_at_150000():
     """OCI-UHP (2026 crawl): 300,000 IOPS per UHP volume, 150,000 for paravirtualized attachments."""
     pv = model("1x1500G@120vpu", small_io=4096, attachment="paravirtualized")
