@@ -4,12 +4,21 @@ This tests the ASM-vs-LVM report's hypothesis (seed 002: "temporary segment allo
 GROUP BY and ORDER BY operations"): with a small work_mem each query writes and reads temp files, and
 temp_tablespaces points them at a tablespace on the layout under test. Per query, EXPLAIN (ANALYZE, BUFFERS)
 gives exact figures for that query alone: execution time, temp blocks written and read, shared blocks
-read; read MB/s = (shared + temp blocks read) × 8 KiB / time. Parallel workers are off, so a run's time
-is one backend's I/O path, not the number of cores.
+read; read MB/s = (shared + temp blocks read) × 8 KiB / time. Parallel workers are off: each session is one
+backend, and two sessions run the queries at once (see run()).
+
+Few, wide rows (≈1.9 KB each, stored uncompressed), a table larger than the cache's dirty share: a spill
+costs CPU per row (comparisons, hashing, tuple handling) and I/O per byte. The first design's narrow rows
+(≈100 bytes, 200,000 of them) spent 7.0 ms of backend CPU per temp MB on the host, these 0.5 ms; in the lab
+guest its temp files never reached the device at all (written and read back within the page cache: each
+query's wall time was its CPU time), so no layout could matter. These hold the single volume's writes at
+98-101 % of its MB/s cap. Every query carries the wide column through its spill.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 from blockfit.schema.bench import QueryFigures
@@ -17,22 +26,30 @@ from blockfit.schema.bench import QueryFigures
 BLOCK = 8192
 WORK_MEM = "1MB"
 TEMP_TABLESPACE = "bench_temp"
+SESSIONS = 2  # concurrent sessions running the queries (see run())
+PAD_MD5S = 59  # 59 x 32 hex characters = 1,888 bytes: four rows to a page, under the 2 KB TOAST threshold
 
 QUERIES: dict[str, str] = {
-    "order by": "SELECT id, note, amount FROM fact ORDER BY note",
-    "group by": "SELECT customer, count(*), sum(amount) FROM fact GROUP BY customer",
-    "count distinct": "SELECT count(DISTINCT note) FROM fact",
-    "join": "SELECT f.product, sum(g.amount) FROM fact f JOIN fact g ON g.id = f.id + 1 GROUP BY f.product",
+    "order by": "SELECT * FROM fact ORDER BY customer",
+    "group by": "SELECT customer, count(*), sum(octet_length(pad)) FROM fact GROUP BY customer",
+    "join": "SELECT count(*), sum(octet_length(f.pad) + octet_length(g.pad)) FROM fact f JOIN fact g"
+            " ON g.id = f.id + 1",
 }
+# The plan each query is there to test, pinned: the planner's choice flips with the table size (the GROUP BY
+# was a sort below about 20,000 rows, a spilling hash aggregate above), and a sort would test the sort twice.
+PINS: dict[str, tuple[str, ...]] = {"group by": ("enable_sort",), "join": ("enable_mergejoin",)}
 
 
 def prepare(conn: Any, rows: int, temp_dir: str) -> None:
-    """The fact table (≈100 bytes a row, random keys) and the temp tablespace on the layout."""
+    """The fact table (≈2 KB a row, random keys, the pad stored inline and uncompressed: STORAGE PLAIN) and the
+    temp tablespace on the layout."""
     conn.execute("DROP TABLE IF EXISTS fact")
+    conn.execute("CREATE TABLE fact (id int, customer int, product int, amount numeric(10, 2), pad text)")
+    conn.execute("ALTER TABLE fact ALTER COLUMN pad SET STORAGE PLAIN")
     conn.execute(
-        "CREATE TABLE fact AS SELECT g AS id, (random() * 100000)::int AS customer, (random() * 1000)::int AS product,"
-        " now() - random() * interval '365 days' AS ts, (random() * 1000)::numeric(10, 2) AS amount,"
-        " md5(g::text) AS note FROM generate_series(1, %s) AS g", (rows,))
+        "INSERT INTO fact SELECT g, (random() * 100000)::int, (random() * 1000)::int,"
+        " (random() * 1000)::numeric(10, 2), repeat(md5(g::text), %s) FROM generate_series(1, %s) AS g",
+        (PAD_MD5S, rows))
     conn.execute("VACUUM ANALYZE fact")
     if conn.execute("SELECT 1 FROM pg_tablespace WHERE spcname = %s", (TEMP_TABLESPACE,)).fetchone() is None:
         conn.execute(f"CREATE TABLESPACE {TEMP_TABLESPACE} LOCATION '{temp_dir}'")
@@ -46,7 +63,13 @@ def _session(conn: Any) -> None:
 
 
 def run_query(conn: Any, name: str, sql: str) -> QueryFigures:
-    plan = conn.execute(f"EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) {sql}").fetchone()[0][0]
+    for setting in PINS.get(name, ()):
+        conn.execute(f"SET {setting} = off")
+    try:
+        plan = conn.execute(f"EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) {sql}").fetchone()[0][0]
+    finally:
+        for setting in PINS.get(name, ()):
+            conn.execute(f"RESET {setting}")
     top = plan["Plan"]
     seconds = float(plan["Execution Time"]) / 1000.0
     temp_read = int(top.get("Temp Read Blocks", 0)) * BLOCK
@@ -56,9 +79,51 @@ def run_query(conn: Any, name: str, sql: str) -> QueryFigures:
                         read_mbps=read / seconds / 1e6 if seconds > 0 else 0.0)
 
 
+def _session_queries(conn: Any, names: list[str], out: list[QueryFigures], errors: list[BaseException]) -> None:
+    """One session's queries in turn; stops before the next one once any session has failed."""
+    try:
+        _session(conn)
+        for name in names:
+            if errors:
+                return
+            out.append(run_query(conn, name, QUERIES[name]))
+    except BaseException as exc:  # noqa: BLE001 - raised again by run(), in the caller's thread
+        errors.append(exc)
+
+
 def run(conn: Any, only: str | None = None) -> tuple[float, list[QueryFigures]]:
-    """Every query once (or just ``only``: the warm-up); returns the total seconds (the run's score) and the
-    per-query figures."""
-    _session(conn)
-    figures = [run_query(conn, name, sql) for name, sql in QUERIES.items() if only in (None, name)]
-    return sum(q.seconds for q in figures), figures
+    """Every query (or just ``only``: the warm-up) in SESSIONS concurrent sessions, each running them in the same
+    order; returns the wall seconds until the last finished (the run's score) and the per-query figures, the
+    second session's named '… #2'.
+
+    Why two: one backend alternates CPU, reads it waits for and dirty pages the kernel writes behind it, so in
+    the lab the stripe's temp I/O reached 83-95 % of the instance's MB/s cap query by query, and whether a run
+    counted as I/O-bound (90 %) came down to a few points; with a second session it held 95-99 %, as concurrent
+    reports would on a real server. An error or Ctrl-C in one session cancels the other's query."""
+    import psycopg
+
+    names = [name for name in QUERIES if only in (None, name)]
+    others = [psycopg.connect(conn.info.dsn, autocommit=True) for _ in range(SESSIONS - 1)]
+    outs: list[list[QueryFigures]] = [[] for _ in range(SESSIONS)]
+    errors: list[BaseException] = []
+    threads = [threading.Thread(target=_session_queries, args=(c, names, outs[i + 1], errors), daemon=True)
+               for i, c in enumerate(others)]
+    try:
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        _session_queries(conn, names, outs[0], errors)
+        if errors:
+            for c in others:
+                c.cancel()
+        for t in threads:
+            t.join()
+        seconds = time.monotonic() - t0
+    finally:
+        for c in others:
+            c.close()
+    if errors:
+        raise errors[0]
+    figures = outs[0] + [q.model_copy(update={"name": f"{q.name} #{i + 1}"}) for i, out in enumerate(outs[1:], 1)
+                         for q in out]
+    return seconds, figures
