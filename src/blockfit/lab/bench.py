@@ -13,7 +13,9 @@ Two scale factors, not one: IOPS caps are scaled far down (the guest's CPU under
 about 900 select-only TPS with the host to itself, much less on a shared host, and OLTP must stay I/O-bound
 to say anything about the layouts), MB/s caps less (a DSS scan at the IOPS factor's MB/s would take minutes).
 Each keeps the ratio between the layouts that the model predicts for its own rate; the bench's evidence says
-whether each run was I/O-bound.
+whether each run was I/O-bound. The guest cannot see qemu's throttles, so the bench is told each member's caps
+and the instance's: on E3.Flex:12 the stripe's DSS writes are held by the instance's MB/s (1,440 < 4 x 480
+MB/s, the model's ratio 3, not 4), which its evidence names only when it knows that cap.
 """
 
 from __future__ import annotations
@@ -229,7 +231,8 @@ def _run_in(work: Path, req: LabBenchRequest, subject: Subject, base: Side, othe
     caps = CapControl(work, groups)
     script = TEMPLATES.get_template("labbench.sh.j2").render(
         work=str(work), layouts=rendered, caps=str(caps.guest_command), blockfit=exe, workloads=req.workloads,
-        profile=req.profile, repeat=req.repeat)
+        profile=req.profile, repeat=req.repeat,
+        instance_cap=f"{instance.iops or 0}:{(instance.bps or 0) / MB:g}" if instance is not None else None)
     say(f"booting the guest: {base.label} ({base.members} disk(s)) and {other.label} ({other.members} disk(s))")
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=TIMEOUT_S[req.profile], progress=say,
                          caps=caps)
