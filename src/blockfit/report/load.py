@@ -55,7 +55,8 @@ def load(path: Path) -> Loaded:
 
     A device node is refused before reading: /dev/zero would be read forever. Pipes are read (``<(…)``)."""
     try:
-        if stat.S_ISCHR(path.stat().st_mode) or stat.S_ISBLK(path.stat().st_mode):
+        mode = path.stat().st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
             raise InputError(f"{path}: is a device, not a file (expected {EXPECTED})")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
