@@ -106,6 +106,15 @@ def fmt_io_size(nbytes: int) -> str:
     return str(nbytes)
 
 
+def fmt_random_mix(read_fraction: float) -> str:
+    """1.0 → 'random reads', 0.7 → 'random I/O (70 % reads)', 0.0 → 'random writes'."""
+    if read_fraction >= 1:
+        return "random reads"
+    if read_fraction <= 0:
+        return "random writes"
+    return f"random I/O ({100 * read_fraction:g} % reads)"
+
+
 def fmt_gb(gb: float) -> str:
     """4608 → '4.5T', 500 → '500G' (the layout spec's spelling)."""
     if gb >= 1024 and (gb / 1024) * 4 == int((gb / 1024) * 4):

@@ -52,6 +52,8 @@ class LatencyFigure(Sourced):
     base_ms: float
     path_mbps: float | None = Field(default=None, description="bytes one path moves per second for one I/O, MB/s "
                                                               "(per-I/O transfer time = I/O size / this)")
+    host_ms: float = Field(default=0.0, description="time each I/O spends in the host outside the device "
+                                                   "(submission, completion, reaping), ms; 0 where not separated")
 
 
 class VolumeType(Sourced):

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from blockfit.catalog import CLOUDS, Catalog, load_catalog, versions
+from blockfit.catalog.models import VolumeType
 from blockfit.cli import app
 from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
@@ -52,6 +53,8 @@ def show_command(
                 t.add_row(lv.name, str(lv.vpu), f"{lv.iops_per_gb:g}", f"{lv.max_iops:,.0f}", f"{lv.kbps_per_gb:g}",
                           f"{lv.max_mbps:,.0f}", lv.source)
             console.print(t)
+        if vt.latencies:
+            _latency_table(vt)
         if vt.note:
             console.print(f"  [dim]{vt.note}[/]")
     t = Table("shape", "kind", "OCPUs", "IOPS cap", "MB/s cap", "attach", "source", title="instance shapes",
@@ -70,6 +73,17 @@ def show_command(
     console.print(st)
     for note in cat.notes:
         console.print(f"[dim]note: {note}[/]")
+
+
+def _latency_table(vt: VolumeType) -> None:
+    """The per-I/O time the queueing model uses, by shape family: all DERIVED from measurements (notes say how)."""
+    t = Table("shape families", "attachment", "base ms", "path MB/s (transfer)", "host ms", "source",
+              title=f"{vt.name}: unloaded time of one I/O", title_justify="left")
+    for f in vt.latencies:
+        t.add_row(", ".join(f.families), f.attachment or "any", f"{f.base_ms:g}",
+                  f"{f.path_mbps:g}" if f.path_mbps else "", f"{f.host_ms:g}",
+                  ", ".join(dict.fromkeys([f.source, *f.sources.values()])))
+    console.print(t)
 
 
 def _compute_table(cat: Catalog) -> None:

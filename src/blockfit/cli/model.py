@@ -112,12 +112,13 @@ def _headroom(binds: bool, pct: float) -> str:
 
 
 def render_prediction(p: Prediction) -> None:
-    from blockfit.units import fmt_io_size
+    from blockfit.units import fmt_io_size, fmt_random_mix
 
     wl = p.workload
     console.print(f"[bold]{p.layout}[/] on [bold]{p.instance}[/] ({p.cloud} catalog {p.catalog_version})")
     why = {row.name: row.description for row in p.limits}
-    console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} random reads, "
+    mix = fmt_random_mix(wl.read_fraction)
+    console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} {mix}, "
                   f"limited by [bold]{why[p.iops_limited_by]}[/]")
     console.print(f"  max MB/s  [bold green]{p.max_mbps:>12,.1f}[/] at {fmt_io_size(wl.large_io)} I/Os, "
                   f"limited by [bold]{why[p.mbps_limited_by]}[/]")

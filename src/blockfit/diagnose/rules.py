@@ -401,8 +401,8 @@ def multipath_one_path(name: str, data: dict[str, list[Interval]], header: Captu
                              "\"service-time 0\"; `blockfit build` emits this for OCI UHP), then "
                              "`multipathd reconfigure`; `multipath -ll` must show one group with every path active.",
     }.get(cause, "Spread the I/O over every path: one path group with all paths (path_grouping_policy multibus, "
-                 "path_selector \"service-time 0\" or \"queue-length 0\"; round-robin measured 11 % less at 4k "
-                 "over 5 paths, BV4DB sprint 23); check `multipath -ll` and the iSCSI sessions (one per path).")
+                 "path_selector \"service-time 0\", which `blockfit build` emits); check `multipath -ll` and the "
+                 "iSCSI sessions (one per path).")
     measurements = {"paths": float(n), "busiest_path_share": share, "fair_share": 1 / n}
     if mp is not None:
         measurements |= {"active_paths": float(len(mp.active_paths)), "path_groups": float(len(mp.groups))}

@@ -25,10 +25,12 @@ class AttachmentPerf:
     depth_from_host: bool               # session_depth came from the workload's --queue-depth
     base_latency_ms: float              # unloaded time of one I/O, without its transfer
     transfer_mbps: float | None         # one path's per-I/O transfer rate (None: no transfer term)
+    host_ms: float                      # time in the host outside the device per I/O (hidden while I/Os queue)
     latency_rule: str
     latency_cite: str | None
     multipath_ok: bool | None = None
     pv_max_iops: float | None = None    # a paravirtualized attachment's IOPS cap per volume (OCI UHP: 150,000)
+    host_cite: str | None = None
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -39,6 +41,10 @@ class AttachmentPerf:
         """Unloaded time of one I/O of io_bytes: the base plus moving its bytes over one path."""
         transfer = io_bytes / (self.transfer_mbps * 1e6) if self.transfer_mbps else 0.0
         return self.base_latency_ms / 1000 + transfer
+
+    @property
+    def host_s(self) -> float:
+        return self.host_ms / 1000
 
     def sessions(self, members: int) -> int:
         return members * self.paths
@@ -56,14 +62,15 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     shape = find_shape(cat, instance.shape)
     fig = _latency_figure(vt, shape, att)
     base, rule, cite = vt.base_latency_ms, f"{vt.name} base latency", cat.cite(vt, "base_latency_ms")
-    transfer = None
+    transfer, host, host_cite = None, 0.0, None
     if fig is not None:
-        base, transfer = fig.base_ms, fig.path_mbps
+        base, transfer, host = fig.base_ms, fig.path_mbps, fig.host_ms
+        host_cite = cat.cite(fig, "host_ms") if host else None
         fams = "/".join(f for f in fig.families if f != "*") or "any"
         rule = f"{att or 'any'} attachment on {shape.family or 'this'} shapes ({fams} figure)"
         cite = cat.cite(fig, "base_ms")
     if att is None:
-        return AttachmentPerf(None, 1, None, None, None, False, base, transfer, rule, cite)
+        return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite)
     warnings: list[str] = []
     paths = layout.paths or vt.default_paths.get(att, 1)
     if vt.max_paths is not None and paths > vt.max_paths:
@@ -78,9 +85,9 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     return AttachmentPerf(
         attachment=att, paths=paths, path_iops=vt.path_max_iops if iscsi else None,
         path_mbps=vt.path_max_mbps if iscsi else None, session_depth=depth if iscsi else None,
-        depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer,
+        depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer, host_ms=host,
         latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok,
-        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, warnings=warnings)
+        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=host_cite, warnings=warnings)
 
 
 def _latency_figure(vt: VolumeType, shape: Shape, att: str | None) -> LatencyFigure | None:

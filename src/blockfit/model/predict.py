@@ -196,13 +196,20 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     small_net = _network(limits, layout, wl.small_io, att.io_time_s(wl.small_io))
     large_net = _network(limits, layout, wl.large_io, att.io_time_s(wl.large_io))
 
+    running = att.sessions(layout.members) * att.session_depth if att.session_depth else None
     in_flight = _in_flight(layout, wl, att)
     if in_flight is not None:
         n_run, name, label = in_flight
-        x_small = queueing.mva(small_net, n_run)[-1].throughput
-        x_large = queueing.mva(large_net, n_run)[-1].throughput
-        limits.append(Limit(name, f"{label} / {1000 * att.io_time_s(wl.small_io):.3g} ms each at "
-                                  f"{fmt_io_size(wl.small_io)} (Little's law)",
+        offered = wl.outstanding or n_run
+        # the host's own time per I/O is in each round trip only when every outstanding I/O runs; while I/Os wait
+        # for a session slot (or the sessions are assumed kept full) it overlaps with them
+        host = att.host_s if wl.outstanding and (running is None or wl.outstanding <= running) else 0.0
+        x_small = queueing.throughput(small_net, offered, running, host)
+        x_large = queueing.throughput(large_net, offered, running, host)
+        each = f"{1000 * att.io_time_s(wl.small_io):.3g} ms each at {fmt_io_size(wl.small_io)}"
+        if host:
+            each += f" + {att.host_ms:.3g} ms in the host"
+        limits.append(Limit(name, f"{label} / {each} (Little's law)",
                             ops=x_small, mbps=x_large * wl.large_io / 1e6, source=_cite_depth(cat, vt, att)))
 
     iops_vals = {lim.name: lim.iops_at(wl.small_io) for lim in limits}
@@ -226,8 +233,7 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     at_bound = None
     lat_at_max = None
     if with_curve or latency_bound_ms is not None:
-        running = att.sessions(layout.members) * att.session_depth if att.session_depth else None
-        points = queueing.mva_host_queued(small_net, MAX_CURVE_OUTSTANDING, running)
+        points = queueing.mva_host_queued(small_net, MAX_CURVE_OUTSTANDING, running, att.host_s)
         curve = [CurvePoint(outstanding=p.outstanding, iops=round(p.throughput, 1),
                             mbps=round(p.throughput * wl.small_io / 1e6, 2), latency_ms=round(p.latency_s * 1e3, 3))
                  for p in points if p.outstanding & (p.outstanding - 1) == 0]
@@ -275,6 +281,7 @@ def _cite_depth(cat: Catalog, vt: VolumeType, att: AttachmentPerf) -> str | None
     """A Little's-law row rests on the session depth (when the catalog's) and on the per-I/O time."""
     parts = [cat.cite(vt, "iscsi_session_depth")] if att.session_depth and not att.depth_from_host else []
     parts += [f"per-I/O time: {att.latency_cite}"] if att.latency_cite else []
+    parts += [f"host time: {att.host_cite}"] if att.host_ms and att.host_cite else []
     return "; ".join(parts) or None
 
 
@@ -355,20 +362,22 @@ def _layout_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: Ins
     return out
 
 
-# The model does not know dm-multipath's path selector; it predicts the spread blockfit build configures. The one
-# public comparison: 5 paths, 4k 70 % reads, 128 outstanding, one UHP volume on E5.Flex:16 (BV4DB, github.com/
-# rstyczynski/oci_bv4db_arch, progress/sprint_20 and sprint_23, 2026-04): 181.8k IOPS with the queue-length
-# selector against 162.6k with round-robin (rr_min_io_rq 1), 11 % less, where the model says 190.9k.
-SELECTOR_CAVEAT = ("Several paths: the model assumes dm-multipath spreads I/O by load (service-time, what blockfit "
-                   "build configures, or queue-length); round-robin measured 11 % less at 4k over 5 paths on one "
-                   "UHP volume (BV4DB sprint 23 vs 20, 2026-04).")
+# Several paths help only if dm-multipath puts them in one path group (multibus); OCI's multipath.conf default groups
+# them for failover, one path carrying I/O (BV4DB sprints 22-23: all I/O on sde). Which multibus selector spreads
+# the load matters little: on the same 5-path UHP setup (BV4DB, github.com/rstyczynski/oci_bv4db_arch, progress/
+# sprint_20 and sprint_23, 2026-04) each path held 23.7 I/Os under queue-length and 23.4 under round-robin (fio
+# disk_util in_queue / runtime); round-robin's 11 % fewer IOPS came from a slower per-I/O time that day (0.72 vs
+# 0.65 ms), within the 0.61-0.76 ms six single-path runs of that setup spread over. The lab spreads round-robin too.
+SPREAD_CAVEAT = ("Several paths: the model assumes dm-multipath spreads I/O over all of them in one path group "
+                 "(path_grouping_policy multibus, as blockfit build configures); grouped for failover, one path "
+                 "carries the I/O: model that with --paths 1.")
 
 
 def _path_warnings(layout: Layout, instance: Instance, mp: MemberPerf, att: AttachmentPerf) -> list[str]:
     """Say when a volume needs more iSCSI paths than it has (UHP), and whether this instance can have them."""
     if not att.iscsi:
         return []
-    spread = [SELECTOR_CAVEAT] if att.paths > 1 else []
+    spread = [SPREAD_CAVEAT] if att.paths > 1 else []
     need = paths_needed(mp.iops, mp.mbps, att.path_iops, att.path_mbps)
     if need <= att.paths:
         return spread

@@ -9,12 +9,14 @@ a host queue depth (iSCSI node.session.queue_depth 32) X stays near N / Z, far b
 Caps are modelled as exponential servers, which is conservative near saturation: a token bucket
 queues less than M/M/1. Over iSCSI at most (sessions x session queue depth) I/Os run at once; more
 outstanding I/Os wait in the host (mva_host_queued): throughput stays, latency grows by Little's law.
+Each I/O also spends a little time in the host itself (submission and completion, ~0.05 ms on E5: fio's
+latency less the paths' device time), which counts only while no I/O waits for a session slot.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,23 @@ def mva_iter(net: Network) -> Iterator[Point]:
         yield Point(n, x, r)
 
 
-def mva_host_queued(net: Network, max_outstanding: int, running: int | None) -> list[Point]:
+def mva_host_queued(net: Network, max_outstanding: int, running: int | None, host_s: float = 0.0) -> list[Point]:
     """MVA where at most `running` I/Os are in service (None: no bound): beyond it throughput stays at X(running)
-    and each extra outstanding I/O waits in the host queue, so the mean response is N / X (Little's law)."""
+    and each extra outstanding I/O waits in the host queue, so the mean response is N / X (Little's law).
+
+    host_s is the time each I/O spends in the host outside the sessions (submission, completion, reaping): while
+    every outstanding I/O runs it is part of each I/O's round trip, X(N) = N / (host_s + R(N)); once I/Os wait
+    for a session slot it overlaps with them and X stays at the sessions' X(running)."""
+    outer = mva(replace(net, delay_s=net.delay_s + host_s), max_outstanding) if host_s else mva(net, max_outstanding)
     if running is None or running >= max_outstanding:
-        return mva(net, max_outstanding)
-    inside = mva(net, running)
-    top = inside[-1].throughput
-    return inside + [Point(n, top, n / top) for n in range(running + 1, max_outstanding + 1)]
+        return outer
+    top = mva(net, running)[-1].throughput
+    return [p if p.throughput <= top else Point(p.outstanding, top, p.outstanding / top) for p in outer]
+
+
+def throughput(net: Network, outstanding: int, running: int | None, host_s: float = 0.0) -> float:
+    """X at `outstanding` I/Os (see mva_host_queued)."""
+    return mva_host_queued(net, outstanding, running, host_s)[-1].throughput
 
 
 def at_latency(points: list[Point], bound_s: float) -> Point | None:

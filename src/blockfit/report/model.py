@@ -15,7 +15,7 @@ from blockfit.report.figures import (
 )
 from blockfit.report.page import Section, Table
 from blockfit.schema import Prediction
-from blockfit.units import fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt_qty
+from blockfit.units import fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt_qty, fmt_random_mix
 
 
 def limit_name(name: str) -> str:
@@ -29,8 +29,9 @@ def _headroom(binds: bool, pct: float) -> str:
 
 def summary(p: Prediction) -> str:
     why = {row.name: row.description for row in p.limits}
+    mix = fmt_random_mix(p.workload.read_fraction)
     text = (f"{p.layout} on {p.instance} gives {fmt_qty(p.max_iops, 'IOPS')} at {fmt_io_size(p.workload.small_io)} "
-            f"random reads and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os for "
+            f"{mix} and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os for "
             f"{fmt_money(p.cost_per_month)} a month. IOPS are limited by {why[p.iops_limited_by]}")
     text += "; so is MB/s." if p.mbps_limited_by == p.iops_limited_by else f"; MB/s by {why[p.mbps_limited_by]}."
     others = [r for r in p.limits if r.name != p.iops_limited_by]
@@ -111,7 +112,7 @@ def _curve_figure(p: Prediction, sink: FigureSink) -> ReportFigure:
                 label=f"max IOPS within the bound: {fmt_num(p.max_iops_at_latency)}")
     for c in pts[:: max(1, len(pts) // 8)]:
         ax.annotate(str(c.outstanding), (c.iops, c.latency_ms), xytext=(3, 3), textcoords="offset points", fontsize=7)
-    ax.set_xlabel(f"IOPS at {fmt_io_size(p.workload.small_io)} random reads")
+    ax.set_xlabel(f"IOPS at {fmt_io_size(p.workload.small_io)} {fmt_random_mix(p.workload.read_fraction)}")
     ax.set_ylabel("mean latency, ms")
     number_axis(ax, "both")
     ax.legend(loc="upper left")
