@@ -84,6 +84,18 @@ def test_png_option_writes_every_figure(results: dict[str, Any], tmp_path: Path)
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
 
 
+def test_a_page_that_cannot_be_written_leaves_no_png_behind(results: dict[str, Any], tmp_path: Path) -> None:
+    """-o in /proc passes the up-front checks as root (the directory is "writable") and fails only at write time:
+    the PNGs must not outlive the page they belong to, nor their staging files."""
+    d: Path = results["dir"]
+    pngs = tmp_path / "png"
+    pngs.mkdir()
+    proc = cli("report", str(d / "model.json"), "-o", "/proc/blockfit-report.html", "--png", str(pngs))
+    assert proc.returncode == 2, proc.stderr
+    assert "-o" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert list(pngs.iterdir()) == []
+
+
 def test_diagnose_recording_is_replayed_to_a_timeline_per_device(tmp_path: Path) -> None:
     out = tmp_path / "d.html"
     proc = cli("report", str(RECORDING), "-o", str(out))

@@ -67,5 +67,6 @@ def report(paths: list[Path], out: Path, title: str | None = None, png_dir: Path
         raise InputError(f"--png {str(png_dir)!r}: expected an existing directory")
     inputs = [load(p) for p in paths]
     sink = FigureSink(png_dir)
-    write_atomically(out, render(inputs, title, sink), what="-o")
+    page = render(inputs, title, sink)
+    sink.write_with(lambda: write_atomically(out, page, what="-o"))
     return sink.png_paths
