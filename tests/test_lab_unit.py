@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from blockfit.errors import InputError
-from blockfit.lab.bench import member_balance
+from blockfit.lab.bench import LabBenchRequest, member_balance
 from blockfit.lab.disks import Disk, Throttle, create, disk_bytes
 from blockfit.lab.initramfs import newc_archive
 from blockfit.lab.qemu import VmConfig, command
@@ -121,6 +121,48 @@ def test_nearest_limit_names_the_model_limit_the_rate_sits_on() -> None:
     assert nearest_limit(p, instance_row.mbps_at_large_io * f, "mbps", f, None, None) == "instance_mbps"
 
 
+def test_bench_stripe_unit_is_the_smallest_whole_unit_io_the_mbps_cap_holds() -> None:
+    """4x1000G@balanced at the bench's scales: 50 IOPS and 7.68 MB/s a member, so an I/O costs an IOPS slot before
+    it costs bandwidth up to 150 KiB; 256 KiB is the first power of two past that (the plan's 4 MiB left the 54 MB
+    pkey in 13.5 units over 4 members)."""
+    from blockfit.lab.bench import Scale, _member_cap, bench_stripe, sides
+    from blockfit.units import KIB, MIB
+
+    lab = LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
+    subject = resolve(lab)
+    _base, other = sides(LabBenchRequest(lab=lab), subject)
+    cap = _member_cap(other, Scale(iops=0.002, mbps=0.016))
+    assert (cap.iops, cap.bps) == (50, 7_680_000)
+    unit = bench_stripe(cap)
+    assert unit == 256 * KIB
+    assert unit * cap.iops > cap.bps > unit // 2 * cap.iops  # a whole unit is MB/s-bound, half of one is not
+    assert bench_stripe(Throttle("m", None, 10**6)) == 64 * KIB  # no IOPS cap: the planner's floor
+    assert bench_stripe(Throttle("m", 1, 10**9)) == 4 * MIB  # never beyond the plan's unit
+    assert subject.stripe_size == 4 * MIB  # raw lab keeps the plan's unit
+
+
+def test_stripe_size_reaches_the_plan_and_the_build_scripts(tmp_path: Path) -> None:
+    """--stripe-size replaces the plan's unit; `blockfit build` stripes and aligns the filesystem with it."""
+    from blockfit.lab.run import plan_for
+
+    subject = resolve(LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
+                                 stripe_size=256 << 10))
+    assert subject.stripe_size == 256 << 10
+    plan = tmp_path / "plan.json"
+    plan.write_text(plan_for(subject).model_dump_json())
+    out = tmp_path / "build"
+    proc = _cli("build", "--plan", str(plan), "--manager", "lvm", "--devices", "/dev/vdb,/dev/vdc,/dev/vdd,/dev/vde",
+                "--fs", "xfs", "--mount", "/mnt/blockfit-stripe",
+                "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    scripts = "".join(p.read_text() for p in out.glob("*.sh"))
+    assert "STRIPE_BYTES=262144" in scripts and "STRIPES=4" in scripts
+    assert "su=256k,sw=4" in scripts
+    with pytest.raises(InputError, match="--stripe-size"):
+        resolve(LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
+                           stripe_size=96 << 10))
+
+
 def test_single_alternative_is_one_volume_of_the_same_total_size() -> None:
     subject = resolve(LabRequest(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:12"))
     assert subject.single is not None
@@ -168,6 +210,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     (["--cloud", "oci", "--layout", "9x500G@balanced"], "--instance"),
     (["--cloud", "nope", "--layout", "9x500G@balanced", "--instance", "x"], "--cloud"),
     (["--plan", "/nonexistent/plan.json"], "--plan"),
+    *[(["--cloud", "oci", "--layout", "4x1000G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--stripe-size",
+        size, *bench], "--stripe-size")
+      for size in ("96k", "32k", "8m", "4k", "0") for bench in ((), ("--bench", "oltp"))],
 ])
 def test_cli_bad_input_is_one_line_exit_2(args: list[str], needle: str, tmp_path: Path) -> None:
     proc = _cli("lab", *args)

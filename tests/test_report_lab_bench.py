@@ -40,8 +40,9 @@ def lab_bench_result(balance: dict[str, float] | None = None) -> LabBenchResult:
         iops=choose_scale([base.iops, other.iops], [], lab_bench.BENCH_IOPS_BUDGET, lab_bench.BENCH_MBPS_BUDGET),
         mbps=choose_scale([], [base.mbps, other.mbps], lab_bench.BENCH_IOPS_BUDGET, lab_bench.BENCH_MBPS_BUDGET))
     instance = lab_bench._instance_cap(subject.stripe, scale)
-    b = lab_bench._layout_info(base, scale, instance, bench)
-    o = lab_bench._layout_info(other, scale, instance, bench)
+    unit = lab_bench.bench_stripe(lab_bench._member_cap(other, scale))
+    b = lab_bench._layout_info(base, scale, instance, bench, unit)
+    o = lab_bench._layout_info(other, scale, instance, bench, unit)
     if balance is not None:  # the example bench ran on one host device: no member counts to derive it from
         o = o.model_copy(update={"member_balance": balance})
     return LabBenchResult(
@@ -97,6 +98,7 @@ def test_report_on_lab_bench_json_draws_ratios_balance_and_the_bench(result_file
         assert w > 0 and h > 0 and svg.count("<path") > 3, name
     assert "Device evidence under each verdict" in s  # the bench's evidence table, from report/bench.py
     assert "Layouts as built in the guest" in s and "/mnt/blockfit-B" in s
+    assert "4-way lvm stripe of 256k units" in text  # the bench's unit, scaled with its data (not the plan's 4m)
 
 
 def test_without_member_balance_there_is_no_balance_figure() -> None:

@@ -15,9 +15,10 @@ from blockfit.cli.output import ReportOption, console, err_console, print_json, 
 from blockfit.errors import InputError
 from blockfit.lab import LabRequest, run_lab
 from blockfit.lab.bench import LabBenchRequest, run_lab_bench, validate
+from blockfit.lab.run import check_stripe_size
 from blockfit.lab.scale import parse_scale
 from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
-from blockfit.units import fmt_io_size, parse_duration
+from blockfit.units import fmt_io_size, parse_duration, parse_io_size
 
 
 def _sigterm_as_interrupt(_sig: int, _frame: object) -> None:
@@ -48,6 +49,10 @@ def lab_command(
     redundancy: Annotated[str | None, typer.Option(help="raid10: build an mdadm RAID10 (needs --manager mdadm) and "
                                                         "measure writes against the model's; default: the plan's")]
     = None,
+    stripe_size: Annotated[str | None, typer.Option(
+        "--stripe-size", help="stripe unit of the stripe (LVM -I, mdadm --chunk), a power of two from 64k to 4m; "
+                              "default: the plan's (4m for --layout), with --bench one scaled with its data",
+        callback=params.io_size)] = None,
     keep: Annotated[bool, typer.Option(help="keep the run's work dir (disk files, logs) for inspection")] = False,
     bench: Annotated[str | None, typer.Option(help="run 'blockfit bench' (PostgreSQL) on two layouts built in the "
                                               "guest: comma-separated oltp, dss, load")] = None,
@@ -81,7 +86,9 @@ def lab_command(
     req = LabRequest(cloud=cloud, layout=layout, instance=instance, plan=plan, scale=parse_scale(scale),
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
-                     paths=positive_int(paths, "--paths"), redundancy=redundancy)
+                     paths=positive_int(paths, "--paths"), redundancy=redundancy,
+                     stripe_size=check_stripe_size(parse_io_size(stripe_size, "--stripe-size"), stripe_size)
+                     if stripe_size is not None else None)
     breq = None
     if bench is not None:
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
@@ -174,8 +181,9 @@ def render_bench(r: LabBenchResult) -> None:
     for lay in (b, o):
         balance = (", member balance " + ", ".join(f"{m} {v:.2f}" for m, v in lay.member_balance.items())
                    if lay.member_balance else "")
+        unit = f", stripe unit {fmt_io_size(lay.stripe_size)}" if lay.stripe_size else ""
         console.print(f"  {lay.label}: {lay.members} x ({lay.caps.member_iops} IOPS, "
-                      f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {lay.mount}{balance}")
+                      f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {lay.mount}{unit}{balance}")
     for w in r.bench.warnings:
         console.print(f"  [yellow]warning:[/] {w}")
     for s in r.steps:

@@ -83,6 +83,8 @@ class LabRequest:
     attachment: str | None = None  # --attachment: iscsi | paravirtualized (OCI)
     paths: int | None = None  # --paths: paths per volume that carry I/O
     redundancy: str | None = None  # --redundancy: none | raid10 (mdadm); None: the plan's (none for a layout spec)
+    stripe_size: int | None = None  # --stripe-size in bytes; None: the plan's (4 MiB for a layout spec; lab --bench:
+    #                                 one scaled with its data, see lab.bench.bench_stripe)
 
 
 @dataclass
@@ -110,6 +112,15 @@ def check_redundancy(redundancy: str, manager: str) -> Direction:
     return "write" if redundancy == "raid10" else "read"
 
 
+def check_stripe_size(size: int, text: str | None = None) -> int:
+    """SIZE if the build scripts can stripe with it (LVM -I, mdadm --chunk: a power of two); InputError otherwise.
+
+    The range is the planner's: at least 64 KiB, at most LVM's 4 MiB extent."""
+    if size < 64 * KIB or size > DEFAULT_STRIPE or size & (size - 1):
+        raise InputError(f"--stripe-size {text or size}: expected a power of two from 64k to 4m")
+    return size
+
+
 def resolve(req: LabRequest) -> Subject:
     """Turn the request (a plan file, or cloud + layout + instance specs) into predictions."""
     from blockfit.model import predict
@@ -117,6 +128,8 @@ def resolve(req: LabRequest) -> Subject:
 
     if req.manager not in ("lvm", "mdadm"):
         raise InputError(f"--manager {req.manager!r}: expected lvm or mdadm")
+    if req.stripe_size is not None:
+        check_stripe_size(req.stripe_size)
     if req.fs not in ("xfs", "ext4"):
         raise InputError(f"--fs {req.fs!r}: expected xfs or ext4")
     if req.plan is not None:
@@ -153,6 +166,7 @@ def resolve(req: LabRequest) -> Subject:
     layout = layout.model_copy(update={"redundancy": mirror})
     if direction == "write":  # what mirroring costs: writes, each written to two members
         workload = workload.model_copy(update={"read_fraction": 0.0})
+    stripe_size = req.stripe_size or stripe_size
     if stripe_size % (4 * KIB) or stripe_size < 64 * KIB:
         raise InputError(f"stripe size {stripe_size} bytes: expected a multiple of 4 KiB, at least 64 KiB")
     stripe = predict(layout, instance, workload)
@@ -482,7 +496,7 @@ def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel:
     members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
         guest_device_names(members)
     if exe:
-        plan = (Path(req.plan).read_text() if req.plan is not None and req.redundancy is None
+        plan = (Path(req.plan).read_text() if req.plan is not None and req.redundancy is None and not req.stripe_size
                 else plan_for(subject).model_dump_json(indent=2))
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
     script = TEMPLATES.get_template("lab.sh.j2").render(

@@ -27,13 +27,14 @@ from blockfit.report.figures import (
 from blockfit.report.page import Section, Table
 from blockfit.schema.bench import Comparison
 from blockfit.schema.lab import LabBenchLayout, LabBenchRatio, LabBenchResult
-from blockfit.units import fmt_count, fmt_num, fmt_pct, fmt_times
+from blockfit.units import fmt_count, fmt_io_size, fmt_num, fmt_pct, fmt_times
 
 DECIDED = ("faster", "slower")
 
 
 def _what(lay: LabBenchLayout) -> str:
-    how = "one volume" if lay.members == 1 else f"{lay.members}-way {lay.manager} stripe"
+    unit = f" of {fmt_io_size(lay.stripe_size)} units" if lay.stripe_size else ""
+    how = "one volume" if lay.members == 1 else f"{lay.members}-way {lay.manager} stripe{unit}"
     return f"{lay.label} ({lay.layout}, {how}, {lay.fs})"
 
 
@@ -105,12 +106,13 @@ def section(r: LabBenchResult, source: str, sink: FigureSink) -> Section:
         numeric={2, 3, 4, 5, 7}))
     s.tables.append(Table(
         f"Layouts as built in the guest (caps scaled: IOPS by {fmt_num(r.scale)}, MB/s by {fmt_num(r.mbps_scale)})",
-        ["label", "layout", "members", "manager", "fs", "mount", "member IOPS cap", "member MB/s cap",
+        ["label", "layout", "members", "manager", "fs", "mount", "stripe unit", "member IOPS cap", "member MB/s cap",
          "IOPS predicted", "MB/s predicted"],
-        [[lay.label, lay.layout, str(lay.members), lay.manager, lay.fs, lay.mount, fmt_num(lay.caps.member_iops),
+        [[lay.label, lay.layout, str(lay.members), lay.manager, lay.fs, lay.mount,
+          fmt_io_size(lay.stripe_size) if lay.stripe_size else "-", fmt_num(lay.caps.member_iops),
           fmt_num(lay.caps.member_bps / 1e6 if lay.caps.member_bps else None), fmt_num(lay.predicted_iops),
           fmt_num(lay.predicted_mbps)] for lay in (r.baseline, r.other)],
-        numeric={2, 6, 7, 8, 9}))
+        numeric={2, 7, 8, 9, 10}))
     inner = bench_report.section(r.bench, source, sink)  # the bench's own bars, verdicts and device evidence
     s.figures.extend(inner.figures)
     s.tables.extend(inner.tables)

@@ -102,6 +102,8 @@ class LabBenchLayout(BaseModel):
     predicted_iops: float = Field(description="model's max IOPS x scale")
     predicted_mbps: float = Field(description="model's max MB/s x mbps_scale")
     caps: LabCaps
+    stripe_size: int | None = Field(default=None, description="stripe unit in bytes (LVM -I / mdadm --chunk); None "
+                                                              "for a single volume")
     member_balance: dict[str, float] = Field(
         default_factory=dict,
         description="per measure: least / most busy member (I/Os completed over its runs); 1.0 is perfectly even")
