@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from blockfit.schema.bench import (
     MeasureResult,
     RunEvidence,
 )
+from blockfit.units import KIB
 from lab_helpers import assert_valid_bash
 
 rates = st.floats(min_value=1.0, max_value=5e6, allow_nan=False)
@@ -242,6 +244,21 @@ def test_plan_file_is_resolved_as_its_first_candidate(tmp_path: Path) -> None:
     assert subject.stripe_size == best.stripe_size_bytes
     assert subject.stripe.max_iops == pytest.approx(best.max_iops, rel=1e-6)
     assert subject.instance.spec == best.instance
+
+
+def test_a_plan_whose_stripe_the_build_cannot_make_is_input_error(tmp_path: Path) -> None:
+    """`blockfit build` stripes with a power of two: a hand-edited 96 KiB plan is refused before the guest boots
+    (it used to fail inside the run, exit 5), and --stripe-size replaces it."""
+    out = tmp_path / "plan.json"
+    proc = _cli("plan", "--example", "part3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    plan["candidates"][0]["stripe_size_bytes"] = 96 * KIB
+    out.write_text(json.dumps(plan))
+    proc = _cli("lab", "--plan", str(out))
+    assert proc.returncode == 2 and "--plan" in proc.stderr and "power of two" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert resolve(LabRequest(plan=out, stripe_size=256 * KIB)).stripe_size == 256 * KIB
 
 
 def test_not_a_plan_file_is_input_error(tmp_path: Path) -> None:

@@ -166,9 +166,13 @@ def resolve(req: LabRequest) -> Subject:
     layout = layout.model_copy(update={"redundancy": mirror})
     if direction == "write":  # what mirroring costs: writes, each written to two members
         workload = workload.model_copy(update={"read_fraction": 0.0})
-    stripe_size = req.stripe_size or stripe_size
-    if stripe_size % (4 * KIB) or stripe_size < 64 * KIB:
-        raise InputError(f"stripe size {stripe_size} bytes: expected a multiple of 4 KiB, at least 64 KiB")
+    if req.stripe_size:
+        stripe_size = req.stripe_size
+    elif stripe_size < 64 * KIB or stripe_size > DEFAULT_STRIPE or stripe_size & (stripe_size - 1):
+        # a hand-edited plan: refuse here, not inside the guest when `blockfit build` refuses it
+        where = f"--plan {req.plan}" if req.plan is not None else "--layout"
+        raise InputError(f"{where}: stripe size {stripe_size} bytes: the lab stripes with a power of two from 64k "
+                         "to 4m (or give --stripe-size)")
     stripe = predict(layout, instance, workload)
     single: Prediction | None = None
     if layout.members > 1:
