@@ -92,7 +92,7 @@ def mva_host_queued(net: Network, max_outstanding: int, running: int | None, hos
     host_s is the time each I/O spends in the host outside the sessions (submission, completion, reaping): while
     every outstanding I/O runs it is part of each I/O's round trip, X(N) = N / (host_s + R(N)); once I/Os wait
     for a session slot it overlaps with them and X stays at the sessions' X(running)."""
-    outer = mva(replace(net, delay_s=net.delay_s + host_s), max_outstanding) if host_s else mva(net, max_outstanding)
+    outer = mva(replace(net, delay_s=net.delay_s + host_s), max_outstanding)
     if running is None or running >= max_outstanding:
         return outer
     top = mva(net, running)[-1].throughput
