@@ -42,6 +42,7 @@ from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.scale import IOPS_BUDGET, choose_scale
 from blockfit.model.predict import ISCSI_PATH
+from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
 from blockfit.schema.prediction import LimitRow
@@ -112,11 +113,15 @@ def check_redundancy(redundancy: str, manager: str) -> Direction:
     return "write" if redundancy == "raid10" else "read"
 
 
-def check_stripe_size(size: int, text: str | None = None) -> int:
-    """SIZE if the build scripts can stripe with it (LVM -I, mdadm --chunk: a power of two); InputError otherwise.
+def buildable_stripe(size: int) -> bool:
+    """Can the build scripts stripe with it (LVM -I, mdadm --chunk: a power of two)? The range is the planner's:
+    at least 64 KiB, at most LVM's 4 MiB extent."""
+    return MIN_STRIPE <= size <= LVM_MAX and not size & (size - 1)
 
-    The range is the planner's: at least 64 KiB, at most LVM's 4 MiB extent."""
-    if size < 64 * KIB or size > DEFAULT_STRIPE or size & (size - 1):
+
+def check_stripe_size(size: int, text: str | None = None) -> int:
+    """SIZE if the build scripts can stripe with it; InputError otherwise."""
+    if not buildable_stripe(size):
         raise InputError(f"--stripe-size {text or size}: expected a power of two from 64k to 4m")
     return size
 
@@ -168,7 +173,7 @@ def resolve(req: LabRequest) -> Subject:
         workload = workload.model_copy(update={"read_fraction": 0.0})
     if req.stripe_size:
         stripe_size = req.stripe_size
-    elif stripe_size < 64 * KIB or stripe_size > DEFAULT_STRIPE or stripe_size & (stripe_size - 1):
+    elif not buildable_stripe(stripe_size):
         # a hand-edited plan: refuse here, not inside the guest when `blockfit build` refuses it
         where = f"--plan {req.plan}" if req.plan is not None else "--layout"
         raise InputError(f"{where}: stripe size {stripe_size} bytes: the lab stripes with a power of two from 64k "
