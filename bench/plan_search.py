@@ -28,7 +28,7 @@ CASES = [
                  instance_shape="VM.Standard.E4.Flex"),
     Requirements(cloud="oci", capacity_gb=2000, target_iops=400_000, target_mbps=3000,
                  instance_shape="VM.Standard.E4.Flex"),
-    Requirements(cloud="oci", capacity_gb=2000, target_iops=100_000, read_fraction=0.3, redundancy="normal",
+    Requirements(cloud="oci", capacity_gb=2000, target_iops=100_000, read_pct=30, redundancy="normal",
                  instance_shape="VM.Standard.E4.Flex"),
 ]
 
@@ -99,7 +99,7 @@ def main() -> None:
         print(f"  brute force / search time ratio: {t_brute / t_search:,.0f}x   "
               f"(full plan incl. predictions and Pareto: {t_plan:.2f} s; search alone {t_search:.3f} s)")
         first = plan.candidates[0]
-        print(f"  first candidate: {first.layout} on {first.instance}: ${first.cost_per_month:,.2f}/month "
+        print(f"  first candidate: {first.layout} on {first.instance}: ${first.ranked_cost:,.2f}/month "
               f"(storage ${first.cost.storage if first.cost else 0:,.2f} + compute "
               f"${(first.cost.compute or 0) if first.cost else 0:,.2f})")
         print(f"  full OCI space with compute in the objective planned in {t_plan:.2f} s "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from blockfit.schema import Candidate, Layout, Plan, Prediction, Requirements, Volume, Workload
+from blockfit.schema import Candidate, Cost, Instance, Layout, Plan, Prediction, Requirements, Volume, Workload
 
 
 def make_layout(cloud: str = "oci", members: int = 9, size_gb: int = 500, vtype: str | None = None,
@@ -19,15 +19,15 @@ def make_layout(cloud: str = "oci", members: int = 9, size_gb: int = 500, vtype:
 
 def make_plan(layout: Layout, instance: str = "VM.Standard.E4.Flex:16") -> Plan:
     spec = f"{layout.members}x{layout.volume.size_gb}G"
+    shape, _, ocpus = instance.partition(":")
+    inst = Instance(cloud=layout.volume.cloud, shape=shape, ocpus=float(ocpus) if ocpus else None)
+    layout = layout.model_copy(update={"stripe_size": layout.stripe_size or 1024 * 1024})
     prediction = Prediction(
         cloud=layout.volume.cloud, catalog_version="test", layout=spec, layout_detail=layout, instance=instance,
-        workload=Workload(), max_iops=1.0, iops_limited_by="test", max_mbps=1.0, mbps_limited_by="test",
-        limits=[], member_iops=1.0, member_mbps=1.0, cost_per_month=None, cost=[], base_latency_ms=1.0, curve=[],
-        warnings=[])
-    stripe = layout.stripe_size or 1024 * 1024
-    cand = Candidate(layout=spec, layout_detail=layout, instance=instance, max_iops=1.0, max_mbps=1.0,
-                     cost_per_month=1.0, stripe_size=f"{stripe // 1024}k", stripe_size_bytes=stripe,
-                     stripe_reason="test", limited_by="test", prediction=prediction)
+        instance_detail=inst, workload=Workload(), max_iops=1.0, iops_limited_by="test", max_mbps=1.0,
+        mbps_limited_by="test", limits=[], member_iops=1.0, member_mbps=1.0,
+        cost=Cost(storage=None, compute=None, total=None), base_latency_ms=1.0, curve=[], warnings=[])
+    cand = Candidate(layout=spec, instance=instance, stripe_reason="test", meets_targets=True, prediction=prediction)
     req = Requirements(cloud=layout.volume.cloud, capacity_gb=float(layout.total_gb), instance_shape=instance)
     return Plan(blockfit_version="test", created=datetime.now(UTC), cloud=layout.volume.cloud,
                 catalog_version="test", requirements=req, candidates=[cand])

@@ -62,13 +62,13 @@ def test_premium_v1_tier_rows(tier, size, iops, mbps):
 def test_p30_row_5000_iops_200_mbs():
     p = azure("1x1T@premium-v1")
     assert (p.max_iops, p.max_mbps) == (5000, 200)
-    assert p.cost_per_month == pytest.approx(122.88)
+    assert p.cost.storage == pytest.approx(122.88)
 
 
 def test_premium_v1_size_rounds_up_to_the_tier_for_perf_and_price():
     p = azure("1x1000G@premium-v1")
     assert (p.max_iops, p.max_mbps) == (5000, 200)
-    assert p.cost[0].item.startswith("P30") and p.cost_per_month == pytest.approx(122.88)
+    assert p.cost.items[0].item.startswith("P30") and p.cost.storage == pytest.approx(122.88)
     assert any("performs and bills as P30" in w for w in p.warnings)
     assert azure("1x513G@premium-v1").max_iops == 5000
     assert azure("1x512G@premium-v1").max_iops == 2300
@@ -76,14 +76,14 @@ def test_premium_v1_size_rounds_up_to_the_tier_for_perf_and_price():
 
 def test_premium_v1_unknown_tier_price_leaves_cost_unknown():
     p = azure("2x4T@premium-v1")
-    assert p.cost_per_month is None and p.cost[0].unit_price is None
-    assert any("cost_per_month is unknown" in w for w in p.warnings)
+    assert p.cost.storage is None and p.cost.items[0].unit_price is None
+    assert any("storage cost is unknown" in w for w in p.warnings)
 
 
 def test_premium_v1_counts_ios_above_256k_as_several():
     """A 1 MiB I/O is four 256 KiB I/Os against the tier's IOPS (AZ-TYPES-2026)."""
     p = azure("1x1T@premium-v1", large_io=1024 * 1024)
-    assert limit(p, "volume_iops_cap").mbps_at_large_io == pytest.approx(5000 / 4 * MIB, abs=0.1)
+    assert limit(p, "volume_iops_cap").mbps == pytest.approx(5000 / 4 * MIB, abs=0.1)
     assert p.member_io_accounting_bytes == 256 * 1024
 
 
@@ -136,7 +136,7 @@ def test_premium_v2_default_throughput_limits_small_io():
 
 def test_ultra_400_gib_gives_400000_iops_now_and_120000_in_2022():
     p = azure("1x400G@ultra:400000:10000", vm="Standard_E104is_v5")
-    assert limit(p, "volume_iops_provisioned").iops_at_small_io == 400_000
+    assert limit(p, "volume_iops_provisioned").iops == 400_000
     assert p.max_iops == 120_000 and p.iops_limited_by == "instance_iops"
     with pytest.raises(InputError, match="400,000"):
         azure("1x401G@ultra:401000")
@@ -152,7 +152,7 @@ def test_ultra_needs_iops_and_throughput_follows_the_ratio():
     p = azure("1x400G@ultra:4000")
     assert p.layout == "1x400G@ultra:4000:1000"
     assert any("most the provisioned IOPS allow" in w for w in p.warnings)
-    assert p.cost_per_month is None
+    assert p.cost.storage is None
 
 
 def test_e16s_v5_binds_a_four_member_premium_stripe():
@@ -208,7 +208,7 @@ def test_pd_per_gib_plus_per_vm_baseline_in_mib():
     p = gcp("1x1000G@pd-balanced")
     assert p.max_iops == 6 * 1000 + 3000
     assert p.max_mbps == pytest.approx((0.28 * 1000 + 140) * MIB, abs=0.1)
-    assert p.cost_per_month == pytest.approx(1000 * 0.10)
+    assert p.cost.storage == pytest.approx(1000 * 0.10)
 
 
 @settings(max_examples=60, deadline=None)
@@ -219,15 +219,15 @@ def test_pd_stripe_total_is_per_gib_times_total_size_plus_one_baseline(total, me
     vt = load_catalog("gcp").volume_types[vtype]
     p = gcp(f"{members}x{size}G@{vtype}", vm="n2-standard-64")
     expected = vt.iops_per_gb * size * members + vt.iops_included
-    assert limit(p, "volume_iops_per_gb").iops_at_small_io == pytest.approx(expected, abs=0.2)
+    assert limit(p, "volume_iops_per_gb").iops == pytest.approx(expected, abs=0.2)
     expected_mb = (vt.tput_per_gb * size * members + vt.tput_included) * MIB
-    assert limit(p, "volume_mbps_per_gb").mbps_at_large_io == pytest.approx(expected_mb, abs=0.2)
+    assert limit(p, "volume_mbps_per_gb").mbps == pytest.approx(expected_mb, abs=0.2)
 
 
 def test_pd_takes_no_provisioning_and_prices_capacity():
     with pytest.raises(InputError, match="no provisioned"):
         gcp("1x1T@pd-ssd:20000")
-    assert gcp("4x500G@pd-ssd").cost_per_month == pytest.approx(4 * 500 * 0.17)
+    assert gcp("4x500G@pd-ssd").cost.storage == pytest.approx(4 * 500 * 0.17)
 
 
 def test_hyperdisk_balanced_defaults_to_included_and_caps_at_160000():
@@ -235,7 +235,7 @@ def test_hyperdisk_balanced_defaults_to_included_and_caps_at_160000():
     assert p.layout == "1x500G@hyperdisk-balanced:3000:140" and p.max_iops == 3000
     assert p.instance_iops_cap is None
     assert any("per-VM limits for hyperdisk-balanced are not in the catalog" in w for w in p.warnings)
-    assert p.cost_per_month is None
+    assert p.cost.storage is None
     assert gcp("2x1T@hdb:160000:2400", vm="c3-standard-176").max_mbps == pytest.approx(2 * 2400 * MIB, abs=0.1)
     with pytest.raises(InputError, match="160,000"):
         gcp("1x1T@hdb:160001")
@@ -278,7 +278,7 @@ def test_random_azure_gcp_specs_predict_or_explain(cloud, count, size, level, io
     assert p.max_iops > 0 and p.max_mbps > 0
     names = {r.name for r in p.limits}
     assert p.iops_limited_by in names and p.mbps_limited_by in names
-    assert all(r.iops_at_small_io >= p.max_iops - 0.1 for r in p.limits)
+    assert all(r.iops >= p.max_iops - 0.1 for r in p.limits)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

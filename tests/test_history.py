@@ -115,9 +115,9 @@ def test_cli_from_csv_prints_the_origin_and_plans_for_it(tmp_path: Path) -> None
     hist = plan["requirements"]["history"]
     assert hist["samples"] == 20 and hist["percentile"] == 95
     assert plan["requirements"]["target_iops"] == pytest.approx(hist["iops"] * 1.3)
-    assert plan["candidates"][0]["max_iops"] >= plan["requirements"]["target_iops"]
+    assert plan["candidates"][0]["prediction"]["max_iops"] >= plan["requirements"]["target_iops"]
     # the mix comes from the history too (1,000 k reads and 500 k writes a second: two thirds reads)
-    assert plan["requirements"]["read_fraction"] == pytest.approx(hist["read_pct"] / 100) == pytest.approx(2 / 3)
+    assert plan["requirements"]["read_pct"] == pytest.approx(hist["read_pct"]) == pytest.approx(200 / 3)
     text = blockfit("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E4.Flex:8",
                     "--from", str(tmp_path / "h.csv"))
     assert "p95 of 20 samples" in " ".join(text.stdout.split())

@@ -119,7 +119,7 @@ def test_mdadm_raid0_ext4_refuses_a_used_disk_then_builds_when_forced(
     r, work = guest_results
     assert r["md_unforced_rc"] != "0" and r["md_r1_type"] == "ext4", (work / "md-refused.log").read_text()[-2000:]
     assert r["md_rc"] == "0", (work / "md.log").read_text()[-3000:]
-    chunk = json.loads((work / "plan2.json").read_text())["candidates"][0]["stripe_size_bytes"]
+    chunk = json.loads((work / "plan2.json").read_text())["candidates"][0]["prediction"]["layout_detail"]["stripe_size"]
     assert r["md_array"].split() == ["raid0", "2", str(chunk)]
     assert r["md_mounted"] == "ext4"
     assert r["md_stride"] == str(chunk // 4096)  # ext4 stride in 4 KiB blocks = the chunk

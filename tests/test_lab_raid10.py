@@ -29,7 +29,7 @@ ARGS = ("--cloud", "oci", "--layout", LAYOUT, "--instance", INSTANCE, "--manager
 def test_raid10_write_prediction_is_half_of_raid0_when_volume_bound() -> None:
     layout = parse_layout(LAYOUT, "oci", manager="mdadm")
     instance = parse_instance(INSTANCE, "oci")
-    writes = Workload(read_fraction=0.0)
+    writes = Workload(read_pct=0)
     raid0 = predict(layout, instance, writes)
     raid10 = predict(layout.model_copy(update={"redundancy": "raid10"}), instance, writes)
     assert (raid0.max_iops, raid0.max_mbps) == pytest.approx((12_000, 98.304), rel=1e-3)
@@ -39,7 +39,7 @@ def test_raid10_write_prediction_is_half_of_raid0_when_volume_bound() -> None:
     # the lab compares with the same figure: its emulated limits at read share 0, mirrored
     subject = resolve(LabRequest(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm", redundancy="raid10"))
     assert subject.direction == "write" and subject.layout.redundancy == "raid10"
-    assert subject.stripe.read_fraction == 0.0 and subject.stripe.write_amplification == 2
+    assert subject.stripe.workload.read_pct == 0 and subject.stripe.write_amplification == 2
     assert emulated_limit(subject.stripe, "iops")[1] == pytest.approx(6_000, rel=1e-3)
     assert emulated_limit(subject.stripe, "mbps")[1] == pytest.approx(49.152, rel=1e-3)
     # the single volume (same raw size, 1 x 200 GB) cannot mirror: it writes at RAID0's figures
@@ -49,7 +49,7 @@ def test_raid10_write_prediction_is_half_of_raid0_when_volume_bound() -> None:
 
 def test_without_redundancy_the_lab_still_measures_reads() -> None:
     subject = resolve(LabRequest(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm"))
-    assert subject.direction == "read" and subject.stripe.read_fraction == 1.0
+    assert subject.direction == "read" and subject.stripe.workload.read_pct == 100
     assert [fio_rw("read", small) for small in (True, False)] == ["randread", "randread"]
     assert [fio_rw("write", small) for small in (True, False)] == ["randwrite", "write"]
 

@@ -120,7 +120,7 @@ def test_nearest_limit_names_the_model_limit_the_rate_sits_on() -> None:
     assert nearest_limit(p, iops_value * f * 1.015, "iops", f, None, None) == iops_name
     assert nearest_limit(p, mbps_value * f * 0.98, "mbps", f, None, None) == mbps_name
     instance_row = next(r for r in p.limits if r.name == "instance_mbps")
-    assert nearest_limit(p, instance_row.mbps_at_large_io * f, "mbps", f, None, None) == "instance_mbps"
+    assert nearest_limit(p, instance_row.mbps * f, "mbps", f, None, None) == "instance_mbps"
 
 
 def test_bench_stripe_unit_is_the_smallest_whole_unit_io_the_mbps_cap_holds() -> None:
@@ -241,7 +241,7 @@ def test_plan_file_is_resolved_as_its_first_candidate(tmp_path: Path) -> None:
     best = Plan.model_validate_json(out.read_text()).candidates[0]
     subject = resolve(LabRequest(plan=out))
     assert subject.layout == best.layout_detail
-    assert subject.stripe_size == best.stripe_size_bytes
+    assert subject.stripe_size == best.layout_detail.stripe_size
     assert subject.stripe.max_iops == pytest.approx(best.max_iops, rel=1e-6)
     assert subject.instance.spec == best.instance
 
@@ -253,7 +253,7 @@ def test_a_plan_whose_stripe_the_build_cannot_make_is_input_error(tmp_path: Path
     proc = _cli("plan", "--example", "part3", "--json")
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout)
-    plan["candidates"][0]["stripe_size_bytes"] = 96 * KIB
+    plan["candidates"][0]["prediction"]["layout_detail"]["stripe_size"] = 96 * KIB
     out.write_text(json.dumps(plan))
     proc = _cli("lab", "--plan", str(out))
     assert proc.returncode == 2 and "--plan" in proc.stderr and "power of two" in proc.stderr, proc.stderr

@@ -43,9 +43,9 @@ def test_gp3_limits_changed_in_september_2025():
 def test_gp3_defaults_to_included_baseline_and_prices_extras():
     base = aws("1x1T@gp3")
     assert base.layout == "1x1T@gp3:3000:125" and base.max_iops == 3000
-    assert base.cost_per_month == pytest.approx(1024 * 0.08)
+    assert base.cost.storage == pytest.approx(1024 * 0.08)
     extra = aws("1x1T@gp3:16000:1000")
-    assert extra.cost_per_month == pytest.approx(1024 * 0.08 + 13000 * 0.005 + 875 * 0.04)
+    assert extra.cost.storage == pytest.approx(1024 * 0.08 + 13000 * 0.005 + 875 * 0.04)
 
 
 def test_gp3_throughput_bounded_by_iops_ratio():
@@ -56,7 +56,7 @@ def test_gp3_throughput_bounded_by_iops_ratio():
 def test_io2_tiered_iops_price():
     p = aws("1x1T@io2:100000")
     expected = 1024 * 0.125 + 32000 * 0.065 + 32000 * 0.046 + 36000 * 0.032
-    assert p.cost_per_month == pytest.approx(expected)
+    assert p.cost.storage == pytest.approx(expected)
 
 
 def test_io1_needs_iops_and_respects_ratio():

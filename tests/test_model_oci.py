@@ -106,7 +106,7 @@ def test_seed_part3_nine_balanced_on_12_ocpu_bound_by_instance_throughput():
     assert p.iops_limited_by == "instance_mbps" and p.mbps_limited_by == "instance_mbps"
     assert p.max_iops == pytest.approx(180_000, rel=0.03)     # article measured 178,571
     assert p.max_mbps == 1_440                                # article measured 1,409
-    assert p.cost_per_month == pytest.approx(4500 * (0.0255 + 10 * 0.0017))
+    assert p.cost.storage == pytest.approx(4500 * (0.0255 + 10 * 0.0017))
 
 
 def test_seed_part3_nine_balanced_on_20_ocpu_bound_by_volumes():
@@ -117,7 +117,7 @@ def test_seed_part3_nine_balanced_on_20_ocpu_bound_by_volumes():
     assert p.iops_limited_by == "session_depth" and p.max_iops == pytest.approx(213_391, rel=0.06)
     assert p.max_mbps == pytest.approx(2_211.8, abs=0.1) and p.mbps_limited_by == "volume_mbps_per_gb"
     network = next(r for r in p.limits if r.name == "instance_mbps")
-    assert network.mbps_at_large_io == 2_400
+    assert network.mbps == 2_400
     deep = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:20", host_queue_depth=128)
     assert (deep.max_iops, deep.iops_limited_by) == (225_000, "volume_iops_cap")
 
@@ -127,8 +127,12 @@ def test_seed_uhp_256g_at_vpu_levels(vpu, iops):
     """The UHP seed's per-GB rule (225 x 256 = 57,600 at 120 VPU) once two paths carry I/O; one path stops at
     50,000 IOPS (OCI-PR) and, at depth 32, at 32 in flight / 0.53 ms (fitted to BV4DB-S2)."""
     assert one_volume(f"1x256G@{vpu}vpu", small_io=4096, **VOLUME_ONLY).max_iops == iops
-    one_path = one_volume(f"1x256G@{vpu}vpu", small_io=4096, host_queue_depth=128)
+    one_path = one_volume(f"1x256G@{vpu}vpu", small_io=4096, host_queue_depth=128, paths=1)
     assert one_path.max_iops == min(iops, 50_000)
+    # the seed attached with OCI's agent ("Multipath: Yes") on E4.Flex:16: by default I/O spreads over the paths
+    # the volume needs (issue 22, finding 5: the model said 45,146 on one path against 57.5k measured)
+    seed = one_volume(f"1x256G@{vpu}vpu", small_io=4096, vm="VM.Standard.E4.Flex:16", host_queue_depth=128)
+    assert seed.max_iops == iops and seed.paths == (2 if iops > 50_000 else 1)
 
 
 def test_seed_part1_queue_depth_32_binds_higher_performance():
@@ -161,7 +165,9 @@ def test_uhp_warnings_under_16_ocpus():
     assert any("multipath" in w for w in p.warnings)
     big = one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:16")
     assert not any(">= 16 OCPUs" in w for w in big.warnings)
-    assert any("needs 3 iSCSI paths" in w for w in big.warnings)
+    assert big.paths == 3 and not any("needs 3 iSCSI paths" in w for w in big.warnings)   # attached multipath
+    assert any("one path group" in w for w in big.warnings)
+    assert one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:16", paths=1).paths == 1
 
 
 def test_attachment_limits_warn():
@@ -175,15 +181,16 @@ def test_attachment_limits_warn():
 def test_every_limit_cites_a_dated_source():
     p = one_volume("9x500G@balanced", vm="VM.Standard.E3.Flex:12")
     for row in p.limits:
-        assert row.source and "(20" in row.source and "http" in row.source
-    assert all(c.source for c in p.cost)
+        assert row.sources and all(c.date.startswith("20") and c.url and c.url.startswith("https://")
+                                   for c in row.sources)
+    assert all(c.source for c in p.cost.items)
 
 
 def test_headroom_is_relative_to_binding_limit():
     p = one_volume("9x500G@balanced", small_io=8192, vm="VM.Standard.E3.Flex:12")
     for row in p.limits:
-        assert row.iops_headroom_pct == pytest.approx(100 * (row.iops_at_small_io / p.max_iops - 1), abs=0.1)
+        assert row.iops_headroom_pct == pytest.approx(100 * (row.iops / p.max_iops - 1), abs=0.1)
         if row.name == p.iops_limited_by:
-            assert row.iops_headroom_pct == 0 and row.iops_at_small_io == p.max_iops
+            assert row.iops_headroom_pct == 0 and row.iops == p.max_iops
         elif row.name != "session_depth":   # at its asymptote the session limit sits within 0.1 % of the cap
             assert row.iops_headroom_pct > 0

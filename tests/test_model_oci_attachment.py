@@ -39,7 +39,7 @@ def test_per_gb_throughput_counts_kib_in_every_catalog_version():
 def test_at_8_kib_the_iops_and_throughput_caps_tie_and_iops_is_named():
     """60 IOPS/GB x 8 KiB = 480 KiB/s per GB: at 8k both per-GB limits give 12,000 IOPS for 200 GB."""
     p = model("1x200G@balanced", small_io=8192, host_queue_depth=128)
-    rows = {r.name: r.iops_at_small_io for r in p.limits}
+    rows = {r.name: r.iops for r in p.limits}
     assert rows["volume_iops_per_gb"] == rows["volume_mbps_per_gb"] == 12_000
     assert p.iops_limited_by == "volume_iops_per_gb"
     uhp = model("1x1T@120vpu", small_io=8192, paths=6, host_queue_depth=128)   # 225 x 8 = 1,800 KiB/s per GB
@@ -49,7 +49,8 @@ def test_at_8_kib_the_iops_and_throughput_caps_tie_and_iops_is_named():
 # ---- 2. paths: one iSCSI path carries at most the Higher Performance maxima (OCI-PR: 50,000 IOPS, 680 MB/s) ----
 
 def test_one_iscsi_path_binds_uhp_and_more_paths_lift_it():
-    one = model("1x1500G@120vpu", small_io=4096, host_queue_depth=128)
+    assert model("1x1500G@120vpu", small_io=4096, host_queue_depth=128).paths == 6   # multipath by default
+    one = model("1x1500G@120vpu", small_io=4096, host_queue_depth=128, paths=1)
     assert one.paths == 1 and one.attachment == "iscsi" and one.iops_limited_by == "iscsi_path"
     assert (one.max_iops, one.max_mbps) == (50_000, 680)
     assert "one iSCSI path" in next(r.description for r in one.limits if r.name == "iscsi_path")
@@ -92,15 +93,15 @@ def test_outstanding_beyond_the_session_depth_waits_in_the_host():
     """E5 per-I/O time on a path at 4k: 0.657 ms + 4096 B / 520 MB/s = 0.665 ms. 32 in flight on one UHP path:
     48,066 IOPS (BV4DB-S2 measured 48,066 with 128 outstanding; the host's own 0.050 ms per I/O overlaps with the
     96 waiting). 16 outstanding all run, so each round trip is 0.665 + 0.050 ms: 16 / 0.715 ms = 22,380."""
-    p = model("1x1500G@120vpu", small_io=4096, outstanding=128)
+    p = model("1x1500G@120vpu", small_io=4096, outstanding=128, paths=1)
     assert p.iops_limited_by == "session_depth" and p.max_iops == pytest.approx(48_066, rel=0.005)
     row = next(r for r in p.limits if r.name == "session_depth")
     assert "at most 32 run" in row.description and "wait in the host" in row.description
-    few = model("1x1500G@120vpu", small_io=4096, outstanding=16)
+    few = model("1x1500G@120vpu", small_io=4096, outstanding=16, paths=1)
     assert few.iops_limited_by == "outstanding_ios"   # a path is a delay, not a queue
     assert 0.99 * 16 / 0.715e-3 <= few.max_iops < 16 / 0.715e-3
     row = next(r for r in few.limits if r.name == "outstanding_ios")
-    assert "+ 0.05 ms in the host" in row.description and "BV4DB-S20" in (row.source or "")
+    assert "+ 0.05 ms in the host" in row.description and "BV4DB-S20" in {c.id for c in row.sources}
     two = model("1x1500G@120vpu", small_io=4096, outstanding=128, paths=2)
     assert two.max_iops > 1.8 * p.max_iops           # 64 run at once
 
@@ -116,7 +117,7 @@ def test_large_ios_take_longer_each():
 def test_curve_flattens_at_the_session_depth_and_latency_grows_by_littles_law():
     """At exactly 32 outstanding the path is not always full (each I/O also spends 0.050 ms in the host): 32 /
     0.715 ms = 44,750; from 64 on I/Os wait for a slot and the path runs 32 all the time: 48,066."""
-    p = model("1x1500G@120vpu", small_io=4096)
+    p = model("1x1500G@120vpu", small_io=4096, paths=1)
     at32, at64, at256 = (next(c for c in p.curve if c.outstanding == n) for n in (32, 64, 256))
     assert at32.iops == pytest.approx(32 / 0.715e-3, rel=0.01) and at32.latency_ms == pytest.approx(0.715, abs=0.002)
     assert at256.iops == at64.iops == pytest.approx(48_066, rel=0.005)
@@ -129,14 +130,14 @@ def test_host_time_counts_only_while_every_outstanding_io_runs():
     IOPS = 128 / 0.704 ms. The model: 128 / (0.665 + 0.050) ms = 179,000. Over one path the same 128 outstanding
     leave 96 waiting, the host's time overlaps with theirs, and the path's 32 / 0.665 ms holds."""
     five = model("1x1500G@120vpu", vm="VM.Standard.E5.Flex:16", small_io=4096, paths=5, outstanding=128,
-                 read_fraction=0.7)
+                 read_pct=70)
     assert five.iops_limited_by == "outstanding_ios"
     assert five.max_iops == pytest.approx(128 / 0.715e-3, rel=0.01) == pytest.approx(181_834, rel=0.03)
     one = model("1x1500G@120vpu", vm="VM.Standard.E5.Flex:16", small_io=4096, paths=1, outstanding=128,
-                read_fraction=0.7)
+                read_pct=70)
     assert one.max_iops == pytest.approx(48_066, rel=0.005)
     fig = next(f for f in OCI.volume_types["block"].latencies if "E5" in f.families)
-    assert fig.host_ms == 0.050 and OCI.cite(fig, "host_ms").startswith("BV4DB-S20")
+    assert fig.host_ms == 0.050 and OCI.cite(fig, "host_ms").id == "BV4DB-S20"
     e3 = next(f for f in OCI.volume_types["block"].latencies if "E3" in f.families)
     assert e3.host_ms == 0.0   # E3's figure was fitted where the host's time hides behind the session queue
 
@@ -149,7 +150,7 @@ def test_base_latency_by_shape_generation():
     e5 = model("1x1T@balanced", vm="VM.Standard.E5.Flex:16")
     assert (e3.base_latency_ms, e4.base_latency_ms, e5.base_latency_ms) == (1.087, 0.657, 0.657)
     for fig in OCI.volume_types["block"].latencies:
-        assert fig.note and "DERIVED" in fig.note and OCI.cite(fig, "base_ms").startswith(fig.source)
+        assert fig.note and "DERIVED" in fig.note and OCI.cite(fig, "base_ms").id == fig.source
 
 
 # ---- 5. the instance network carries each direction up to its cap ----
@@ -159,9 +160,9 @@ def test_reads_and_writes_against_separate_direction_caps():
     the network binds at 1,440; half writes: 1,440 / 0.5 = 2,880 per direction pair, the volumes bind."""
     reads = model("9x500G@balanced", vm="VM.Standard.E3.Flex:12", host_queue_depth=128)
     assert reads.max_mbps == 1_440 and reads.mbps_limited_by == "instance_mbps"
-    mixed = model("9x500G@balanced", vm="VM.Standard.E3.Flex:12", host_queue_depth=128, read_fraction=0.5)
+    mixed = model("9x500G@balanced", vm="VM.Standard.E3.Flex:12", host_queue_depth=128, read_pct=50)
     assert mixed.mbps_limited_by == "volume_mbps_per_gb" and mixed.max_mbps == pytest.approx(2_211.8, abs=0.1)
-    seventy = model("9x500G@balanced", vm="VM.Standard.E3.Flex:12", host_queue_depth=128, read_fraction=0.7)
+    seventy = model("9x500G@balanced", vm="VM.Standard.E3.Flex:12", host_queue_depth=128, read_pct=70)
     assert seventy.max_mbps == pytest.approx(1_440 / 0.7, abs=0.1)
 
 
@@ -232,7 +233,7 @@ def test_cli_attachment_paths_read_pct():
             "--attachment", "iscsi", "--read-pct", "70", "--queue-depth", "128", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    assert (data["paths"], data["attachment"], data["workload"]["read_fraction"]) == (6, "iscsi", 0.7)
+    assert (data["paths"], data["attachment"], data["workload"]["read_pct"]) == (6, "iscsi", 70)
     for bad, what in ((["--read-pct", "150"], "--read-pct"), (["--paths", "0"], "--paths"),
                       (["--attachment", "nvme"], "--attachment")):
         r = run("model", "--layout", "1x1T@balanced", "--instance", "VM.Standard.E5.Flex:4", *bad)
@@ -247,7 +248,7 @@ def test_cli_plan_says_how_many_paths():
     r = run("plan", "--capacity", "1500G", "--target-iops", "300000", "--levels", "120vpu", "--max-volumes", "1",
             "--instance", "VM.Standard.E5.Flex:40", "--small-io", "4k", "--json")
     cand = json.loads(r.stdout)["candidates"][0]
-    assert (cand["attachment"], cand["paths"]) == ("iscsi", 6)
+    assert (cand["prediction"]["attachment"], cand["prediction"]["paths"]) == ("iscsi", 6)
 
 
 def test_plan_with_paravirtualized_attachment_uses_its_cap_and_one_path():
@@ -256,7 +257,7 @@ def test_plan_with_paravirtualized_attachment_uses_its_cap_and_one_path():
                        instance_shape="VM.Standard.E5.Flex", instance_ocpus=40, attachment="paravirtualized")
     plan = make_plan(req, OCI)
     for c in plan.candidates:
-        assert (c.attachment, c.paths) == ("paravirtualized", 1) and c.layout_detail.members >= 2
+        assert (c.prediction.attachment, c.prediction.paths) == ("paravirtualized", 1) and c.layout_detail.members >= 2
         assert c.max_iops >= 200_000
 
 

@@ -9,11 +9,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
-from blockfit.errors import InfeasibleError
 from blockfit.model import predict
 from blockfit.plan import make_plan
 from blockfit.plan.evaluate import Evaluator
-from blockfit.plan.search import brute_force, search
+from blockfit.plan.search import TIE_WINDOW, brute_force, search
 from blockfit.plan.space import SearchSpace, default_space, options_for, priced_sizes, sizes_for
 from blockfit.schema import Plan, Requirements, Workload
 from blockfit.specs import parse_instance, parse_layout
@@ -40,16 +39,16 @@ def test_part3_first_candidate_is_balanced_stripe_at_single_volume_price():
     single = predict(parse_layout("1x4.5T@balanced", "oci", OCI), parse_instance("VM.Standard.E3.Flex:12", "oci", OCI),
                      Workload(small_io=8192, host_queue_depth=128), OCI)   # the queue depth plan assumes
     assert single.max_iops == 25_000
-    assert first.cost.storage <= 1.05 * single.cost_per_month           # same storage price as one volume
-    assert first.cost.total <= 1.05 * single.costs.total                # and the same shape: same total
-    assert first.limited_by == "instance_mbps"
-    assert first.stripe_size_bytes > 0 and first.stripe_reason
+    assert first.cost.storage <= 1.05 * single.cost.storage           # same storage price as one volume
+    assert first.cost.total <= 1.05 * single.cost.total                # and the same shape: same total
+    assert first.limited_by(plan.requirements) == "instance_mbps"
+    assert first.layout_detail.stripe_size and first.stripe_reason
 
 
 def test_part3_with_ocpus_free_states_when_volumes_take_over():
     plan = part3(ocpus=None)
     first = plan.candidates[0]
-    assert first.min_ocpus is not None and first.min_ocpus <= 12
+    assert first.instance_detail.ocpus is not None and first.instance_detail.ocpus <= 12
     note = next(n for n in plan.notes if "moves from the instance network to the volumes" in n)
     ocpus = float(note.split("From ")[1].split(" OCPUs")[0])
     layout = first.layout_detail
@@ -62,12 +61,17 @@ def test_part3_with_ocpus_free_states_when_volumes_take_over():
 def test_candidates_cheapest_first_and_all_meet_targets():
     plan = make_plan(Requirements(cloud="oci", capacity_gb=2000, target_iops=120_000, target_mbps=1500,
                                   instance_shape="VM.Standard.E4.Flex", instance_ocpus=None), OCI)
-    costs = [c.cost_per_month for c in plan.candidates]
-    assert costs == sorted(costs)
+    # cheapest first, except that totals within 1 % of the cheapest tie and the fewest volumes (then OCPUs) win
+    cheapest = min(c.ranked_cost for c in plan.candidates)
+    tied = [c for c in plan.candidates if c.ranked_cost <= cheapest * TIE_WINDOW + 1e-9]
+    assert plan.candidates[:len(tied)] == tied
+    assert [c.layout_detail.members for c in tied] == sorted(c.layout_detail.members for c in tied)
+    rest = [c.ranked_cost for c in plan.candidates[len(tied):]]
+    assert rest == sorted(rest)
     for c in plan.candidates:
         assert c.max_iops >= 120_000 and c.max_mbps >= 1500 and c.layout_detail.total_gb >= 2000
         assert c.prediction.max_iops == c.max_iops
-    pareto_costs = [c.cost_per_month for c in plan.pareto]
+    pareto_costs = [c.ranked_cost for c in plan.pareto]
     assert pareto_costs == sorted(pareto_costs)
     # each extra dollar buys something: no row is matched in both IOPS and MB/s by a cheaper row (the front is
     # over total cost, so a dearer row may buy MB/s - more OCPUs - rather than IOPS)
@@ -85,24 +89,38 @@ def test_uhp_below_16_ocpus_only_with_volumes_one_path_carries():
                                   instance_shape="VM.Standard.E4.Flex", instance_ocpus=None), OCI)
     assert plan.candidates
     for c in plan.candidates:
-        assert c.attachment == "iscsi" and c.paths is not None
-        assert c.paths == max(1, -int(-c.prediction.member_iops // 50_000))
-        if (c.min_ocpus or 0) < 16:
-            assert c.paths == 1 and c.prediction.member_iops <= 50_000
+        assert c.prediction.attachment == "iscsi" and c.prediction.paths is not None
+        assert c.prediction.paths == max(1, -int(-c.prediction.member_iops // 50_000))
+        if (c.instance_detail.ocpus or 0) < 16:
+            assert c.prediction.paths == 1 and c.prediction.member_iops <= 50_000
     fat = make_plan(Requirements(cloud="oci", capacity_gb=1500, target_iops=300_000, levels=["120vpu"], max_volumes=1,
                                  instance_shape="VM.Standard.E5.Flex", instance_ocpus=40), OCI)
-    assert fat.candidates[0].paths == 6 and fat.candidates[0].max_iops == 300_000
+    assert fat.candidates[0].prediction.paths == 6 and fat.candidates[0].max_iops == 300_000
 
 
-def test_infeasible_names_the_constraint_and_bigger_shapes():
-    with pytest.raises(InfeasibleError) as exc:
-        make_plan(
-            Requirements(cloud="oci", capacity_gb=4608, target_iops=700_000, small_io=8192,
-                         instance_shape="VM.Standard.E3.Flex", instance_ocpus=12), OCI)
-    assert "700,000 IOPS" in str(exc.value) and "instance_mbps" in str(exc.value)
-    details = exc.value.details
-    assert details["best"]["max_iops"] == pytest.approx(175_781, rel=0.01)
-    assert details["alternatives"] and all(a["max_iops"] >= 700_000 for a in details["alternatives"])
+def test_infeasible_names_the_constraint_and_priced_alternatives_at_total_cost():
+    """Finding 4: the advice named BM.DenseIO.E4.128 at a storage-only price (it has no compute price) while the
+    same flexible shape with more OCPUs meets the targets. Now: priced shapes only (the requested flexible shape
+    with more OCPUs among them), at total cost, cheapest first, and planning on the named one meets the targets."""
+    req = Requirements(cloud="oci", capacity_gb=4608, target_iops=500_000, small_io=8192,
+                       instance_shape="VM.Standard.E3.Flex", instance_ocpus=12)
+    plan = make_plan(req, OCI)
+    inf = plan.infeasible
+    assert not plan.feasible and not plan.candidates and inf is not None
+    assert "500,000 IOPS" in inf.reason and "instance_mbps" in inf.reason
+    assert inf.best is not None and inf.best.max_iops == pytest.approx(175_781, rel=0.01)
+    assert inf.alternatives and all(a.max_iops >= 500_000 and a.meets_targets for a in inf.alternatives)
+    assert all(a.cost.total is not None for a in inf.alternatives)
+    totals = [a.cost.total for a in inf.alternatives]
+    assert totals == sorted(totals)
+    first = inf.alternatives[0]
+    open_count = make_plan(req.model_copy(update={"instance_shape": first.instance_detail.shape,
+                                                  "instance_ocpus": None}), OCI)
+    assert open_count.feasible and open_count.candidates[0].ranked_cost == pytest.approx(first.ranked_cost)
+    assert first.instance in inf.reason
+    # 700,000 IOPS: no priced shape reaches it; the advice names none rather than an unpriced one
+    none = make_plan(req.model_copy(update={"target_iops": 700_000}), OCI)
+    assert none.infeasible is not None and none.infeasible.alternatives == []
 
 
 def test_aws_gp3_and_io2_priced_with_provisioning_and_instance_cap_respected():
@@ -112,14 +130,14 @@ def test_aws_gp3_and_io2_priced_with_provisioning_and_instance_cap_respected():
     first = plan.candidates[0]
     vol = first.layout_detail.volume
     assert vol.type == "gp3" and vol.provisioned_iops and vol.provisioned_throughput
-    items = {c.item for c in first.prediction.cost}
+    items = {c.item for c in first.prediction.cost.items}
     assert any(i.startswith("IOPS above") for i in items) and any(i.startswith("throughput above") for i in items)
-    assert first.cost.storage == pytest.approx(sum(c.monthly for c in first.prediction.cost), abs=0.02)
-    assert first.cost_per_month == pytest.approx(first.cost.storage + first.cost.compute, abs=0.02)
+    assert first.cost.storage == pytest.approx(sum(c.monthly for c in first.prediction.cost.items), abs=0.02)
+    assert first.ranked_cost == pytest.approx(first.cost.storage + first.cost.compute, abs=0.02)
     io2 = make_plan(req.model_copy(update={"levels": ["io2"]}), AWS).candidates[0]
-    assert io2.layout_detail.volume.type == "io2" and io2.cost_per_month > first.cost_per_month
-    with pytest.raises(InfeasibleError, match="instance_iops"):
-        make_plan(req.model_copy(update={"target_iops": 100_000}), AWS)   # m6i.16xlarge: 80,000 IOPS
+    assert io2.layout_detail.volume.type == "io2" and io2.ranked_cost > first.ranked_cost
+    refused = make_plan(req.model_copy(update={"target_iops": 100_000}), AWS)   # m6i.16xlarge: 80,000 IOPS
+    assert refused.infeasible is not None and "instance_iops" in refused.infeasible.reason
 
 
 # ---- optimality: the search equals brute force on random small spaces, all clouds ---------------------
@@ -161,7 +179,7 @@ def small_problem(draw):
         max_latency_ms=draw(st.one_of(st.none(), st.floats(0.5, 20))),
         small_io=draw(st.sampled_from([4096, 8192, 16384])), large_io=draw(st.sampled_from([262144, 1048576])),
         memory_gb=draw(st.one_of(st.none(), st.floats(1, 1024))),        # compute in the objective (GCP: priced
-        read_fraction=draw(st.floats(0, 1)),                              # only with a memory figure)
+        read_pct=draw(st.floats(0, 100)),                              # only with a memory figure)
         redundancy=draw(st.sampled_from(["none", "normal", "high", "raid10"])))
     return cat, req, space
 
@@ -199,8 +217,10 @@ def test_cli_json_and_out_file(tmp_path):
             "--target-iops", "150000", "--small-io", "8k", "--json", "--out", str(out))
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    for key in ("layout", "instance", "max_iops", "max_mbps", "cost_per_month", "stripe_size", "limited_by"):
+    for key in ("layout", "instance", "stripe_reason", "meets_targets", "prediction"):
         assert key in data["candidates"][0]
+    for key in ("max_iops", "max_mbps", "cost", "iops_limited_by", "layout_detail"):
+        assert key in data["candidates"][0]["prediction"]
     assert Plan.model_validate_json(out.read_text()).candidates[0].layout == data["candidates"][0]["layout"]
 
 
@@ -241,4 +261,4 @@ def test_azure_and_gcp_plans_rank_priced_layouts():
     assert any("premium-v2: not considered" in n for n in az.notes)
     gcp = make_plan(Requirements(cloud="gcp", capacity_gb=4096, target_iops=50_000, instance_shape="n2"), CATS["gcp"])
     first = gcp.candidates[0]
-    assert first.min_ocpus == 32 and first.max_iops >= 50_000   # n2 below 32 vCPUs caps pd-ssd at 25,000
+    assert first.instance_detail.ocpus == 32 and first.max_iops >= 50_000   # n2 below 32 vCPUs caps pd-ssd at 25,000

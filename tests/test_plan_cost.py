@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from blockfit.catalog import catalog_from_toml, load_catalog
-from blockfit.errors import InfeasibleError
 from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.plan import make_plan
@@ -80,10 +79,10 @@ def test_part3_fixed_12_ocpus_is_the_part3_answer_and_says_what_more_ocpus_buy()
     plan = part3()
     first = plan.candidates[0]
     assert first.layout == "8x576G@balanced" and first.instance == "VM.Standard.E3.Flex:12"
-    assert first.limited_by == "instance_mbps"
+    assert first.limited_by(plan.requirements) == "instance_mbps"
     assert first.cost.storage == pytest.approx(4608 * BALANCED_GB_MONTH, abs=0.01)
     assert first.cost.compute == pytest.approx(12 * E3_OCPU_MONTH, abs=0.01)
-    assert first.cost_per_month == pytest.approx(first.cost.storage + first.cost.compute, abs=0.01)
+    assert first.ranked_cost == pytest.approx(first.cost.storage + first.cost.compute, abs=0.01)
     note = next(n for n in plan.notes if "more OCPUs" in n)
     more = int(note.split(" more OCPUs")[0])
     at = predict(first.layout_detail, parse_instance(f"VM.Standard.E3.Flex:{12 + more}", "oci", OCI), Workload(),
@@ -99,7 +98,7 @@ def test_part3_total_beats_one_big_volume_on_the_same_shape_in_dollars():
     first = plan.candidates[0]
     assert first.layout == "8x576G@balanced"
     # 150,000 x 8 KiB = 1,229 MB/s needs 10.24 Gbps: 11 OCPUs at 120 MB/s per Gbps
-    assert first.min_ocpus == 11 and first.cost.compute == pytest.approx(11 * E3_OCPU_MONTH, abs=0.01)
+    assert first.instance_detail.ocpus == 11 and first.cost.compute == pytest.approx(11 * E3_OCPU_MONTH, abs=0.01)
     single = next(n for n in plan.notes if n.startswith("The cheapest single volume"))
     # one volume needs UHP (60 VPU/GB for 150,000 IOPS), and UHP needs 16 OCPUs
     uhp_total = 4608 * (0.0255 + 60 * 0.0017) + 16 * E3_OCPU_MONTH
@@ -111,7 +110,7 @@ def test_part3_total_beats_one_big_volume_on_the_same_shape_in_dollars():
 def test_more_ocpus_not_worth_it_picks_the_smallest_sufficient_shape():
     req = Requirements(cloud="oci", capacity_gb=1000, target_iops=60_000, instance_shape="VM.Standard.E4.Flex")
     first = make_plan(req, OCI).candidates[0]
-    lay, n = first.layout_detail, first.min_ocpus
+    lay, n = first.layout_detail, first.instance_detail.ocpus
     assert first.max_iops >= 60_000
     short = predict(lay, parse_instance(f"VM.Standard.E4.Flex:{n - 1:g}", "oci", OCI), Workload(), OCI,
                     with_curve=False)
@@ -119,16 +118,15 @@ def test_more_ocpus_not_worth_it_picks_the_smallest_sufficient_shape():
     assert n == 5                             # 60,000 x 8 KiB = 492 MB/s > 4 x 120 MB/s
     bigger = predict(lay, parse_instance(f"VM.Standard.E4.Flex:{n + 8:g}", "oci", OCI), Workload(), OCI,
                      with_curve=False)
-    assert bigger.costs.total > first.cost.total
+    assert bigger.cost.total > first.cost.total
 
 
 def test_ocpu_bounds_and_memory_in_the_plan():
     plan = part3(ocpus=None, ocpus_min=16, memory_gb=64)
     first = plan.candidates[0]
-    assert first.min_ocpus == 16
+    assert first.instance_detail.ocpus == 16
     assert first.cost.compute == pytest.approx((16 * 0.025 + 64 * 0.0015) * 730, abs=0.01)
-    with pytest.raises(InfeasibleError):
-        part3(ocpus=None, ocpus_max=8)
+    assert not part3(ocpus=None, ocpus_max=8).feasible
 
 
 # ---- redundancy and the mix, checked by hand -----------------------------------------------------------
@@ -136,9 +134,9 @@ def test_ocpu_bounds_and_memory_in_the_plan():
 def test_redundancy_by_hand_instance_bound_writes_double():
     lay = parse_layout("8x576G@balanced", "oci", OCI).model_copy(update={"redundancy": "normal", "manager": "asm"})
     inst = parse_instance("VM.Standard.E3.Flex:12", "oci", OCI)
-    none = predict(lay.model_copy(update={"redundancy": "none"}), inst, Workload(read_fraction=0.0), OCI,
+    none = predict(lay.model_copy(update={"redundancy": "none"}), inst, Workload(read_pct=0), OCI,
                    with_curve=False)
-    normal = predict(lay, inst, Workload(read_fraction=0.0), OCI, with_curve=False)
+    normal = predict(lay, inst, Workload(read_pct=0), OCI, with_curve=False)
     # all writes, two copies each: the instance's 1,440 MB/s carries 720 MB/s of logical writes
     assert normal.max_mbps == pytest.approx(1440 / 2, abs=0.1)
     assert normal.max_iops == pytest.approx(none.max_iops / 2, rel=1e-3)
@@ -148,7 +146,7 @@ def test_redundancy_by_hand_instance_bound_writes_double():
 
 def test_redundancy_by_hand_volume_bound_mixed_high():
     lay = parse_layout("2x500G@balanced", "oci", OCI).model_copy(update={"redundancy": "high", "manager": "asm"})
-    p = predict(lay, parse_instance("VM.Standard.E4.Flex:40", "oci", OCI), Workload(read_fraction=0.7), OCI,
+    p = predict(lay, parse_instance("VM.Standard.E4.Flex:40", "oci", OCI), Workload(read_pct=70), OCI,
                 with_curve=False)
     # 2 x 25,000 IOPS of volume I/O; 0.7 reads + 0.3 writes x 3 = 1.6 volume I/Os per I/O
     assert p.write_amplification == pytest.approx(1.6)
@@ -158,16 +156,16 @@ def test_redundancy_by_hand_volume_bound_mixed_high():
 
 
 def test_write_heavy_plan_at_normal_redundancy_buys_twice_the_write_capacity():
-    base = dict(cloud="oci", capacity_gb=1000, target_iops=40_000, read_fraction=0.0,
+    base = dict(cloud="oci", capacity_gb=1000, target_iops=40_000, read_pct=0,
                 instance_shape="VM.Standard.E4.Flex", instance_ocpus=40.0)
     none = make_plan(Requirements(**base), OCI).candidates[0]
     normal = make_plan(Requirements(**base, redundancy="normal", manager="asm"), OCI).candidates[0]
     assert normal.layout_detail.redundancy == "normal" and normal.layout_detail.total_gb >= 2000
     assert normal.max_iops >= 40_000
     # the volumes it buys carry twice the writes: raw IOPS of the layout >= 2 x the target
-    raw = min(r.iops_at_small_io for r in normal.prediction.limits if r.name.startswith("volume_")) * 2
+    raw = min(r.iops for r in normal.prediction.limits if r.name.startswith("volume_")) * 2
     assert raw >= 80_000
-    raw_none = min(r.iops_at_small_io for r in none.prediction.limits if r.name.startswith("volume_"))
+    raw_none = min(r.iops for r in none.prediction.limits if r.name.startswith("volume_"))
     assert raw / raw_none == pytest.approx(2, rel=0.25)
 
 
@@ -183,11 +181,11 @@ def test_cli_plan_json_carries_costs_mix_and_redundancy():
     assert r.returncode == 0, r.stderr
     plan = Plan.model_validate_json(r.stdout)
     first = plan.candidates[0]
-    assert plan.requirements.read_fraction == 0.7 and plan.requirements.redundancy == "normal"
+    assert plan.requirements.read_pct == 70 and plan.requirements.redundancy == "normal"
     assert plan.requirements.manager == "asm" and plan.requirements.memory_gb == 64
     assert first.cost.total == pytest.approx(first.cost.storage + first.cost.compute, abs=0.01)
-    assert first.prediction.redundancy == "normal" and first.prediction.read_fraction == 0.7
-    assert 4 <= first.min_ocpus <= 32 and first.cost.compute_detail.memory_gb == 64
+    assert first.prediction.redundancy == "normal" and first.prediction.workload.read_pct == 70
+    assert 4 <= first.instance_detail.ocpus <= 32 and first.cost.compute_detail.memory_gb == 64
 
 
 def test_cli_model_shows_storage_compute_total():
@@ -195,7 +193,7 @@ def test_cli_model_shows_storage_compute_total():
             "--redundancy", "normal", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    assert data["costs"]["total"] == pytest.approx(4608 * BALANCED_GB_MONTH + 12 * E3_OCPU_MONTH, abs=0.02)
+    assert data["cost"]["total"] == pytest.approx(4608 * BALANCED_GB_MONTH + 12 * E3_OCPU_MONTH, abs=0.02)
     assert data["redundancy"] == "normal" and data["max_mbps"] == pytest.approx(720, abs=0.1)
     r = run("model", "--layout", "8x576G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--redundancy", "normal",
             "--read-pct", "50")

@@ -58,9 +58,10 @@ def test_model_plan_build_report_is_self_contained_with_a_section_each(results: 
     # the summary is made from the result's own figures
     summary = re.search(r'<p class="summary">(.*?)</p>', m, re.S)
     assert summary is not None
-    assert fmt_num(model["max_iops"]) in summary.group(1) and fmt_money(model["cost_per_month"]) in summary.group(1)
+    assert fmt_num(model["max_iops"]) in summary.group(1) and fmt_money(model["cost"]["total"]) in summary.group(1)
     assert m.count("<svg") == 2  # limits bars + queueing curve
-    assert m.count("<tr") == len(model["limits"]) + 1 + len(model["cost"]) + 2  # + header rows and the total
+    # header + limits; header + line items + storage, compute and total
+    assert m.count("<tr") == len(model["limits"]) + 1 + len(model["cost"]["items"]) + 4
     p = section_html(html, "plan")
     best = plan["candidates"][0]
     assert best["layout"] in p and fmt_num(best["max_iops"]) in p and p.count("<svg") == 1

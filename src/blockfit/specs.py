@@ -17,7 +17,7 @@ from blockfit.catalog import Catalog, load_catalog
 from blockfit.errors import InputError
 from blockfit.model.instance import find_shape
 from blockfit.model.kinds.oci import vpu_from_level_text
-from blockfit.model.predict import normalize_volume
+from blockfit.model.resolve import normalize_volume
 from blockfit.schema import Instance, Layout, Volume
 from blockfit.schema.layout import Manager
 from blockfit.units import parse_volume_gb

@@ -106,13 +106,13 @@ def fmt_io_size(nbytes: int) -> str:
     return str(nbytes)
 
 
-def fmt_random_mix(read_fraction: float) -> str:
+def fmt_random_mix(read_share: float) -> str:
     """1.0 → 'random reads', 0.7 → 'random I/O (70 % reads)', 0.0 → 'random writes'."""
-    if read_fraction >= 1:
+    if read_share >= 1:
         return "random reads"
-    if read_fraction <= 0:
+    if read_share <= 0:
         return "random writes"
-    return f"random I/O ({100 * read_fraction:g} % reads)"
+    return f"random I/O ({100 * read_share:g} % reads)"
 
 
 def fmt_gb(gb: float) -> str:

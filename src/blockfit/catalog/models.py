@@ -6,7 +6,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from blockfit.schema.citation import Citation
 
 
 class Source(BaseModel):
@@ -179,11 +181,18 @@ class Catalog(BaseModel):
     shapes: dict[str, Shape]
     compute_prices: dict[str, ComputePrice] = Field(default_factory=dict)
     path: str = ""
+    _citations: dict[str, Citation] = PrivateAttr(default_factory=dict)
 
     def source(self, source_id: str) -> Source:
         return self.sources[source_id]
 
-    def cite(self, entry: Sourced, field: str) -> str:
-        """'OCI-PERF (2024-07-19) https://…' for one figure of one entry."""
-        s = self.sources[entry.source_of(field)]
-        return f"{s.id} ({s.date.isoformat()}) {s.url}"
+    def cite(self, entry: Sourced, field: str) -> Citation:
+        """The source of one figure of one entry: id, public URL (None where blockfit assumed it), date. Made once
+        per source: plan's search cites on its hot path."""
+        sid = entry.source_of(field)
+        found = self._citations.get(sid)
+        if found is None:
+            s = self.sources[sid]
+            found = self._citations[sid] = Citation(id=s.id, url=None if s.url == "none" else s.url,
+                                                    date=s.date.isoformat())
+        return found

@@ -22,12 +22,11 @@ from blockfit.cli.common import (
     latency_ms,
     memory_gb,
     positive_int,
-    read_fraction,
     redundancy_option,
 )
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.model import predict
-from blockfit.schema import Prediction, Workload
+from blockfit.schema import Citation, Cost, Prediction, Workload
 from blockfit.specs import LAYOUT_HELP, parse_instance, parse_layout
 from blockfit.units import parse_io_size
 
@@ -71,7 +70,8 @@ def model_command(
     inst = parse_instance(instance, cloud, cat)
     wl = Workload(small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
-                  outstanding=positive_int(outstanding, "--outstanding"), read_fraction=read_fraction(read_pct))
+                  outstanding=positive_int(outstanding, "--outstanding"),
+                  read_pct=100.0 if read_pct is None else read_pct)
     pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency), memory_gb=memory_gb(memory))
     save_report(pred, report)
     if json_out:
@@ -88,17 +88,18 @@ LIMIT_LABELS = {
 }
 
 
-def _cost_line(p: Prediction) -> str:
-    """'$195.84 storage + $232.14 compute (12 OCPUs, 12 GB) = $427.98 per month (730 h)'."""
-    storage = "unknown" if p.cost_per_month is None else f"${p.cost_per_month:,.2f}"
-    c = p.costs
-    if c is None or c.compute is None:
-        why = f" ({c.compute_detail.note})" if c and c.compute_detail and c.compute_detail.note else ""
-        return f"{storage} storage per month; compute unknown{why}"
+def cost_line(c: Cost) -> str:
+    """'$195.84 storage + $232.14 compute (12 OCPUs, 12 GB) = $427.98 per month (730 h, us-ashburn-1)'."""
+    storage = "unknown" if c.storage is None else f"${c.storage:,.2f}"
+    where = f"{c.hours_per_month:g} h" + (f", {c.region}" if c.region else "")
     d = c.compute_detail
-    shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} OCPUs, {d.memory_gb:g} GB)"
+    if c.compute is None:
+        why = f" ({d.note})" if d and d.note else ""
+        return f"{storage} storage per month ({where}); compute unknown{why}"
+    unit = "OCPUs" if d and d.shape.startswith(("VM.", "BM.")) else "vCPUs"
+    shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} {unit}, {d.memory_gb:g} GB)"
     total = "unknown" if c.total is None else f"${c.total:,.2f}"
-    return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({c.hours_per_month:g} h)"
+    return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({where})"
 
 
 def limit_label(name: str) -> str:
@@ -117,14 +118,14 @@ def render_prediction(p: Prediction) -> None:
     wl = p.workload
     console.print(f"[bold]{p.layout}[/] on [bold]{p.instance}[/] ({p.cloud} catalog {p.catalog_version})")
     why = {row.name: row.description for row in p.limits}
-    mix = fmt_random_mix(wl.read_fraction)
+    mix = fmt_random_mix(wl.read_share)
     console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} {mix}, "
                   f"limited by [bold]{why[p.iops_limited_by]}[/]")
     console.print(f"  max MB/s  [bold green]{p.max_mbps:>12,.1f}[/] at {fmt_io_size(wl.large_io)} I/Os, "
                   f"limited by [bold]{why[p.mbps_limited_by]}[/]")
     if p.max_iops_at_latency is not None:
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}")
-    console.print(f"  cost      {_cost_line(p)}")
+    console.print(f"  cost      {cost_line(p.cost)}")
     if p.redundancy_note:
         console.print(f"  mirroring {p.redundancy_note}; usable {p.usable_gb or 0:,.0f} GB "
                       f"of {p.layout_detail.total_gb:,} GB")
@@ -133,18 +134,29 @@ def render_prediction(p: Prediction) -> None:
     for col in (f"IOPS @{fmt_io_size(wl.small_io)}", "", f"MB/s @{fmt_io_size(wl.large_io)}", ""):
         table.add_column(col, justify="right", no_wrap=True)
     for row in p.limits:
-        table.add_row(row.description, f"{row.iops_at_small_io:,.0f}",
+        table.add_row(row.description, f"{row.iops:,.0f}",
                       _headroom(row.name == p.iops_limited_by, row.iops_headroom_pct),
-                      f"{row.mbps_at_large_io:,.1f}", _headroom(row.name == p.mbps_limited_by, row.mbps_headroom_pct))
+                      f"{row.mbps:,.1f}", _headroom(row.name == p.mbps_limited_by, row.mbps_headroom_pct))
     console.print(table)
     costs = Table(title="Cost per month", title_justify="left")
     for col in ("item", "quantity", "unit price", "monthly"):
         costs.add_column(col, justify="left" if col == "item" else "right")
-    for c in p.cost:
+    for c in p.cost.items:
         costs.add_row(c.item, f"{c.quantity:,.0f} {c.unit}", "?" if c.unit_price is None else f"${c.unit_price:g}",
                       "?" if c.monthly is None else f"${c.monthly:,.2f}")
     console.print(costs)
     for w in p.warnings:
         console.print(f"[yellow]warning:[/] {w}")
-    sources = sorted({r.source for r in p.limits if r.source} | {c.source for c in p.cost if c.source})
-    console.print("[dim]sources: " + "; ".join(sources) + "[/]")
+    for note in p.notes:
+        console.print(f"[dim]note:[/] {note}")
+    console.print("[dim]sources: " + "; ".join(str(c) for c in prediction_sources(p)) + "[/]")
+
+
+def prediction_sources(p: Prediction) -> list[Citation]:
+    """Every source behind a prediction's figures, once each, by id."""
+    found = {c.id: c for r in p.limits for c in r.sources}
+    found.update({c.source.id: c.source for c in p.cost.items if c.source})
+    detail = p.cost.compute_detail
+    if detail and detail.source:
+        found[detail.source.id] = detail.source
+    return sorted(found.values(), key=lambda c: c.id)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -30,15 +29,15 @@ from blockfit.cli.common import (
     percent,
     positive_int,
     positive_target,
-    read_fraction,
     redundancy_option,
 )
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
-from blockfit.errors import InfeasibleError, InputError
+from blockfit.errors import InputError
 from blockfit.files import write_atomically
 from blockfit.history import derive_targets
 from blockfit.plan import make_plan
+from blockfit.plan.advice import money
 from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
 from blockfit.specs import parse_instance
 from blockfit.units import parse_volume_gb
@@ -134,37 +133,33 @@ def plan_command(
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
         levels=comma_list(levels, "--levels"),
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
-        read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"),
+        read_pct=100.0 if read_pct is None else read_pct, attachment=attachment(attach),
+        paths=positive_int(paths, "--paths"),
         memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
     if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
         raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
-    try:
-        plan = make_plan(req, cat)
-    except InfeasibleError as exc:
-        if json_out:
-            print_json({"error": str(exc), "feasible": False, **(exc.details or {})})  # type: ignore[dict-item]
-            raise typer.Exit(3) from None
-        _render_infeasible(exc)
-        raise typer.Exit(3) from None
+    plan = make_plan(req, cat)
     if out is not None:
         write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out")
     save_report(plan, report)
     if json_out:
         print_json(plan)
-    else:
+    elif plan.feasible:
         render_plan(plan, out)
+    else:
+        render_infeasible(plan)
+    if not plan.feasible:
+        raise typer.Exit(3)
 
 
 def _dollars(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.2f}"
 
 
-def _row(c: Candidate) -> list[str]:
-    storage = c.cost.storage if c.cost else c.cost_per_month
-    compute = c.cost.compute if c.cost else None
-    total = c.cost.total if c.cost else None
-    return [c.layout, c.instance, f"{c.max_iops:,.0f}", f"{c.max_mbps:,.0f}", _dollars(storage), _dollars(compute),
-            _dollars(total), limit_label(c.limited_by)]
+def _row(c: Candidate, req: Requirements) -> list[str]:
+    mark = "" if c.meets_targets else " [dim](misses a target)[/]"
+    return [c.layout + mark, c.instance, f"{c.max_iops:,.0f}", f"{c.max_mbps:,.0f}", _dollars(c.cost.storage),
+            _dollars(c.cost.compute), _dollars(c.cost.total), limit_label(c.limited_by(req))]
 
 
 COLUMNS = ("layout", "instance", "max IOPS", "max MB/s", "storage", "compute", "total /month", "limited by")
@@ -182,8 +177,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     req = plan.requirements
     targets = [f"{req.needed_gb:,.0f} GB" + ("" if req.redundancy == "none" else f" raw ({req.redundancy} "
                                                                                  "redundancy)")]
-    if req.read_fraction < 1:
-        targets.append(f"{100 * req.read_fraction:.0f} % reads")
+    if req.read_pct < 100:
+        targets.append(f"{req.read_pct:.0f} % reads")
     if req.target_iops:
         targets.append(f"{req.target_iops:,.0f} IOPS")
     if req.target_mbps:
@@ -195,21 +190,18 @@ def render_plan(plan: Plan, out: Path | None) -> None:
                   f"({plan.cloud} catalog {plan.catalog_version})")
     table = _table("Candidates meeting every target, cheapest total (storage + compute, 730 h a month) first")
     for c in plan.candidates:
-        table.add_row(*_row(c))
+        table.add_row(*_row(c, req))
     if req.history is not None:
         console.print(history_line(req.history))
     console.print(table)
     best = plan.candidates[0]
-    money = _dollars(best.cost_per_month) if best.cost is None else (
-        f"{_dollars(best.cost.storage)} storage + {_dollars(best.cost.compute)} compute = "
-        f"{_dollars(best.cost.total)}")
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
-                  f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money} a month, "
-                  f"limited by {limit_label(best.limited_by)}.")
+                  f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money(best.cost)} a month, "
+                  f"limited by {limit_label(best.limited_by(req))}.")
     if best.prediction.redundancy_note:
         console.print(f"  redundancy: {best.prediction.redundancy_note} "
                       f"(usable {best.prediction.usable_gb or 0:,.0f} GB of {best.layout_detail.total_gb:,} GB)")
-    if best.cost and best.cost.compute_detail and best.cost.compute_detail.note:
+    if best.cost.compute_detail and best.cost.compute_detail.note:
         console.print(f"  [yellow]{best.cost.compute_detail.note}[/]")
     attach = attachment_advice(best)
     if attach:
@@ -220,7 +212,7 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if plan.pareto:
         pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
         for c in plan.pareto:
-            pt.add_row(*_row(c))
+            pt.add_row(*_row(c, req))
         console.print(pt)
     for w in best.prediction.warnings:
         console.print(f"[yellow]warning:[/] {w}")
@@ -242,19 +234,24 @@ def history_line(h: DerivedTargets) -> str:
 
 def attachment_advice(c: Candidate) -> str | None:
     """How each volume must be attached: for UHP the iSCSI paths that must carry I/O."""
-    if c.attachment is None:
+    p = c.prediction
+    if p.attachment is None:
         return None
-    if c.attachment == "iscsi" and c.paths and c.paths > 1:
-        return (f"each volume over a multipath-enabled iSCSI attachment with I/O spread over {c.paths} paths "
-                f"(one path carries at most {c.prediction.path_iops_cap:,.0f} IOPS / "
-                f"{c.prediction.path_mbps_cap:,.0f} MB/s).")
-    return f"each volume over {'iSCSI' if c.attachment == 'iscsi' else c.attachment} ({c.paths or 1} path)."
+    if p.attachment == "iscsi" and p.paths and p.paths > 1:
+        return (f"each volume over a multipath-enabled iSCSI attachment with I/O spread over {p.paths} paths "
+                f"(one path carries at most {p.path_iops_cap:,.0f} IOPS / {p.path_mbps_cap:,.0f} MB/s).")
+    return f"each volume over {'iSCSI' if p.attachment == 'iscsi' else p.attachment} ({p.paths or 1} path)."
 
 
-def _render_infeasible(exc: InfeasibleError) -> None:
-    print(f"blockfit: infeasible: {exc}", file=sys.stderr)
-    details = exc.details if isinstance(exc.details, dict) else {}
-    if details.get("best"):
-        print("best on this instance: " + json.dumps(details["best"]), file=sys.stderr)
-    for alt in details.get("alternatives", []):
-        print("alternative: " + json.dumps(alt), file=sys.stderr)
+def render_infeasible(plan: Plan) -> None:
+    """Why nothing meets the targets, the best this instance reaches, and what other shapes would, on stderr."""
+    inf = plan.infeasible
+    assert inf is not None
+    print(f"blockfit: infeasible: {inf.reason}", file=sys.stderr)
+    if inf.best is not None:
+        b = inf.best
+        print(f"  best on {b.instance}: {b.layout}, {b.max_iops:,.0f} IOPS / {b.max_mbps:,.0f} MB/s for "
+              f"{money(b.cost)} a month", file=sys.stderr)
+    for alt in inf.alternatives:
+        print(f"  on {alt.instance}: {alt.layout}, {alt.max_iops:,.0f} IOPS / {alt.max_mbps:,.0f} MB/s for "
+              f"{money(alt.cost)} a month", file=sys.stderr)

@@ -73,7 +73,7 @@ class BuildContext:
 
     @property
     def stripe_bytes(self) -> int:
-        return int(self.layout.stripe_size or self.candidate.stripe_size_bytes)
+        return int(self.layout.stripe_size or 0)
 
     @property
     def source(self) -> str:

@@ -47,7 +47,7 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
 
 def wanted_paths(ctx: BuildContext) -> int:
     """The paths the plan says each volume's attachment carries I/O on (0: not stated; the script wants ≥ 2)."""
-    return ctx.layout.paths or ctx.candidate.paths or 0
+    return ctx.layout.paths or ctx.candidate.prediction.paths or 0
 
 
 def multipath_policy(ctx: BuildContext, paths: int) -> GeneratedFile:

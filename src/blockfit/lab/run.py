@@ -41,12 +41,12 @@ from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.scale import IOPS_BUDGET, choose_scale
-from blockfit.model.predict import ISCSI_PATH
+from blockfit.model.limits import ISCSI_PATH
 from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
-from blockfit.schema.prediction import LimitRow
-from blockfit.units import KIB, MB, MIB, fmt_io_size
+from blockfit.schema.prediction import Limit
+from blockfit.units import KIB, MB, MIB
 
 Kind = Literal["iops", "mbps"]
 Direction = Literal["read", "write"]
@@ -150,7 +150,7 @@ def resolve(req: LabRequest) -> Subject:
         cloud, layout = plan.cloud, best.layout_detail
         instance = parse_instance(best.instance, cloud)
         workload = best.prediction.workload
-        stripe_size = best.stripe_size_bytes
+        stripe_size = layout.stripe_size or 0
     else:
         if not (req.cloud and req.layout and req.instance):
             raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")
@@ -248,10 +248,8 @@ def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | 
                                   instance_shape=subject.instance.shape, instance_ocpus=subject.instance.ocpus,
                                   manager=layout.manager),
         candidates=[Candidate(
-            layout=pred.layout, layout_detail=layout, instance=subject.instance.spec, max_iops=pred.max_iops,
-            max_mbps=pred.max_mbps, cost_per_month=pred.cost_per_month or 0.0,
-            stripe_size=fmt_io_size(subject.stripe_size), stripe_size_bytes=subject.stripe_size,
-            stripe_reason="given to blockfit lab", limited_by=pred.iops_limited_by, prediction=pred)],
+            layout=pred.layout, instance=subject.instance.spec, stripe_reason="given to blockfit lab",
+            meets_targets=True, prediction=pred.model_copy(update={"layout_detail": layout}))],
         notes=["written by blockfit lab for the build scripts it runs in the guest"])
 
 
@@ -305,7 +303,7 @@ def iodepth_for(members: int, kind: Kind) -> int:
     return max(low, min(high, per_member * members))
 
 
-def emulated_rows(pred: Prediction, paths: int | None = None) -> list[LimitRow]:
+def emulated_rows(pred: Prediction, paths: int | None = None) -> list[Limit]:
     """The model's limits the lab emulates: rate caps of the volumes, the instance, and (with paths) each path.
 
     Limits from queueing (iSCSI session depth, host queue depth) depend on the cloud's latency, which the lab
@@ -320,8 +318,8 @@ def emulated_limit(pred: Prediction, kind: Kind, paths: int | None = None) -> tu
     rows = emulated_rows(pred, paths)
     if not rows:
         return (pred.iops_limited_by, pred.max_iops) if kind == "iops" else (pred.mbps_limited_by, pred.max_mbps)
-    row = min(rows, key=lambda r: r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io)
-    return row.name, row.iops_at_small_io if kind == "iops" else row.mbps_at_large_io
+    row = min(rows, key=lambda r: r.iops if kind == "iops" else r.mbps)
+    return row.name, row.iops if kind == "iops" else row.mbps
 
 
 def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
@@ -333,7 +331,7 @@ def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
     """
     rows = emulated_rows(pred, paths)
     options: list[tuple[str, float]] = [
-        (r.name, (r.iops_at_small_io if kind == "iops" else r.mbps_at_large_io) * scale) for r in rows]
+        (r.name, (r.iops if kind == "iops" else r.mbps) * scale) for r in rows]
     if not options:
         options = [(n, v) for n, v in (("volume", member_total), ("instance", instance)) if v]
     options = [(n, v) for n, v in options if v and v > 0]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from blockfit.catalog.models import Catalog, LatencyFigure, Shape, VolumeType
 from blockfit.errors import InputError
 from blockfit.model.instance import InstanceCaps, find_shape
-from blockfit.schema import Instance, Layout
+from blockfit.model.kinds import MemberPerf
+from blockfit.schema import Citation, Instance, Layout
 
 
 @dataclass
@@ -27,10 +28,10 @@ class AttachmentPerf:
     transfer_mbps: float | None         # one path's per-I/O transfer rate (None: no transfer term)
     host_ms: float                      # time in the host outside the device per I/O (hidden while I/Os queue)
     latency_rule: str
-    latency_cite: str | None
+    latency_cite: Citation | None
     multipath_ok: bool | None = None
     pv_max_iops: float | None = None    # a paravirtualized attachment's IOPS cap per volume (OCI UHP: 150,000)
-    host_cite: str | None = None
+    host_cite: Citation | None = None
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -51,8 +52,9 @@ class AttachmentPerf:
 
 
 def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance, caps: InstanceCaps,
-                    host_queue_depth: int | None = None) -> AttachmentPerf:
-    """The attachment the layout asks for (or the type's default) with its paths, ceilings and latency."""
+                    host_queue_depth: int | None = None, member: MemberPerf | None = None) -> AttachmentPerf:
+    """The attachment the layout asks for (or the type's default) with its paths (`default_paths` when the layout
+    names none; `member` is the volume's caps they must reach), ceilings and latency."""
     if vt.default_attachment is None and (layout.attachment or layout.paths):
         raise InputError(f"--attachment/--paths: {vt.name} has no attachment types in the {cat.cloud} catalog "
                          "(expected them only for OCI volumes)")
@@ -72,7 +74,7 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     if att is None:
         return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite)
     warnings: list[str] = []
-    paths = layout.paths or vt.default_paths.get(att, 1)
+    paths = layout.paths or default_paths(vt, att, caps, member)
     if vt.max_paths is not None and paths > vt.max_paths:
         raise InputError(f"--paths {paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
     multipath_ok = caps.uhp_ok
@@ -88,6 +90,18 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer, host_ms=host,
         latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok,
         pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=host_cite, warnings=warnings)
+
+
+def default_paths(vt: VolumeType, attachment: str, caps: InstanceCaps, member: MemberPerf | None) -> int:
+    """The one rule for how many paths carry a volume's I/O when the user names none (model, plan, lab and build
+    all use it): an iSCSI attachment OCI makes multipath-enabled (a block volume on a shape that gets
+    multipath-enabled attachments, attached by the agent, as the UHP seed did: "Multipath: Yes") carries I/O on as
+    many paths as the volume's caps need (one path stops at the Higher Performance maxima); otherwise the type's
+    default (one). `--paths 1` models a one-path setup."""
+    fallback = vt.default_paths.get(attachment, 1)
+    if attachment != "iscsi" or member is None or vt.max_paths is not None or caps.uhp_ok is False:
+        return fallback
+    return max(fallback, paths_needed(member.iops, member.mbps, vt.path_max_iops, vt.path_max_mbps))
 
 
 def _latency_figure(vt: VolumeType, shape: Shape, att: str | None) -> LatencyFigure | None:

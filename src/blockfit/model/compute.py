@@ -8,9 +8,7 @@ minimum when none is given. Fixed shapes cost their hourly price. No catalog fig
 from __future__ import annotations
 
 from blockfit.catalog import Catalog
-from blockfit.schema.cost import ComputeCost
-
-HOURS_PER_MONTH = 730.0
+from blockfit.schema.cost import HOURS_PER_MONTH, ComputeCost
 
 
 def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None = None) -> ComputeCost:

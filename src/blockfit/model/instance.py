@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from blockfit.catalog.models import Catalog, Shape
 from blockfit.errors import InputError
-from blockfit.schema import Instance
+from blockfit.schema import Citation, Instance
 
 
 @dataclass
@@ -16,8 +16,8 @@ class InstanceCaps:
     iops_rule: str
     mbps: float | None
     mbps_rule: str
-    iops_cite: str | None = None
-    mbps_cite: str | None = None
+    iops_cite: Citation | None = None
+    mbps_cite: Citation | None = None
     gbps: float | None = None
     attach_max: int | None = None
     attach_pv_max: int | None = None

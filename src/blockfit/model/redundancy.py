@@ -4,7 +4,7 @@ capacity / copies.
 
 A cap on reads and writes together (volume IOPS and MB/s, instance IOPS, iSCSI paths) of C carries
 C / (r + (1 - r) x copies) logical I/Os, r the read share. The instance network is full duplex, each direction
-capped: C / max(r, (1 - r) x copies) (predict.instance_limits).
+capped: C / max(r, (1 - r) x copies) (limits.instance_caps_list).
 """
 
 from __future__ import annotations
@@ -15,32 +15,32 @@ from typing import Any, TypeVar
 from blockfit.schema.cost import COPIES
 
 L = TypeVar("L")
-DIRECTIONAL = "instance_mbps"   # capped per direction (predict.instance_limits), not on reads + writes together
+DIRECTIONAL = "instance_mbps"   # capped per direction (limits.instance_caps_list), not on reads + writes together
 
 
 def copies(redundancy: str) -> int:
     return COPIES[redundancy]
 
 
-def amplification(redundancy: str, read_fraction: float) -> float:
+def amplification(redundancy: str, read_share: float) -> float:
     """Physical I/Os per logical I/O: 1 for no mirroring or a read-only load."""
-    return read_fraction + (1 - read_fraction) * copies(redundancy)
+    return read_share + (1 - read_share) * copies(redundancy)
 
 
-def describe(redundancy: str, read_fraction: float) -> str | None:
+def describe(redundancy: str, read_share: float) -> str | None:
     """'writes x 2 at normal redundancy (30 % writes: 1.30 volume I/Os per I/O)', or None when nothing changes."""
-    amp = amplification(redundancy, read_fraction)
+    amp = amplification(redundancy, read_share)
     if amp == 1:
         return None
     what = "RAID10" if redundancy == "raid10" else f"{redundancy} redundancy"
-    return (f"writes x {copies(redundancy)} at {what} ({100 * (1 - read_fraction):.0f} % writes: "
+    return (f"writes x {copies(redundancy)} at {what} ({100 * (1 - read_share):.0f} % writes: "
             f"{amp:.2f} volume I/Os per I/O)")
 
 
-def binding_sentence(redundancy: str, read_fraction: float, limit: Any, instance_mbps: float | None) -> str | None:
+def binding_sentence(redundancy: str, read_share: float, limit: Any, instance_mbps: float | None) -> str | None:
     """Which side the mirrored writes exhaust, in the binding limit's own unit (predict's logical Limit):
     "writes x 2 at normal redundancy exhaust the instance's 1,440 MB/s"."""
-    amp = amplification(redundancy, read_fraction)
+    amp = amplification(redundancy, read_share)
     if amp == 1:
         return None
     what = "RAID10" if redundancy == "raid10" else f"{redundancy} redundancy"
@@ -54,13 +54,13 @@ def binding_sentence(redundancy: str, read_fraction: float, limit: Any, instance
     return f"writes x {copies(redundancy)} at {what} exhaust {side} {figure}"
 
 
-def logical_limits(limits: list[L], redundancy: str, read_fraction: float) -> list[L]:
-    """Every cap divided by the amplification, its description saying so (limits: predict's Limit rows). The
-    instance network is full duplex: predict's instance_limits already splits it by direction, copies included."""
-    amp = amplification(redundancy, read_fraction)
+def logical_limits(limits: list[L], redundancy: str, read_share: float) -> list[L]:
+    """Every cap divided by the amplification, its description saying so (limits: the caps of model/limits.py). The
+    instance network is full duplex: limits.instance_caps_list already splits it by direction, copies included."""
+    amp = amplification(redundancy, read_share)
     if amp == 1:
         return limits
-    note = describe(redundancy, read_fraction)
+    note = describe(redundancy, read_share)
     out = []
     for lim in limits:
         row: Any = lim

@@ -15,24 +15,24 @@ from blockfit.model.instance import find_shape
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
-from blockfit.schema import Candidate, Instance, Layout, Requirements, Workload
+from blockfit.schema import Candidate, Cost, Instance, Layout, Requirements, Workload
 
 VOLUME_LIMITS = ("volume_",)
 
 
-def money(storage: float | None, compute: float | None) -> str:
-    """'$195.84 storage + $232.14 compute = $427.98' (compute unknown: said so)."""
-    s = "unknown" if storage is None else f"${storage:,.2f}"
-    if compute is None:
+def money(cost: Cost) -> str:
+    """'$195.84 storage + $232.14 compute = $427.98' (a part unknown: said so)."""
+    s = "unknown" if cost.storage is None else f"${cost.storage:,.2f}"
+    if cost.compute is None:
         return f"{s} storage + compute unknown"
-    total = "unknown" if storage is None else f"${storage + compute:,.2f}"
-    return f"{s} storage + ${compute:,.2f} compute = {total}"
+    total = "unknown" if cost.total is None else f"${cost.total:,.2f}"
+    return f"{s} storage + ${cost.compute:,.2f} compute = {total}"
 
 
 def workload(req: Requirements) -> Workload:
     """The workload plan predicts for; on OCI every iSCSI session at the queue depth plan assumes (see notes)."""
     depth = PLAN_SESSION_DEPTH if req.cloud == "oci" else None
-    return Workload(small_io=req.small_io, large_io=req.large_io, read_fraction=req.read_fraction,
+    return Workload(small_io=req.small_io, large_io=req.large_io, read_pct=req.read_pct,
                     host_queue_depth=depth)
 
 
@@ -43,18 +43,18 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
         return []
     out = []
     vol = first.layout_detail.volume.model_copy(update={"size_gb": first.layout_detail.total_gb})
-    ocpus = req.instance_ocpus if req.instance_ocpus is not None else first.min_ocpus
-    inst = Instance(cloud=cat.cloud, shape=req.instance_shape, ocpus=ocpus)
+    inst = first.instance_detail
     try:
         one = predict(Layout(members=1, volume=vol, redundancy=req.redundancy), inst, workload(req), cat,
                       with_curve=False, memory_gb=req.memory_gb)
     except InputError:
         one = None
-    if one is not None and one.cost_per_month and one.costs is not None:
-        mine = first.cost.total if first.cost and first.cost.total is not None else first.cost_per_month
-        theirs = one.costs.total if one.costs.total is not None else one.cost_per_month
+    if one is not None and one.cost.storage:
+        mine = first.cost.total if first.cost.total is not None else first.cost.storage
+        theirs = one.cost.total if one.cost.total is not None else one.cost.storage
+        assert mine is not None and theirs is not None
         out.append(f"Versus one {one.layout} volume on {inst.spec} ({one.max_iops:,.0f} IOPS / {one.max_mbps:,.0f} "
-                   f"MB/s; {money(one.costs.storage, one.costs.compute)}): {first.max_iops / one.max_iops:.1f}x the "
+                   f"MB/s; {money(one.cost)}): {first.max_iops / one.max_iops:.1f}x the "
                    f"IOPS and {first.max_mbps / one.max_mbps:.1f}x the MB/s at {100 * (mine / theirs - 1):+.1f}% "
                    f"total cost.")
     alone = dataclasses.replace(space, members=[1])
@@ -64,21 +64,25 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
                    f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'}: the stripe is the only way.")
     else:
         p = found[0]
-        spec = predict(Layout(members=1, volume=p.option.volume(cat.cloud, p.size_gb)),
-                       Instance(cloud=cat.cloud, shape=space.shape, ocpus=p.ocpus), workload(req), cat,
-                       with_curve=False).layout
-        where = space.shape if p.ocpus is None else f"{space.shape}:{p.ocpus:g}"
-        out.append(f"The cheapest single volume that meets the targets, {spec} on {where}, costs "
-                   f"{money(p.storage, p.compute)} a month: ${p.cost - first.cost_per_month:,.2f} more than "
-                   f"{first.layout}.")
+        single = predict(Layout(members=1, volume=p.option.volume(cat.cloud, p.size_gb), redundancy=req.redundancy),
+                         Instance(cloud=cat.cloud, shape=space.shape, ocpus=p.ocpus), workload(req), cat,
+                         with_curve=False, memory_gb=req.memory_gb)
+        more = _ranked(single.cost) - _ranked(first.cost)
+        out.append(f"The cheapest single volume that meets the targets, {single.layout} on {single.instance}, costs "
+                   f"{money(single.cost)} a month: ${more:,.2f} more than {first.layout}.")
     return out
+
+
+def _ranked(cost: Cost) -> float:
+    """What plan ranks by: storage + compute (0 when unknown)."""
+    return (cost.storage or 0.0) + (cost.compute or 0.0)
 
 
 def upgrade_note(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> str | None:
     """With the OCPU count fixed and the instance network binding: how many more OCPUs let the volumes take over,
     what that buys and what it costs a month (730 h)."""
     shape = find_shape(cat, space.shape)
-    if shape.kind != "flex" or req.instance_ocpus is None or not first.limited_by.startswith("instance"):
+    if shape.kind != "flex" or req.instance_ocpus is None or not first.limited_by(req).startswith("instance"):
         return None
     assert shape.ocpus_max is not None
     here = req.instance_ocpus

@@ -14,11 +14,12 @@ from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
-from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
+from blockfit.model.attachment import AttachmentPerf, attachment_perf
 from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
-from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
+from blockfit.model.limits import ceilings, instance_caps_list, member_perf
+from blockfit.model.predict import MAX_CURVE_OUTSTANDING
 from blockfit.plan.space import LevelOption, SearchSpace
 from blockfit.schema import Instance, Layout, Requirements
 from blockfit.schema.cost import COPIES
@@ -54,7 +55,7 @@ class Evaluator:
         self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
         self._compute: dict[float | None, float | None] = {}
         self._floor: dict[str, int | None] = {}
-        self.amp = mirroring.amplification(req.redundancy, req.read_fraction)
+        self.amp = mirroring.amplification(req.redundancy, req.read_share)
 
     def compute(self, ocpus: float | None) -> float | None:
         """Monthly compute price at this OCPU count (None = unknown); never decreases with the count."""
@@ -72,7 +73,7 @@ class Evaluator:
             caps = self.caps(ocpus, vtype)
         except InputError:
             return 0.0, 0.0
-        return ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io, None, self.req.read_fraction,
+        return ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io, None, self.req.read_share,
                         self.req.redundancy)
 
     def instance_floor(self, option: LevelOption) -> int | None:
@@ -139,7 +140,7 @@ class Evaluator:
         if caps.attach_max is not None and members > caps.attach_max:
             return None
         att = self.attachment(option, m.perf, ocpus, caps)
-        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_fraction,
+        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_share,
                               req.redundancy)
         if req.target_iops is not None and iops < req.target_iops:
             return None
@@ -162,15 +163,14 @@ class Evaluator:
 
     def _attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
                     caps: InstanceCaps) -> AttachmentPerf:
+        """The requested attachment and paths, or the model's own default (attachment.default_paths), at the
+        session depth plan assumes."""
         req = self.req
         vt = self.cat.volume_types[option.type]
-        paths = req.paths
-        if paths is None and (req.attachment or vt.default_attachment) == "iscsi":
-            need = paths_needed(perf.iops, perf.mbps, vt.path_max_iops, vt.path_max_mbps)
-            paths = need if caps.uhp_ok is not False and vt.max_paths is None else 1
-        layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment, paths=paths)
+        layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment,
+                        paths=req.paths)
         inst = Instance(cloud=self.cat.cloud, shape=self.space.shape, ocpus=ocpus)
-        return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH)
+        return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH, perf)
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,
                        att: AttachmentPerf) -> bool:
@@ -184,10 +184,10 @@ class Evaluator:
             return False
         if not req.target_iops:
             return True
-        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_fraction,
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_share,
                                   req.redundancy, stations_only=True)
         link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
-            instance_limits(caps, req.read_fraction, COPIES[req.redundancy]), req.redundancy, req.read_fraction)]
+            instance_caps_list(caps, req.read_share, COPIES[req.redundancy]), req.redundancy, req.read_share)]
         net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:

@@ -5,49 +5,82 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from typing import Any
 
 from blockfit import __version__
 from blockfit.catalog import Catalog
-from blockfit.errors import InfeasibleError
 from blockfit.model import predict
+from blockfit.model.compute import monthly
 from blockfit.model.instance import find_shape, instance_caps
-from blockfit.plan.advice import VOLUME_LIMITS, pareto_points, single_volume_notes, upgrade_note, workload
+from blockfit.plan.advice import (
+    VOLUME_LIMITS,
+    money,
+    pareto_points,
+    single_volume_notes,
+    upgrade_note,
+    workload,
+)
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
-from blockfit.plan.search import rank_key, search
+from blockfit.plan.search import TIE_WINDOW, rank_key, search
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.plan.stripe import recommend_stripe
-from blockfit.schema import Candidate, CostBreakdown, Instance, Layout, Plan, Requirements
-from blockfit.units import fmt_io_size
+from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
 
 
 def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
+    """The cheapest layouts meeting the requirements (ties within TIE_WINDOW broken toward fewer volumes, then
+    fewer OCPUs), the Pareto front of what more money buys, and notes; or, when nothing meets the targets, a plan
+    with feasible=False saying why, the best reached, and the cheapest other shapes that would meet them."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
-    points = _distinct(search(ev, space, keep=keep * 4))[:keep]
+    points = tie_break(_distinct(search(ev, space, keep=keep * 4)))[:keep]
     if not points:
-        raise InfeasibleError(*_explain_infeasible(req, cat, space, ev))
-    candidates = [_candidate(req, cat, space, ev, p) for p in points]
-    notes = list(space.notes)
-    first = candidates[0]
-    if cat.cloud == "oci" and first.attachment == "iscsi":
-        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP); at the "
-                     "default 32 fewer I/Os run at once ('blockfit model' shows what that costs).")
-    if req.instance_ocpus is None and first.min_ocpus is not None:
+        return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
+    candidates = [_candidate(req, cat, space, p) for p in points]
+    notes = list(space.notes) + plan_notes(req, cat, space, candidates[0])
+    return _plan(req, cat, candidates, _pareto(req, cat, space, candidates[0]), notes, None)
+
+
+def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: list[Candidate], notes: list[str],
+          infeasible: Infeasible | None) -> Plan:
+    return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
+                catalog_version=cat.version.isoformat(), requirements=req, feasible=infeasible is None,
+                candidates=candidates, pareto=pareto, infeasible=infeasible, notes=notes)
+
+
+def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:
+    """What the recommendation assumes and what the money buys, in sentences."""
+    notes = []
+    if first.prediction.attachment == "iscsi":
+        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP; "
+                     "blockfit build sets it); at the default 32 fewer I/Os run at once ('blockfit model' shows "
+                     "what that costs).")
+    notes.append(f"Ties: layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total count as equal and the "
+                 "fewest volumes, then the fewest OCPUs, win.")
+    ocpus = first.instance_detail.ocpus
+    if req.instance_ocpus is None and ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
-        notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
+        notes.append(f"Smallest {space.shape} that delivers the targets: {ocpus:g} {unit}.")
     notes += single_volume_notes(req, cat, space, first)
     upgrade = upgrade_note(req, cat, space, first)
     if upgrade:
         notes.append(upgrade)
     bind_from = _volumes_bind_from(cat, space, first)
     if bind_from is not None:
-        ocpus, mbps = bind_from
-        notes.append(f"From {ocpus:g} OCPUs the MB/s ceiling of {first.layout} moves from the instance network "
+        at, mbps = bind_from
+        notes.append(f"From {at:g} OCPUs the MB/s ceiling of {first.layout} moves from the instance network "
                      f"to the volumes ({mbps:,.0f} MB/s).")
-    return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
-                catalog_version=cat.version.isoformat(), requirements=req, candidates=candidates,
-                pareto=_pareto(req, cat, space, ev), notes=notes)
+    return notes
+
+
+def tie_break(points: list[Point]) -> list[Point]:
+    """Cheapest first, except that the points within TIE_WINDOW of the cheapest total come first by fewest volumes,
+    then fewest OCPUs, then cost."""
+    ranked = sorted(points, key=rank_key)
+    if not ranked:
+        return ranked
+    window = ranked[0].cost * TIE_WINDOW + 1e-9
+    tied = sorted((p for p in ranked if p.cost <= window), key=lambda p: (p.members, p.ocpus or 0, rank_key(p)))
+    return tied + [p for p in ranked if p.cost > window]
 
 
 def _distinct(points: list[Point], same_option_only: bool = True, tolerance: float = 0.0) -> list[Point]:
@@ -61,29 +94,30 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
     return kept
 
 
-def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, p: Point) -> Candidate:
+def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point) -> Candidate:
+    """The point as the model predicts it, on the requested attachment and paths (the model's own defaults
+    otherwise: attachment.default_paths), judged against the requirements."""
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
-    vol = p.option.volume(cat.cloud, p.size_gb)
     ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
-    member = ev.member(p.option, p.size_gb, p.members)
-    att = ev.attachment(p.option, member.perf, p.ocpus, ev.caps(p.ocpus, p.option.type)) if member else None
-    paths = att.paths if att is not None and att.attachment is not None else None
-    layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
-                    attachment=req.attachment, paths=paths, redundancy=req.redundancy)
+    layout = Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb), stripe_size=stripe or None,
+                    manager=req.manager, attachment=req.attachment, paths=req.paths, redundancy=req.redundancy)
     inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
-    if req.target_iops is not None or req.target_mbps is None:
-        limited_by = pred.iops_limited_by
-    else:
-        limited_by = pred.mbps_limited_by
-    return Candidate(layout=pred.layout, layout_detail=pred.layout_detail, instance=inst.spec,
-                     max_iops=pred.max_iops, max_mbps=pred.max_mbps, cost_per_month=round(p.cost, 2),
-                     stripe_size=fmt_io_size(stripe) if stripe else "none", stripe_size_bytes=stripe,
-                     stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred,
-                     cost=CostBreakdown(storage=round(p.storage, 2), compute=p.compute,
-                                        total=None if p.compute is None else round(p.storage + p.compute, 2),
-                                        compute_detail=pred.costs.compute_detail if pred.costs else None),
-                     attachment=pred.attachment, paths=pred.paths)
+    return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason,
+                     meets_targets=meets_targets(pred, req), prediction=pred)
+
+
+def meets_targets(pred: Prediction, req: Requirements) -> bool:
+    """Does the prediction meet every target? (The search's own check, redone on the model's figures.)"""
+    close = 1 - 1e-6   # the prediction's figures are rounded to 0.1
+    if req.target_iops is not None and pred.max_iops < req.target_iops * close:
+        return False
+    if req.target_mbps is not None and pred.max_mbps < req.target_mbps * close:
+        return False
+    if req.max_latency_ms is not None and req.target_iops is not None and \
+            (pred.max_iops_at_latency or 0.0) < req.target_iops * close:
+        return False
+    return pred.layout_detail.usable_gb >= req.capacity_gb * (1 + req.growth_pct / 100) - 1e-6
 
 
 def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tuple[float, float] | None:
@@ -101,19 +135,61 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
     return None
 
 
-def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, limit: int = 12) -> list[Candidate]:
-    """Non-dominated (total cost, IOPS, MB/s): what each extra dollar, storage or compute, buys."""
+def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, limit: int = 12) -> list[Candidate]:
+    """What each extra dollar, storage or compute, buys: the recommendation and the smallest-size layouts of every
+    level and member count, kept where no other row is at least as good on every count (meets the targets, total
+    cost, IOPS, MB/s) and better on one."""
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
-    rev = Evaluator(cat, relaxed, space)
-    front = _distinct(pareto_points(req, cat, space), same_option_only=False, tolerance=0.02)
-    if len(front) > limit:
+    points = _distinct(pareto_points(relaxed, cat, space), same_option_only=False, tolerance=0.02)
+    rows = [first] + [c for c in (_candidate(req, cat, space, p) for p in points) if not _tie_of(c, first)]
+    front = pareto_front(rows)
+    if len(front) > limit:   # evenly spaced by cost, the recommendation always among them
         step = (len(front) - 1) / (limit - 1)
-        front = [front[round(k * step)] for k in range(limit)]
-    return [_candidate(relaxed, cat, space, rev, p) for p in front]
+        keep = {round(k * step) for k in range(limit)}
+        front = [c for i, c in enumerate(front) if i in keep or c is first][:limit + 1]
+    return front
 
 
-def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator) -> tuple[str, dict]:
-    """Which constraint cannot be met, what the best layout reaches, and what bigger shapes would reach."""
+def dominates(a: Candidate, b: Candidate) -> bool:
+    """a is at least as good as b on every count (meets the targets, total cost, IOPS, MB/s) and better on one."""
+    ge = (a.meets_targets >= b.meets_targets and _no_dearer(a, b) and a.max_iops >= b.max_iops
+          and a.max_mbps >= b.max_mbps)
+    return ge and (a.meets_targets > b.meets_targets or a.ranked_cost < b.ranked_cost or a.max_iops > b.max_iops
+                   or a.max_mbps > b.max_mbps)
+
+
+def _no_dearer(a: Candidate, b: Candidate) -> bool:
+    """a costs no more than b. With a compute price unknown only storage is ranked, so a is no dearer only on the
+    same shape with no more OCPUs (more OCPUs never cost less)."""
+    if a.ranked_cost > b.ranked_cost:
+        return False
+    if a.cost.compute is not None and b.cost.compute is not None:
+        return True
+    ia, ib = a.instance_detail, b.instance_detail
+    return ia.shape == ib.shape and (ia.ocpus or 0) <= (ib.ocpus or 0)
+
+
+def pareto_front(rows: list[Candidate]) -> list[Candidate]:
+    """The rows no other row dominates, cheapest first; of rows with the same layout, instance and figures the
+    first is kept."""
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for row in rows:
+        if (row.layout, row.instance) not in seen:
+            seen.add((row.layout, row.instance))
+            unique.append(row)
+    front = [r for r in unique if not any(dominates(o, r) for o in unique)]
+    return sorted(front, key=lambda c: (c.ranked_cost, -c.max_iops, -c.max_mbps))
+
+
+def _tie_of(c: Candidate, first: Candidate) -> bool:
+    """A layout the tie rule passed over for the recommendation: cheaper by less than the tie window."""
+    return c.ranked_cost < first.ranked_cost <= c.ranked_cost * TIE_WINDOW + 1e-9
+
+
+def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator) -> Infeasible:
+    """Which target cannot be met, the cheapest layout reaching the best performance on this instance, and the
+    cheapest other priced shapes on which the targets are met (at total cost)."""
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     rev = Evaluator(cat, relaxed, space)
     best: Point | None = None
@@ -123,58 +199,73 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
             p = rev.evaluate(option, members, biggest, space.ocpus[-1])
             if p and (best is None or (p.iops, p.mbps) > (best.iops, best.mbps)):
                 best = p
-    details: dict = {"best": None, "alternatives": []}
+    alternatives = _bigger_shapes(req, cat, space)
     if best is None:
-        return (f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
-                f"(capacity x growth) on {space.shape}", details)
+        reason = (f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
+                  f"(capacity x growth) on {space.shape}")
+        return Infeasible(reason=reason + _alternative_clause(alternatives), alternatives=alternatives)
     # the cheapest layout that reaches (nearly) that best performance, rather than the biggest one
     reach = relaxed.model_copy(update={"target_iops": best.iops * 0.999, "target_mbps": best.mbps * 0.999})
     cheapest = search(Evaluator(cat, reach, space), space, keep=1)
-    best = cheapest[0] if cheapest else best
-    cand = _candidate(relaxed, cat, space, rev, best)
-    details["best"] = {"layout": cand.layout, "instance": cand.instance, "max_iops": cand.max_iops,
-                       "max_mbps": cand.max_mbps, "iops_limited_by": cand.prediction.iops_limited_by,
-                       "mbps_limited_by": cand.prediction.mbps_limited_by,
-                       "max_iops_at_latency": cand.prediction.max_iops_at_latency}
+    cand = _candidate(req, cat, space, cheapest[0] if cheapest else best)
+    pred = cand.prediction
     missed = []
-    if req.target_iops and cand.max_iops < req.target_iops:
-        missed.append(f"{req.target_iops:,.0f} IOPS (best {cand.max_iops:,.0f}, limited by "
-                      f"{cand.prediction.iops_limited_by})")
-    if req.target_mbps and cand.max_mbps < req.target_mbps:
-        missed.append(f"{req.target_mbps:,.0f} MB/s (best {cand.max_mbps:,.0f}, limited by "
-                      f"{cand.prediction.mbps_limited_by})")
+    if req.target_iops and pred.max_iops < req.target_iops:
+        missed.append(f"{req.target_iops:,.0f} IOPS (best {pred.max_iops:,.0f}, limited by {pred.iops_limited_by})")
+    if req.target_mbps and pred.max_mbps < req.target_mbps:
+        missed.append(f"{req.target_mbps:,.0f} MB/s (best {pred.max_mbps:,.0f}, limited by {pred.mbps_limited_by})")
     if not missed and req.max_latency_ms is not None:
-        missed.append(f"{req.target_iops or 0:,.0f} IOPS within {req.max_latency_ms:g} ms mean latency")
-    details["alternatives"] = _bigger_shapes(req, cat, space)
-    msg = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
-    if details["alternatives"]:
-        alt = details["alternatives"][0]
-        msg += f"; {alt['instance']} would: {alt['layout']} at ${alt['cost_per_month']:,.2f}/month"
-    return msg, details
+        missed.append(f"{req.target_iops or 0:,.0f} IOPS within {req.max_latency_ms:g} ms mean latency (best "
+                      f"{pred.max_iops_at_latency or 0:,.0f})")
+    reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
+    return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
+                      alternatives=alternatives)
 
 
-def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: int = 3) -> list[dict]:
-    """The least capable other shapes (by instance caps) on which the targets can be met, cheapest first."""
+def _alternative_clause(alternatives: list[Candidate]) -> str:
+    if not alternatives:
+        return ""
+    alt = alternatives[0]
+    return f"; {alt.instance} would: {alt.layout} at {money(alt.cost)} a month"
+
+
+def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: int = 3) -> list[Candidate]:
+    """The cheapest other shapes (by total monthly cost, compute priced; the requested flexible shape with any OCPU
+    count among them) on which the targets can be met. Shapes are tried cheapest compute first, and the walk stops
+    once a shape's compute alone costs more than the limit-th best total found."""
     vtype = space.options[0].type if space.options else next(iter(cat.volume_types))
-    here = _top_caps(cat, space.shape, vtype)
-    bigger = sorted((caps, name) for name in cat.shapes if name != space.shape
-                    for caps in [_top_caps(cat, name, vtype)] if caps > here)
-    out: list[dict[str, Any]] = []
-    for _caps, name in bigger:
+
+    def could(name: str) -> bool:   # the shape's caps at its largest size reach the targets
+        iops, mbps = _top_caps(cat, name, vtype)
+        return iops >= (req.target_iops or 0) and mbps >= (req.target_mbps or 0)
+    bigger = [name for name in cat.shapes if name != space.shape and cat.compute_prices.get(name) is not None
+              and could(name)]
+    if req.instance_ocpus is not None and find_shape(cat, space.shape).kind == "flex" and \
+            cat.compute_prices.get(space.shape) is not None:
+        bigger.append(space.shape)   # the same flexible shape with more OCPUs
+    found: list[Candidate] = []
+    for name in sorted(bigger, key=lambda n: _cheapest_compute(cat, n, req.memory_gb)):
+        if len(found) >= limit and _cheapest_compute(cat, name, req.memory_gb) > found[limit - 1].ranked_cost:
+            break
         alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None,
                                      "ocpus_min": None, "ocpus_max": None})
         alt_space = default_space(cat, alt)
-        found = search(Evaluator(cat, alt, alt_space), alt_space, keep=1)
-        if found:
-            p = found[0]
-            inst = Instance(cloud=cat.cloud, shape=name, ocpus=p.ocpus)
-            spec = predict(Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb)), inst,
-                           workload(req), cat, with_curve=False).layout
-            out.append({"instance": inst.spec, "layout": spec, "cost_per_month": round(p.cost, 2),
-                        "max_iops": round(p.iops), "max_mbps": round(p.mbps)})
-            if len(out) >= limit:
-                break
-    return sorted(out, key=lambda a: a["cost_per_month"])
+        points = tie_break(search(Evaluator(cat, alt, alt_space), alt_space, keep=4))
+        if points:
+            cand = _candidate(alt, cat, alt_space, points[0])
+            if cand.cost.total is not None:
+                found = sorted([*found, cand], key=lambda c: c.ranked_cost)[:limit]
+    return found
+
+
+def _cheapest_compute(cat: Catalog, shape_name: str, memory_gb: float | None) -> float:
+    """The shape's compute price at its smallest size (a lower bound of any plan on it)."""
+    shape = find_shape(cat, shape_name)
+    count = {"flex": shape.ocpus_min, "fixed": None}.get(shape.kind)
+    if shape.kind == "vcpu_tiers":
+        count = min(t["vcpus_min"] for t in shape.tiers)
+    price = monthly(cat, shape.name, count, memory_gb)
+    return math.inf if price is None else price
 
 
 def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:

@@ -17,21 +17,8 @@ import pydantic
 from blockfit.diagnose import metrics, rules, sampler
 from blockfit.diagnose.metrics import Interval
 from blockfit.errors import InputError
-from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
-from blockfit.schema.bench import BenchResult
-from blockfit.schema.lab import LabBenchResult
+from blockfit.schema.kinds import RESULT_TYPES
 from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
-
-RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
-    "model": Prediction,
-    "plan": Plan,
-    "calibrate": Measurement,
-    "lab": LabResult,
-    "diagnose": Diagnosis,
-    "build": BuildResult,
-    "bench": BenchResult,
-    "lab-bench": LabBenchResult,
-}
 
 EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench") for k in RESULT_TYPES)
             + ", or a recording of 'blockfit diagnose --record'")
@@ -97,9 +84,12 @@ def _validate(path: Path, data: Any) -> ResultEnvelope:
     if kind not in RESULT_TYPES:
         raise InputError(f"{path}: unknown result kind {kind!r}; expected one of {', '.join(RESULT_TYPES)}")
     version = data.get("schema_version", 1)
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or version > SCHEMA_VERSION:
         raise InputError(f"{path}: written by a newer blockfit (schema version {version!r}; this one reads up to "
                          f"{SCHEMA_VERSION}): upgrade blockfit to report it")
+    if version < SCHEMA_VERSION:
+        raise InputError(f"{path}: written by an older blockfit (schema version {version}; this one reads "
+                         f"{SCHEMA_VERSION}): run that command again to write it in today's names")
     try:
         return RESULT_TYPES[kind].model_validate(data)
     except pydantic.ValidationError as exc:

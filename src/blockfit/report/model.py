@@ -14,7 +14,7 @@ from blockfit.report.figures import (
     number_axis,
 )
 from blockfit.report.page import Section, Table
-from blockfit.schema import Prediction
+from blockfit.schema import Citation, Cost, Prediction
 from blockfit.units import fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt_qty, fmt_random_mix
 
 
@@ -29,10 +29,10 @@ def _headroom(binds: bool, pct: float) -> str:
 
 def summary(p: Prediction) -> str:
     why = {row.name: row.description for row in p.limits}
-    mix = fmt_random_mix(p.workload.read_fraction)
+    mix = fmt_random_mix(p.workload.read_share)
     text = (f"{p.layout} on {p.instance} gives {fmt_qty(p.max_iops, 'IOPS')} at {fmt_io_size(p.workload.small_io)} "
             f"{mix} and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os for "
-            f"{fmt_money(p.cost_per_month)} a month. IOPS are limited by {why[p.iops_limited_by]}")
+            f"{cost_phrase(p.cost)}. IOPS are limited by {why[p.iops_limited_by]}")
     text += "; so is MB/s." if p.mbps_limited_by == p.iops_limited_by else f"; MB/s by {why[p.mbps_limited_by]}."
     others = [r for r in p.limits if r.name != p.iops_limited_by]
     if others:
@@ -58,19 +58,46 @@ def section(p: Prediction, source: str, sink: FigureSink) -> Section:
         "Limits, with the headroom each leaves over the binding one",
         ["limit (what sets it)", f"IOPS @{fmt_io_size(wl.small_io)}", "headroom", f"MB/s @{fmt_io_size(wl.large_io)}",
          "headroom", "source"],
-        [[r.description, fmt_num(r.iops_at_small_io), _headroom(r.name == p.iops_limited_by, r.iops_headroom_pct),
-          fmt_num(r.mbps_at_large_io), _headroom(r.name == p.mbps_limited_by, r.mbps_headroom_pct), r.source or ""]
-         for r in p.limits],
+        [[r.description, fmt_num(r.iops), _headroom(r.name == p.iops_limited_by, r.iops_headroom_pct),
+          fmt_num(r.mbps), _headroom(r.name == p.mbps_limited_by, r.mbps_headroom_pct),
+          "; ".join(cite(c) for c in r.sources)] for r in p.limits],
         numeric={1, 2, 3, 4}, wrap={5},
         strong_rows={i for i, r in enumerate(p.limits) if p.iops_limited_by == r.name or p.mbps_limited_by == r.name}))
-    s.tables.append(Table(
-        f"Cost per month ({p.cloud} catalog {p.catalog_version})", ["item", "quantity", "unit price", "per month"],
-        [[c.item, f"{fmt_num(c.quantity)} {c.unit}", "unknown" if c.unit_price is None else f"${c.unit_price:g}",
-          fmt_money(c.monthly)] for c in p.cost] + [["total", "", "", fmt_money(p.cost_per_month)]],
-        numeric={1, 2, 3}, strong_rows={len(p.cost)}))
+    s.tables.append(cost_table(p.cost, f"{p.cloud} catalog {p.catalog_version}"))
     if p.warnings:
         s.lists.append(("Warnings", list(p.warnings)))
+    if p.notes:
+        s.lists.append(("Notes", list(p.notes)))
     return s
+
+
+def cite(c: Citation) -> str:
+    """A source as a reader can follow it: its public URL and date (or that blockfit assumed the figure)."""
+    return f"{c.url} ({c.date})" if c.url else f"{c.id}: assumed by blockfit, no published figure ({c.date})"
+
+
+def cost_phrase(cost: Cost) -> str:
+    """'for $427.98 a month ($195.84 storage + $232.14 compute)', or what is unknown."""
+    if cost.total is not None:
+        return (f"for {fmt_money(cost.total)} a month ({fmt_money(cost.storage)} storage + "
+                f"{fmt_money(cost.compute)} compute)")
+    if cost.storage is not None:
+        return f"for {fmt_money(cost.storage)} a month of storage (compute price unknown)"
+    return "at an unknown price"
+
+
+def cost_table(cost: Cost, catalog: str) -> Table:
+    """The storage line items, then storage, compute and total, in the cost's region."""
+    d = cost.compute_detail
+    compute = d.shape + ("" if d is None or d.ocpus is None else f" x {fmt_num(d.ocpus)}") if d else "compute"
+    rows = [[c.item, f"{fmt_num(c.quantity)} {c.unit}", "unknown" if c.unit_price is None else f"${c.unit_price:g}",
+             fmt_money(c.monthly)] for c in cost.items]
+    rows += [["storage", "", "", fmt_money(cost.storage)], [compute, "", "", fmt_money(cost.compute)],
+             ["total", "", "", fmt_money(cost.total)]]
+    where = f", {cost.region}" if cost.region else ""
+    return Table(f"Cost per month ({fmt_num(cost.hours_per_month)} h{where}; {catalog})",
+                 ["item", "quantity", "unit price", "per month"], rows, numeric={1, 2, 3},
+                 strong_rows={len(rows) - 1})
 
 
 def _limits_figure(p: Prediction, sink: FigureSink) -> ReportFigure:
@@ -79,9 +106,9 @@ def _limits_figure(p: Prediction, sink: FigureSink) -> ReportFigure:
     axes = fig.subplots(1, 2, sharey=True)
     wl = p.workload
     for ax, values, binding, headroom, xlabel in (
-            (axes[0], [r.iops_at_small_io for r in p.limits], p.iops_limited_by,
+            (axes[0], [r.iops for r in p.limits], p.iops_limited_by,
              [r.iops_headroom_pct for r in p.limits], f"IOPS at {fmt_io_size(wl.small_io)}"),
-            (axes[1], [r.mbps_at_large_io for r in p.limits], p.mbps_limited_by,
+            (axes[1], [r.mbps for r in p.limits], p.mbps_limited_by,
              [r.mbps_headroom_pct for r in p.limits], f"MB/s at {fmt_io_size(wl.large_io)}")):
         colors = [ACCENT if r.name == binding else GREY for r in p.limits]
         bars = ax.barh(names, values, color=colors)
@@ -112,7 +139,7 @@ def _curve_figure(p: Prediction, sink: FigureSink) -> ReportFigure:
                 label=f"max IOPS within the bound: {fmt_num(p.max_iops_at_latency)}")
     for c in pts[:: max(1, len(pts) // 8)]:
         ax.annotate(str(c.outstanding), (c.iops, c.latency_ms), xytext=(3, 3), textcoords="offset points", fontsize=7)
-    ax.set_xlabel(f"IOPS at {fmt_io_size(p.workload.small_io)} {fmt_random_mix(p.workload.read_fraction)}")
+    ax.set_xlabel(f"IOPS at {fmt_io_size(p.workload.small_io)} {fmt_random_mix(p.workload.read_share)}")
     ax.set_ylabel("mean latency, ms")
     number_axis(ax, "both")
     ax.legend(loc="upper left")

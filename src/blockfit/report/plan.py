@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from blockfit.errors import InputError
 from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
-from blockfit.report.model import limit_name
+from blockfit.report.model import cite, cost_phrase, limit_name
 from blockfit.report.page import Section, Table
-from blockfit.schema import Candidate, Plan
+from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
 from blockfit.units import fmt_count, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_qty
 
 
@@ -23,37 +23,104 @@ def _targets(plan: Plan) -> list[str]:
 
 
 def summary(plan: Plan) -> str:
+    if not plan.feasible:
+        return _infeasible_summary(plan)
     best = plan.candidates[0]
+    req = plan.requirements
     text = (f"The cheapest layout that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
-            f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} for "
-            f"{fmt_money(best.cost_per_month)} a month, limited by {limit_name(best.limited_by)}. "
+            f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
+            f"limited by {limit_name(best.limited_by(req))}. "
             f"{fmt_count(len(plan.candidates), 'layout')} "
             f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target.")
     front = plan.pareto
     if len(front) > 1:
         top = max(front, key=lambda c: c.max_iops)
         text += (f" Along the cost–performance front ({len(front)} layouts) more money buys up to "
-                 f"{fmt_qty(top.max_iops, 'IOPS')} ({top.layout}, {fmt_money(top.cost_per_month)} a month).")
+                 f"{fmt_qty(top.max_iops, 'IOPS')} ({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} "
+                 "a month in all).")
+    return text
+
+
+def _infeasible_summary(plan: Plan) -> str:
+    inf = plan.infeasible
+    assert inf is not None
+    text = f"Nothing meets {', '.join(_targets(plan))} on {plan.requirements.instance_shape}: {inf.reason}."
+    if inf.best is not None:
+        b = inf.best
+        text += (f" The most this instance reaches is {fmt_qty(b.max_iops, 'IOPS')} and {fmt_qty(b.max_mbps, 'MB/s')} "
+                 f"with {b.layout} on {b.instance}, {cost_phrase(b.cost)}.")
     return text
 
 
 def section(plan: Plan, source: str, sink: FigureSink) -> Section:
-    if not plan.candidates:
-        raise InputError(f"{source}: a plan with no candidates (expected at least the recommended layout)")
     req = plan.requirements
-    s = Section("plan", f"Plan: {', '.join(_targets(plan))} on {req.instance_shape}", source, summary(plan))
+    title = f"Plan: {', '.join(_targets(plan))} on {req.instance_shape}"
+    if not plan.feasible:
+        return _infeasible_section(plan, source, title)
+    if not plan.candidates:
+        raise InputError(f"{source}: a feasible plan with no candidates (expected at least the recommended layout)")
+    s = Section("plan", title, source, summary(plan))
     s.figures.append(_front_figure(plan, sink))
     best = plan.candidates[0]
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
-    s.tables.append(Table(
-        "The chosen layout (first) and the cost–performance front",
-        ["layout", "instance", "max IOPS", "max MB/s", "per month", "limited by", "stripe"],
-        [[c.layout, c.instance, fmt_num(c.max_iops), fmt_num(c.max_mbps), fmt_money(c.cost_per_month),
-          limit_name(c.limited_by), c.stripe_size] for c in rows],
-        numeric={2, 3, 4}, strong_rows={0}, muted_rows={i for i, c in enumerate(rows) if i and not c.meets_targets}))
-    s.lists.append(("Why this stripe size", [best.stripe_reason]))
+    s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front", rows, req))
+    _common_lists(s, plan, best)
+    return s
+
+
+def _candidate_table(title: str, rows: list[Candidate], req: Requirements) -> Table:
+    return Table(
+        title, ["layout", "instance", "max IOPS", "max MB/s", "storage", "compute", "total /month", "limited by",
+                "stripe"],
+        [[c.layout, c.instance, fmt_num(c.max_iops), fmt_num(c.max_mbps), fmt_money(c.cost.storage),
+          fmt_money(c.cost.compute), fmt_money(c.cost.total), limit_name(c.limited_by(req)),
+          fmt_io_size(c.layout_detail.stripe_size) if c.layout_detail.stripe_size else "none"] for c in rows],
+        numeric={2, 3, 4, 5, 6}, strong_rows={0},
+        muted_rows={i for i, c in enumerate(rows) if i and not c.meets_targets})
+
+
+def _common_lists(s: Section, plan: Plan, best: Candidate | None) -> None:
+    """What a reader needs beside the figures: where the targets came from, why the stripe, the notes, the
+    warnings and the sources of the recommendation."""
+    h = plan.requirements.history
+    if h is not None:
+        s.lists.append(("Where the targets come from", [history_text(h)]))
+    if best is not None:
+        s.lists.append(("Why this stripe size", [best.stripe_reason]))
     if plan.notes:
         s.lists.append(("Notes", list(plan.notes)))
+    if best is not None and best.prediction.warnings:
+        s.lists.append(("Warnings", list(best.prediction.warnings)))
+    if best is not None:
+        sources = {c.id: c for r in best.prediction.limits for c in r.sources}
+        sources.update({i.source.id: i.source for i in best.cost.items if i.source})
+        if sources:
+            s.lists.append(("Sources", [cite(c) for _, c in sorted(sources.items())]))
+
+
+def history_text(h: DerivedTargets) -> str:
+    """The history the targets were derived from, and how: file, devices, samples, percentile, headroom."""
+    where = f"{h.format} history {h.source}" + (f", devices {', '.join(h.devices)}" if h.devices else "")
+    text = (f"{where}: the {fmt_num(h.percentile)}th percentile of {fmt_count(h.samples, 'sample')} is "
+            f"{fmt_qty(h.iops, 'IOPS')} and {fmt_qty(h.mbps, 'MB/s')} ({fmt_num(h.read_pct)} % reads)")
+    if h.headroom_pct:
+        text += (f"; with {fmt_num(h.headroom_pct)} % headroom the targets are {fmt_qty(h.target_iops, 'IOPS')} and "
+                 f"{fmt_qty(h.target_mbps, 'MB/s')}")
+    return text + "".join(f"; skipped {x}" for x in h.skipped) + "."
+
+
+def _infeasible_section(plan: Plan, source: str, title: str) -> Section:
+    inf = plan.infeasible
+    assert inf is not None
+    s = Section("plan", title, source, summary(plan))
+    rows = ([inf.best] if inf.best is not None else []) + list(inf.alternatives)
+    if rows:
+        s.tables.append(_candidate_table("The best on this instance (first, misses a target) and the cheapest other "
+                                         "shapes that meet the targets", rows, plan.requirements))
+        s.tables[-1].muted_rows = {0} if inf.best is not None else set()
+    if inf.missed:
+        s.lists.append(("Targets missed", list(inf.missed)))
+    _common_lists(s, plan, inf.best)
     return s
 
 
@@ -67,17 +134,17 @@ def _front_figure(plan: Plan, sink: FigureSink) -> ReportFigure:
         on_front = {_key(c) for c in plan.pareto}
         others = [c for c in plan.candidates[1:] if _key(c) not in on_front]
         if others:
-            ax.scatter([c.cost_per_month for c in others], [getattr(c, metric) for c in others], s=12, color=LIGHT,
+            ax.scatter([c.ranked_cost for c in others], [getattr(c, metric) for c in others], s=12, color=LIGHT,
                        label="other layouts meeting the targets")
-        front = sorted(plan.pareto, key=lambda c: c.cost_per_month)
+        front = sorted(plan.pareto, key=lambda c: c.ranked_cost)
         if front:
-            ax.plot([c.cost_per_month for c in front], [getattr(c, metric) for c in front], "o-", color=GREY,
+            ax.plot([c.ranked_cost for c in front], [getattr(c, metric) for c in front], "o-", color=GREY,
                     markersize=4, drawstyle="steps-post", label="cost–performance front (alternatives)")
-        ax.plot([best.cost_per_month], [getattr(best, metric)], "*", color=ACCENT, markersize=14,
+        ax.plot([best.ranked_cost], [getattr(best, metric)], "*", color=ACCENT, markersize=14,
                 label=f"chosen: {best.layout}")
         if target:
             ax.axhline(target, color=MAIN, linestyle="--", linewidth=1, label=f"required {fmt_num(target)}")
-        ax.set_xlabel("cost per month, $")
+        ax.set_xlabel("total cost per month (storage + compute), $")
         ax.set_ylabel(label)
         number_axis(ax, "both")
     axes[0].legend(loc="lower right")

@@ -6,7 +6,8 @@ Each concept has its own module; import from here:
 
 from blockfit.schema.bench import BenchResult, BenchRun, Comparison, LayoutInfo, MeasureResult
 from blockfit.schema.build import BuildResult, BuildStep
-from blockfit.schema.cost import ComputeCost, CostBreakdown, Redundancy
+from blockfit.schema.citation import Citation
+from blockfit.schema.cost import ComputeCost, Cost, CostItem, Redundancy
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.lab import (
@@ -21,8 +22,8 @@ from blockfit.schema.lab import (
 )
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
-from blockfit.schema.plan import Candidate, Plan, Requirements
-from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
+from blockfit.schema.plan import Candidate, Infeasible, Plan, Requirements
+from blockfit.schema.prediction import CurvePoint, Limit, Prediction
 
 __all__ = [
     "BenchResult",
@@ -34,7 +35,8 @@ __all__ = [
     "BuildStep",
     "Candidate",
     "ComputeCost",
-    "CostBreakdown",
+    "Citation",
+    "Cost",
     "CostItem",
     "CurvePoint",
     "DerivedTargets",
@@ -53,7 +55,8 @@ __all__ = [
     "LabResult",
     "LabStep",
     "Layout",
-    "LimitRow",
+    "Limit",
+    "Infeasible",
     "MeasuredPoint",
     "Measurement",
     "Plan",

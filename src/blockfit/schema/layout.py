@@ -68,8 +68,13 @@ class Workload(BaseModel):
 
     small_io: int = Field(default=8192, description="bytes per small (random) I/O")
     large_io: int = Field(default=1024 * 1024, description="bytes per large (sequential) I/O")
-    read_fraction: float = Field(default=1.0, ge=0.0, le=1.0)
+    read_pct: float = Field(default=100.0, ge=0.0, le=100.0, description="share of I/Os that are reads, percent")
     random: bool = True
     outstanding: int | None = Field(default=None, description="total outstanding I/Os the host keeps in flight")
     host_queue_depth: int | None = Field(
         default=None, description="per-volume host queue depth (e.g. iSCSI node.session.queue_depth)")
+
+    @property
+    def read_share(self) -> float:
+        """The read share as a fraction (0-1), for arithmetic; JSON carries read_pct only."""
+        return self.read_pct / 100

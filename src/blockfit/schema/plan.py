@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from blockfit.schema.cost import COPIES, CostBreakdown, Redundancy
+from blockfit.schema.cost import COPIES, Cost, Redundancy
 from blockfit.schema.history import DerivedTargets
-from blockfit.schema.layout import Attachment, Layout, Manager
+from blockfit.schema.layout import Attachment, Instance, Layout, Manager
 from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
 
@@ -28,7 +28,7 @@ class Requirements(BaseModel):
     levels: list[str] | None = None
     max_volumes: int | None = None
     manager: Manager = "lvm"
-    read_fraction: float = Field(default=1.0, ge=0.0, le=1.0, description="share of I/Os that are reads")
+    read_pct: float = Field(default=100.0, ge=0.0, le=100.0, description="share of I/Os that are reads, percent")
     attachment: Attachment | None = Field(default=None, description="volume attachment type; None = the default")
     paths: int | None = Field(default=None, gt=0, description="paths per volume the host can use; None = plan says "
                                                               "how many the layout needs")
@@ -41,30 +41,69 @@ class Requirements(BaseModel):
                                                                "capacity /2 or /3")
 
     @property
+    def read_share(self) -> float:
+        """The read share as a fraction (0-1), for arithmetic."""
+        return self.read_pct / 100
+
+    @property
     def needed_gb(self) -> float:
         """Raw capacity to buy: usable capacity x growth x the redundancy's copies."""
         return self.capacity_gb * (1 + self.growth_pct / 100) * COPIES[self.redundancy]
 
 
 class Candidate(BaseModel):
+    """One layout on one instance the plan offers. Its figures, binding limits and cost are the model's own
+    prediction of it (`prediction`), so `blockfit model` on the same layout, instance and workload agrees."""
+
     layout: str = Field(description="layout in spec grammar")
-    layout_detail: Layout
     instance: str = Field(description="instance spec SHAPE[:OCPUS]")
-    max_iops: float
-    max_mbps: float
-    cost_per_month: float
-    stripe_size: str = Field(description="recommended stripe size, fio spelling (e.g. 4m)")
-    stripe_size_bytes: int
-    stripe_reason: str
-    limited_by: str = Field(description="what caps the target-relevant figure")
-    min_ocpus: float | None = None
-    cost: CostBreakdown | None = Field(default=None, description="storage + compute per month (730 h); plan ranks "
-                                                                 "by cost_per_month = storage + known compute")
-    meets_targets: bool = True
-    attachment: str | None = Field(default=None, description="attachment type each volume must use (OCI)")
-    paths: int | None = Field(default=None, description="iSCSI paths per volume the attachment must carry I/O on "
-                                                        "(UHP: multipath with this many paths)")
+    stripe_reason: str = Field(description="why this stripe unit (layout_detail.stripe_size, bytes)")
+    meets_targets: bool = Field(description="the prediction meets every target of the requirements")
     prediction: Prediction
+
+    @property
+    def layout_detail(self) -> Layout:
+        return self.prediction.layout_detail
+
+    @property
+    def instance_detail(self) -> Instance:
+        return self.prediction.instance_detail
+
+    @property
+    def max_iops(self) -> float:
+        return self.prediction.max_iops
+
+    @property
+    def max_mbps(self) -> float:
+        return self.prediction.max_mbps
+
+    @property
+    def cost(self) -> Cost:
+        return self.prediction.cost
+
+    @property
+    def ranked_cost(self) -> float:
+        """What plan ranks by: storage + compute (compute 0 when its price is unknown; no storage price: last)."""
+        storage = self.cost.storage if self.cost.storage is not None else float("inf")
+        return storage + (self.cost.compute or 0.0)
+
+    def limited_by(self, req: Requirements) -> str:
+        """The binding limit of the figure the targets ask for: IOPS unless only MB/s is asked."""
+        p = self.prediction
+        return p.iops_limited_by if req.target_iops is not None or req.target_mbps is None else p.mbps_limited_by
+
+
+class Infeasible(BaseModel):
+    """Why no layout meets the targets on the requested instance, the best it reaches, and the cheapest other
+    shapes (priced, at total cost) on which the targets are met."""
+
+    reason: str = Field(description="the targets missed, in words")
+    missed: list[str] = Field(default_factory=list, description="each target missed, with the best figure reached")
+    best: Candidate | None = Field(default=None, description="the cheapest layout reaching the best performance "
+                                                             "on the requested instance; None: nothing holds the "
+                                                             "capacity")
+    alternatives: list[Candidate] = Field(default_factory=list, description="other shapes that meet the targets, "
+                                                                            "cheapest total first")
 
 
 class Plan(ResultEnvelope):
@@ -75,6 +114,8 @@ class Plan(ResultEnvelope):
     cloud: str
     catalog_version: str
     requirements: Requirements
-    candidates: list[Candidate] = Field(description="cheapest first, all meeting the targets")
-    pareto: list[Candidate] = Field(default_factory=list, description="cost vs IOPS vs MB/s frontier")
+    feasible: bool = Field(default=True, description="False: nothing meets the targets (see infeasible)")
+    candidates: list[Candidate] = Field(description="cheapest total first, all meeting the targets")
+    pareto: list[Candidate] = Field(default_factory=list, description="total cost vs IOPS vs MB/s frontier")
+    infeasible: Infeasible | None = None
     notes: list[str] = Field(default_factory=list)

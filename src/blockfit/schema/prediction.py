@@ -6,12 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from blockfit.schema.cost import CostBreakdown
-from blockfit.schema.layout import Layout, Workload
+from blockfit.schema.citation import Citation
+from blockfit.schema.cost import Cost
+from blockfit.schema.layout import Instance, Layout, Workload
 from blockfit.schema.result import ResultEnvelope
 
 
-class LimitRow(BaseModel):
+class Limit(BaseModel):
     """One limit, expressed at both I/O sizes so the binding one can be named, with its headroom."""
 
     name: str = Field(description="volume_iops_per_gb | volume_iops_cap | volume_mbps_per_gb | volume_mbps_cap | "
@@ -19,20 +20,12 @@ class LimitRow(BaseModel):
                                   "session_depth (iSCSI session queue depth x sessions) | host_queue_depth | "
                                   "outstanding_ios | ...")
     description: str
-    iops_at_small_io: float
-    mbps_at_large_io: float
+    iops: float = Field(description="I/Os per second this limit allows at the workload's small I/O size")
+    mbps: float = Field(description="MB/s this limit allows at the workload's large I/O size")
     iops_headroom_pct: float = Field(description="how far above max_iops this limit sits (0 = binding)")
     mbps_headroom_pct: float
-    source: str | None = None
-
-
-class CostItem(BaseModel):
-    item: str
-    quantity: float
-    unit: str
-    unit_price: float | None
-    monthly: float | None
-    source: str | None = None
+    sources: list[Citation] = Field(default_factory=list, description="where the figures behind this limit come "
+                                                                      "from (a Little's-law row rests on several)")
 
 
 class CurvePoint(BaseModel):
@@ -51,13 +44,14 @@ class Prediction(ResultEnvelope):
     catalog_version: str
     layout: str = Field(description="the layout in spec grammar, e.g. 9x500G@balanced")
     layout_detail: Layout
-    instance: str
+    instance: str = Field(description="the instance in spec grammar, e.g. VM.Standard.E3.Flex:12")
+    instance_detail: Instance
     workload: Workload
-    max_iops: float
-    iops_limited_by: str
-    max_mbps: float
-    mbps_limited_by: str
-    limits: list[LimitRow]
+    max_iops: float = Field(description="the lowest limit's IOPS at small_io: what the layout delivers")
+    iops_limited_by: str = Field(description="name of the limit holding max_iops")
+    max_mbps: float = Field(description="the lowest limit's MB/s at large_io")
+    mbps_limited_by: str = Field(description="name of the limit holding max_mbps")
+    limits: list[Limit]
     member_iops: float = Field(description="one member's IOPS cap (ops/s, size x level, capped)")
     member_mbps: float = Field(description="one member's throughput cap in MB/s (10^6 B/s)")
     member_io_accounting_bytes: int | None = Field(
@@ -72,17 +66,15 @@ class Prediction(ResultEnvelope):
         default=None, description="I/Os one iSCSI session (path) runs at once (node.session.queue_depth); None = none")
     paths_needed: int | None = Field(
         default=None, description="iSCSI paths per volume whose ceilings reach one volume's caps (UHP: several)")
-    cost_per_month: float | None
-    cost: list[CostItem]
+    cost: Cost = Field(description="storage + compute per month (730 h), with the storage line items")
     latency_bound_ms: float | None = None
     max_iops_at_latency: float | None = None
     latency_ms_at_max_iops: float | None = None
     base_latency_ms: float
     curve: list[CurvePoint]
     warnings: list[str]
+    notes: list[str] = Field(default_factory=list, description="what the figures assume, said once")
     redundancy: str = Field(default="none", description="none | normal | high (ASM) | raid10 (mdadm)")
-    read_fraction: float = Field(default=1.0, description="share of I/Os that are reads (the workload's mix)")
-    write_amplification: float = Field(default=1.0, description="volume I/Os per logical I/O: r + (1 - r) x copies")
+    write_amplification: float = Field(default=1.0, description="volume I/Os per logical I/O: reads + writes x copies")
     usable_gb: float | None = Field(default=None, description="capacity after mirroring (raw / copies)")
     redundancy_note: str | None = Field(default=None, description="which side the mirrored writes exhaust")
-    costs: CostBreakdown | None = Field(default=None, description="storage + compute per month (730 h)")

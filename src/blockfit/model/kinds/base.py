@@ -11,7 +11,7 @@ from typing import Protocol
 
 from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.errors import InputError
-from blockfit.schema import CostItem, Volume
+from blockfit.schema import Citation, CostItem, Volume
 
 MIB_PER_S_IN_MB_PER_S = 1.048576
 
@@ -66,7 +66,7 @@ def reject_provisioning(vol: Volume, type_key: str) -> None:
         raise InputError(f"layout level {type_key}: this type takes no provisioned IOPS or throughput (drop ':N')")
 
 
-def priced(item: str, quantity: float, unit: str, price: float | None, source: str) -> CostItem:
+def priced(item: str, quantity: float, unit: str, price: float | None, source: Citation | None) -> CostItem:
     monthly = None if price is None else round(quantity * price, 6)
     return CostItem(item=item, quantity=quantity, unit=unit, unit_price=price, monthly=monthly, source=source)
 
