@@ -10,7 +10,7 @@ import typer
 from blockfit.cli import app
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
-from blockfit.files import check_target
+from blockfit.files import check_distinct, check_target
 
 
 def _check_out(value: Path) -> Path:
@@ -44,6 +44,7 @@ def report_command(
     """Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results."""
     from blockfit.report import report as write_report  # matplotlib: imported only when a report is made
 
+    check_distinct([("-o", out)], [("input", p) for p in results])
     pngs = [str(p) for p in write_report(results, out, title, png)]
     if json_out:
         print_json({"report": str(out), "inputs": [str(p) for p in results], "png": pngs})
