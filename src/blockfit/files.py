@@ -85,6 +85,9 @@ def restore_signal_handlers(previous: dict[int, object]) -> None:
 def held() -> Iterator[None]:
     """Keep SIGINT/SIGTERM/SIGHUP until the block is done, then raise Interrupted for the one that came."""
     global _hold_depth, _pending
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only; a count shared with other threads would go wrong
+        return
     _hold_depth += 1
     try:
         yield
@@ -182,8 +185,8 @@ def _identity(path: Path) -> tuple[object, ...]:
 
 
 def _stdout_identity() -> tuple[object, ...] | None:
-    with contextlib.suppress(OSError, ValueError):
-        st = os.fstat(sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # captured in a test: no file behind it
+        st = os.fstat(sys.stdout.fileno())
         if stat.S_ISREG(st.st_mode):
             return ("inode", st.st_dev, st.st_ino)
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +26,10 @@ def _check_png(value: Path | None) -> Path | None:
     except OSError:  # a name too long
         ok = False
     if not ok:
+        assert value is not None
+        blocker = next((p for p in (value, *value.parents) if os.path.lexists(p)), None)
+        if blocker is not None and not blocker.is_dir():
+            raise InputError(f"--png {str(value)!r}: {str(blocker)!r} is a file, not a directory")
         raise InputError(f"--png {str(value)!r}: expected an existing directory")
     return value
 
