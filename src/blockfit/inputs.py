@@ -32,59 +32,40 @@ _PERCENT = re.compile(r"^(read|write)_pct$")
 Envelope = TypeVar("Envelope", bound=ResultEnvelope)
 
 
-class _Refused(ValueError):
-    pass
-
-
-def _constant(name: str) -> float:
-    raise _Refused(f"{name} is not a number (expected finite numbers only)")
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
-        raise _Refused(f"the number {text[:24]}{'...' if len(text) > 24 else ''} is too large")
-    return value
-
-
 def load_json(text: str, where: str) -> Any:
-    """Parse JSON text; a problem of bounds or numbers is an InputError naming `where`. Syntax errors stay
-    json.JSONDecodeError (a ValueError) so a caller can try another format."""
+    """Parse JSON text; a problem of bounds or numbers is an InputError naming `where` and the field. Syntax
+    errors stay json.JSONDecodeError (a ValueError) so a caller can try another format."""
     try:
-        data = json.loads(text, parse_constant=_constant, parse_float=_float)
+        data = json.loads(text)
     except RecursionError:
         raise InputError(f"{where}: nested deeper than {MAX_DEPTH} levels (not a blockfit file)") from None
-    except _Refused as exc:
-        raise InputError(f"{where}: {exc}") from None
     check_values(data, where)
     return data
 
 
 def check_values(data: Any, where: str) -> None:
-    """Depth at most MAX_DEPTH; physical quantities (by name) not negative; ints within a float's range."""
+    """Depth at most MAX_DEPTH; every number finite and within MAX_NUMBER (NaN, Infinity and 1e400 are refused);
+    physical quantities (by name) not negative; read/write shares 0-100."""
     stack: list[tuple[Any, str, int]] = [(data, "", 1)]
     while stack:
         node, path, depth = stack.pop()
         if depth > MAX_DEPTH:
             raise InputError(f"{where}: nested deeper than {MAX_DEPTH} levels (not a blockfit file)")
-        if isinstance(node, dict):
-            for key, value in node.items():
-                here = f"{path}.{key}" if path else str(key)
-                if isinstance(value, (dict, list)):
-                    stack.append((value, here, depth + 1))
-                elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                    _check_number(str(key), value, here, where)
-        elif isinstance(node, list):
-            for i, value in enumerate(node):
-                if isinstance(value, (dict, list)):
-                    stack.append((value, f"{path}.{i}" if path else str(i), depth + 1))
-                elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_NUMBER:
-                    raise InputError(f"{where}: {path}.{i} is too large")
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            here = f"{path}.{key}" if path else str(key)
+            if isinstance(value, (dict, list)):
+                stack.append((value, here, depth + 1))
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                _check_number(str(key), value, here, where)
 
 
 def _check_number(key: str, value: float, here: str, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: {here} is {value}; expected a finite number")
     if abs(value) > MAX_NUMBER:
-        raise InputError(f"{where}: {here} is too large")
+        shown = f"{value:.3g}" if isinstance(value, float) else f"a {len(str(abs(value)))}-digit number"
+        raise InputError(f"{where}: {here} is {shown}; expected a number below {MAX_NUMBER:g}")
     if _PHYSICAL.search(key) and value < 0:
         raise InputError(f"{where}: {here} is {value:g}; expected a quantity of at least 0")
     if _PERCENT.match(key) and not 0 <= value <= 100:
