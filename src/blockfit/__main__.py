@@ -1,3 +1,3 @@
-from blockfit.cli import main
+from blockfit.launch import main
 
 main()

@@ -1,22 +1,156 @@
-"""Writing result files so that a failure (disk full, a bad path, Ctrl-C) never leaves one half-written."""
+"""Every file blockfit writes goes through here, so that nothing is lost and nothing is half-written.
+
+- `check_target` refuses, before any work, a path that cannot be written atomically; `check_distinct` refuses an
+  output that is the same file as an input, another output or stdout (by device and inode, or by the resolved
+  directory and name for a file still to be made: through `..`, symlinks and hard links alike).
+- `Batch` (and `write_atomically`, a batch of one) writes each file to a temp file beside its target, fsyncs it,
+  and renames every file into place at the end; `StreamFile` does the same for a file written while a command
+  runs (diagnose --record); `replace_folder` assembles a build folder aside and swaps it in as a whole, under a
+  lock against a concurrent build into the same folder.
+- SIGINT, SIGTERM and SIGHUP raise `Interrupted` (a KeyboardInterrupt) once `install_signal_handlers` ran (the
+  CLI's entry point); the few steps that must not be cut in half (creating a temp file and registering it, the
+  renames, the clean-up) run `held()`, which keeps a signal until they are done.
+
+A symlinked output is written through: its target is replaced and the link stays.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import fcntl
 import os
+import shutil
+import signal
 import stat
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import IO
 
-from blockfit.errors import InputError
+from blockfit.errors import EnvironmentProblem, InputError
+
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+MANIFEST = ".blockfit-files"  # in a build folder: the files the build wrote, so --force can replace them whole
+LOCK_WAIT_S = 30.0
+
+
+# ---------------------------------------------------------------- signals
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP: a KeyboardInterrupt, so every clean-up written for Ctrl-C runs for all three."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+_hold_depth = 0
+_pending: int | None = None
+_temps: set[Path] = set()  # temp files and folders this process made and has not yet renamed or removed
+written: list[Path] = []  # outputs committed in this run (for the "interrupted" line)
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    global _pending
+    if _hold_depth:
+        _pending = signum
+        return
+    raise Interrupted(signum)
+
+
+def install_signal_handlers() -> dict[int, object]:
+    """SIGINT, SIGTERM and SIGHUP raise Interrupted from now on; returns the previous handlers (for restore)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous: dict[int, object] = {}
+    for sig in HANDLED_SIGNALS:
+        if signal.getsignal(sig) is signal.SIG_IGN:
+            continue  # ignored when we started (nohup, a background job): keep ignoring it, as asked
+        previous[sig] = signal.signal(sig, _on_signal)
+    return previous
+
+
+def restore_signal_handlers(previous: dict[int, object]) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Keep SIGINT/SIGTERM/SIGHUP until the block is done, then raise Interrupted for the one that came."""
+    global _hold_depth, _pending
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only; a count shared with other threads would go wrong
+        return
+    _hold_depth += 1
+    try:
+        yield
+    finally:
+        _hold_depth -= 1
+        if _hold_depth == 0 and _pending is not None:
+            signum, _pending = _pending, None
+            raise Interrupted(signum)
+
+
+def discard_leftovers() -> None:
+    """Remove every temp file or folder still registered (the CLI calls it on the way out, whatever happened)."""
+    with held():
+        for tmp in sorted(_temps, key=lambda p: len(p.parts), reverse=True):
+            _remove(tmp)
+        _temps.clear()
+
+
+_hold_counts: dict[str, int] = {}
+
+
+def test_hold(stage: str) -> None:
+    """Test hook for the fault suite: with BLOCKFIT_TEST_HOLD=STAGE[:N] the Nth pass through STAGE ("start": the
+    command is about to run; "write": a temp file exists, nothing in it yet; "rename": every temp file is written,
+    nothing renamed) creates the file BLOCKFIT_TEST_HOLD_FILE and waits up to 60 s for a signal."""
+    spec = os.environ.get("BLOCKFIT_TEST_HOLD")
+    if not spec:
+        return
+    _hold_counts[stage] = _hold_counts.get(stage, 0) + 1
+    want, _, nth = spec.partition(":")
+    if want != stage or str(_hold_counts[stage]) != (nth or "1"):
+        return
+    marker = os.environ.get("BLOCKFIT_TEST_HOLD_FILE")
+    if marker:
+        Path(marker).touch()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+# ---------------------------------------------------------------- checks before any work
+
+
+def _real(path: Path) -> Path:
+    """The file a write to `path` lands on: `..` and symlinks resolved (a dangling link: the file it names)."""
+    return Path(os.path.realpath(path))
+
+
+def _first_existing_ancestor(path: Path) -> Path:
+    for parent in path.parents:
+        if os.path.lexists(parent):
+            return parent
+    return Path("/")
 
 
 def check_target(path: Path, what: str) -> None:
-    """Refuse a result path that cannot be written atomically, before any work: a directory, a parent that is not
-    a directory or not writable, a name too long, or an existing non-regular file (renaming over /dev/null as root
-    would replace the device node with a regular file)."""
+    """Refuse a result path that cannot be written atomically, before any work: a directory, a parent that is a
+    file, missing or not writable, or an existing non-regular file (renaming over /dev/null as root would replace
+    the device node with a regular file). A symlink is judged by the file it points to."""
+    target = _real(path)
     try:
-        st = path.stat() if path.exists() else None
-        parent_ok = path.parent.is_dir()
+        st = target.stat() if os.path.lexists(target) else None
+        parent_ok = target.parent.is_dir()
     except OSError as exc:
         raise InputError(f"{what} {str(path)!r}: cannot be used ({exc.strerror})") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
@@ -24,27 +158,417 @@ def check_target(path: Path, what: str) -> None:
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise InputError(f"{what} {str(path)!r}: exists and is not a regular file (a device, pipe or socket)")
     if not parent_ok:
-        raise InputError(f"{what} {str(path)!r}: directory {str(path.parent)!r} does not exist")
-    if not os.access(path.parent, os.W_OK | os.X_OK):  # the file is written beside its path, then renamed
-        raise InputError(f"{what} {str(path)!r}: directory {str(path.parent)!r} is not writable")
+        _refuse_parent(path, target.parent, what)
+    if not os.access(target.parent, os.W_OK | os.X_OK):  # the file is written beside its path, then renamed
+        raise InputError(f"{what} {str(path)!r}: directory {str(target.parent)!r} is not writable")
+    if len(os.fsencode(target.name)) > 255:
+        raise InputError(f"{what} {str(path)!r}: the file name is longer than 255 bytes")
 
 
-def write_atomically(path: Path, text: str, what: str) -> None:
-    """Write beside `path` and rename over it; `what` names the option the path came from, for the error."""
-    check_target(path, what)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def _refuse_parent(path: Path, parent: Path, what: str) -> None:
+    blocker = parent if os.path.lexists(parent) else _first_existing_ancestor(parent)
+    if os.path.lexists(blocker) and not blocker.is_dir():
+        raise InputError(f"{what} {str(path)!r}: {str(blocker)!r} is a file, not a directory")
+    raise InputError(f"{what} {str(path)!r}: directory {str(parent)!r} does not exist")
+
+
+def _identity(path: Path) -> tuple[object, ...]:
+    """Same identity = same file: device and inode for what exists, else the resolved directory's and the name."""
+    target = _real(path)
+    with contextlib.suppress(OSError):
+        st = os.stat(target)
+        return ("inode", st.st_dev, st.st_ino)
+    with contextlib.suppress(OSError):
+        st = os.stat(target.parent)
+        return ("name", st.st_dev, st.st_ino, target.name)
+    return ("path", str(target))
+
+
+def _stdout_identity() -> tuple[object, ...] | None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # captured in a test: no file behind it
+        st = os.fstat(sys.stdout.fileno())
+        if stat.S_ISREG(st.st_mode):
+            return ("inode", st.st_dev, st.st_ino)
+    return None
+
+
+def check_distinct(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[tuple[str, Path | None]] = (),
+                   stdout: bool = True) -> None:
+    """Refuse an output that is the same file as an input, as another output, or as stdout redirected to a file
+    (`report plan.json -o plan.json` would replace the plan with HTML; `--out x --report x` one result with another).
+    Each pair is (the option or argument, its path); None is skipped."""
+    seen = [(_identity(path), what, path, "an input") for what, path in inputs if path is not None]
+    for what, path in outputs:
+        if path is None:
+            continue
+        ident = _identity(path)
+        for other_id, other_what, other, role in seen:
+            if ident == other_id:
+                raise InputError(f"{what} {str(path)!r}: is the same file as {other_what} {str(other)!r} "
+                                 f"({role}); choose another file name")
+        seen.append((ident, what, path, "another output"))
+    out_file = _stdout_identity() if stdout else None
+    if out_file is not None:
+        for ident, what, path, _ in seen:
+            if ident == out_file:
+                raise InputError(f"stdout: is redirected to {what} {str(path)!r}; redirect it elsewhere")
+
+
+# ---------------------------------------------------------------- writing files
+
+
+def _temp_name(target: Path, kind: str = "tmp") -> Path:
+    """`.NAME.PID.RANDOM.tmp` beside the target, short enough for a 255-byte file name."""
+    stem = os.fsencode(target.name)[:180]
+    return target.with_name(f".{os.fsdecode(stem)}.{os.getpid()}.{os.urandom(3).hex()}.{kind}")
+
+
+def _create_temp(target: Path) -> tuple[int, Path]:
+    """Create and register a temp file beside target (held: a signal cannot come between the two)."""
+    with held():
+        tmp = _temp_name(target)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        _temps.add(tmp)
+    return fd, tmp
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:  # a write that takes nothing is a full disk, whatever the kernel said
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[n:]
+
+
+def _keep_mode(fd: int, target: Path) -> None:
+    """A replaced file keeps its permission bits (and, as root, its owner); a new one gets 0666 less the umask."""
     try:
-        # a name or title from argv that was not UTF-8 holds lone surrogates: written escaped, not a traceback
-        tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
-        os.replace(tmp, path)
+        st = os.stat(target)
+    except OSError:
+        return
+    os.fchmod(fd, stat.S_IMODE(st.st_mode))
+    if os.geteuid() == 0:
+        with contextlib.suppress(OSError):
+            os.fchown(fd, st.st_uid, st.st_gid)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    _temps.discard(path)
+
+
+def _encode(data: str | bytes) -> bytes:
+    # a name or title from argv that was not UTF-8 holds lone surrogates: written escaped, not a traceback
+    return data if isinstance(data, bytes) else data.encode("utf-8", errors="backslashreplace")
+
+
+class Batch:
+    """Files written together: each staged beside its target (written, fsynced), then all renamed into place when
+    the block ends without an error; on any error or signal every staged file is removed and no target changed."""
+
+    def __init__(self) -> None:
+        self._staged: list[tuple[Path, Path, str, Path]] = []  # (temp, target, what, path as given)
+
+    def add(self, path: Path, data: str | bytes, what: str) -> None:
+        check_target(path, what)
+        target = _real(path)
+        if any(_identity(target) == _identity(t) for _, t, _, _ in self._staged):
+            raise InputError(f"{what} {str(path)!r}: written twice in one run")
+        try:
+            fd, tmp = _create_temp(target)
+        except OSError as exc:
+            raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
+        self._staged.append((tmp, target, what, path))
+        try:
+            test_hold("write")
+            _write_all(fd, _encode(data))
+            _keep_mode(fd, target)
+            os.fsync(fd)
+        except OSError as exc:
+            raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
+        finally:
+            os.close(fd)
+
+    def commit(self) -> None:
+        test_hold("rename")
+        with held():
+            for tmp, target, what, path in self._staged:
+                try:
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
+                _temps.discard(tmp)
+                written.append(path)
+            for directory in dict.fromkeys(t.parent for _, t, _, _ in self._staged):
+                _fsync_dir(directory)
+            self._staged.clear()
+
+    def discard(self) -> None:
+        with held():
+            for tmp, _, _, _ in self._staged:
+                _remove(tmp)
+            self._staged.clear()
+
+    def __enter__(self) -> Batch:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        try:
+            if kind is None:
+                self.commit()
+        finally:
+            self.discard()  # after a commit, nothing is left to discard
+
+
+def write_atomically(path: Path, data: str | bytes, what: str) -> None:
+    """Write beside `path` and rename over it; `what` names the option the path came from, for the error."""
+    with Batch() as batch:
+        batch.add(path, data, what)
+
+
+class StreamFile:
+    """A file written line by line while a command runs (diagnose --record): into a temp file beside the target,
+    renamed into place by commit(); discard() (or any error) removes it. A write error is an InputError."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        check_target(path, what)
+        self.path, self.what, self.target = path, what, _real(path)
+        try:
+            fd, self.tmp = _create_temp(self.target)
+        except OSError as exc:
+            raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
+        self._fh: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace")
+
+    def _fail(self, exc: OSError) -> InputError:
+        self.discard()
+        return InputError(f"{self.what} {str(self.path)!r}: cannot write ({exc.strerror})")
+
+    def write(self, text: str) -> None:
+        assert self._fh is not None
+        try:
+            self._fh.write(text)
+            self._fh.flush()
+        except OSError as exc:
+            raise self._fail(exc) from None
+
+    def commit(self) -> None:
+        assert self._fh is not None
+        try:
+            self._fh.flush()
+            _keep_mode(self._fh.fileno(), self.target)
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise self._fail(exc) from None
+        test_hold("rename")
+        with held():
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+                os.replace(self.tmp, self.target)
+            except OSError as exc:
+                _remove(self.tmp)
+                raise InputError(f"{self.what} {str(self.path)!r}: cannot write ({exc.strerror})") from None
+            _temps.discard(self.tmp)
+            written.append(self.path)
+            _fsync_dir(self.target.parent)
+
+    def discard(self) -> None:
+        with held():
+            if self._fh is not None:
+                fh, self._fh = self._fh, None
+                with contextlib.suppress(OSError):  # closing flushes: on a full disk that fails too
+                    fh.close()
+            _remove(self.tmp)
+
+
+# ---------------------------------------------------------------- build folders
+
+
+def _renameat2_exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        func = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if func(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+@contextlib.contextmanager
+def _folder_lock(target: Path, path: Path, what: str) -> Iterator[None]:
+    """An exclusive lock beside the folder, against two builds into it at once; removed on the way out."""
+    lock = target.with_name(f".{os.fsdecode(os.fsencode(target.name)[:200])}.blockfit-lock")
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        with held():
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as exc:
+                raise InputError(f"{what} {str(path)!r}: cannot lock ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with contextlib.suppress(OSError):
+                if os.fstat(fd).st_ino == os.stat(lock).st_ino:
+                    break  # the lock file still has its name: it is ours
+        except BlockingIOError:
+            pass
+        os.close(fd)
+        if time.monotonic() > deadline:
+            raise EnvironmentProblem(f"{what} {str(path)!r}: another blockfit build has been writing it for "
+                                     f"{LOCK_WAIT_S:g} s (lock {str(lock)!r})")
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        with held():
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
+            os.close(fd)
+
+
+def _previous_build(folder: Path) -> set[str]:
+    """The files an earlier build wrote into folder (its manifest); empty if there is none."""
+    try:
+        lines = (folder / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return set()
+    return {ln for ln in lines if ln and not ln.startswith("#")} | {MANIFEST}
+
+
+def _carry_over(old: Path, new: Path, ours: set[str], fresh: set[str], path: Path, what: str,
+                rel: str = "") -> None:
+    """Hard-link into `new` every entry of `old` that no blockfit build wrote: the rebuilt folder keeps the user's
+    files (a step log, a terraform state) without copying them, and the old folder can then be removed whole."""
+    for entry in sorted(os.scandir(old / rel if rel else old), key=lambda e: e.name):
+        name = f"{rel}/{entry.name}" if rel else entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if name in fresh:
+                raise InputError(f"{what} {str(path)!r}: {name} is a directory; the build writes a file there")
+            (new / name).mkdir(exist_ok=True)
+            shutil.copymode(entry.path, new / name)
+            _carry_over(old, new, ours, fresh, path, what, name)
+            if not any((new / name).iterdir()) and any(f.startswith(name + "/") for f in ours):
+                (new / name).rmdir()  # emptied of the previous build's files: it was that build's folder
+            continue
+        if name in fresh or name in ours:
+            continue  # replaced by the new build, or a file of the previous one
+        if any(f.startswith(name + "/") for f in fresh):
+            raise InputError(f"{what} {str(path)!r}: {name} is a file; the build needs a directory there")
+        try:
+            os.link(entry.path, new / name, follow_symlinks=False)
+        except OSError as exc:
+            raise InputError(f"{what} {str(path)!r}: cannot keep {name} in the rebuilt folder ({exc.strerror}); "
+                             "move it away or choose an empty folder") from None
+
+
+def replace_folder(path: Path, files: Sequence[tuple[str, str | bytes, int]], what: str, force: bool) -> None:
+    """Write `files` (relative path, content, mode) as the folder `path`, whole: assembled in a hidden sibling and
+    renamed into place (a new folder) or exchanged with the old one (--force: the old build's own files go, the
+    user's other files are kept). Refuses a non-empty folder without force. Parents are created as needed."""
+    target = _real(path)
+    if os.path.lexists(target) and not target.is_dir():
+        raise InputError(f"{what} {str(path)!r}: exists and is not a directory")
+    ancestor = target.parent if os.path.lexists(target.parent) else _first_existing_ancestor(target.parent)
+    if not ancestor.is_dir():
+        raise InputError(f"{what} {str(path)!r}: {str(ancestor)!r} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(f"{what} {str(path)!r}: directory {str(ancestor)!r} is not writable")
+    created: list[Path] = []
+    try:
+        with held():
+            for parent in reversed(target.parents):
+                if not os.path.lexists(parent):
+                    parent.mkdir()
+                    created.append(parent)
+        with _folder_lock(target, path, what):
+            _assemble_and_swap(target, files, path, what, force)
+        created.clear()
     except OSError as exc:
-        _discard(tmp)
         raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
-    except BaseException:
-        _discard(tmp)
-        raise
+    finally:
+        with held():
+            for parent in reversed(created):  # what was made for a build that did not happen
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
 
 
-def _discard(tmp: Path) -> None:
-    with contextlib.suppress(OSError):  # e.g. the temp name is too long although the target's name is not
-        tmp.unlink(missing_ok=True)
+def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int]], path: Path, what: str,
+                       force: bool) -> None:
+    exists = target.is_dir()
+    if exists and not force:
+        with os.scandir(target) as entries:
+            if any(entries):
+                raise InputError(f"{what} {str(path)!r}: directory is not empty; choose another or pass --force")
+    fresh = {name for name, _, _ in files}
+    with held():
+        tmp = _temp_name(target, "build")
+        tmp.mkdir(mode=0o700)
+        _temps.add(tmp)
+    try:
+        for name, data, mode in files:
+            dest = tmp / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            try:
+                test_hold("write")
+                _write_all(fd, _encode(data))
+                os.fchmod(fd, mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        listing = "# files written by blockfit build; build --force replaces them, and only them\n"
+        (tmp / MANIFEST).write_text(listing + "".join(f"{name}\n" for name in sorted(fresh)), encoding="utf-8")
+        if exists:
+            _carry_over(target, tmp, _previous_build(target), fresh | {MANIFEST}, path, what)
+            st = os.stat(target)
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))
+            if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                os.chown(tmp, st.st_uid, st.st_gid)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o777 & ~umask)
+        _fsync_dir(tmp)
+        test_hold("rename")
+        with held():
+            if not exists:
+                os.rename(tmp, target)  # onto nothing, or onto an empty folder made meanwhile
+                _temps.discard(tmp)
+            elif not _renameat2_exchange(tmp, target):  # else: the old folder now has the temp name
+                aside = _temp_name(target, "old")
+                os.rename(target, aside)
+                _temps.add(aside)
+                try:
+                    os.rename(tmp, target)
+                except OSError:
+                    os.rename(aside, target)
+                    _temps.discard(aside)
+                    raise
+                _temps.discard(tmp)
+                _remove(aside)
+            written.append(path)
+            _fsync_dir(target.parent)
+    finally:
+        with held():
+            if tmp in _temps:  # an unfinished build, or the old folder exchanged out
+                _remove(tmp)

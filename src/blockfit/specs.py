@@ -36,6 +36,8 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
     m = _LAYOUT_RE.match(spec or "")
     if not m:
         raise InputError(f"layout {spec!r}: expected {LAYOUT_HELP}")
+    if len(m.group(1).lstrip("0")) > 6:  # int() of thousands of digits is refused by Python itself
+        raise InputError(f"layout {spec[:40]!r}: expected at most 1024 volumes")
     count = int(m.group(1))
     if count < 1:
         raise InputError(f"layout {spec!r}: expected at least 1 volume")
@@ -43,6 +45,9 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
         raise InputError(f"layout {spec!r}: expected at most 1024 volumes")
     gb = parse_volume_gb(m.group(2), what=f"layout {spec!r} size")
     level = m.group(3)
+    if any(g and len(g.lstrip("0")) > 15 for g in (m.group(4), m.group(5))):
+        raise InputError(f"layout {spec[:40]!r}: a provisioned IOPS or throughput of more than 15 digits; "
+                         "expected a figure the volume type offers")
     iops = int(m.group(4)) if m.group(4) else None
     tput = float(m.group(5)) if m.group(5) else None
     vol = _volume_for_level(cat, level, spec)
@@ -78,7 +83,7 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
     name, count = _gcp_machine_type(cat, name, count)
     shape = find_shape(cat, name)
     ocpus = float(count) if count is not None else None
-    if ocpus is not None and (ocpus <= 0 or ocpus != int(ocpus)):
+    if ocpus is not None and (not math.isfinite(ocpus) or ocpus <= 0 or ocpus != int(ocpus)):
         raise InputError(f"{what} {spec!r}: expected a whole, positive OCPU count (shapes take whole OCPUs)")
     if shape.kind == "fixed":
         if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:

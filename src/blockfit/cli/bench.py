@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 import os
-import signal
 import string
 from pathlib import Path
-from types import FrameType
 from typing import Annotated
 
 import typer
@@ -20,11 +18,8 @@ from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import BenchRequest, LayoutSpec, parse_workloads, run_bench
 from blockfit.errors import InputError
+from blockfit.files import check_distinct, write_atomically
 from blockfit.schema.bench import BenchResult
-
-
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
@@ -149,7 +144,8 @@ def bench_command(
     _caps(list(instance_cap or []), layouts, "--instance-cap")
     request = BenchRequest(layouts=layouts, measures=parse_workloads(workload), profile=PROFILES[profile],
                            repeat=repeat, before_measure=before_measure)
-    signal.signal(signal.SIGTERM, _raise_interrupt)
+    check_distinct([("--out", None if out is None else out / "bench.json"), ("--report", report)])
+    # SIGTERM, SIGINT and SIGHUP stop the bench like Ctrl-C (the CLI's handlers): a partial result follows
     if err_console.is_terminal:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err_console, transient=True) as bar:
@@ -165,10 +161,11 @@ def bench_command(
 
         result = run_bench(request, lines)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = out / f".bench.json.{os.getpid()}"
-        tmp.write_text(result.model_dump_json(indent=2) + "\n")
-        tmp.replace(out / "bench.json")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out {str(out)!r}: cannot make the directory ({exc.strerror})") from None
+        write_atomically(out / "bench.json", result.model_dump_json(indent=2) + "\n", what="--out")
     save_report(result, report)
     if json_out:
         print_json(result)

@@ -2,33 +2,33 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
-import pydantic
 import typer
 
 from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.emit import build as build_scripts
 from blockfit.errors import InputError
+from blockfit.files import check_distinct
+from blockfit.inputs import check_envelope, load_json, read_text, validate
 from blockfit.schema import Plan
 
 
 def load_plan(path: Path) -> Plan:
+    """The plan, checked as report checks every result: bounded, finite, its kind and schema version known."""
+    where, expected = f"--plan {path}", "a plan.json written by 'blockfit plan'"
+    text = read_text(path, where, expected)
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"--plan {path}: file not found") from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"--plan {path}: expected a plan.json written by 'blockfit plan' ({exc})") from None
-    try:
-        return Plan.model_validate(data)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"--plan {path}: not a blockfit plan ({where}: {first['msg']})") from None
+        data = load_json(text, where)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"{where}: expected {expected} ({exc})") from None
+    if isinstance(data, dict) and "kind" not in data:
+        data = {**data, "kind": "plan"}  # written before results carried their kind
+    return validate(check_envelope(data, where, {"plan": Plan}, expected), data, where)
 
 
 @app.command("build")
@@ -54,6 +54,7 @@ def build_command(
     report: ReportOption = None,
 ) -> None:
     """Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning)."""
+    check_distinct([("--out", out), ("--report", report)], [("--plan", plan)])
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
     if not device_list:
         raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
-from types import FrameType
 from typing import Annotated
 
 import typer
@@ -14,6 +12,7 @@ from rich.table import Table
 from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
+from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
 from blockfit.measure.plot import plot_curve
 from blockfit.schema.measurement import Measurement
@@ -25,10 +24,6 @@ def _percent(text: str) -> float:
         return float(text.rstrip("%"))
     except ValueError:
         raise InputError(f"--percentile {text!r}: expected a number such as 95 or 99.9") from None
-
-
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
 
 
 def _gain(gain: float | None, flat: bool) -> str:
@@ -112,9 +107,11 @@ def calibrate_command(
         duration_s=parse_duration(duration, "--duration"), size_bytes=parse_io_size(size, "--size"),
         allow_write=allow_write, write_pct=write, hosts=list(host or []), engine=engine)
     options.validate()
-    if plot is not None and not plot.parent.exists():
-        raise InputError(f"--plot {str(plot)!r}: directory {str(plot.parent)!r} does not exist")
-    signal.signal(signal.SIGTERM, _raise_interrupt)
+    if plot is not None:
+        check_target(plot, "--plot")
+    check_distinct([("--plot", plot), ("--report", report)],
+                   [("target", Path(t)) for t in targets if not t.startswith("/dev/")])
+    # SIGTERM, SIGINT and SIGHUP stop the measurement like Ctrl-C (the CLI's handlers): a partial result follows
     show_progress = err_console.is_terminal  # on stderr, so it never mixes with the table or the JSON on stdout
     if show_progress:
         with Progress(TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(),
@@ -129,7 +126,7 @@ def calibrate_command(
         quiet: ProgressFn | None = None
         m = calibrate(targets, options, progress=quiet)
     if plot is not None:
-        plot_curve(m, plot)
+        write_atomically(plot, plot_curve(m), what="--plot")
     save_report(m, report)
     if json_out:
         print_json(m)

@@ -13,6 +13,7 @@ from blockfit.cli.common import catalog_for
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.diagnose import live, metrics, rules, sampler
 from blockfit.errors import InputError
+from blockfit.files import check_distinct, check_target
 from blockfit.schema import Prediction, Workload
 from blockfit.units import parse_duration
 
@@ -64,8 +65,9 @@ def diagnose(
     if replay is not None and record is not None:
         raise InputError("--record: cannot be combined with --replay (the capture already exists)")
     wanted = [d for item in devices or [] for d in item.split(",") if d]
-    if record is not None and not record.parent.is_dir():
-        raise InputError(f"--record {record}: directory {record.parent} does not exist")
+    if record is not None:
+        check_target(record, "--record")
+    check_distinct([("--record", record), ("--report", report)], [("--replay", replay)])
     if members and layout is None:
         raise InputError("--members: only with --layout (the devices its caps apply to)")
     pred = _prediction(layout, cloud, instance)

@@ -25,6 +25,7 @@ from blockfit.cli.common import (
     redundancy_option,
 )
 from blockfit.cli.output import ReportOption, console, print_json, save_report
+from blockfit.files import check_distinct
 from blockfit.model import predict
 from blockfit.schema import Citation, Cost, Prediction, Workload
 from blockfit.specs import LAYOUT_HELP, parse_instance, parse_layout
@@ -58,6 +59,7 @@ def model_command(
     report: ReportOption = None,
 ) -> None:
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
+    check_distinct([("--report", report)])
     cat = catalog_for(cloud, catalog)
     if not instance:
         from blockfit.errors import InputError

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +23,73 @@ from blockfit.files import check_target
 _PIPED = not sys.stdout.isatty() and "COLUMNS" not in os.environ
 console = Console(width=120 if _PIPED else None)
 err_console = Console(stderr=True)
+
+
+class StdoutFailed(Exception):
+    """stdout did not take the output: a closed pipe (quiet) or a full disk / I/O error (one line, exit 4)."""
+
+    exit_code = 4
+
+    def __init__(self, exc: OSError) -> None:
+        super().__init__(f"stdout: cannot write ({exc.strerror or exc}); the output is incomplete")
+        self.broken_pipe = exc.errno == errno.EPIPE
+
+
+class CheckedStream:
+    """sys.stdout while a command runs: a write or flush that fails raises StdoutFailed (rich and print go
+    through it too), so a full disk under `--json > file` is an error instead of a silently short file."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            binary = getattr(self._stream, "buffer", None)
+            if binary is None:
+                return int(self._stream.write(text))
+            # Bytes, in a loop: with PYTHONUNBUFFERED the text layer sits on the raw file and drops the rest of a
+            # short write (4 KiB left on the disk: 4 KiB written, no error); the next write names the error.
+            self._stream.flush()
+            view = memoryview(text.encode(self._stream.encoding or "utf-8", self._stream.errors or "strict"))
+            while view:
+                n = binary.write(view)
+                if not n:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[n:]
+            return len(text)
+        except OSError as exc:
+            raise StdoutFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise StdoutFailed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def finish_stdout(stream: Any) -> None:
+    """Flush stdout and, where it is a file, fsync it: the last chance to see that the output did not fit."""
+    try:
+        stream.flush()
+        with contextlib.suppress(ValueError, io.UnsupportedOperation):
+            fd = stream.fileno()
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EROFS):  # no fsync on this kind of file: nothing to learn
+            raise StdoutFailed(exc) from None
+
+
+def quiet_stdout(stream: Any) -> None:
+    """After stdout failed: point fd 1 at /dev/null so the interpreter's own flush at exit adds no second message."""
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
 
 
 def print_json(obj: BaseModel | dict[str, Any] | list[Any]) -> None:

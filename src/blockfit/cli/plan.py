@@ -34,7 +34,7 @@ from blockfit.cli.common import (
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InputError
-from blockfit.files import write_atomically
+from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.history import derive_targets
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
@@ -97,6 +97,9 @@ def plan_command(
     report: ReportOption = None,
 ) -> None:
     """Search member count, size, level and OCPUs for the cheapest layouts that meet every target."""
+    if out is not None:
+        check_target(out, "--out")  # before minutes of searching, not after
+    check_distinct([("--out", out), ("--report", report)], [("--from", from_file)])
     if example is not None:
         if example not in EXAMPLES:
             raise InputError(f"--example {example!r}: expected one of {', '.join(EXAMPLES)}")

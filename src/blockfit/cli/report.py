@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ import typer
 from blockfit.cli import app
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
-from blockfit.files import check_target
+from blockfit.files import check_distinct, check_target
 
 
 def _check_out(value: Path) -> Path:
@@ -25,6 +26,10 @@ def _check_png(value: Path | None) -> Path | None:
     except OSError:  # a name too long
         ok = False
     if not ok:
+        assert value is not None
+        blocker = next((p for p in (value, *value.parents) if os.path.lexists(p)), None)
+        if blocker is not None and not blocker.is_dir():
+            raise InputError(f"--png {str(value)!r}: {str(blocker)!r} is a file, not a directory")
         raise InputError(f"--png {str(value)!r}: expected an existing directory")
     return value
 
@@ -44,6 +49,7 @@ def report_command(
     """Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results."""
     from blockfit.report import report as write_report  # matplotlib: imported only when a report is made
 
+    check_distinct([("-o", out)], [("input", p) for p in results])
     pngs = [str(p) for p in write_report(results, out, title, png)]
     if json_out:
         print_json({"report": str(out), "inputs": [str(p) for p in results], "png": pngs})

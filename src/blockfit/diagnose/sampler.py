@@ -9,7 +9,7 @@ same input live and replayed.
 from __future__ import annotations
 
 import json
-import os
+import math
 import platform
 import signal
 import threading
@@ -17,13 +17,15 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from blockfit.diagnose import diskstats, geometry, mounts, sysfs, throttle
 from blockfit.diagnose import multipath as mpath
 from blockfit.errors import InputError
+from blockfit.files import StreamFile
+from blockfit.inputs import load_json, read_text
 
 CAPTURE_VERSION = 1
 
@@ -112,10 +114,9 @@ def take_sample(selected: list[str], t: float) -> Sample:
     return Sample(t=t, lines=lines)
 
 
-def _write(fh: IO[str] | None, model: BaseModel) -> None:
+def _write(fh: StreamFile | None, model: BaseModel) -> None:
     if fh is not None:
         fh.write(model.model_dump_json() + "\n")
-        fh.flush()
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -124,39 +125,45 @@ def _stop(signum: int, frame: object) -> None:
 
 def run_live(requested: list[str] | None, interval_s: float, duration_s: float, record: Path | None = None,
              on_sample: Callable[[Capture], None] | None = None) -> Capture:
-    """Sample until duration elapses or Ctrl-C; a recording is written to a temp name and renamed at the end."""
+    """Sample until duration elapses or Ctrl-C (or SIGTERM, SIGHUP); a recording is written to a temp file beside
+    it (files.StreamFile) and renamed into place at the end; with fewer than 2 samples, or on a write error,
+    it is removed."""
     header = snapshot(requested, interval_s)
     capture = Capture(header=header, samples=[])
-    tmp = record.with_name(f".{record.name}.{os.getpid()}.part") if record else None
     previous = signal.getsignal(signal.SIGTERM)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _stop)  # stop like Ctrl-C: keep what was sampled, leave no temp file
-    fh = open(tmp, "w", encoding="utf-8") if tmp else None  # noqa: SIM115 - closed in finally
+    own_handler = threading.current_thread() is threading.main_thread() and previous is signal.SIG_DFL
+    if own_handler:  # called without the CLI (which makes SIGTERM an interrupt already): stop like Ctrl-C
+        signal.signal(signal.SIGTERM, _stop)
+    fh = StreamFile(record, "--record") if record else None
     try:
-        _write(fh, header)
-        start = time.monotonic()
-        count = int(round(duration_s / interval_s))
-        for i in range(count + 1):
-            target = start + i * interval_s
-            delay = target - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            sample = take_sample(header.selected, time.monotonic() - start)
-            capture.samples.append(sample)
-            _write(fh, sample)
-            if on_sample is not None:
-                on_sample(capture)
-    except KeyboardInterrupt:
-        pass  # stop early and diagnose what was sampled
-    finally:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, previous)
-        if fh is not None and tmp is not None and record is not None:
-            fh.close()
+        try:
+            _write(fh, header)
+            start = time.monotonic()
+            count = int(round(duration_s / interval_s))
+            for i in range(count + 1):
+                target = start + i * interval_s
+                delay = target - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                sample = take_sample(header.selected, time.monotonic() - start)
+                capture.samples.append(sample)
+                _write(fh, sample)
+                if on_sample is not None:
+                    on_sample(capture)
+        except KeyboardInterrupt:
+            pass  # stop early and diagnose what was sampled
+        finally:
+            if own_handler:
+                signal.signal(signal.SIGTERM, previous)
+        if fh is not None:
             if len(capture.samples) >= 2:
-                tmp.replace(record)
+                fh.commit()
             else:
-                tmp.unlink(missing_ok=True)
+                fh.discard()
+    except BaseException:
+        if fh is not None:
+            fh.discard()
+        raise
     return capture
 
 
@@ -176,33 +183,55 @@ def restrict(capture: Capture, requested: list[str]) -> Capture:
 
 
 def load(path: Path) -> Capture:
-    """Read a capture; any malformed line is reported with its line number."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"--replay {path}: cannot read ({exc.strerror})") from None
+    """Read a capture; any malformed line is reported with its line number. Checked before it is trusted: a
+    header of a version this blockfit reads, sample times finite and increasing (a clock that stands still or
+    runs backwards would turn every rate into nonsense or "no findings")."""
+    where = f"--replay {path}"
+    text = read_text(path, where, "a capture written by 'blockfit diagnose --record'")
     header: CaptureHeader | None = None
     samples: list[Sample] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-            if lineno == 1 or header is None:
+            obj = load_json(line, f"{where} line {lineno}")
+            if header is None:
+                _check_version(obj, where, lineno)
                 header = CaptureHeader.model_validate(obj)
             else:
                 samples.append(Sample.model_validate(obj))
+        except InputError:
+            raise
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0][:160]
-            raise InputError(f"--replay {path} line {lineno}: not a blockfit diagnose capture line ({first})") from None
+            raise InputError(f"{where} line {lineno}: not a blockfit diagnose capture line ({first})") from None
     if header is None or len(samples) < 2:
-        raise InputError(f"--replay {path}: expected a header and at least 2 samples, got {len(samples)} samples")
-    if header.version != CAPTURE_VERSION:
-        raise InputError(f"--replay {path}: capture version {header.version}, expected {CAPTURE_VERSION}")
+        raise InputError(f"{where}: expected a header and at least 2 samples, got {len(samples)} samples")
+    if not (math.isfinite(header.interval_s) and header.interval_s > 0):
+        raise InputError(f"{where}: interval_s is {header.interval_s}; expected a positive number of seconds")
+    for i, (before, after) in enumerate(zip(samples, samples[1:], strict=False), start=2):
+        if not after.t > before.t:
+            raise InputError(f"{where}: sample {i} is at t={after.t:g} s, not after sample {i - 1} at "
+                             f"t={before.t:g} s (expected times that increase)")
+    if samples[0].t < 0:
+        raise InputError(f"{where}: sample 1 is at t={samples[0].t:g} s; expected a time of at least 0")
     capture = Capture(header=header, samples=samples)
     for i in range(len(samples)):
         try:
             capture.stats(i)
         except diskstats.DiskstatsError as exc:
-            raise InputError(f"--replay {path}: {exc}") from None
+            raise InputError(f"{where}: {exc}") from None
     return capture
+
+
+def _check_version(obj: object, where: str, lineno: int) -> None:
+    """A header from a newer blockfit is named as such, before its (maybe changed) fields are validated."""
+    if not isinstance(obj, dict) or obj.get("type") != "header":
+        return  # not a header: the model says what is wrong
+    version = obj.get("version", CAPTURE_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError(f"{where} line {lineno}: capture version {json.dumps(version)[:40]}: expected a whole "
+                         "number of at least 1")
+    if version > CAPTURE_VERSION:
+        raise InputError(f"{where}: capture version {version}, written by a newer blockfit (this one reads version "
+                         f"{CAPTURE_VERSION}): upgrade blockfit to replay it")

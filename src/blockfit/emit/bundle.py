@@ -1,17 +1,15 @@
 """Orchestration: validate the request, ask each emitter for its files, write them with a README and a
-run-all.sh into the output directory (refusing a non-empty directory unless forced)."""
+run-all.sh as the output folder, whole (refusing a non-empty folder unless forced)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from blockfit.emit import asm, filesystem, lvm, mdraid, migrate, multipath, provision
 from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.emit.safety import check_device_path, render_template
 from blockfit.errors import InputError
+from blockfit.files import replace_folder
 from blockfit.schema import BuildResult, BuildStep, Plan
 
 
@@ -76,26 +74,10 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
 
 
 def write(out_dir: Path, files: list[GeneratedFile], force: bool = False) -> None:
-    """Write all files into out_dir: into a temp dir first, then moved in, so nothing is half-written."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"--out {out_dir}: exists and is not a directory")
-    if out_dir.exists() and any(out_dir.iterdir()) and not force:
-        raise InputError(f"--out {out_dir}: directory is not empty; choose another or pass --force")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".blockfit-build-", dir=out_dir.parent))
-    try:
-        for f in files:
-            path = tmp / f.step.path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(f.text)
-            os.chmod(path, 0o755 if f.executable else 0o644)
-        out_dir.mkdir(exist_ok=True)
-        for f in files:
-            dest = out_dir / f.step.path
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(tmp / f.step.path, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    """Write all files as the folder out_dir, whole: assembled aside and swapped in (files.replace_folder), so a
+    failure or a signal leaves the old folder as it was and two builds never mix their scripts."""
+    replace_folder(out_dir, [(f.step.path, f.text, 0o755 if f.executable else 0o644) for f in files],
+                   what="--out", force=force)
 
 
 def build(plan: Plan, *, manager: str, devices: list[str], out_dir: Path, candidate: int = 0,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any
 
 from blockfit.diagnose import metrics, sampler
 from blockfit.errors import InputError
+from blockfit.inputs import load_json, read_text
 from blockfit.schema.history import HistoryFormat
 
 CSV_COLUMNS = ("timestamp", "read IOPS", "write IOPS", "read MB/s", "write MB/s")
@@ -54,18 +54,18 @@ class History:
         return sorted({s.device for s in self.samples})
 
 
+EXPECTED = "iostat/sadf JSON, a diagnose capture or a CSV"
+MAX_RATE = 1e12  # per second, per device: far above any block device; beyond it sums overflow to infinity
+
+
 def read_history(path: Path) -> History:
     """Read PATH in whichever of the four formats it is (JSON from sysstat, JSONL from diagnose, else CSV)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"--from {path}: not a text file (expected iostat/sadf JSON, a diagnose capture "
-                         "or a CSV)") from None
-    except OSError as exc:
-        raise InputError(f"--from {path}: cannot read ({exc.strerror})") from None
+    text = read_text(path, f"--from {path}", EXPECTED)
     if not text.strip():
         raise InputError(f"--from {path}: the file is empty")
     first = text.lstrip()[:1]
+    if first == "[":
+        raise InputError(f"--from {path}: a JSON array; expected {EXPECTED} (sysstat JSON is an object)")
     if first == "{":
         first_line = text.lstrip().splitlines()[0]
         if '"type": "header"' in first_line or '"type":"header"' in first_line:
@@ -76,9 +76,13 @@ def read_history(path: Path) -> History:
 
 def _sysstat(path: Path, text: str) -> History:
     try:
-        doc = json.loads(text)
+        doc = load_json(text, f"--from {path}")
         hosts = doc["sysstat"]["hosts"]
         stats = hosts[0]["statistics"]
+        if not isinstance(hosts, list) or not isinstance(stats, list):
+            raise TypeError
+    except InputError:
+        raise
     except (ValueError, KeyError, IndexError, TypeError):
         raise InputError(f"--from {path}: not sysstat JSON (expected iostat -o JSON or sadf -j output with "
                          "sysstat.hosts[0].statistics)") from None
@@ -87,6 +91,11 @@ def _sysstat(path: Path, text: str) -> History:
     reports = [r for r in stats if isinstance(r, dict) and "disk" in r]
     if not reports:
         raise InputError(f"--from {path}: no per-device statistics (run iostat with -d -x, or sadf with '-- -d')")
+    for i, rep in enumerate(reports):
+        disks = rep["disk"]
+        if not isinstance(disks, list) or not all(isinstance(d, dict) for d in disks):
+            raise InputError(f"--from {path}: report {i + 1}: \"disk\" is {_json_kind(disks)}; expected a list of "
+                             "per-device objects")
     disks = reports[0]["disk"]
     is_iostat = bool(disks) and "disk_device" in disks[0]
     skipped: list[str] = []
@@ -102,9 +111,16 @@ def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
         value = float(row[key])
     except (KeyError, TypeError, ValueError):
         raise InputError(f"--from {path}: {where}: missing or non-numeric {key!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(f"--from {path}: {where}: {key!r} is {value}; expected a finite rate of at least 0")
+    if not math.isfinite(value) or value < 0 or value > MAX_RATE:
+        raise InputError(f"--from {path}: {where}: {key!r} is {str(row[key])[:40]}; expected a finite rate from 0 "
+                         f"to {MAX_RATE:g}")
     return value
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list of " + ", ".join(sorted({type(v).__name__ for v in value})) if value else "an empty list"
+    return {dict: "an object", str: "a string", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _sysstat_report(path: Path, index: int, disks: list[dict[str, Any]], is_iostat: bool) -> Iterator[DeviceSample]:
@@ -133,7 +149,10 @@ def _diagnose(path: Path) -> History:
 
 
 def _csv(path: Path, text: str) -> History:
-    rows = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+    except csv.Error as exc:  # a field over the csv module's limit (131,072 characters), a NUL byte
+        raise InputError(f"--from {path}: not a CSV of {', '.join(CSV_COLUMNS)} ({exc})") from None
     skipped: list[str] = []
     if rows and not _is_number(rows[0][1] if len(rows[0]) > 1 else ""):
         rows = rows[1:]

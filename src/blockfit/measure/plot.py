@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 from blockfit.schema.measurement import Measurement
 
 
-def plot_curve(m: Measurement, path: str | Path) -> Path:
+def plot_curve(m: Measurement) -> bytes:
+    """The PNG's bytes (the caller writes them atomically, files.write_atomically)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,7 +36,7 @@ def plot_curve(m: Measurement, path: str | Path) -> Path:
     fig.text(0.01, 0.01, f"{m.fio_version} {m.engine} direct={int(m.direct)} kernel {m.kernel}; "
              f"numbers at points = outstanding I/Os; max MB/s ({m.large_io // 1024} KiB) = {m.max_mbps:,.1f}",
              fontsize=7, alpha=0.7)
-    out = Path(path)
-    fig.savefig(out)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
     plt.close(fig)
-    return out
+    return buf.getvalue()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blockfit.errors import InputError
-from blockfit.files import write_atomically
+from blockfit.files import Batch, check_distinct
 from blockfit.report import bench, build, calibrate, diagnose, lab, lab_bench, model, plan
 from blockfit.report.figures import FigureSink
 from blockfit.report.load import Loaded, load
@@ -68,5 +68,10 @@ def report(paths: list[Path], out: Path, title: str | None = None, png_dir: Path
     inputs = [load(p) for p in paths]
     sink = FigureSink(png_dir)
     page = render(inputs, title, sink)
-    sink.write_with(lambda: write_atomically(out, page, what="-o"))
+    # a PNG's name is known only now: it must not be an input or the page (a PNG over -o would lose the page)
+    check_distinct([("-o", out), *(("--png", p) for p in sink.png_paths)], [("input", p) for p in paths])
+    with Batch() as batch:  # the PNGs and the page are renamed into place together, or none of them
+        for png, data in sink.pngs:
+            batch.add(png, data, what="--png")
+        batch.add(out, page, what="-o")
     return sink.png_paths

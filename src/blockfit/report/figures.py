@@ -6,11 +6,9 @@ searchable and small, ids made unique per figure so several SVGs can live in one
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import Formatter
 
-from blockfit.errors import InputError
 from blockfit.units import fmt_compact
 
 matplotlib.rcParams.update({
@@ -100,7 +97,7 @@ def number_axis(ax: Axes, which: str = "y") -> None:
 
 class FigureSink:
     """Turns figures into ReportFigures, numbering them for unique SVG ids, and keeps their PNGs when asked: they
-    are written only with the page (`write_with`), so a failed write leaves neither page nor PNGs behind."""
+    are written only with the page (report.report, one files.Batch), so a failed write leaves neither behind."""
 
     def __init__(self, png_dir: Path | None = None) -> None:
         self.png_dir = png_dir
@@ -121,27 +118,6 @@ class FigureSink:
             fig.savefig(png, format="png", dpi=150, metadata={"Software": None})
             self.pngs.append((self.png_dir / f"{slug}.png", png.getvalue()))
         return ReportFigure(slug, caption, _inline(buf.getvalue(), f"f{self.count}-"))
-
-    def write_with(self, write_page: Callable[[], None]) -> None:
-        """Stage every PNG beside its name, write the page, then rename the PNGs into place; on any failure remove
-        what was staged. A PNG that cannot be staged is an InputError naming --png."""
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for path, data in self.pngs:
-                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                staged.append((tmp, path))
-                try:
-                    tmp.write_bytes(data)
-                except OSError as exc:
-                    raise InputError(f"--png {str(path.parent)!r}: cannot write {path.name} ({exc.strerror})") \
-                        from None
-            write_page()
-            for tmp, path in staged:
-                os.replace(tmp, path)
-        finally:
-            for tmp, _ in staged:
-                with contextlib.suppress(OSError):
-                    tmp.unlink(missing_ok=True)
 
 
 def _inline(svg: str, prefix: str) -> str:

@@ -7,18 +7,16 @@ to a Diagnosis, keeping its per-interval samples for the timeline.
 from __future__ import annotations
 
 import json
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pydantic
-
 from blockfit.diagnose import metrics, rules, sampler
 from blockfit.diagnose.metrics import Interval
 from blockfit.errors import InputError
+from blockfit.inputs import check_envelope, load_json, read_text, validate
 from blockfit.schema.kinds import RESULT_TYPES
-from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
+from blockfit.schema.result import ResultEnvelope
 
 EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench") for k in RESULT_TYPES)
             + ", or a recording of 'blockfit diagnose --record'")
@@ -41,17 +39,11 @@ def load(path: Path) -> Loaded:
     """One file → Loaded; any problem is an InputError naming the file and what was expected.
 
     A device node is refused before reading: /dev/zero would be read forever. Pipes are read (``<(…)``)."""
+    text = read_text(path, str(path), EXPECTED)
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            raise InputError(f"{path}: is a device, not a file (expected {EXPECTED})")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found (expected {EXPECTED})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
-    try:
-        data = json.loads(text)
+        data = load_json(text, str(path))
+    except InputError:
+        raise
     except ValueError as exc:
         if _is_recording(text):
             return _replay(path)
@@ -63,7 +55,7 @@ def _is_recording(text: str) -> bool:
     first = text.split("\n", 1)[0]
     try:
         head = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(head, dict) and head.get("type") == "header"
 
@@ -78,21 +70,5 @@ def _replay(path: Path) -> Loaded:
 
 
 def _validate(path: Path, data: Any) -> ResultEnvelope:
-    if not isinstance(data, dict) or "kind" not in data:
-        raise InputError(f"{path}: not a blockfit result (no 'kind' field); expected {EXPECTED}")
-    kind = data["kind"]
-    if kind not in RESULT_TYPES:
-        raise InputError(f"{path}: unknown result kind {kind!r}; expected one of {', '.join(RESULT_TYPES)}")
-    version = data.get("schema_version", 1)
-    if not isinstance(version, int) or isinstance(version, bool) or version > SCHEMA_VERSION:
-        raise InputError(f"{path}: written by a newer blockfit (schema version {version!r}; this one reads up to "
-                         f"{SCHEMA_VERSION}): upgrade blockfit to report it")
-    if version < SCHEMA_VERSION:
-        raise InputError(f"{path}: written by an older blockfit (schema version {version}; this one reads "
-                         f"{SCHEMA_VERSION}): run that command again to write it in today's names")
-    try:
-        return RESULT_TYPES[kind].model_validate(data)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise InputError(f"{path}: not a valid blockfit {kind} result ({where}: {first['msg']})") from None
+    model = check_envelope(data, str(path), RESULT_TYPES, EXPECTED)
+    return validate(model, data, str(path))

@@ -1,0 +1,123 @@
+"""Reading files a user hands blockfit, before anything trusts them: bounded, typed, finite, versions known.
+
+A result file may come from another blockfit, another tool, an editor or a hostile hand. Every reader of JSON
+(report, build --plan, plan --from, diagnose --replay) goes through `load_json`: nesting bounded (deep nesting
+would exhaust the parser's stack), no NaN or Infinity (never written by blockfit, drawn as "$nan a month"), no
+number that overflows a float, and no negative value where the name says it is a physical quantity (the
+vocabulary's unit suffixes: IOPS, MB/s, GB, bytes, ms, s, dollars). `check_envelope` checks `kind` and
+`schema_version` before the schema validates the rest. Problems are InputErrors naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pydantic
+
+from blockfit.errors import InputError
+from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
+
+MAX_DEPTH = 64  # blockfit's own results nest about 8 deep; a lab bench result about 10
+MAX_NUMBER = 1e300  # beyond this, sums and products of the figures overflow to infinity
+
+# the vocabulary's name shapes of physical quantities: never negative
+_PHYSICAL = re.compile(r"(^|_)(iops|mbps)$|_gb$|_size$|_bytes$|^(small|large)_io$|_ms$|_s$"
+                       r"|^(monthly|storage|compute|total|cost_per_month|unit_price|quantity|hours_per_month)$")
+_PERCENT = re.compile(r"^(read|write)_pct$")
+
+Envelope = TypeVar("Envelope", bound=ResultEnvelope)
+
+
+def load_json(text: str, where: str) -> Any:
+    """Parse JSON text; a problem of bounds or numbers is an InputError naming `where` and the field. Syntax
+    errors stay json.JSONDecodeError (a ValueError) so a caller can try another format."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{where}: nested deeper than {MAX_DEPTH} levels (not a blockfit file)") from None
+    check_values(data, where)
+    return data
+
+
+def check_values(data: Any, where: str) -> None:
+    """Depth at most MAX_DEPTH; every number finite and within MAX_NUMBER (NaN, Infinity and 1e400 are refused);
+    physical quantities (by name) not negative; read/write shares 0-100."""
+    stack: list[tuple[Any, str, int]] = [(data, "", 1)]
+    while stack:
+        node, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"{where}: nested deeper than {MAX_DEPTH} levels (not a blockfit file)")
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            here = f"{path}.{key}" if path else str(key)
+            if isinstance(value, (dict, list)):
+                stack.append((value, here, depth + 1))
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                _check_number(str(key), value, here, where)
+
+
+def _check_number(key: str, value: float, here: str, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: {here} is {value}; expected a finite number")
+    if abs(value) > MAX_NUMBER:
+        shown = f"{value:.3g}" if isinstance(value, float) else f"a {len(str(abs(value)))}-digit number"
+        raise InputError(f"{where}: {here} is {shown}; expected a number below {MAX_NUMBER:g}")
+    if _PHYSICAL.search(key) and value < 0:
+        raise InputError(f"{where}: {here} is {value:g}; expected a quantity of at least 0")
+    if _PERCENT.match(key) and not 0 <= value <= 100:
+        raise InputError(f"{where}: {here} is {value:g}; expected a percentage from 0 to 100")
+
+
+def check_envelope(data: Any, where: str, kinds: dict[str, type[Envelope]], expected: str) -> type[Envelope]:
+    """The model class for data's `kind`, once `kind` and `schema_version` are known good."""
+    if not isinstance(data, dict) or "kind" not in data:
+        raise InputError(f"{where}: not a blockfit result (no 'kind' field); expected {expected}")
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in kinds:
+        shown = repr(kind) if isinstance(kind, str) else f"of type {type(kind).__name__}"
+        raise InputError(f"{where}: result kind {shown[:80]} is not one of {', '.join(kinds)}; expected {expected}")
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError(f"{where}: schema_version {json.dumps(version)[:40]}: expected a whole number of at least 1")
+    if version > SCHEMA_VERSION:
+        raise InputError(f"{where}: written by a newer blockfit (schema version {version}; this one reads up to "
+                         f"{SCHEMA_VERSION}): upgrade blockfit to read it")
+    if version < SCHEMA_VERSION:
+        raise InputError(f"{where}: written by an older blockfit (schema version {version}; this one reads "
+                         f"{SCHEMA_VERSION}): run that command again to write it in today's names")
+    return kinds[kind]
+
+
+def validate(model: type[Envelope], data: Any, where: str) -> Envelope:
+    """Schema validation with the first problem as one line."""
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        kind = data.get("kind", "?") if isinstance(data, dict) else "?"
+        raise InputError(f"{where}: not a valid blockfit {kind} result ({loc}: {first['msg']})") from None
+
+
+def read_text(path: Path, where: str, expected: str) -> str:
+    """A file's text (UTF-8, a byte-order mark dropped); a device is refused before reading (/dev/zero never ends),
+    binary or UTF-16 text is named as such."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise InputError(f"{where}: is a device, not a file (expected {expected})")
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{where}: is a directory, not a file (expected {expected})")
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"{where}: cannot read: file not found (expected {expected})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text (a binary or UTF-16 file?); expected {expected}") from None
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
