@@ -18,12 +18,12 @@ import contextlib
 import itertools
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockfit import proc
 from blockfit.errors import EnvironmentProblem
 
 BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
@@ -123,10 +123,10 @@ def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.Path
             cmd.append("--direct-io=on")
         if partscan:
             cmd.append("--partscan")
-        proc = subprocess.run([*cmd, str(backing)], capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise EnvironmentProblem(f"losetup failed: {proc.stderr.strip()}")
-        device = proc.stdout.strip()
+        out = proc.run([*cmd, str(backing)], timeout=120)
+        if out.returncode != 0:
+            raise EnvironmentProblem(f"losetup failed: {out.stderr.strip()}")
+        device = out.stdout.strip()
         yield LoopDevice(path=device, backing_file=backing, size_bytes=size_bytes)
     finally:
         if device:
@@ -136,9 +136,9 @@ def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.Path
 
 def _detach(device: str) -> None:
     for _ in range(50):
-        if subprocess.run(["losetup", "-d", device], capture_output=True, check=False).returncode == 0:
+        if proc.run(["losetup", "-d", device], timeout=120).returncode == 0:
             return
-        subprocess.run(["udevadm", "settle"], capture_output=True, check=False)
+        proc.run(["udevadm", "settle"], timeout=120)
     raise EnvironmentProblem(f"could not detach {device}")
 
 
