@@ -12,17 +12,12 @@ import sys
 
 import typer
 
-try:  # typer >= 0.20 vendors click as typer._click; older typer depends on click itself
-    from typer._click import exceptions as click_exc
-except ImportError:  # pragma: no cover
-    from click import exceptions as click_exc  # type: ignore[no-redef]
-
 from blockfit.errors import BlockfitError
 
 app = typer.Typer(
     name="blockfit",
     help="Explain, plan, build, verify and diagnose database storage on cloud block volumes.",
-    no_args_is_help=True,
+    invoke_without_command=True,  # no command: _root prints the help (exit 0)
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -31,8 +26,17 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root() -> None:
+def _root(ctx: typer.Context) -> None:
     """Explain (model) -> plan -> build -> verify (calibrate, lab) -> diagnose."""
+    print_help_without_command(ctx)
+
+
+def print_help_without_command(ctx: typer.Context) -> None:
+    """A group called without a command prints its help and exits 0 (typer's public API; click's own
+    no_args_is_help raises an exception class typer does not export)."""
+    if ctx.invoked_subcommand is None:
+        print(ctx.get_help())
+        raise typer.Exit(0)
 
 
 # One module per command; each registers itself on `app` when imported.
@@ -56,11 +60,9 @@ def main(argv: list[str] | None = None) -> None:
         rv = command.main(args=argv, prog_name="blockfit", standalone_mode=False)
     except BlockfitError as exc:
         _fail(str(exc), exc.exit_code)
-    except click_exc.NoArgsIsHelpError as exc:
-        print(exc.ctx.get_help() if exc.ctx else "")
-        sys.exit(0)
-    except click_exc.UsageError as exc:
-        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+    except typer.TyperException as exc:  # a usage error: unknown option, missing or bad value
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         _fail(exc.format_message().replace("\n", " ") + hint, 2)
     except (typer.Abort, KeyboardInterrupt):
         _fail("interrupted", 130)
