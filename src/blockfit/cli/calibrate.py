@@ -15,7 +15,6 @@ from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
-from blockfit.measure.plot import plot_curve
 from blockfit.schema.measurement import Measurement
 from blockfit.units import parse_duration, parse_io_size
 
@@ -129,7 +128,8 @@ def calibrate_command(
         quiet: ProgressFn | None = None
         m = calibrate(targets, options, progress=quiet)
     if plot is not None:
-        plot_curve(m, plot)
+        from blockfit.report.calibrate import write_latency_png  # matplotlib only when a figure is asked for
+        write_latency_png(m, plot)
     save_report(m, report)
     if json_out:
         print_json(m)
