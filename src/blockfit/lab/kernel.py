@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from blockfit import proc
+from blockfit import proc, tools
 from blockfit.errors import EnvironmentProblem
 from blockfit.lab.cache import cache_dir, locked
 
@@ -64,10 +64,7 @@ def ensure_kernel(step: Step | None = None) -> GuestKernel:
         found = cached_kernel()  # another process may have built it while we waited
         if found:
             return found
-        for tool in ("apt-get", "apt-cache", "dpkg-deb", "depmod"):
-            if not shutil.which(tool):
-                raise EnvironmentProblem(f"lab: '{tool}' not found; the lab unpacks Debian's kernel package "
-                                         "(run scripts/setup.sh on a Debian machine)")
+        tools.require("lab (unpacks Debian's kernel package)", "apt-get", "apt-cache", "dpkg-deb", "depmod")
         say("resolving the Debian kernel package")
         package = _resolve_package()
         base = kernels_dir()

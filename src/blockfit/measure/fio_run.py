@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockfit import proc
+from blockfit import proc, tools
 from blockfit.errors import EnvironmentProblem
-
-FIO_MISSING = "fio not found on PATH: install it (apt-get install fio, or run bash scripts/setup.sh)"
 
 
 class FioFailed(EnvironmentProblem):
@@ -38,9 +36,10 @@ class FioOutput:
 
 
 def fio_binary(fio: str = "fio") -> str:
+    """fio's path; EnvironmentProblem naming the Debian package when it is not installed."""
+    tools.require("calibrate", fio)
     path = shutil.which(fio)
-    if path is None:
-        raise EnvironmentProblem(FIO_MISSING)
+    assert path is not None
     return path
 
 
