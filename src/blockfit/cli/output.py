@@ -25,11 +25,21 @@ class _ConsoleOnFirstUse:
         self._options = options
         self._console: Console | None = None
 
-    def __getattr__(self, name: str) -> Any:
+    def real(self) -> Console:
         if self._console is None:
             from rich.console import Console
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+    # Python looks dunder methods up on the type, not through __getattr__; rich's Live uses `with console:`.
+    def __enter__(self) -> Console:
+        return self.real().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.real().__exit__(*exc)
 
 
 # Tables are wide; when output is piped or captured (no terminal to measure) use 120 columns, not 80.
