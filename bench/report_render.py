@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from blockfit import tools
 from blockfit.report import render
 from blockfit.report.figures import FigureSink, ReportFigure
 from blockfit.report.load import load
@@ -106,7 +107,8 @@ def _load() -> str:
 
 def _screenshot(html: Path, png: Path) -> None:
     """The top of the page as a reader first sees it (Debian's chromium, headless)."""
-    subprocess.run(["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    tools.require("bench.report_render --screenshot", "chromium")
+    subprocess.run([str(tools.find("chromium")), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     "--window-size=1100,1500", f"--screenshot={png.resolve()}", html.resolve().as_uri()],
                    check=True, capture_output=True, timeout=120)
 

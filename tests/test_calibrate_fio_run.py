@@ -40,7 +40,7 @@ def test_client_stats_drop_the_all_clients_aggregate() -> None:
 
 
 def test_missing_fio_is_an_environment_problem() -> None:
-    with pytest.raises(EnvironmentProblem, match="fio not found"):
+    with pytest.raises(EnvironmentProblem, match="fio-that-does-not-exist not found on PATH"):
         fio_version("fio-that-does-not-exist")
 
 

@@ -59,7 +59,8 @@ def test_slow_stripe_member_named_in_guest_and_replay_agrees(tmp_path: Path) -> 
         remove(disks)
     slow = (work / "slow-member").read_text().strip()
     live = json.loads((work / "diag.json").read_text())
-    named = {f["device"] for f in live["findings"] if f["kind"] in ("stripe_imbalance", "member_cap")}
+    kinds = ("stripe_slow_member", "stripe_imbalance", "member_cap")
+    named = {f["device"] for f in live["findings"] if f["kind"] in kinds}
     assert slow in named, live["findings"]
     assert not named - {slow, "dm-0"}, "only the slow member (or the stripe it holds) may be named"
     replay = subprocess.run([BLOCKFIT, "diagnose", "--replay", str(work / "diag.jsonl"), "--json"],

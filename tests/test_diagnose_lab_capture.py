@@ -19,7 +19,7 @@ def test_lab_capture_names_the_slow_member_and_replays_identically() -> None:
     live = json.loads((DATA / "lab_stripe_slow_member.live.json").read_text())
     assert again["findings"] == live["findings"]
     assert again["devices"] == live["devices"]
-    slow = [f for f in again["findings"] if f["kind"] == "stripe_imbalance"]
+    slow = [f for f in again["findings"] if f["kind"] == "stripe_slow_member"]
     assert [f["device"] for f in slow] == ["vdc"]  # the guest's name for the disk capped at 100 IOPS
     assert "slow member of dm-0" in slow[0]["summary"]
     assert slow[0]["measurements"]["await_ms"] > 10 * slow[0]["measurements"]["others_await_ms"]

@@ -27,7 +27,7 @@ def test_one_path_map_is_flagged_with_its_failover_grouping() -> None:
     assert any("2 path group(s)" in e and "standby" in e for e in found[0]["evidence"])
     assert "path_grouping_policy multibus" in found[0]["recommendation"]
     # the one path's cap holds the map; it is not reported as queue-depth bound, nor as a stripe
-    assert not _kinds(again) & {"queue_depth_bound", "stripe_imbalance"}
+    assert not _kinds(again) & {"queue_depth_bound", "stripe_imbalance", "stripe_slow_member"}
     live = json.loads((DATA / "lab_multipath_one_path.live.json").read_text())
     assert [f for f in live["findings"] if f["kind"] == "multipath_one_path"] == found  # as printed in the guest
     assert again["devices"] == live["devices"]
@@ -35,7 +35,7 @@ def test_one_path_map_is_flagged_with_its_failover_grouping() -> None:
 
 def test_spread_map_is_not_flagged_and_its_paths_are_paths() -> None:
     again = replay(DATA / "lab_multipath_spread.jsonl")
-    assert not _kinds(again) & {"multipath_one_path", "stripe_imbalance"}
+    assert not _kinds(again) & {"multipath_one_path", "stripe_imbalance", "stripe_slow_member"}
     roles = {d["device"]: (d["role"], d["parent"]) for d in again["devices"]}
     assert roles["vda"] == roles["vdb"] == ("path", "dm-0") and roles["dm-0"][0] == "top"
     paths = [d["iops"] for d in again["devices"] if d["role"] == "path"]

@@ -6,7 +6,9 @@ the plateau fallback, the instance cap and geometry, whose real reproduction nee
 
 from __future__ import annotations
 
-from blockfit.diagnose import rules
+import pytest
+
+from blockfit.diagnose import rules, wording
 from blockfit.diagnose.mounts import Mount
 from blockfit.diagnose.sampler import Capture, CaptureHeader, Sample
 from blockfit.diagnose.sysfs import BlockDevice, QueueSettings
@@ -52,10 +54,24 @@ def test_slow_member_named() -> None:
     per["sdd"] = [(1000, 8000.0, 8000.0)] * 6                          # 8 ms: the slow one
     per["dm-0"] = [(4000, 32000.0, 32000.0)] * 6
     d = rules.diagnose(_capture(_stack(), per))
-    slow = [f for f in d.findings if f.kind == "stripe_imbalance"]
+    slow = [f for f in d.findings if f.kind == "stripe_slow_member"]
     assert [f.device for f in slow] == ["sdd"]
     assert "slow member of dm-0" in slow[0].summary
     assert not [f for f in d.findings if f.kind == "queue_depth_bound"]  # the member holds the stripe, not depth
+    assert not [f for f in d.findings if f.kind == "stripe_imbalance"]  # a slow member is not a hot one
+
+
+def test_no_decision_depends_on_the_wording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reworded summaries leave the findings (kinds, devices, figures) as they were."""
+    per = {m: [(1000, 1000.0, 1000.0)] * 6 for m in MEMBERS}
+    per["sdd"] = [(1000, 8000.0, 8000.0)] * 6
+    per["dm-0"] = [(4000, 32000.0, 32000.0)] * 6
+    before = rules.diagnose(_capture(_stack(), per))
+    for name in ("stripe_slow_member", "stripe_hot_member", "member_cap", "queue_depth_bound", "instance_cap"):
+        monkeypatch.setattr(wording, name, lambda *args: "reworded")
+    after = rules.diagnose(_capture(_stack(), per))
+    assert [(f.kind, f.device, f.metric, f.measurements) for f in after.findings] == \
+        [(f.kind, f.device, f.metric, f.measurements) for f in before.findings]
 
 
 def test_hot_member_named_and_balanced_stripe_silent() -> None:

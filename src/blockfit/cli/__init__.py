@@ -3,6 +3,9 @@
 The CLI is thin: it parses arguments, calls the library, and prints. Every error a user can cause
 becomes one line on stderr naming the input and what was expected, with exit code 2 (InputError),
 3 (InfeasibleError) or 4 (EnvironmentProblem); never a traceback.
+
+Start-up: a command's module (and the library it needs) is imported only when that command runs, so
+`blockfit --help` imports typer and this file, and `blockfit model` nothing of lab, bench or report.
 """
 
 from __future__ import annotations
@@ -10,39 +13,85 @@ from __future__ import annotations
 import importlib
 import signal
 import sys
+from typing import Any, cast
 
 import typer
-
-try:  # typer >= 0.20 vendors click as typer._click; older typer depends on click itself
-    from typer._click import exceptions as click_exc
-except ImportError:  # pragma: no cover
-    from click import exceptions as click_exc  # type: ignore[no-redef]
+from typer.core import TyperCommand, TyperGroup
 
 from blockfit import files
 from blockfit.cli.output import CheckedStream, StdoutFailed, finish_stdout, quiet_stdout
 from blockfit.errors import BlockfitError
 
+# Every command: its module is blockfit.cli.NAME, which registers it on `app` when imported. The short
+# help is the first line of its docstring, kept here so --help needs no import (tests/test_cli_startup.py
+# checks the two agree).
+COMMANDS: dict[str, str] = {
+    "model": "Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it.",
+    "plan": "Search member count, size, level and OCPUs for the cheapest layouts that meet every target.",
+    "build": "Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning).",
+    "calibrate": "Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio.",
+    "lab": "Boot a qemu guest whose disks are capped like the plan's volumes and instance; build and measure.",
+    "diagnose": "Sample /proc/diskstats, sysfs and the mount table; report flush storms, queue-depth limits and "
+                "caps.",
+    "bench": "Compare layouts with a real PostgreSQL: OLTP (pgbench), DSS with temp spills, bulk load; with "
+             "evidence.",
+    "report": "Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results.",
+    "catalog": "Show the dated, sourced cloud limits and prices the model uses.",
+}
+
+
+class LazyGroup(TyperGroup):
+    """The root group: lists COMMANDS without importing them and imports a command's module on first use."""
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, Any]:
+        """Every command, loaded (for tools that walk the tree, e.g. the CLI fuzz test)."""
+        return {name: self.get_command(None, name) for name in COMMANDS}  # type: ignore[arg-type]
+
+    @commands.setter
+    def commands(self, value: dict[str, Any]) -> None:
+        self._loaded = dict(value)
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        return list(COMMANDS)
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:  # type: ignore[override]
+        if cmd_name not in self._loaded and cmd_name in COMMANDS:
+            importlib.import_module(f"blockfit.cli.{cmd_name}")
+            built = cast(LazyGroup, typer.main.get_command(app))  # the root, with what is registered so far
+            self._loaded[cmd_name] = built._loaded[cmd_name]
+        return self._loaded.get(cmd_name)
+
+    def format_commands(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, TyperCommand(name, help=text).get_short_help_str(limit)) for name, text in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="blockfit",
+    cls=LazyGroup,
     help="Explain, plan, build, verify and diagnose database storage on cloud block volumes.",
-    no_args_is_help=True,
+    invoke_without_command=True,  # no command: _root prints the help (exit 0)
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
 
-
 @app.callback()
-def _root() -> None:
+def _root(ctx: typer.Context) -> None:
     """Explain (model) -> plan -> build -> verify (calibrate, lab) -> diagnose."""
+    print_help_without_command(ctx)
 
 
-# One module per command; each registers itself on `app` when imported.
-COMMAND_MODULES: list[str] = ["catalog", "model", "plan", "build", "calibrate", "lab", "diagnose", "bench", "report"]
-
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"blockfit.cli.{_name}")
+def print_help_without_command(ctx: typer.Context) -> None:
+    """A group called without a command prints its help and exits 0 (typer's public API; click's own
+    no_args_is_help raises an exception class typer does not export)."""
+    if ctx.invoked_subcommand is None:
+        print(ctx.get_help())
+        raise typer.Exit(0)
 
 
 def _fail(message: str, code: int) -> int:
@@ -72,13 +121,11 @@ def _invoke(argv: list[str] | None) -> int:
         raise
     except BlockfitError as exc:
         return _fail(str(exc), exc.exit_code)
-    except click_exc.NoArgsIsHelpError as exc:
-        print(exc.ctx.get_help() if exc.ctx else "")
-        return 0
     except typer.Exit as exc:  # typer.Exit: the command chose its code (and said why, if it had to)
         return int(exc.exit_code or 0)
-    except click_exc.UsageError as exc:
-        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+    except typer.TyperException as exc:  # a usage error: unknown option, missing or bad value
+        where = getattr(exc, "ctx", None)
+        hint = f" (see '{where.command_path} --help')" if where is not None else ""
         return _fail(exc.format_message().replace("\n", " ") + hint, 2)
     except (typer.Abort, KeyboardInterrupt) as exc:
         return _fail(interrupted_line(exc), 130)

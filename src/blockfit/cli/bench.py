@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from blockfit import tools
 from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.dbbench.evidence import KnownCap
@@ -139,6 +140,7 @@ def bench_command(
         raise InputError(f"--repeat {repeat}: expected a whole number of at least 1")
     if out is not None:
         _check_out_dir(out)
+    tools.require("bench", "pgbench")  # Debian's PostgreSQL; its server binaries are found by find_bindir
     layouts = _layouts(dirs, list(label or []))
     _caps(list(cap or []), layouts)
     _caps(list(instance_cap or []), layouts, "--instance-cap")

@@ -14,7 +14,6 @@ from blockfit.cli.output import ReportOption, console, err_console, print_json, 
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
-from blockfit.measure.plot import plot_curve
 from blockfit.schema.measurement import Measurement
 from blockfit.units import parse_duration, parse_io_size
 
@@ -126,7 +125,8 @@ def calibrate_command(
         quiet: ProgressFn | None = None
         m = calibrate(targets, options, progress=quiet)
     if plot is not None:
-        write_atomically(plot, plot_curve(m), what="--plot")
+        from blockfit.report.calibrate import latency_png  # matplotlib only when a figure is asked for
+        write_atomically(plot, latency_png(m), what="--plot")
     save_report(m, report)
     if json_out:
         print_json(m)

@@ -9,11 +9,12 @@ from rich.table import Table
 
 from blockfit.catalog import CLOUDS, Catalog, load_catalog, versions
 from blockfit.catalog.models import VolumeType
-from blockfit.cli import app
+from blockfit.cli import app, print_help_without_command
 from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
 
-catalog_app = typer.Typer(help="Show the dated, sourced cloud limits and prices the model uses.", no_args_is_help=True)
+catalog_app = typer.Typer(help="Show the dated, sourced cloud limits and prices the model uses.",
+                          invoke_without_command=True, callback=print_help_without_command)
 app.add_typer(catalog_app, name="catalog")
 
 

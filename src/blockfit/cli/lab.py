@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from blockfit import tools
 from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
@@ -23,6 +24,23 @@ from blockfit.units import fmt_io_size, parse_duration, parse_io_size
 
 def _sigterm_as_interrupt(_sig: int, _frame: object) -> None:
     raise KeyboardInterrupt
+
+
+MANAGER_TOOLS = {"lvm": "lvcreate", "mdadm": "mdadm"}
+MKFS_TOOLS = {"xfs": "mkfs.xfs", "ext4": "mkfs.ext4"}
+
+
+def needed_tools(manager: str, fs: str, bench: str | None, bench_vs: str) -> list[str]:
+    """What the lab drives: qemu, busybox and kmod for the guest; fio, the volume manager and mkfs, which the
+    guest runs from the host's root; pgbench (PostgreSQL) with --bench."""
+    need = ["qemu-system-x86_64", "busybox", "modprobe", "fio"]
+    for name in (manager, fs, bench_vs if bench else ""):
+        tool = MANAGER_TOOLS.get(name) or MKFS_TOOLS.get(name)
+        if tool:
+            need.append(tool)
+    if bench:
+        need.append("pgbench")
+    return need
 
 
 @app.command("lab")
@@ -93,6 +111,7 @@ def lab_command(
     if bench is not None:
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
         validate(breq)
+    tools.require("lab", *needed_tools(manager, fs, bench, bench_vs))
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
         with err_console.status("lab: starting") as status:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from blockfit.cli import app, params
 from blockfit.cli.common import (
@@ -115,6 +114,8 @@ def _headroom(binds: bool, pct: float) -> str:
 
 
 def render_prediction(p: Prediction) -> None:
+    from rich.table import Table  # only for people: --json never imports rich's tables
+
     from blockfit.units import fmt_io_size, fmt_random_mix
 
     wl = p.workload

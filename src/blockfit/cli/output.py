@@ -10,19 +10,46 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from pydantic import BaseModel
-from rich.console import Console
 
 from blockfit.errors import InputError
 from blockfit.files import check_target
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _ConsoleOnFirstUse:
+    """A rich Console made when first used: `--json` and `--help` never pay for importing rich."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def real(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+    # Python looks dunder methods up on the type, not through __getattr__; rich's Live uses `with console:`.
+    def __enter__(self) -> Console:
+        return self.real().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.real().__exit__(*exc)
+
+
 # Tables are wide; when output is piped or captured (no terminal to measure) use 120 columns, not 80.
 _PIPED = not sys.stdout.isatty() and "COLUMNS" not in os.environ
-console = Console(width=120 if _PIPED else None)
-err_console = Console(stderr=True)
+console = cast("Console", _ConsoleOnFirstUse(width=120 if _PIPED else None))
+err_console = cast("Console", _ConsoleOnFirstUse(stderr=True))
 
 
 class StdoutFailed(Exception):

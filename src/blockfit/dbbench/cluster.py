@@ -31,11 +31,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockfit import proc
 from blockfit.dbbench.memcg import MemoryCgroup
 from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.proc import RunAs
 
 SUBDIR = "blockfit-bench"
-_PR_SET_PDEATHSIG = 1
 SHM = Path("/dev/shm")
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_SLAVE = 0x2, 0x4, 0x8, 0x4000, 0x80000
@@ -49,13 +50,6 @@ def find_bindir() -> Path:
         raise EnvironmentProblem("PostgreSQL not found in /usr/lib/postgresql/*/bin (install postgresql and "
                                  "postgresql-contrib)")
     return max(found, key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0)
-
-
-@dataclass(frozen=True)
-class RunAs:
-    uid: int
-    gid: int
-    name: str
 
 
 def server_user() -> RunAs:
@@ -107,21 +101,23 @@ def _isolate_shm(libc: ctypes.CDLL, shm: PrivateShm) -> bool:
 
 def _child_setup(user: RunAs, cgroup: MemoryCgroup | None, shm: PrivateShm | None = None) -> Callable[[], None]:
     """In the child before exec: join the memory cgroup (as root), take a private /dev/shm (``shm``, as root),
-    drop to the user, die with the parent. No new process: the server itself gets the parent-death signal."""
+    then (``proc.child_setup``) drop to the user and die with the parent. No new process: the server itself
+    gets the parent-death signal."""
+    return proc.child_setup(user, _as_root(cgroup, shm))
+
+
+def _as_root(cgroup: MemoryCgroup | None, shm: PrivateShm | None) -> Callable[[], None] | None:
+    """What the server's child does as root before dropping to the server user (None: nothing)."""
+    if cgroup is None and shm is None:
+        return None
     libc = ctypes.CDLL(None, use_errno=True)
 
-    def setup() -> None:
+    def before() -> None:
         if cgroup is not None:
             cgroup.enter()
         if shm is not None:
             _isolate_shm(libc, shm)
-        if os.geteuid() == 0 and user.uid != 0:
-            os.setgroups([])
-            os.setgid(user.gid)
-            os.setuid(user.uid)
-        with contextlib.suppress(OSError, AttributeError):  # set after setuid: a uid change clears it
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    return setup
+    return before
 
 
 def check_dir(path: Path) -> Path:
@@ -141,7 +137,7 @@ def check_dir(path: Path) -> Path:
         raise InputError(f"--dir {path}: {sub} exists and is not empty (expected a new or empty cluster "
                          "directory; blockfit never touches data it did not create)")
     user = server_user()
-    if subprocess.run(["test", "-x", str(path)], preexec_fn=_child_setup(user, None), check=False).returncode != 0:
+    if proc.run(["test", "-x", str(path)], user=user, timeout=60).returncode != 0:
         raise InputError(f"--dir {path}: not reachable by user {user.name}, who runs the server (expected every "
                          "directory on the path to be searchable by that user, e.g. chmod o+x)")
     return sub
@@ -189,37 +185,19 @@ class Cluster:
         return self.process is not None and self.process.poll() is None
 
 
-def _kill_group(pgid: int) -> None:
-    """SIGKILL a whole process group and wait until none of it is left (so nothing writes any more)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
-    for _ in range(200):
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
-
-
 def _run(argv: list[str], user: RunAs, what: str, log: Path, shm: PrivateShm | None, timeout: float = 600) -> None:
-    """Run a server tool (initdb) in its own process group: on Ctrl-C the group goes, children included
-    (initdb's bootstrap postgres would otherwise keep writing into the directory being deleted)."""
+    """Run a server tool (initdb) in its own process group: on Ctrl-C the group goes at once (SIGKILL),
+    children included (initdb's bootstrap postgres would otherwise keep writing into the directory being
+    deleted)."""
     with open(log, "ab") as fh:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=fh, stderr=subprocess.STDOUT,
-                                preexec_fn=_child_setup(user, None, shm), start_new_session=True)
         try:
-            proc.wait(timeout=timeout)
+            done = proc.run(argv, capture=False, stdout=fh, stderr=subprocess.STDOUT, user=user,
+                            before=_as_root(None, shm), timeout=timeout, grace=0)
         except subprocess.TimeoutExpired:
             raise EnvironmentProblem(f"{what} took longer than {timeout:.0f} s") from None
-        finally:
-            if proc.poll() is None:
-                _kill_group(proc.pid)
-                proc.wait()
-            else:
-                _kill_group(proc.pid)  # children that outlived it
-    if proc.returncode != 0:
+    if done.returncode != 0:
         tail = " | ".join(log.read_text(errors="replace").strip().splitlines()[-3:])
-        raise EnvironmentProblem(f"{what} failed (exit {proc.returncode}): {tail}")
+        raise EnvironmentProblem(f"{what} failed (exit {done.returncode}): {tail}")
 
 
 def initdb(cluster: Cluster) -> None:
@@ -228,8 +206,7 @@ def initdb(cluster: Cluster) -> None:
         d.mkdir(exist_ok=True)
         os.chown(d, cluster.user.uid, cluster.user.gid)
         d.chmod(0o700)
-    probe = subprocess.run(["test", "-w", str(cluster.data)], preexec_fn=_child_setup(cluster.user, None),
-                           check=False)
+    probe = proc.run(["test", "-w", str(cluster.data)], user=cluster.user, timeout=60)
     if probe.returncode != 0:
         raise InputError(f"--dir {cluster.root.parent}: user {cluster.user.name} cannot reach {cluster.data} "
                          "(expected every parent directory to be searchable by that user, e.g. chmod o+x)")
@@ -247,10 +224,8 @@ def start(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 120.
         argv += ["-c", f"{key}={value}"]
     log = open(cluster.log, "ab")  # noqa: SIM115 - the server writes to it until it stops
     try:
-        cluster.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                           start_new_session=True,
-                                           preexec_fn=_child_setup(cluster.user, cgroup,
-                                                                   private_shm(cluster.root, cluster.socket_dir)))
+        cluster.process = proc.start(argv, stdout=log, stderr=subprocess.STDOUT, user=cluster.user,
+                                     before=_as_root(cgroup, private_shm(cluster.root, cluster.socket_dir)))
     finally:
         log.close()
     deadline = time.monotonic() + timeout_s
@@ -269,16 +244,14 @@ def start(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 120.
 
 def stop(cluster: Cluster, cgroup: MemoryCgroup | None, timeout_s: float = 30.0) -> None:
     """Fast shutdown (SIGINT to the postmaster), then SIGKILL whatever is left of the process tree."""
-    proc = cluster.process
-    if proc is not None and proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
+    server = cluster.process
+    if server is not None:
+        if server.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+                server.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=timeout_s)
+        proc.kill_group(server)
     if cgroup is not None:
         cgroup.kill_all()
     cluster.process = None

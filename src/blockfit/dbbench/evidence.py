@@ -200,7 +200,7 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
         binding = "instance_cap"
         detail = f"instance cap: {instance[0].summary} ({instance[0].evidence[0]}); host CPU {cpu_pct:.0f} %"
     elif at_cap:
-        unit = "MB/s" if "MB/s" in at_cap[0].summary else "IOPS"
+        unit = "MB/s" if at_cap[0].metric == "mbps" else "IOPS"
         binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
         uses = [f.measurements["cap_use"] for f in at_cap]
         names = ", ".join(f.device for f in at_cap)

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from blockfit import proc
 from blockfit.dbbench import memcg
 
 
@@ -29,9 +30,10 @@ class Janitor:
         self.dir = Path(tempfile.mkdtemp(prefix="blockfit-janitor-"))
         self.manifest = self.dir / "manifest"
         self.manifest.write_text("")
-        self.proc = subprocess.Popen([sys.executable, "-m", "blockfit.dbbench.janitor", str(self.manifest)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
+        # no parent-death signal: the janitor's whole job is to outlive blockfit
+        self.proc = proc.start([sys.executable, "-m", "blockfit.dbbench.janitor", str(self.manifest)],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               die_with_parent=False)
 
     def register(self, kind: str, path: Path) -> None:
         with open(self.manifest, "a", encoding="utf-8") as fh:
@@ -45,8 +47,7 @@ class Janitor:
         try:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            proc.kill_group(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

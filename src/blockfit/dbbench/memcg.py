@@ -13,18 +13,14 @@ crash recovery after one).
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from blockfit import cgroups
+from blockfit.cgroups import CGROUP_ROOT, unique_name
 from blockfit.errors import EnvironmentProblem
-from blockfit.testbed.loopdev import remove_cgroup, unique_name
-
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
 @dataclass
@@ -38,14 +34,11 @@ class MemoryCgroup:
         return self.path / "cgroup.procs"
 
     def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in self.procs_file.read_text().split()]
-        except OSError:
-            return []
+        return cgroups.pids(self.path)
 
     def enter(self) -> None:
         """Move the calling process into the group (used in the server's child before exec)."""
-        self.procs_file.write_text(f"{os.getpid()}\n")
+        cgroups.join(self.path)
 
     def oom_kills(self) -> int:
         name = "memory.events" if self.version == 2 else "memory.oom_control"
@@ -78,32 +71,15 @@ class MemoryCgroup:
 
     def kill_all(self, timeout_s: float = 10.0) -> None:
         """SIGKILL every process left in the group and wait until it is empty."""
-        if not kill_all(self.path, timeout_s):
+        if not cgroups.kill_all(self.path, timeout_s):
             raise EnvironmentProblem(f"processes {self.pids()} left in {self.path} after SIGKILL")
-
-
-def kill_all(path: Path, timeout_s: float = 10.0) -> bool:
-    """SIGKILL every process in the cgroup at ``path`` until it is empty; False if some survive the timeout."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
-        except OSError:
-            return True
-        if not pids:
-            return True
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.05)
-    return False
 
 
 def remove(path: Path) -> None:
     """Kill what is left in the cgroup, then remove it."""
-    kill_all(path)
+    cgroups.kill_all(path)
     root = CGROUP_ROOT / "memory" if (CGROUP_ROOT / "memory" / "cgroup.procs").exists() else CGROUP_ROOT
-    remove_cgroup(path, root)
+    cgroups.remove(path, root)
 
 
 def detect() -> tuple[Literal[1, 2], Path]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Literal
 
+from blockfit import proc
 from blockfit.dbbench.cluster import Cluster
 from blockfit.errors import EnvironmentProblem
 
@@ -23,13 +23,12 @@ _TPS = re.compile(r"^tps = ([0-9.]+) \(without initial connection time\)", re.M)
 
 
 def _pgbench(cluster: Cluster, args: list[str], timeout: float) -> str:
-    proc = subprocess.run([str(cluster.bindir / "pgbench"), *args], env=cluster.env(), capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=timeout, check=False)
-    if proc.returncode != 0:
-        tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+    out = proc.run([str(cluster.bindir / "pgbench"), *args], env=cluster.env(), timeout=timeout)
+    if out.returncode != 0:
+        tail = " | ".join((out.stderr or out.stdout).strip().splitlines()[-3:])
         raise EnvironmentProblem(f"pgbench {' '.join(args[:3])} on {cluster.label} failed "
-                                 f"(exit {proc.returncode}): {tail}")
-    return proc.stdout
+                                 f"(exit {out.returncode}): {tail}")
+    return out.stdout
 
 
 def init(cluster: Cluster, scale: int) -> float:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import statistics
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, get_args
 
+from blockfit import proc
 from blockfit.dbbench import cluster as pg
 from blockfit.dbbench import dss, evidence, load, oltp, stats
 from blockfit.dbbench.janitor import Janitor
@@ -153,7 +153,7 @@ def _close(lay: _Layout) -> None:
 
 
 def _server_version(bindir: Path) -> str:
-    out = subprocess.run([str(bindir / "postgres"), "--version"], capture_output=True, text=True, check=False)
+    out = proc.run([str(bindir / "postgres"), "--version"], timeout=60)
     return out.stdout.strip()
 
 
@@ -301,7 +301,7 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
                     oltp.run(lay.cluster, "select", profile.oltp_clients, profile.warmup_seconds, workdir)
             step("before-measure hook")
             if request.before_measure:
-                hook = subprocess.run(request.before_measure, shell=True, capture_output=True, text=True, check=False)
+                hook = proc.run(["sh", "-c", request.before_measure])
                 if hook.returncode != 0:
                     raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
                                              f"{(hook.stderr or hook.stdout).strip()[-200:]}")

@@ -13,6 +13,7 @@ import subprocess
 
 from pydantic import BaseModel, Field
 
+from blockfit import proc
 from blockfit.diagnose.sysfs import BlockDevice
 
 
@@ -33,8 +34,7 @@ def _lvm(by_majmin: dict[str, str], timeout: float = 10.0) -> list[StripeGeometr
            "vg_name,lv_name,lv_kernel_major,lv_kernel_minor,segtype,stripes,stripe_size,devices"]
     try:
         env = {**os.environ, "LVM_SUPPRESS_FD_WARNINGS": "1"}
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False, env=env,
-                             stdin=subprocess.DEVNULL)
+        out = proc.run(cmd, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired):
         return []
     if out.returncode != 0:

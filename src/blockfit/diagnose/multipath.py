@@ -16,6 +16,7 @@ import subprocess
 
 from pydantic import BaseModel, Field
 
+from blockfit import proc
 from blockfit.diagnose.sysfs import BlockDevice
 
 
@@ -90,8 +91,7 @@ def parse(table: str, status: str, device: str, name: str | None = None,
 def _dmsetup(args: list[str], timeout: float) -> dict[str, str]:
     """dm name → its first target line, from `dmsetup ARGS` (multipath maps have one target)."""
     try:
-        out = subprocess.run(["dmsetup", *args], capture_output=True, text=True, timeout=timeout, check=False,
-                             stdin=subprocess.DEVNULL)
+        out = proc.run(["dmsetup", *args], timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return {}
     lines: dict[str, str] = {}

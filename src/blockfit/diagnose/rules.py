@@ -10,12 +10,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
+from blockfit.diagnose import wording
 from blockfit.diagnose.metrics import Interval, series
 from blockfit.diagnose.multipath import MultipathMap, is_multipath
 from blockfit.diagnose.sampler import Capture, CaptureHeader
 from blockfit.diagnose.sysfs import BlockDevice
-from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding
+from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, Metric
 
 MIN_IOPS = 5.0          # an interval counts as active above this
 MIN_ACTIVE = 3          # intervals needed before a rule speaks
@@ -78,8 +80,7 @@ def _steady(act: list[Interval]) -> list[Interval]:
     return [iv for iv in act if 0.5 * mid <= iv.iops <= 1.5 * mid]
 
 
-def _f(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
+_f = wording.figure
 
 
 def _above(name: str, devices: dict[str, BlockDevice]) -> list[str]:
@@ -147,17 +148,10 @@ def flush_storm(name: str, ivs: list[Interval], header: CaptureHeader) -> Findin
     for m in barrier_mounts:
         evidence.append(f"{m.fstype} on {majmins[m.dev]} mounted at {m.mount_point} with write barriers on "
                         f"(options: {','.join(m.all_options)})")
-    if barrier_mounts:
-        m = barrier_mounts[0]
-        rec = (f"Only if every layer below has a power-safe (battery- or flash-backed) write cache, as the Claremont "
-               f"SAN had: remount {m.mount_point} with barrier=0 ({m.fstype} 'nobarrier'). Otherwise keep barriers and "
-               "cut the flush rate: batch commits (PostgreSQL commit_delay/commit_siblings or synchronous_commit=off "
-               "where acceptable), move the journal/WAL to a device with a power-safe cache.")
-    else:
-        rec = ("Flushes come from fsync/fdatasync/O_SYNC per write or a filesystem with barriers above this device: "
-               "batch commits, or if the cache below is power-safe, disable barriers on the filesystem above.")
+    first = barrier_mounts[0] if barrier_mounts else None
+    rec = wording.flush_storm_advice(first.mount_point if first else None, first.fstype if first else None)
     return Finding(kind="flush_storm", device=name, severity="critical" if share >= 0.3 else "warning",
-                   summary=f"{ratio:.2f} cache flushes per write; flushing takes {share:.0%} of write time",
+                   summary=wording.flush_storm(ratio, share),
                    evidence=evidence, recommendation=rec,
                    measurements={"flushes_per_s": rate, "writes_per_s": writes / seconds, "flushes_per_write": ratio,
                                  "flush_ms_avg": flush_ms / flushes if flushes else 0.0, "flush_time_share": share,
@@ -176,7 +170,8 @@ def member_cap(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureH
         if use < AT_CAP:
             return None
         value = _med([getattr(iv, cap.metric) for iv in act])
-        unit = "MB/s" if "mbps" in cap.metric else "IOPS"
+        metric: Metric = "mbps" if cap.metric.endswith("mbps") else "iops"
+        unit = "MB/s" if metric == "mbps" else "IOPS"
         evidence = [f"{cap.metric} median {_f(value)} {unit} = {use:.0%} of the {_f(cap.value)} {unit} cap "
                     f"({cap.source})",
                     f"variation across {len(act)} active intervals {_cv([getattr(iv, cap.metric) for iv in act]):.1%}",
@@ -186,11 +181,9 @@ def member_cap(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureH
         if parent:
             evidence.append(f"member of {parent}: on a stripe every member gets an equal share of random I/O, "
                             "so the stripe is held to members × this cap")
-        return Finding(kind="member_cap", device=name, severity="warning",
-                       summary=f"{unit} held at the {_f(cap.value)} {unit} cap ({use:.0%})", evidence=evidence,
-                       recommendation="The volume's own cap binds, not the host: more queue depth only adds latency. "
-                                      "Raise the cap (larger volume or higher performance level) or stripe across "
-                                      "more members.",
+        return Finding(kind="member_cap", device=name, severity="warning", metric=metric,
+                       summary=wording.member_cap(unit, cap.value, use), evidence=evidence,
+                       recommendation=wording.MEMBER_CAP,
                        measurements={"value": value, "cap": cap.value, "cap_use": use})
     return _plateau(name, act)
 
@@ -214,16 +207,15 @@ def _plateau(name: str, act: list[Interval]) -> Finding | None:
         return None
     if iops_hi > 1.1 * iops_lo or lat_hi < 1.3 * lat_lo:
         return None
-    return Finding(kind="member_cap", device=name, severity="warning",
-                   summary=f"IOPS plateau at {_f(iops_hi)}: in flight rose {aqu_lo:.1f} → {aqu_hi:.1f}, IOPS did not",
+    return Finding(kind="member_cap", device=name, severity="warning", metric="iops",
+                   summary=wording.plateau(iops_hi, aqu_lo, aqu_hi),
                    evidence=[f"low-queue intervals: {aqu_lo:.2f} in flight, {_f(iops_lo)} IOPS, await {_f(lat_lo)} ms",
                              f"high-queue intervals: {aqu_hi:.2f} in flight, {_f(iops_hi)} IOPS, await {_f(lat_hi)} ms",
                              "by Little's law an uncapped device would have given about "
                              f"{_f(iops_lo * aqu_hi / aqu_lo)} IOPS at the higher depth",
                              "no cap known for this device (pass --layout/--cloud/--instance to compare with the "
                              "catalog)"],
-                   recommendation="A cap below this device binds (volume or instance limit): more queue depth only "
-                                  "adds latency. Check the volume's IOPS/MB/s cap and raise it or add members.",
+                   recommendation=wording.PLATEAU,
                    measurements={"value": iops_hi, "aqu_low": aqu_lo, "aqu_high": aqu_hi, "await_low_ms": lat_lo,
                                  "await_high_ms": lat_hi})
 
@@ -290,15 +282,9 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
         evidence.append("no cap known for this device: if its volume cap is ≈ this IOPS, this is the cap, not "
                         "queue depth (pass --layout/--cloud/--instance)")
     target = f"about {max(need or 0, depth * 2):.0f}"
-    if pinned:
-        what, lim = pinned[0]
-        rec = (f"Raise the host queue limit ({what} = {lim}; for iSCSI node.session.queue_depth, e.g. 32 → 128) "
-               f"to {target}, then re-measure: IOPS should rise in proportion while await stays flat.")
-    else:
-        rec = (f"The submitter keeps only ~{depth:.1f} I/Os outstanding: raise concurrency (more parallel sessions or "
-               f"readers, async I/O depth, fio iodepth) to {target}; IOPS should rise while await stays flat.")
+    rec = wording.queue_depth_advice(depth, target, pinned[0] if pinned else None)
     return Finding(kind="queue_depth_bound", device=name, severity="warning" if pinned or caps else "info",
-                   summary=f"throughput held by {depth:.1f} I/Os in flight at {_f(lat)} ms, not by the device",
+                   summary=wording.queue_depth_bound(depth, lat),
                    evidence=evidence, recommendation=rec,
                    measurements={"in_flight": depth, "in_flight_cv": spread, "await_ms": lat, "iops": iops,
                                  "util_pct": util, "needed_in_flight": need or 0.0})
@@ -321,12 +307,10 @@ def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: Capture
     share = iops[hot] / total if total else 0.0
     if total and share >= 1.5 / n:
         findings.append(Finding(
-            kind="stripe_imbalance", device=hot, severity="warning",
-            summary=f"{hot} carries {share:.0%} of {name}'s I/O (fair share {1 / n:.0%})",
+            kind="stripe_imbalance", device=hot, severity="warning", metric="iops",
+            summary=wording.stripe_hot_member(hot, name, share, 1 / n),
             evidence=["member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items()))],
-            recommendation="A hot extent or a stripe size larger than the I/O pattern concentrates load: check with "
-                           "lvs --segments that the LV is striped across all members, and use a stripe size the "
-                           "workload's I/O spans evenly (or re-balance the hot extent).",
+            recommendation=wording.STRIPE_HOT_MEMBER,
             measurements={"share": share, "fair_share": 1 / n}))
     slow = max(lat, key=lambda m: lat[m])
     others = [lat[m] for m in lat if m != slow]
@@ -336,15 +320,14 @@ def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: Capture
     busier = util[slow] >= 90 and _med([util[m] for m in util if m != slow]) <= 60
     if slow_share < 1.2 / n and (slower or busier):  # a hot member is busier because it carries more
         findings.append(Finding(
-            kind="stripe_imbalance", device=slow, severity="warning",
-            summary=f"{slow} is the slow member of {name}: await {_f(lat[slow])} ms vs {_f(ref)} ms for the others",
+            kind="stripe_slow_member", device=slow, severity="warning",
+            summary=wording.stripe_slow_member(slow, name, lat[slow], ref),
             evidence=["member await: " + ", ".join(f"{m} {_f(v)} ms" for m, v in sorted(lat.items())),
                       "member util: " + ", ".join(f"{m} {v:.0f}%" for m, v in sorted(util.items())),
                       "member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items())),
                       f"{name} does {_f(_med([iv.iops for iv in _active(data.get(name, []))]))} IOPS ≈ {n} × "
                       f"{slow}'s {_f(iops[slow])}: random I/O spreads evenly, so the slowest member sets the pace"],
-            recommendation="Every stripe request waits for its slowest member: bring this member to the same "
-                           "size/performance level as the others (or find what else uses it).",
+            recommendation=wording.STRIPE_SLOW_MEMBER,
             measurements={"await_ms": lat[slow], "others_await_ms": ref, "iops": iops[slow],
                           "util_pct": util[slow]}))
     return findings
@@ -393,21 +376,12 @@ def multipath_one_path(name: str, data: dict[str, list[Interval]], header: Captu
             cause = "failover_grouping"
         elif len(mp.active_paths) < 2:
             cause = "one_active_path"
-    rec = {
-        "failed_paths": "Paths are failed: bring them back (iscsiadm -m session; check the iSCSI sessions and "
-                        "the network), then `multipathd reinstate path` or let multipathd's checker do it.",
-        "failover_grouping": "The map puts each path in its own group (failover), so only one path carries I/O: "
-                             "group all paths together (path_grouping_policy multibus with path_selector "
-                             "\"service-time 0\"; `blockfit build` emits this for OCI UHP), then "
-                             "`multipathd reconfigure`; `multipath -ll` must show one group with every path active.",
-    }.get(cause, "Spread the I/O over every path: one path group with all paths (path_grouping_policy multibus, "
-                 "path_selector \"service-time 0\", which `blockfit build` emits); check `multipath -ll` and the "
-                 "iSCSI sessions (one per path).")
+    rec = wording.multipath_advice(cause)
     measurements = {"paths": float(n), "busiest_path_share": share, "fair_share": 1 / n}
     if mp is not None:
         measurements |= {"active_paths": float(len(mp.active_paths)), "path_groups": float(len(mp.groups))}
-    return Finding(kind="multipath_one_path", device=name, severity="warning",
-                   summary=f"{name}'s I/O goes over one of its {n} paths ({hot}: {share:.0%})",
+    return Finding(kind="multipath_one_path", device=name, severity="warning", metric="iops",
+                   summary=wording.multipath_one_path(name, n, hot, share),
                    evidence=evidence, recommendation=rec, measurements=measurements)
 
 
@@ -423,18 +397,17 @@ def instance_cap(data: dict[str, list[Interval]], expectation: Expectation | Non
     act = [i for i in range(length) if sums_iops[i] >= MIN_IOPS]
     if len(act) < MIN_ACTIVE:
         return None
-    for label, values, cap in (("IOPS", sums_iops, expectation.instance_iops),
-                               ("MB/s", sums_mbps, expectation.instance_mbps)):
+    for metric, label, values, cap in (("iops", "IOPS", sums_iops, expectation.instance_iops),
+                                       ("mbps", "MB/s", sums_mbps, expectation.instance_mbps)):
         if not cap:
             continue
         value = _med([values[i] for i in act])
         if value / cap >= AT_CAP:
-            return Finding(kind="instance_cap", device="instance", severity="warning",
-                           summary=f"sum over {len(names)} volumes held at the instance's {_f(cap)} {label} limit",
+            return Finding(kind="instance_cap", device="instance", severity="warning", metric=cast(Metric, metric),
+                           summary=wording.instance_cap(len(names), cap, label),
                            evidence=[f"sum of {', '.join(names)}: {_f(value)} {label} = {value / cap:.0%} of the "
                                      f"instance limit {_f(cap)} ({expectation.source})"],
-                           recommendation="The instance, not the volumes, binds: a larger shape (more OCPUs/vCPUs or "
-                                          "an EBS-optimised size) raises it; more volumes will not.",
+                           recommendation=wording.INSTANCE_CAP,
                            measurements={"value": value, "cap": cap})
     return None
 
@@ -450,11 +423,10 @@ def small_io_on_throughput_bound(name: str, ivs: list[Interval], caps: list[Cap]
     rq = _med([iv.avg_rq_kb for iv in act])
     if at_iops < AT_CAP or mb_use > 0.3 or rq > 32:
         return None
-    return Finding(kind="small_io_on_throughput_bound", device=name, severity="info",
-                   summary=f"IOPS cap spent on {rq:.0f} KiB requests while MB/s uses {mb_use:.0%} of its cap",
+    return Finding(kind="small_io_on_throughput_bound", device=name, severity="info", metric="iops",
+                   summary=wording.small_io_on_throughput_bound(rq, mb_use),
                    evidence=[f"average request {rq:.1f} KiB", f"IOPS at {at_iops:.0%} of cap, MB/s at {mb_use:.0%}"],
-                   recommendation="Larger I/O (bigger multiblock reads, larger max_sectors_kb, less splitting by a "
-                                  "small stripe) would move more data under the same IOPS cap.",
+                   recommendation=wording.SMALL_IO,
                    measurements={"avg_request_kb": rq, "iops_cap_use": at_iops, "mbps_cap_use": mb_use})
 
 
@@ -469,9 +441,9 @@ def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
         if align and (dev.start_sector * 512) % align:
             findings.append(Finding(
                 kind="misaligned_geometry", device=dev.name, severity="warning",
-                summary=f"partition starts at byte {dev.start_sector * 512}, not a multiple of {align}",
+                summary=wording.misaligned_partition(dev.start_sector * 512, align),
                 evidence=[f"{dev.name} start sector {dev.start_sector}; {dev.disk} optimal_io_size {align}"],
-                recommendation="Re-create the partition on a 1 MiB boundary (parted -a optimal).",
+                recommendation=wording.PARTITION_ALIGN,
                 measurements={"start_bytes": float(dev.start_sector * 512), "align": float(align)}))
     for m in header.mounts:
         devname = next((d.name for d in header.devices.values() if d.dev == m.dev), None)
@@ -484,10 +456,10 @@ def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
                 swidth or 0) != want_sw:
             findings.append(Finding(
                 kind="misaligned_geometry", device=devname or m.dev, severity="info",
-                summary=f"XFS at {m.mount_point} sunit/swidth do not match the {g.stripes}-way stripe",
+                summary=wording.misaligned_xfs(m.mount_point, g.stripes),
                 evidence=[f"mount sunit={sunit} swidth={swidth}; stripe {g.stripe_bytes} B × {g.stripes} "
                           f"→ sunit={want_su} swidth={want_sw} (512-byte units)"],
-                recommendation=f"mkfs.xfs -d su={g.stripe_bytes},sw={g.stripes} (or mount -o sunit=,swidth=).",
+                recommendation=wording.xfs_geometry_advice(g.stripe_bytes, g.stripes),
                 measurements={"want_sunit": float(want_su), "want_swidth": float(want_sw)}))
     return findings
 
@@ -501,10 +473,9 @@ def scheduler_readahead(name: str, ivs: list[Interval], header: CaptureHeader) -
     iops = _med([iv.iops for iv in act])
     if q.rotational is False and q.scheduler == "bfq" and iops >= 5000:
         return Finding(kind="scheduler_readahead", device=name, severity="info",
-                       summary=f"bfq scheduler on a non-rotational device at {_f(iops)} IOPS",
+                       summary=wording.scheduler_bfq(iops),
                        evidence=[f"/sys/block/{name}/queue/scheduler = bfq, rotational = 0, {_f(iops)} IOPS"],
-                       recommendation="bfq's per-request cost shows at these rates: use 'none' or 'mq-deadline' "
-                                      f"(echo none > /sys/block/{name}/queue/scheduler).",
+                       recommendation=wording.bfq_advice(name),
                        measurements={"iops": iops})
     return None
 
@@ -567,7 +538,7 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
     for name in names:
         for f in stripe_imbalance(name, data, header):
             findings.append(f)
-            if "slow member" in f.summary:
+            if f.kind == "stripe_slow_member":
                 held.update({name, *header.devices[name].slaves})
         one_path = multipath_one_path(name, data, header)
         if one_path is not None:  # one path's cap holds the map: that, not queue depth, is the finding

@@ -11,11 +11,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
-import subprocess
 from pathlib import Path
 
 import jinja2
 
+from blockfit import proc
 from blockfit.errors import EnvironmentProblem
 from blockfit.lab.cache import locked
 from blockfit.lab.kernel import GuestKernel
@@ -35,11 +35,11 @@ def module_order(kernel: GuestKernel, names: tuple[str, ...] = EARLY_MODULES) ->
     """Module files to insmod, dependencies first, each once."""
     seen: dict[Path, None] = {}
     for name in names:
-        proc = subprocess.run(["modprobe", "-d", str(kernel.root), "-S", kernel.version, "--show-depends", name],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise EnvironmentProblem(f"lab: module {name} not found in the guest kernel: {proc.stderr.strip()}")
-        for line in proc.stdout.splitlines():
+        out = proc.run(["modprobe", "-d", str(kernel.root), "-S", kernel.version, "--show-depends", name],
+                       timeout=60)
+        if out.returncode != 0:
+            raise EnvironmentProblem(f"lab: module {name} not found in the guest kernel: {out.stderr.strip()}")
+        for line in out.stdout.splitlines():
             parts = line.split()
             if len(parts) >= 2 and parts[0] == "insmod":
                 seen.setdefault(Path(parts[1]), None)

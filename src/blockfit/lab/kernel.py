@@ -11,12 +11,12 @@ from __future__ import annotations
 import lzma
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockfit import proc, tools
 from blockfit.errors import EnvironmentProblem
 from blockfit.lab.cache import cache_dir, locked
 
@@ -64,10 +64,7 @@ def ensure_kernel(step: Step | None = None) -> GuestKernel:
         found = cached_kernel()  # another process may have built it while we waited
         if found:
             return found
-        for tool in ("apt-get", "apt-cache", "dpkg-deb", "depmod"):
-            if not shutil.which(tool):
-                raise EnvironmentProblem(f"lab: '{tool}' not found; the lab unpacks Debian's kernel package "
-                                         "(run scripts/setup.sh on a Debian machine)")
+        tools.require("lab (unpacks Debian's kernel package)", "apt-get", "apt-cache", "dpkg-deb", "depmod")
         say("resolving the Debian kernel package")
         package = _resolve_package()
         base = kernels_dir()
@@ -118,8 +115,8 @@ def extract_vmlinux(vmlinuz: Path, out: Path) -> None:
 def _resolve_package() -> str:
     """linux-image-amd64 → the versioned package it depends on; runs apt-get update once if lists are empty."""
     for attempt in range(2):
-        proc = subprocess.run(["apt-cache", "depends", KERNEL_META_PACKAGE], capture_output=True, text=True)
-        for line in proc.stdout.splitlines():
+        out = proc.run(["apt-cache", "depends", KERNEL_META_PACKAGE], timeout=120)
+        for line in out.stdout.splitlines():
             parts = line.split()
             if len(parts) == 2 and parts[0] == "Depends:" and parts[1].startswith("linux-image-"):
                 return parts[1]
@@ -130,22 +127,21 @@ def _resolve_package() -> str:
 
 def _download(package: str, into: Path) -> Path:
     for attempt in range(2):
-        proc = subprocess.run(["apt-get", "download", package], cwd=into, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
+        out = proc.run(["apt-get", "download", package], cwd=into, timeout=1800)
         debs = list(into.glob(f"{package}_*.deb"))
-        if proc.returncode == 0 and debs:
+        if out.returncode == 0 and debs:
             return debs[0]
         if attempt == 0:
             _apt_update()
-    raise EnvironmentProblem(f"lab: 'apt-get download {package}' failed: {proc.stderr.strip()[-300:]}")
+    raise EnvironmentProblem(f"lab: 'apt-get download {package}' failed: {out.stderr.strip()[-300:]}")
 
 
 def _apt_update() -> None:
     if os.geteuid() == 0:
-        subprocess.run(["apt-get", "update", "-qq"], capture_output=True, stdin=subprocess.DEVNULL)
+        proc.run(["apt-get", "update", "-qq"], timeout=1800)
 
 
 def _run(cmd: list[str], what: str) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    if proc.returncode != 0:
-        raise EnvironmentProblem(f"lab: {what} failed: {proc.stderr.strip()[-300:]}")
+    out = proc.run(cmd)
+    if out.returncode != 0:
+        raise EnvironmentProblem(f"lab: {what} failed: {out.stderr.strip()[-300:]}")

@@ -15,27 +15,24 @@ share-rw option", Kevin Wolf 2017, hw/block/block.c blkconf_apply_backend_option
 Disk files are opened with O_DIRECT and served by qemu's thread pool (aio=threads): with aio=native a
 busy host disk can block io_submit in qemu's main loop, which also runs every throttle timer.
 
-The process: TCG (nested KVM fails on these hosts), stdin from /dev/null, its own process group (so a
-kill reaches everything it started), a parent-death signal (so it cannot outlive a killed blockfit) and
-a hard timeout.
+The process: TCG (nested KVM fails on these hosts), started by ``blockfit.proc`` (stdin from /dev/null,
+its own process group so a kill reaches everything it started, a parent-death signal so it cannot outlive
+a killed blockfit); the caller enforces a hard timeout.
 """
 
 from __future__ import annotations
 
-import ctypes
-import os
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockfit import proc
 from blockfit.errors import EnvironmentProblem
 from blockfit.lab.disks import Disk, Throttle
 
 QEMU = "qemu-system-x86_64"
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -109,14 +106,6 @@ def _devices(d: Disk, node: str, top: str) -> list[str]:
     return argv
 
 
-def _die_with_parent() -> None:
-    """In the child: ask the kernel to SIGKILL qemu if blockfit dies (even by SIGKILL)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 class QemuProcess:
     """One qemu run: started in its own process group; ``stop`` kills the group and reaps it."""
 
@@ -126,8 +115,7 @@ class QemuProcess:
         self.cfg = cfg
         self.argv = command(cfg)
         self._log = open(log, "wb")
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                                     start_new_session=True, preexec_fn=_die_with_parent)
+        self.proc = proc.start(self.argv, stdout=self._log, stderr=subprocess.STDOUT)
         self.started = time.monotonic()
 
     @property
@@ -138,22 +126,8 @@ class QemuProcess:
         return self.proc.poll()
 
     def stop(self, grace_s: float = 3.0) -> None:
-        """Terminate the whole process group, then kill it if it does not go; always reap."""
+        """Stop the whole process group (TERM, then KILL; strays of an exited qemu too); always reap."""
         try:
-            if self.proc.poll() is None:
-                self._signal(signal.SIGTERM)
-                try:
-                    self.proc.wait(timeout=grace_s)
-                except subprocess.TimeoutExpired:
-                    self._signal(signal.SIGKILL)
-                    self.proc.wait()
-            else:
-                self._signal(signal.SIGKILL)  # stray children, if any, of an exited qemu
+            proc.stop_group(self.proc, grace_s)
         finally:
             self._log.close()
-
-    def _signal(self, sig: int) -> None:
-        try:
-            os.killpg(self.proc.pid, sig)
-        except ProcessLookupError:
-            pass

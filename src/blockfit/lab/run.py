@@ -21,7 +21,6 @@ import itertools
 import math
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +32,7 @@ from typing import Literal
 
 import jinja2
 
-from blockfit import __version__
+from blockfit import __version__, proc
 from blockfit.errors import EnvironmentProblem, InputError, LabFailed
 from blockfit.lab import disks as disk_files
 from blockfit.lab.cache import cache_dir, runs_dir
@@ -228,10 +227,10 @@ def write_build_scripts(exe: str, work: Path, plan_text: str, manager: str, fs: 
     (work / f"{name}-plan.json").write_text(plan_text)
     cmd = [exe, "build", "--plan", str(work / f"{name}-plan.json"), "--manager", manager,
            "--devices", ",".join(devices), "--mount", mount, "--fs", fs, "--out", str(work / name), *names]
-    proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    (work / f"{name}-command.log").write_text(" ".join(cmd) + "\n" + proc.stdout + proc.stderr)
-    if proc.returncode != 0:
-        raise LabFailed(f"lab: 'blockfit build' refused the plan: {proc.stderr.strip()[-400:]}")
+    out = proc.run(cmd, timeout=600)
+    (work / f"{name}-command.log").write_text(" ".join(cmd) + "\n" + out.stdout + out.stderr)
+    if out.returncode != 0:
+        raise LabFailed(f"lab: 'blockfit build' refused the plan: {out.stderr.strip()[-400:]}")
 
 
 def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | None = None) -> Plan:

@@ -1,16 +1,14 @@
-"""Run fio robustly: JSON to a file, stderr apart, preambles skipped, process group killed on any exit.
+"""Run fio robustly: JSON to a file, stderr apart, preambles skipped, process group stopped on any exit.
 
-fio is started in its own session so that a Ctrl-C at the terminal reaches only us; we then end fio's whole
-process group (fio forks one process per job), first politely, then with SIGKILL.
+fio runs through ``blockfit.proc`` (its own session; on Ctrl-C, a timeout or any exception fio's whole
+process group, one process per job, is stopped: TERM, then KILL).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -18,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blockfit import proc, tools
 from blockfit.errors import EnvironmentProblem
-
-FIO_MISSING = "fio not found on PATH: install it (apt-get install fio, or run bash scripts/setup.sh)"
 
 
 class FioFailed(EnvironmentProblem):
@@ -39,15 +36,16 @@ class FioOutput:
 
 
 def fio_binary(fio: str = "fio") -> str:
+    """fio's path; EnvironmentProblem naming the Debian package when it is not installed."""
+    tools.require("calibrate", fio)
     path = shutil.which(fio)
-    if path is None:
-        raise EnvironmentProblem(FIO_MISSING)
+    assert path is not None
     return path
 
 
 def fio_version(fio: str = "fio") -> str:
     """'fio-3.33' as printed by ``fio --version``."""
-    out = subprocess.run([fio_binary(fio), "--version"], capture_output=True, text=True, check=False)
+    out = proc.run([fio_binary(fio), "--version"], timeout=60)
     return out.stdout.strip() or out.stderr.strip()
 
 
@@ -68,38 +66,6 @@ def _tail(text: str, lines: int = 5) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
 
 
-def kill_group(proc: subprocess.Popen[bytes], grace: float = 3.0) -> None:
-    """End proc's process group: SIGTERM, then SIGKILL after ``grace`` seconds; reap proc."""
-    try:
-        pgid = os.getpgid(proc.pid)
-    except ProcessLookupError:
-        pgid = None
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        if pgid is not None:
-            try:
-                os.killpg(pgid, sig)
-            except ProcessLookupError:
-                pass
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-        # the leader is gone; make sure no job process of the group survives it
-        if pgid is not None and _group_alive(pgid):
-            continue
-        return
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def run_fio(args: Sequence[str], workdir: Path, tag: str = "run", launcher: Sequence[str] = (),
             fio: str = "fio", timeout: float | None = None) -> FioOutput:
     """Run ``fio ARGS --output-format=json+ --output=FILE`` and return the parsed JSON.
@@ -112,18 +78,11 @@ def run_fio(args: Sequence[str], workdir: Path, tag: str = "run", launcher: Sequ
     cmd = [*launcher, fio_binary(fio), *args, "--output-format=json+", f"--output={out_path}"]
     start = time.monotonic()
     with open(err_path, "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                                cwd=workdir, start_new_session=True)
         try:
-            returncode = proc.wait(timeout=timeout)
+            returncode = proc.run(cmd, capture=False, stdout=subprocess.DEVNULL, stderr=err, cwd=workdir,
+                                  timeout=timeout).returncode
         except subprocess.TimeoutExpired:
-            kill_group(proc)
             raise FioFailed(f"fio did not finish within {timeout:g}s and was killed") from None
-        except BaseException:
-            kill_group(proc)
-            raise
-        if _group_alive(proc.pid):  # stray job processes after the leader exited
-            kill_group(proc)
     seconds = time.monotonic() - start
     stderr = err_path.read_text(errors="replace")
     text = out_path.read_text(errors="replace") if out_path.exists() else ""

@@ -16,8 +16,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockfit import proc
 from blockfit.errors import EnvironmentProblem, InputError
-from blockfit.measure.fio_run import fio_binary, kill_group
+from blockfit.measure.fio_run import fio_binary
 
 DEFAULT_PORT = 8765
 _HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")  # a DNS name or an IPv4 address
@@ -77,13 +78,13 @@ def fio_server(port: int, host: str = "127.0.0.1", launcher: Sequence[str] = (),
     two local "hosts" see the same relative path as different devices, like two nodes' paths to one LUN).
     """
     out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115
-    proc = subprocess.Popen([*launcher, fio_binary(fio), f"--server=ip:{host},{port}"], stdout=out,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
+    server = proc.start([*launcher, fio_binary(fio), f"--server=ip:{host},{port}"], stdout=out,
+                        stderr=subprocess.STDOUT, cwd=cwd)
     try:
         deadline = time.monotonic() + 10
         while True:
-            if proc.poll() is not None:
-                raise EnvironmentProblem(f"fio --server on {host}:{port} exited with status {proc.returncode}")
+            if server.poll() is not None:
+                raise EnvironmentProblem(f"fio --server on {host}:{port} exited with status {server.returncode}")
             try:
                 with socket.create_connection((host, port), timeout=0.5):
                     break
@@ -93,6 +94,6 @@ def fio_server(port: int, host: str = "127.0.0.1", launcher: Sequence[str] = (),
                 time.sleep(0.1)
         yield Host(host=host, port=port)
     finally:
-        kill_group(proc)
+        proc.stop_group(server)
         if log:
             out.close()  # type: ignore[union-attr]

@@ -12,11 +12,11 @@ import errno
 import os
 import shutil
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from blockfit import proc
 from blockfit.errors import InputError
 
 TEST_FILE_PREFIX = "blockfit-calibrate-"
@@ -95,7 +95,7 @@ def signature(path: str) -> str | None:
     """Filesystem/RAID/LVM signature type found by blkid (None: none found or blkid missing)."""
     if shutil.which("blkid") is None:
         return None
-    out = subprocess.run(["blkid", "-p", "-o", "export", path], capture_output=True, text=True, check=False)
+    out = proc.run(["blkid", "-p", "-o", "export", path], timeout=60)
     for line in out.stdout.splitlines():
         if line.startswith(("TYPE=", "PTTYPE=")):
             return line.split("=", 1)[1]

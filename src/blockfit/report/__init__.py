@@ -11,7 +11,7 @@ from pathlib import Path
 from blockfit.errors import InputError
 from blockfit.files import Batch, check_distinct
 from blockfit.report import bench, build, calibrate, diagnose, lab, lab_bench, model, plan
-from blockfit.report.figures import FigureSink
+from blockfit.report.figures import FigureSink, report_style
 from blockfit.report.load import Loaded, load
 from blockfit.report.page import Section, render_page
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
@@ -22,30 +22,31 @@ __all__ = ["load", "render", "report", "sections"]
 
 
 def sections(inputs: list[Loaded], sink: FigureSink) -> list[Section]:
-    """One section per input, in the order given."""
-    models = [x.result for x in inputs if isinstance(x.result, Prediction)]
-    out = []
-    for item in inputs:
-        r, name = item.result, item.path.name
-        if isinstance(r, Prediction):
-            out.append(model.section(r, name, sink))
-        elif isinstance(r, Plan):
-            out.append(plan.section(r, name, sink))
-        elif isinstance(r, Measurement):
-            out.append(calibrate.section(r, name, sink, models))
-        elif isinstance(r, LabResult):
-            out.append(lab.section(r, name, sink))
-        elif isinstance(r, Diagnosis):
-            out.append(diagnose.section(r, name, sink, item.intervals))
-        elif isinstance(r, BuildResult):
-            out.append(build.section(r, name))
-        elif isinstance(r, BenchResult):
-            out.append(bench.section(r, name, sink))
-        elif isinstance(r, LabBenchResult):
-            out.append(lab_bench.section(r, name, sink))
-        else:
-            raise InputError(f"{name}: no report section for a {item.kind!r} result")
-    return out
+    """One section per input, in the order given, their figures in the report's style."""
+    with report_style():
+        return [_section(item, sink, [x.result for x in inputs if isinstance(x.result, Prediction)])
+                for item in inputs]
+
+
+def _section(item: Loaded, sink: FigureSink, models: list[Prediction]) -> Section:
+    r, name = item.result, item.path.name
+    if isinstance(r, Prediction):
+        return model.section(r, name, sink)
+    if isinstance(r, Plan):
+        return plan.section(r, name, sink)
+    if isinstance(r, Measurement):
+        return calibrate.section(r, name, sink, models)
+    if isinstance(r, LabResult):
+        return lab.section(r, name, sink)
+    if isinstance(r, Diagnosis):
+        return diagnose.section(r, name, sink, item.intervals)
+    if isinstance(r, BuildResult):
+        return build.section(r, name)
+    if isinstance(r, BenchResult):
+        return bench.section(r, name, sink)
+    if isinstance(r, LabBenchResult):
+        return lab_bench.section(r, name, sink)
+    raise InputError(f"{name}: no report section for a {item.kind!r} result")
 
 
 def render(inputs: list[Loaded], title: str | None = None, sink: FigureSink | None = None) -> str:

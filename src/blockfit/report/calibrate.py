@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
+from matplotlib.figure import Figure
+
 from blockfit.report.figures import (
     ACCENT,
     GREY,
@@ -12,6 +16,7 @@ from blockfit.report.figures import (
     label_width,
     new_figure,
     number_axis,
+    report_style,
 )
 from blockfit.report.page import Section, Table
 from blockfit.schema import Measurement, Prediction
@@ -70,6 +75,23 @@ def section(m: Measurement, source: str, sink: FigureSink, models: list[Predicti
 
 
 def _latency_figure(m: Measurement, sink: FigureSink, models: list[Prediction]) -> ReportFigure:
+    fig, caption = latency_figure(m, models)
+    return sink.add(fig, "calibrate-latency", caption)
+
+
+def latency_png(m: Measurement) -> bytes:
+    """`calibrate --plot`: the report's latency figure on its own, as PNG bytes (one figure, drawn in one place;
+    the caller writes them atomically, files.write_atomically)."""
+    buf = io.BytesIO()
+    with report_style():
+        fig, _caption = latency_figure(m, [])
+        fig.savefig(buf, format="png", dpi=150, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def latency_figure(m: Measurement, models: list[Prediction]) -> tuple[Figure, str]:
+    """Measured latency percentiles against IOPS with the bound (and the model's curve where one fits); the
+    figure and its caption."""
     small = sorted((p for p in m.curve if p.phase == "small"), key=lambda p: p.outstanding)
     comparable = comparable_models(m, models)
     fig = new_figure(7.5, 3.8)
@@ -102,7 +124,7 @@ def _latency_figure(m: Measurement, sink: FigureSink, models: list[Prediction]) 
     else:
         caption += (" Add the 'blockfit model' result of this layout to the report to draw the model's curve over "
                     "it.")
-    return sink.add(fig, "calibrate-latency", caption)
+    return fig, caption
 
 
 def comparable_models(m: Measurement, models: list[Prediction]) -> list[Prediction]:

@@ -37,9 +37,11 @@ def evidence_metric(f: Finding) -> tuple[str, float | None] | None:
     if f.kind == "queue_depth_bound":
         return "aqu_sz", m.get("in_flight", m.get("aqu_high"))
     if f.kind in ("member_cap", "instance_cap"):
-        return ("mbps" if "MB/s" in f.summary else "iops"), m.get("cap", m.get("value"))
+        return (f.metric or "iops"), m.get("cap", m.get("value"))
+    if f.kind == "stripe_slow_member":
+        return "await_ms", m.get("await_ms")
     if f.kind == "stripe_imbalance":
-        return ("await_ms", m["await_ms"]) if "await_ms" in m else ("iops", None)
+        return "iops", None
     if f.kind == "small_io_on_throughput_bound":
         return "iops", None
     return None

@@ -6,12 +6,13 @@ searchable and small, ids made unique per figure so several SVGs can live in one
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import matplotlib
 from matplotlib.axes import Axes
@@ -20,7 +21,9 @@ from matplotlib.ticker import Formatter
 
 from blockfit.units import fmt_compact
 
-matplotlib.rcParams.update({
+# The report's look. Applied only while the report's figures are drawn and saved (report_style), never to
+# matplotlib's global rcParams: importing this module changes nothing for anyone else.
+STYLE: dict[str, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "blockfit-report",
     "font.family": "DejaVu Sans",
@@ -31,7 +34,13 @@ matplotlib.rcParams.update({
     "grid.alpha": 0.3,
     "legend.fontsize": 8,
     "legend.frameon": False,
-})
+}
+
+
+def report_style() -> contextlib.AbstractContextManager[Any]:
+    """Draw and save inside this: the report's style for those figures only (matplotlib's own rc_context)."""
+    return matplotlib.rc_context(cast(Any, STYLE))  # STYLE keys are rc names; matplotlib types them as literals
+
 
 # One palette for every section: the thing to look at, the reference it is compared with, the rest greyed.
 ACCENT = "#c0392b"

@@ -6,7 +6,8 @@ Kinds (documented set):
 - queue_depth_bound: in-flight I/O pinned at a limit while the device keeps up (Little's law: IOPS =
   in-flight / latency; more outstanding I/O would give more IOPS) — the iSCSI queue depth 32 case.
 - member_cap: a device's IOPS or MB/s flat at a known cap (catalog, cgroup throttle) or a plateau.
-- stripe_imbalance: one stripe member carrying far more than its share, or far slower than its siblings.
+- stripe_imbalance: one stripe member carrying far more than its share (a hot member).
+- stripe_slow_member: one stripe member far slower (or far busier) than its siblings at its share of the I/O.
 - instance_cap: the sum across volumes flat at the instance's block-storage limit.
 - small_io_on_throughput_bound: IOPS at the cap with small requests while MB/s is far below its cap.
 - misaligned_geometry: partition start or filesystem stripe unit not aligned to the stripe size.
@@ -28,6 +29,7 @@ FindingKind = Literal[
     "queue_depth_bound",
     "member_cap",
     "stripe_imbalance",
+    "stripe_slow_member",
     "instance_cap",
     "small_io_on_throughput_bound",
     "misaligned_geometry",
@@ -35,12 +37,15 @@ FindingKind = Literal[
     "multipath_one_path",
 ]
 Severity = Literal["critical", "warning", "info"]
+Metric = Literal["iops", "mbps"]
 
 
 class Finding(BaseModel):
     kind: FindingKind
     device: str = Field(description="kernel device name the finding is about (loop3, dm-2, sdb)")
     severity: Severity
+    metric: Metric | None = Field(default=None, description="the rate the finding is about (a cap held, a share), "
+                                  "if it is about one: read this, never the summary")
     summary: str
     evidence: list[str] = Field(description="the measurements and settings that support the finding, in words")
     measurements: dict[str, float] = Field(default_factory=dict, description="the same evidence as numbers")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockfit import proc
 from blockfit.testbed.loopdev import BlkioCgroup, LoopDevice, blkio_cgroup, loop_device
 
 GiB = 1024**3
@@ -67,15 +67,15 @@ def ext4_bed(count: int, size: int = 2 * GiB) -> Iterator[Bed]:
             cgroup = stack.enter_context(blkio_cgroup("bench-test"))
             devices = [stack.enter_context(loop_device(size, "bench-test")) for _ in range(count)]
             for i, dev in enumerate(devices):
-                subprocess.run(["mkfs.ext4", "-q", "-F", dev.path], check=True, capture_output=True)
+                proc.run(["mkfs.ext4", "-q", "-F", dev.path], check=True, timeout=600)
                 mnt = base / f"m{i}"
                 mnt.mkdir()
-                subprocess.run(["mount", dev.path, str(mnt)], check=True, capture_output=True)
+                proc.run(["mount", dev.path, str(mnt)], check=True, timeout=120)
                 mounted.append(mnt)
             try:
                 yield Bed(base=base, mounts=mounted, devices=devices, cgroup=cgroup, tmpdir=tmpdir)
             finally:
                 for mnt in mounted:
-                    subprocess.run(["umount", str(mnt)], check=False, capture_output=True)
+                    proc.run(["umount", str(mnt)], timeout=120)
     finally:
-        subprocess.run(["rm", "-rf", "--one-file-system", str(base)], check=False)
+        proc.run(["rm", "-rf", "--one-file-system", str(base)], capture=False)

@@ -15,19 +15,16 @@ sizes of 512 KiB or less.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockfit import cgroups, proc
+from blockfit.cgroups import BLKIO_ROOT, unique_name
 from blockfit.errors import EnvironmentProblem
-
-BLKIO_ROOT = Path("/sys/fs/cgroup/blkio")
-_counter = itertools.count()
 
 
 @dataclass
@@ -95,10 +92,6 @@ def require_root_tools() -> None:
         raise EnvironmentProblem(f"cgroup-v1 blkio controller not mounted at {BLKIO_ROOT}")
 
 
-def unique_name(name: str) -> str:
-    return f"blockfit-{name}-{os.getpid()}-{next(_counter)}"
-
-
 @contextlib.contextmanager
 def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.PathLike[str] | None = None,
                 direct_io: bool = True, partscan: bool = False,
@@ -123,10 +116,10 @@ def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.Path
             cmd.append("--direct-io=on")
         if partscan:
             cmd.append("--partscan")
-        proc = subprocess.run([*cmd, str(backing)], capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise EnvironmentProblem(f"losetup failed: {proc.stderr.strip()}")
-        device = proc.stdout.strip()
+        out = proc.run([*cmd, str(backing)], timeout=120)
+        if out.returncode != 0:
+            raise EnvironmentProblem(f"losetup failed: {out.stderr.strip()}")
+        device = out.stdout.strip()
         yield LoopDevice(path=device, backing_file=backing, size_bytes=size_bytes)
     finally:
         if device:
@@ -136,9 +129,9 @@ def loop_device(size_bytes: int, name: str = "testbed", directory: str | os.Path
 
 def _detach(device: str) -> None:
     for _ in range(50):
-        if subprocess.run(["losetup", "-d", device], capture_output=True, check=False).returncode == 0:
+        if proc.run(["losetup", "-d", device], timeout=120).returncode == 0:
             return
-        subprocess.run(["udevadm", "settle"], capture_output=True, check=False)
+        proc.run(["udevadm", "settle"], timeout=120)
     raise EnvironmentProblem(f"could not detach {device}")
 
 
@@ -151,26 +144,7 @@ def blkio_cgroup(name: str = "testbed") -> Iterator[BlkioCgroup]:
     try:
         yield BlkioCgroup(path=path)
     finally:
-        remove_cgroup(path)
-
-
-def remove_cgroup(path: Path, root: Path = BLKIO_ROOT) -> None:
-    """rmdir a cgroup, moving any task still in it to ``root`` (v1 refuses to remove a group with tasks)."""
-    for _ in range(100):
-        try:
-            path.rmdir()
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            with contextlib.suppress(OSError):
-                for pid in (path / "cgroup.procs").read_text().split():
-                    with contextlib.suppress(OSError):
-                        (root / "cgroup.procs").write_text(pid + "\n")
-            import time
-
-            time.sleep(0.05)
-    raise EnvironmentProblem(f"could not remove cgroup {path}")
+        cgroups.remove(path, BLKIO_ROOT)
 
 
 @dataclass
