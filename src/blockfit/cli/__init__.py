@@ -36,7 +36,8 @@ def _root() -> None:
 
 
 # One module per command; each registers itself on `app` when imported.
-COMMAND_MODULES: list[str] = ["catalog", "model", "plan", "build", "calibrate", "lab", "diagnose", "bench", "report"]
+COMMAND_MODULES: list[str] = ["catalog", "model", "plan", "build", "calibrate", "lab", "diagnose", "bench", "report",
+                              "sql"]
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"blockfit.cli.{_name}")
