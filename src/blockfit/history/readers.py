@@ -106,8 +106,11 @@ def _json_format(path: Path, text: str) -> str:
             return "azure-monitor"
         if isinstance(doc.get("data"), list):
             return "oci-monitoring"
-    if isinstance(doc, list) and doc and isinstance(doc[0], dict) and "aggregated-datapoints" in doc[0]:
-        return "oci-monitoring"
+    if isinstance(doc, list) and doc and isinstance(doc[0], dict):
+        if "Datapoints" in doc[0]:
+            return "cloudwatch"
+        if {"aggregated-datapoints", "aggregatedDatapoints", "query-text", "queryText", "data"} & set(doc[0]):
+            return "oci-monitoring"
     raise InputError(f"--from {path}: not sysstat JSON (iostat -o JSON, sadf -j: sysstat.hosts) nor a CloudWatch "
                      "get-metric-data/get-metric-statistics, OCI summarize-metrics-data or Azure Monitor metrics "
                      "export")
