@@ -108,6 +108,10 @@ def base_args(path: str, fx: Fixtures) -> list[str] | None:
         "bench": ["--dir", str(fx.bench_dir), "--workload", "oltp", "--before-measure", "touch hook-ran", "--out",
                   "bench-out", "--report", "bench.html"],
         "report": [str(fx.model), "-o", "r.html", "--png", str(fx.png)],
+        "sql": ["oracle"],
+        # valid as it stands: no server listens on that socket directory, so it ends at the connection attempt
+        "record": ["--pg", "host=/nonexistent-blockfit-fuzz dbname=postgres", "--interval", "1s", "--duration", "1s",
+                   "--out", "rec.jsonl"],
     }
     return known.get(path)
 

@@ -37,7 +37,7 @@ def _root() -> None:
 
 # One module per command; each registers itself on `app` when imported.
 COMMAND_MODULES: list[str] = ["catalog", "model", "plan", "build", "calibrate", "lab", "diagnose", "bench", "report",
-                              "sql"]
+                              "sql", "record"]
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"blockfit.cli.{_name}")
