@@ -105,7 +105,7 @@ def plan_command(
                                                       "(default 0%)", callback=params.growth_pct)] = None,
     peak_factor: Annotated[float | None, typer.Option(
         help="with --from: multiply the percentile by this (the busiest minute over an interval's average); "
-             "default 1, and the source's own finer maxima where it has them (see docs/history.md)",
+             "default 1, and the source's own finer maxima where it has them",
         callback=params.peak_factor)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,

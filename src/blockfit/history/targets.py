@@ -16,8 +16,8 @@ Why a peak factor: an interval's average hides what happened inside it (one publ
 45-minute AWR snapshot, 318.5 and 413.1 MB/s in single minutes; rmoff.net, 2010-09-14). Where the source
 resolves 60 s or finer, or carries its own finer maximum (AWR sysmetric MAXVAL, CloudWatch Maximum of 1-minute
 points), that is used and the factor is 1. Where it has only coarser averages the default factor is 1 too:
-the published ratios range from under 2 to over 7 and blockfit does not invent one; it warns, names the case,
-and the user sets `--peak-factor` (or ships the history with maxima: `blockfit sql oracle`).
+blockfit does not invent a burst ratio from one published workload; it warns, names the case, and the user sets
+`--peak-factor` (or exports the history with its maxima: `blockfit sql oracle`).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from blockfit.errors import InputError
+from blockfit.report import history
 from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.model import limit_name
 from blockfit.report.page import Section, Table
@@ -43,6 +44,8 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     req = plan.requirements
     s = Section("plan", f"Plan: {', '.join(_targets(plan))} on {req.instance_shape}", source, summary(plan))
     s.figures.append(_front_figure(plan, sink))
+    if req.history is not None:
+        history.extend(s, req.history, sink)
     best = plan.candidates[0]
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
     s.tables.append(Table(
