@@ -18,7 +18,7 @@ def interval_words(seconds: float) -> str:
 
 
 def source_line(s: HistorySource) -> str:
-    what = f"{s.format} {s.path}"
+    what = f"{s.format} history {s.path}"
     if s.members:
         what += f" ({KIND_WORDS.get(s.member_kind, s.member_kind)} {', '.join(s.members[:8])}" + \
                 (f" and {len(s.members) - 8} more" if len(s.members) > 8 else "") + ")"

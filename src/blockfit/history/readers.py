@@ -27,6 +27,7 @@ import json
 import math
 import statistics
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -175,20 +176,39 @@ def _sysstat(path: Path, text: str) -> Series:
         reports = reports[1:]
         skipped.append("iostat's first report (the average since boot unless iostat ran with -y)")
     interval = _sysstat_interval(doc, reports, is_iostat)
-    samples = [s for i, rep in enumerate(reports) for s in _sysstat_report(path, i, rep["disk"], is_iostat, interval)]
+    notes = []
+    if interval is None:
+        notes.append(f"{path.name}: the reports carry no timestamps (iostat -t records them): the sampling interval "
+                     "is unknown, and the figure counts reports as seconds")
+    samples = [s for i, rep in enumerate(reports)
+               for s in _sysstat_report(path, i, rep["disk"], is_iostat, interval or 1.0)]
     return Series(source=str(path), format="iostat" if is_iostat else "sadf", member_kind="device", samples=samples,
-                  skipped=skipped)
+                  skipped=skipped, notes=notes)
 
 
-def _sysstat_interval(doc: dict[str, Any], reports: list[dict[str, Any]], is_iostat: bool) -> float:
-    """sadf gives each record's interval; iostat does not write its INTERVAL argument, so 1 s is assumed there
-    only for the figure's time axis (rates are already per second; the targets do not depend on it)."""
+def _sysstat_interval(doc: dict[str, Any], reports: list[dict[str, Any]], is_iostat: bool) -> float | None:
+    """sadf gives each record's interval; iostat gives a timestamp per report only with -t (then the spacing is
+    the interval); without it the interval is unknown (None)."""
     if not is_iostat:
         vals = [r.get("timestamp", {}).get("interval") for r in reports if isinstance(r.get("timestamp"), dict)]
         nums = [float(v) for v in vals if isinstance(v, (int, float)) and v > 0]
-        if nums:
-            return statistics.median(nums)
-    return 1.0
+        return statistics.median(nums) if nums else None
+    times = []
+    for r in reports:
+        ts = r.get("timestamp")
+        if not isinstance(ts, str):
+            return None
+        for fmt in ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p",
+                    "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"):
+            try:
+                times.append(datetime.strptime(ts.strip(), fmt).timestamp())
+                break
+            except ValueError:
+                continue
+        else:
+            return None
+    steps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
+    return statistics.median(steps) if steps else None
 
 
 def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
