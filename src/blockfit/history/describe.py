@@ -14,7 +14,7 @@ def interval_words(seconds: float) -> str:
         return f"{seconds / 3600:,.0f} h"
     if seconds >= 120:
         return f"{seconds / 60:,.0f} min"
-    return f"{seconds:g} s"
+    return f"{seconds:.3g} s"
 
 
 def source_line(s: HistorySource) -> str:

@@ -254,7 +254,7 @@ def _targets(series: list[Series], chosen: list[list[str]], picked: list[list[Sa
         why = ("1: the source's own finer maximum inside each interval is used instead of the average"
                + (f" (here the maxima are {ratio:.2f}x the averages, median over the intervals)" if ratio else ""))
     elif interval <= FINE_S:
-        factor, why = 1.0, f"1: the history samples every {interval:g} s, fine enough to show bursts itself"
+        factor, why = 1.0, f"1: the history samples every {interval:.3g} s, fine enough to show bursts itself"
         base_i, base_m = iops, mbps
     else:
         factor, base_i, base_m = DEFAULT_PEAK_FACTOR, iops, mbps
