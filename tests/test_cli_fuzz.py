@@ -108,6 +108,10 @@ def base_args(path: str, fx: Fixtures) -> list[str] | None:
         "bench": ["--dir", str(fx.bench_dir), "--workload", "oltp", "--before-measure", "touch hook-ran", "--out",
                   "bench-out", "--report", "bench.html"],
         "report": [str(fx.model), "-o", "r.html", "--png", str(fx.png)],
+        "sql": ["oracle"],
+        # valid as it stands: no server listens on that socket directory, so it ends at the connection attempt
+        "record": ["--pg", "host=/nonexistent-blockfit-fuzz dbname=postgres", "--interval", "1s", "--duration", "1s",
+                   "--out", "rec.jsonl"],
     }
     return known.get(path)
 
@@ -135,6 +139,8 @@ BAD: dict[str, list[str]] = {
     "index": ["-1", "1.5", "nan", "1000001", "9" * 40],
     "percent": ["-1", "101", "nan", "inf", "1e999", "-5%", "101%"],
     "percentile": ["0", "100", "-5", "nan", "inf", "100%", "1e999"],
+    "history_percentile": ["0", "100.5", "-5", "nan", "inf", "101%", "1e999", "p0", "peak2", "p"],
+    "peak_factor": ["0", "0.5", "-1", "nan", "inf", "101", "1e999"],
     "io_size": ["0", "-8k", "nan", "inf", "8q", "100", "2g", "8.5", "9" * 400 + "k", "1e3k"],
     "byte_size": ["0", "-1G", "nan", "100", "4Q", "9" * 400 + "G"],
     "volume_size": ["0G", "-1T", "nan", "500", "infT", "9" * 400 + "T", "1e3G"],

@@ -41,7 +41,7 @@ def test_csv_percentile_and_headroom_by_hand(tmp_path: Path) -> None:
     # totals per sample: 100, 200, ..., 1000 IOPS; p50 by linear interpolation = 550; +20 % = 660
     rows = [(70.0 * k, 30.0 * k, 1.0 * k, 0.5 * k) for k in range(1, 11)]
     t = derive_targets(write_csv(tmp_path / "h.csv", rows), None, percentile=50, headroom_pct=20)
-    assert t.samples == 10 and t.format == "csv"
+    assert t.samples == 10 and t.sources[0].format == "csv"
     assert t.iops == pytest.approx(550.0)
     assert t.target_iops == pytest.approx(660.0)
     assert t.mbps == pytest.approx(1.5 * 5.5)
@@ -63,7 +63,7 @@ def test_iostat_json_sums_named_devices_and_drops_the_since_boot_report(tmp_path
     path = tmp_path / "iostat.json"
     path.write_text(json.dumps(doc))
     t = derive_targets(path, ["/dev/sda", "sdb"], percentile=100)
-    assert t.format == "iostat" and t.samples == 5 and t.devices == ["sda", "sdb"]
+    assert t.sources[0].format == "iostat" and t.samples == 5 and t.sources[0].members == ["sda", "sdb"]
     assert t.iops == pytest.approx(500 + 100)  # the 9999 since-boot report is gone
     assert t.read_pct == pytest.approx(100 * (1500 + 150) / (1500 + 150 + 150))
     assert any("since boot" in s for s in t.skipped)
@@ -120,7 +120,7 @@ def test_cli_from_csv_prints_the_origin_and_plans_for_it(tmp_path: Path) -> None
     assert plan["requirements"]["read_pct"] == pytest.approx(hist["read_pct"]) == pytest.approx(200 / 3)
     text = blockfit("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E4.Flex:8",
                     "--from", str(tmp_path / "h.csv"))
-    assert "p95 of 20 samples" in " ".join(text.stdout.split())
+    assert "p95 of 20 intervals" in " ".join(text.stdout.split())
 
 
 FIO_READ_IOPS = 400  # loop A: random reads only

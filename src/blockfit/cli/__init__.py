@@ -37,6 +37,9 @@ COMMANDS: dict[str, str] = {
              "evidence.",
     "report": "Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results.",
     "catalog": "Show the dated, sourced cloud limits and prices the model uses.",
+    "sql": "Print the SQL that exports I/O history for 'blockfit plan --from' (redirect it to a file and run it).",
+    "record": "Sample the server's own I/O counters and the host's diskstats of the devices under its data "
+              "directory.",
 }
 
 

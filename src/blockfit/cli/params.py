@@ -83,6 +83,21 @@ def percentile(param: typer.CallbackParam, value: str) -> str:
     return value
 
 
+@_kind("history_percentile")
+def history_percentile(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A percentile of history intervals as DBAs name it: peak (100), p99.9, p99, p95, median, or 0 < p <= 100."""
+    from blockfit.history.targets import parse_percentile
+    _each(value, lambda v: parse_percentile(v, _name(param)))
+    return value
+
+
+@_kind("peak_factor")
+def peak_factor(param: typer.CallbackParam, value: float | None) -> float | None:
+    """The busiest minute over an interval's average: 1 to 100."""
+    _each(value, lambda v: parse_number(v, _name(param), minimum=1, allow_minimum=True, maximum=100))
+    return value
+
+
 @_kind("io_size")
 def io_size(param: typer.CallbackParam, value: str | None) -> str | None:
     """An I/O or stripe size: 512 bytes to 1 GiB ('8k', '1m')."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from blockfit.cli import app, params
@@ -35,10 +36,12 @@ from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
-from blockfit.history import derive_targets
+from blockfit.history import derive_targets, describe
+from blockfit.history.readers import history_format
+from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
-from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
+from blockfit.schema import Candidate, Plan, Requirements
 from blockfit.specs import parse_instance
 from blockfit.units import parse_volume_gb
 
@@ -82,16 +85,27 @@ def plan_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
-    from_file: Annotated[Path | None, typer.Option(
-        "--from", help="derive the targets from workload history: iostat -x -o JSON, sadf -j, a diagnose "
-                       "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s)")] = None,
-    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample",
-                                                callback=params.comma_list)]
+    from_files: Annotated[list[Path] | None, typer.Option(
+        "--from", help="derive the targets from workload history (repeat for RAC instances or several volumes): "
+                       "iostat -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
+                       "read MB/s, write MB/s), an AWR or Statspack report (text or HTML), the spool of "
+                       "'blockfit sql oracle|statspack|sqlserver', a CloudWatch, OCI Monitoring or Azure Monitor "
+                       "export, or a 'blockfit record' recording")] = None,
+    from_format: Annotated[str | None, typer.Option(
+        "--from-format", help="with --from: the format every --from file must be (refused if it is not); "
+                              "default: detected from the content")] = None,
+    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices (or volumes, files) "
+                                                     "to sum per interval", callback=params.comma_list)]
     = None,
-    percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for",
-                                              callback=params.percentile)] = 95.0,
-    headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%",
-                                          callback=params.growth_pct)] = "0%",
+    percentile: Annotated[str | None, typer.Option(
+        help="with --from: the intervals' percentile to plan for: peak (100), p99.9, p99, p95 (default), median, "
+             "or a number", callback=params.history_percentile)] = None,
+    headroom: Annotated[str | None, typer.Option(help="with --from: added on top of the percentile, e.g. 30% "
+                                                      "(default 0%)", callback=params.growth_pct)] = None,
+    peak_factor: Annotated[float | None, typer.Option(
+        help="with --from: multiply the percentile by this (the busiest minute over an interval's average); "
+             "default 1, and the source's own finer maxima where it has them",
+        callback=params.peak_factor)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -99,7 +113,7 @@ def plan_command(
     """Search member count, size, level and OCPUs for the cheapest layouts that meet every target."""
     if out is not None:
         check_target(out, "--out")  # before minutes of searching, not after
-    check_distinct([("--out", out), ("--report", report)], [("--from", from_file)])
+    check_distinct([("--out", out), ("--report", report)], [("--from", f) for f in from_files or []])
     if example is not None:
         if example not in EXAMPLES:
             raise InputError(f"--example {example!r}: expected one of {', '.join(EXAMPLES)}")
@@ -119,14 +133,21 @@ def plan_command(
     if not math.isfinite(growth) or growth < 0:
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
     history = None
-    if from_file is not None:
-        history = derive_targets(from_file, comma_list(devices, "--devices"), percentile,
-                                 percent(headroom, "--headroom"))
+    if from_files:
+        history = derive_targets(
+            from_files, comma_list(devices, "--devices"),
+            95.0 if percentile is None else parse_percentile(percentile),
+            0.0 if headroom is None else percent(headroom, "--headroom"), peak_factor,
+            history_format(from_format))
         target_iops = history.target_iops if target_iops is None else target_iops
         target_mbps = history.target_mbps if target_mbps is None else target_mbps
         read_pct = history.read_pct if read_pct is None else read_pct
-    elif devices is not None:
-        raise InputError("--devices: goes with --from (the history file whose devices to sum)")
+    else:
+        given: dict[str, object] = {"--devices": devices, "--percentile": percentile, "--headroom": headroom,
+                 "--peak-factor": peak_factor, "--from-format": from_format}
+        for name, given_value in given.items():
+            if given_value is not None:
+                raise InputError(f"{name}: goes with --from (the workload history it applies to)")
     cat = catalog_for(cloud, catalog)
     inst = parse_instance(instance, cloud, cat, require_count=False)
     req = Requirements(
@@ -195,7 +216,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     for c in plan.candidates:
         table.add_row(*_row(c, req))
     if req.history is not None:
-        console.print(history_line(req.history))
+        for line in describe.lines(req.history):
+            console.print(line, markup=False, highlight=False)
     console.print(table)
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
@@ -219,20 +241,11 @@ def render_plan(plan: Plan, out: Path | None) -> None:
         console.print(pt)
     for w in best.prediction.warnings:
         console.print(f"[yellow]warning:[/] {w}")
+    for w in req.history.warnings if req.history is not None else []:
+        console.print(f"[yellow]warning:[/] history: {escape(w)}")
     if out is not None:
         console.print(f"plan written to {out} (feed it to 'blockfit build --plan {out}' "
                       f"or 'blockfit lab --plan {out}')")
-
-
-def history_line(h: DerivedTargets) -> str:
-    """Where the targets came from, in one line: the file, the devices, how many samples, the arithmetic."""
-    where = f"{h.format} history {h.source}" + (f" (devices {', '.join(h.devices)})" if h.devices else "")
-    mix = f"reads {h.read_pct:.0f} % of {'I/Os' if h.read_pct_from == 'ios' else 'bytes'}"
-    line = (f"Targets from {where}: p{h.percentile:g} of {h.samples} samples = {h.iops:,.0f} IOPS ({mix}), "
-            f"{h.mbps:,.1f} MB/s")
-    if h.headroom_pct:
-        line += f"; +{h.headroom_pct:g} % headroom = {h.target_iops:,.0f} IOPS, {h.target_mbps:,.1f} MB/s"
-    return line + "".join(f"; skipped {s}" for s in h.skipped)
 
 
 def attachment_advice(c: Candidate) -> str | None:

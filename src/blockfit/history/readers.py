@@ -1,109 +1,214 @@
-"""Readers for workload history files: one function per format, each giving per-device samples.
+"""Which reader a history file needs, found from its content, and the readers of the host-side formats.
 
-Users know their workload from iostat, sar or a database's own I/O history, not as a target IOPS. Each
-reader turns one format into the same `DeviceSample` rows (rates per second, MB/s = 10^6 B/s); parse
-errors name the file and, where there is one, the line or report.
+Users know their workload from iostat, sar, a database's own I/O history or the cloud's volume metrics, not as
+a target IOPS. Each reader turns one format into a `Series` (rates per second, MB/s = 10^6 B/s); parse errors
+name the file and, where there is one, the line, report or snapshot. The format is detected from the content
+(a Statspack report named awr_*.txt is still read as Statspack); `declared` (``--from-format``) makes the
+detection a check instead: a file that is not what was declared is refused.
 
-- iostat: `iostat -x -d -o JSON [-t] [-y] INTERVAL COUNT` (sysstat). Its first report is the average
-  since boot unless `-y` was given, so a file of two or more reports loses its first.
-- sadf: `sadf -j FILE -- -d` (sysstat's per-device sar data). sar -d has no read/write split of I/Os
-  (only tps and kB read/written), so reads' share comes from bytes there.
+Host-side formats read here:
+
+- iostat: `iostat -x -d -o JSON [-t] [-y] INTERVAL COUNT` (sysstat). Its first report is the average since boot
+  unless `-y` was given, so a file of two or more reports loses its first.
+- sadf: `sadf -j FILE -- -d` (sysstat's per-device sar data). sar -d has no read/write split of I/Os (only tps
+  and kB read/written), so reads' share comes from bytes there.
 - diagnose: a `blockfit diagnose --record` capture (raw /proc/diskstats per sample).
 - csv: `timestamp, read IOPS, write IOPS, read MB/s, write MB/s`, an optional header line; one series.
+
+The database and cloud formats have a module each (awr, statspack, oracle_spool, sqlserver, cloudwatch,
+oci_monitoring, azure_monitor, pg_recording).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+import statistics
+from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from blockfit.diagnose import metrics, sampler
 from blockfit.errors import InputError
-from blockfit.inputs import load_json, read_text
-from blockfit.schema.history import HistoryFormat
+from blockfit.history.series import Sample, Series, parse_time
 
 CSV_COLUMNS = ("timestamp", "read IOPS", "write IOPS", "read MB/s", "write MB/s")
+MAX_HISTORY_BYTES = 512 * 1024**2  # a month of 1-second samples is far less; beyond this it is not a history
+
+FORMATS = ("iostat", "sadf", "diagnose", "csv", "awr", "awr-global", "statspack", "oracle-spool", "statspack-spool",
+           "sqlserver", "cloudwatch", "oci-monitoring", "azure-monitor", "pg-recording")
 
 
-@dataclass(frozen=True)
-class DeviceSample:
-    """One device's rates over one sample interval (read_iops/write_iops None: the format has only the total)."""
-
-    index: int
-    device: str
-    iops: float
-    read_iops: float | None
-    write_iops: float | None
-    read_mbps: float
-    write_mbps: float
-
-
-@dataclass(frozen=True)
-class History:
-    format: HistoryFormat
-    samples: list[DeviceSample]
-    skipped: list[str]
-
-    @property
-    def devices(self) -> list[str]:
-        return sorted({s.device for s in self.samples})
-
-
-EXPECTED = "iostat/sadf JSON, a diagnose capture or a CSV"
-MAX_RATE = 1e12  # per second, per device: far above any block device; beyond it sums overflow to infinity
+def read_text(path: Path) -> str:
+    """The file as text, or one line saying why not."""
+    try:
+        if path.is_dir():
+            raise InputError(f"--from {path}: a directory; expected a history file")
+        size = path.stat().st_size
+        if size > MAX_HISTORY_BYTES:
+            raise InputError(f"--from {path}: {size / 1e6:,.0f} MB; expected a history file under "
+                             f"{MAX_HISTORY_BYTES / 1e6:,.0f} MB")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"--from {path}: cannot read ({exc.strerror})") from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:  # SQL*Plus on Windows and PowerShell redirections write UTF-16
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        if b"\x00" in raw[:65536]:
+            raise InputError(f"--from {path}: not a text file (expected a history file: iostat/sadf JSON, a "
+                             "diagnose capture, a CSV, an AWR or Statspack report, ...)") from None
+        return raw.decode("latin-1")  # AWR reports of databases with a Latin-1 character set
 
 
-def read_history(path: Path) -> History:
-    """Read PATH in whichever of the four formats it is (JSON from sysstat, JSONL from diagnose, else CSV)."""
-    text = read_text(path, f"--from {path}", EXPECTED)
+def detect(path: Path, text: str) -> str:
+    """The format of TEXT, from its content."""
+    head = text.lstrip()[:4096]
+    low = head.lower()
+    if head.startswith("{") or head.startswith("["):
+        first_line = head.splitlines()[0] if head.splitlines() else ""
+        if '"blockfit-pg-recording"' in first_line:
+            return "pg-recording"
+        if '"type": "header"' in first_line or '"type":"header"' in first_line:
+            return "diagnose"
+        return _json_format(path, text)
+    if "workload repository report (rac)" in low or "awr rac report for db" in low:
+        return "awr-global"
+    if "statspack report for" in low:
+        return "statspack"
+    if "workload repository report for" in low or "<title>awr report for db" in low or "awr report for db" in low:
+        return "awr"
+    if "bfio-header" in low:
+        return "statspack-spool" if "bfio-header,1,statspack" in low else "oracle-spool"
+    if "bfio-sqlserver" in low or low.startswith("sample_time,") and "num_of_reads" in low[:400]:
+        return "sqlserver"
+    return "csv"
+
+
+def _json_format(path: Path, text: str) -> str:
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InputError(f"--from {path}: not valid JSON: not sysstat JSON (iostat -o JSON, sadf -j) nor a "
+                         "CloudWatch, OCI Monitoring or Azure Monitor export") from None
+    if isinstance(doc, dict):
+        if "sysstat" in doc:
+            return "iostat"  # iostat or sadf: told apart by the reader
+        if "MetricDataResults" in doc or "Datapoints" in doc or "MetricDataQueries" in doc:
+            return "cloudwatch"
+        if isinstance(doc.get("value"), list) and ("interval" in doc or "timespan" in doc):
+            return "azure-monitor"
+        if isinstance(doc.get("data"), list):
+            return "oci-monitoring"
+    if isinstance(doc, list) and doc and isinstance(doc[0], dict):
+        if "Datapoints" in doc[0]:
+            return "cloudwatch"
+        if {"aggregated-datapoints", "aggregatedDatapoints", "query-text", "queryText", "data"} & set(doc[0]):
+            return "oci-monitoring"
+    raise InputError(f"--from {path}: not sysstat JSON (iostat -o JSON, sadf -j: sysstat.hosts) nor a CloudWatch "
+                     "get-metric-data/get-metric-statistics, OCI summarize-metrics-data or Azure Monitor metrics "
+                     "export")
+
+
+def read_history(path: Path, declared: str | None = None) -> Series:
+    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format."""
+    text = read_text(path)
     if not text.strip():
         raise InputError(f"--from {path}: the file is empty")
-    first = text.lstrip()[:1]
-    if first == "[":
-        raise InputError(f"--from {path}: a JSON array; expected {EXPECTED} (sysstat JSON is an object)")
-    if first == "{":
-        first_line = text.lstrip().splitlines()[0]
-        if '"type": "header"' in first_line or '"type":"header"' in first_line:
-            return _diagnose(path)
-        return _sysstat(path, text)
-    return _csv(path, text)
+    found = detect(path, text)
+    if declared is not None and declared != found and not (declared == "sadf" and found == "iostat"):
+        raise InputError(f"--from {path}: declared {declared} (--from-format) but the content is {found}"
+                         + (": a Statspack report, not an AWR report" if (declared, found) == ("awr", "statspack")
+                            else ""))
+    reader = _readers()[found]
+    series = reader(path, text)
+    if declared is not None and declared != series.format:
+        raise InputError(f"--from {path}: declared {declared} (--from-format) but the content is {series.format}")
+    return series
 
 
-def _sysstat(path: Path, text: str) -> History:
+def _readers() -> dict[str, Callable[[Path, str], Series]]:
+    from blockfit.history import (
+        awr,
+        azure_monitor,
+        cloudwatch,
+        oci_monitoring,
+        oracle_spool,
+        pg_recording,
+        sqlserver,
+        statspack,
+    )
+    return {
+        "iostat": _sysstat, "diagnose": _diagnose, "csv": _csv,
+        "awr": awr.read, "awr-global": awr.read, "statspack": statspack.read,
+        "oracle-spool": oracle_spool.read, "statspack-spool": oracle_spool.read,
+        "sqlserver": sqlserver.read, "cloudwatch": cloudwatch.read, "oci-monitoring": oci_monitoring.read,
+        "azure-monitor": azure_monitor.read, "pg-recording": pg_recording.read,
+    }
+
+
+def _sysstat(path: Path, text: str) -> Series:
     try:
-        doc = load_json(text, f"--from {path}")
+        doc = json.loads(text)
         hosts = doc["sysstat"]["hosts"]
         stats = hosts[0]["statistics"]
-        if not isinstance(hosts, list) or not isinstance(stats, list):
-            raise TypeError
-    except InputError:
-        raise
-    except (ValueError, KeyError, IndexError, TypeError):
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
         raise InputError(f"--from {path}: not sysstat JSON (expected iostat -o JSON or sadf -j output with "
                          "sysstat.hosts[0].statistics)") from None
     if len(hosts) > 1:
         raise InputError(f"--from {path}: {len(hosts)} hosts in one file; expected one")
-    reports = [r for r in stats if isinstance(r, dict) and "disk" in r]
+    if not isinstance(stats, list):
+        raise InputError(f"--from {path}: sysstat.hosts[0].statistics is not a list")
+    reports = [r for r in stats if isinstance(r, dict) and isinstance(r.get("disk"), list)]
     if not reports:
         raise InputError(f"--from {path}: no per-device statistics (run iostat with -d -x, or sadf with '-- -d')")
-    for i, rep in enumerate(reports):
-        disks = rep["disk"]
-        if not isinstance(disks, list) or not all(isinstance(d, dict) for d in disks):
-            raise InputError(f"--from {path}: report {i + 1}: \"disk\" is {_json_kind(disks)}; expected a list of "
-                             "per-device objects")
     disks = reports[0]["disk"]
-    is_iostat = bool(disks) and "disk_device" in disks[0]
+    is_iostat = bool(disks) and isinstance(disks[0], dict) and "disk_device" in disks[0]
     skipped: list[str] = []
     if is_iostat and len(reports) > 1:
         reports = reports[1:]
         skipped.append("iostat's first report (the average since boot unless iostat ran with -y)")
-    samples = [s for i, rep in enumerate(reports) for s in _sysstat_report(path, i, rep["disk"], is_iostat)]
-    return History(format="iostat" if is_iostat else "sadf", samples=samples, skipped=skipped)
+    interval = _sysstat_interval(doc, reports, is_iostat)
+    notes = []
+    if interval is None:
+        notes.append(f"{path.name}: the reports carry no timestamps (iostat -t records them): the sampling interval "
+                     "is unknown, and the figure counts reports as seconds")
+    samples = [s for i, rep in enumerate(reports)
+               for s in _sysstat_report(path, i, rep["disk"], is_iostat, interval or 1.0)]
+    return Series(source=str(path), format="iostat" if is_iostat else "sadf", member_kind="device", samples=samples,
+                  skipped=skipped, notes=notes)
+
+
+def _sysstat_interval(doc: dict[str, Any], reports: list[dict[str, Any]], is_iostat: bool) -> float | None:
+    """sadf gives each record's interval; iostat gives a timestamp per report only with -t (then the spacing is
+    the interval); without it the interval is unknown (None)."""
+    if not is_iostat:
+        vals = [r.get("timestamp", {}).get("interval") for r in reports if isinstance(r.get("timestamp"), dict)]
+        nums = [float(v) for v in vals if isinstance(v, (int, float)) and v > 0]
+        return statistics.median(nums) if nums else None
+    times = []
+    for r in reports:
+        ts = r.get("timestamp")
+        if not isinstance(ts, str):
+            return None
+        for fmt in ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p",
+                    "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"):
+            try:
+                times.append(datetime.strptime(ts.strip(), fmt).timestamp())
+                break
+            except ValueError:
+                continue
+        else:
+            return None
+    steps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
+    return statistics.median(steps) if steps else None
 
 
 def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
@@ -111,53 +216,55 @@ def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
         value = float(row[key])
     except (KeyError, TypeError, ValueError):
         raise InputError(f"--from {path}: {where}: missing or non-numeric {key!r}") from None
-    if not math.isfinite(value) or value < 0 or value > MAX_RATE:
-        raise InputError(f"--from {path}: {where}: {key!r} is {str(row[key])[:40]}; expected a finite rate from 0 "
-                         f"to {MAX_RATE:g}")
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"--from {path}: {where}: {key!r} is {value}; expected a finite rate of at least 0")
     return value
 
 
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list of " + ", ".join(sorted({type(v).__name__ for v in value})) if value else "an empty list"
-    return {dict: "an object", str: "a string", type(None): "null"}.get(type(value), type(value).__name__)
-
-
-def _sysstat_report(path: Path, index: int, disks: list[dict[str, Any]], is_iostat: bool) -> Iterator[DeviceSample]:
+def _sysstat_report(path: Path, index: int, disks: list[Any], is_iostat: bool,
+                    interval: float) -> Iterator[Sample]:
     where = f"report {index + 1}"
     for d in disks:
+        if not isinstance(d, dict):
+            raise InputError(f"--from {path}: {where}: a disk entry that is not an object")
         name = str(d.get("disk_device" if is_iostat else "disk-device", ""))
         if not name:
             raise InputError(f"--from {path}: {where}: a disk entry without a device name")
         if is_iostat:
             r, w = _num(path, where, d, "r/s"), _num(path, where, d, "w/s")
-            yield DeviceSample(index, name, r + w, r, w, _num(path, where, d, "rkB/s") * 1024 / 1e6,
-                               _num(path, where, d, "wkB/s") * 1024 / 1e6)
+            yield Sample(index, name, None, interval, where, r, w, r + w,
+                         _num(path, where, d, "rkB/s") * 1024 / 1e6, _num(path, where, d, "wkB/s") * 1024 / 1e6)
         else:  # sar -d: tps counts reads, writes and discards; rkB/wkB are per second here
-            yield DeviceSample(index, name, _num(path, where, d, "tps"), None, None,
-                               _num(path, where, d, "rkB") * 1024 / 1e6, _num(path, where, d, "wkB") * 1024 / 1e6)
+            yield Sample(index, name, None, interval, where, None, None, _num(path, where, d, "tps"),
+                         _num(path, where, d, "rkB") * 1024 / 1e6, _num(path, where, d, "wkB") * 1024 / 1e6)
 
 
-def _diagnose(path: Path) -> History:
+def _diagnose(path: Path, text: str) -> Series:
     try:
         capture = sampler.load(path)
     except InputError as exc:
         raise InputError(str(exc).replace("--replay", "--from", 1)) from None
-    samples = [DeviceSample(i, name, iv.iops, iv.r_iops, iv.w_iops, iv.r_mbps, iv.w_mbps)
+    try:
+        started = parse_time(capture.header.started, str(path), "header")
+    except InputError:
+        started = None
+    samples = [Sample(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
+                      iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
                for name, intervals in metrics.series(capture).items() for i, iv in enumerate(intervals)]
-    return History(format="diagnose", samples=samples, skipped=[])
+    return Series(source=str(path), format="diagnose", member_kind="device", samples=samples)
 
 
-def _csv(path: Path, text: str) -> History:
+def _csv(path: Path, text: str) -> Series:
     try:
         rows = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
-    except csv.Error as exc:  # a field over the csv module's limit (131,072 characters), a NUL byte
-        raise InputError(f"--from {path}: not a CSV of {', '.join(CSV_COLUMNS)} ({exc})") from None
+    except csv.Error as exc:
+        raise InputError(f"--from {path}: not a CSV ({exc})") from None
     skipped: list[str] = []
     if rows and not _is_number(rows[0][1] if len(rows[0]) > 1 else ""):
         rows = rows[1:]
         skipped.append("the CSV header line")
     samples = []
+    starts: list[float | None] = []
     for i, row in enumerate(rows):
         where = f"data row {i + 1}"
         if len(row) != len(CSV_COLUMNS):
@@ -165,11 +272,20 @@ def _csv(path: Path, text: str) -> History:
                              f"{', '.join(CSV_COLUMNS)}")
         vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
         r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
-        samples.append(DeviceSample(i, "", r + w, r, w, _num(path, where, vals, "read MB/s"),
-                                    _num(path, where, vals, "write MB/s")))
+        try:
+            start: float | None = parse_time(row[0], str(path), where)
+        except InputError:
+            start = None
+        starts.append(start)
+        samples.append(Sample(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
+                              _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s")))
     if not samples:
         raise InputError(f"--from {path}: no data rows (expected: {', '.join(CSV_COLUMNS)})")
-    return History(format="csv", samples=samples, skipped=skipped)
+    steps = [b - a for a, b in zip(starts, starts[1:], strict=False) if a is not None and b is not None and b > a]
+    step = statistics.median(steps) if steps else 1.0
+    samples = [Sample(s.key, s.member, s.start, step, s.label, s.read_iops, s.write_iops, s.iops, s.read_mbps,
+                      s.write_mbps) for s in samples]
+    return Series(source=str(path), format="csv", member_kind="series", samples=samples, skipped=skipped)
 
 
 def _is_number(s: str) -> bool:
@@ -178,3 +294,12 @@ def _is_number(s: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def history_format(text: str | None) -> str | None:
+    """--from-format: one of FORMATS, or None (detect)."""
+    if text is None or text == "auto":
+        return None
+    if text not in FORMATS:
+        raise InputError(f"--from-format {text!r}: expected one of {', '.join(FORMATS)} (or auto)")
+    return text

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from blockfit.errors import InputError
+from blockfit.report import history
 from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.model import cite, cost_phrase, limit_name
 from blockfit.report.page import Section, Table
-from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
+from blockfit.schema import Candidate, Plan, Requirements
 from blockfit.units import fmt_count, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_qty
 
 
@@ -56,11 +57,13 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     req = plan.requirements
     title = f"Plan: {', '.join(_targets(plan))} on {req.instance_shape}"
     if not plan.feasible:
-        return _infeasible_section(plan, source, title)
+        return _infeasible_section(plan, source, title, sink)
     if not plan.candidates:
         raise InputError(f"{source}: a feasible plan with no candidates (expected at least the recommended layout)")
     s = Section("plan", title, source, summary(plan))
     s.figures.append(_front_figure(plan, sink))
+    if req.history is not None:
+        history.extend(s, req.history, sink)
     best = plan.candidates[0]
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
     s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front", rows, req))
@@ -82,9 +85,6 @@ def _candidate_table(title: str, rows: list[Candidate], req: Requirements) -> Ta
 def _common_lists(s: Section, plan: Plan, best: Candidate | None) -> None:
     """What a reader needs beside the figures: where the targets came from, why the stripe, the notes, the
     warnings and the sources of the recommendation."""
-    h = plan.requirements.history
-    if h is not None:
-        s.lists.append(("Where the targets come from", [history_text(h)]))
     if best is not None:
         s.lists.append(("Why this stripe size", [best.stripe_reason]))
     if plan.notes:
@@ -98,21 +98,12 @@ def _common_lists(s: Section, plan: Plan, best: Candidate | None) -> None:
             s.lists.append(("Sources", [cite(c) for _, c in sorted(sources.items())]))
 
 
-def history_text(h: DerivedTargets) -> str:
-    """The history the targets were derived from, and how: file, devices, samples, percentile, headroom."""
-    where = f"{h.format} history {h.source}" + (f", devices {', '.join(h.devices)}" if h.devices else "")
-    text = (f"{where}: the {fmt_num(h.percentile)}th percentile of {fmt_count(h.samples, 'sample')} is "
-            f"{fmt_qty(h.iops, 'IOPS')} and {fmt_qty(h.mbps, 'MB/s')} ({fmt_num(h.read_pct)} % reads)")
-    if h.headroom_pct:
-        text += (f"; with {fmt_num(h.headroom_pct)} % headroom the targets are {fmt_qty(h.target_iops, 'IOPS')} and "
-                 f"{fmt_qty(h.target_mbps, 'MB/s')}")
-    return text + "".join(f"; skipped {x}" for x in h.skipped) + "."
-
-
-def _infeasible_section(plan: Plan, source: str, title: str) -> Section:
+def _infeasible_section(plan: Plan, source: str, title: str, sink: FigureSink) -> Section:
     inf = plan.infeasible
     assert inf is not None
     s = Section("plan", title, source, summary(plan))
+    if plan.requirements.history is not None:
+        history.extend(s, plan.requirements.history, sink)
     rows = ([inf.best] if inf.best is not None else []) + list(inf.alternatives)
     if rows:
         s.tables.append(_candidate_table("The best on this instance (first, misses a target) and the cheapest other "

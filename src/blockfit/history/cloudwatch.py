@@ -1,0 +1,205 @@
+"""CloudWatch EBS metrics exports → per-volume intervals.
+
+Two shapes are read, and in both the period and the statistic come from the file, never from a guess:
+
+1. ``aws cloudwatch get-metric-data`` output merged with its own query (``jq -s '.[0] * .[1]' query.json
+   result.json``): ``MetricDataQueries`` name each Id's metric, volume (dimension VolumeId), Period and Stat;
+   ``MetricDataResults`` hold the Timestamps and Values per Id. The result alone has no period or statistic,
+   so it is refused with that hint.
+2. ``aws cloudwatch get-metric-statistics`` outputs of one volume, one per metric, in a JSON list (``jq -s .
+   read_ops.json write_ops.json read_bytes.json write_bytes.json``): the Label names the metric, each datapoint
+   names its statistic (its key: Sum, Average, Maximum) and its Unit; the period is the spacing of the
+   timestamps, which must be one spacing throughout.
+
+Metrics (https://docs.aws.amazon.com/ebs/latest/userguide/using_cloudwatch_ebs.html): VolumeReadOps,
+VolumeWriteOps (Unit Count) and VolumeReadBytes, VolumeWriteBytes (Unit Bytes) count operations and bytes *in the
+period*: a rate is Sum / period seconds. Maximum (Nitro-based instances only, which report a data point per
+minute) is the busiest minute's count: / 60 gives that minute's rate, the finer maximum the targets use. Average
+on Nitro is the mean of the per-minute data points: / 60 too. An export mixing periods, or whose Unit contradicts
+its metric (Bytes for VolumeReadOps), is refused: its rates would be wrong by the ratio.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from blockfit.errors import InputError
+from blockfit.history.series import Sample, Series, check_rate, parse_time
+
+METRICS = {"VolumeReadOps": "Count", "VolumeWriteOps": "Count", "VolumeReadBytes": "Bytes",
+           "VolumeWriteBytes": "Bytes"}
+STATS = ("Sum", "Average", "Maximum")
+MINUTE = 60.0
+
+
+def read(path: Path, text: str) -> Series:
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InputError(f"--from {path}: not valid JSON") from None
+    if isinstance(doc, dict) and "MetricDataResults" in doc:
+        points, period = _metric_data(path, doc)
+    elif isinstance(doc, dict) and "Datapoints" in doc:
+        points, period = _statistics(path, [doc])
+    elif isinstance(doc, list) and doc and all(isinstance(d, dict) and "Datapoints" in d for d in doc):
+        points, period = _statistics(path, doc)
+    else:
+        raise InputError(f"--from {path}: not a CloudWatch export (expected MetricDataQueries + MetricDataResults, "
+                         "or get-metric-statistics Datapoints)")
+    return _series(path, points, period)
+
+
+# (volume, metric, stat) -> {timestamp: value}
+Points = dict[tuple[str, str, str], dict[float, float]]
+
+
+def _metric_data(path: Path, doc: dict[str, Any]) -> tuple[Points, float]:
+    queries = doc.get("MetricDataQueries")
+    if not isinstance(queries, list) or not queries:
+        raise InputError(f"--from {path}: get-metric-data results without their MetricDataQueries: the result has no "
+                         "period or statistic; merge the query in (jq -s '.[0] * .[1]' query.json result.json)")
+    by_id: dict[str, tuple[str, str, str, float, str | None]] = {}
+    for q in queries:
+        try:
+            ms = q["MetricStat"]
+            metric = ms["Metric"]["MetricName"]
+            dims = {d["Name"]: d["Value"] for d in ms["Metric"].get("Dimensions", [])}
+            period, stat = float(ms["Period"]), str(ms["Stat"])
+            qid = str(q["Id"])
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"--from {path}: a MetricDataQueries entry without Id, MetricStat.Metric.MetricName, "
+                             "Period and Stat (math expressions are not read)") from None
+        if metric not in METRICS:
+            continue
+        if stat not in STATS:
+            raise InputError(f"--from {path}: query {qid}: statistic {stat}; expected Sum, Average or Maximum")
+        unit = ms.get("Unit")
+        if unit is not None and unit != METRICS[metric]:
+            raise InputError(f"--from {path}: query {qid}: {metric} with Unit {unit}; {metric} is counted in "
+                             f"{METRICS[metric]}")
+        by_id[qid] = (dims.get("VolumeId", "volume"), metric, stat, period, unit)
+    periods = sorted({v[3] for v in by_id.values()})
+    if len(periods) > 1:
+        raise InputError(f"--from {path}: the export mixes periods ({', '.join(f'{p:g} s' for p in periods)}); "
+                         "export every metric with one Period")
+    if not by_id:
+        raise InputError(f"--from {path}: no VolumeReadOps/VolumeWriteOps/VolumeReadBytes/VolumeWriteBytes queries")
+    period = periods[0]
+    points: Points = defaultdict(dict)
+    for res in doc.get("MetricDataResults") or []:
+        qid = str(res.get("Id", ""))
+        if qid not in by_id:
+            continue
+        vol, metric, stat, _p, _u = by_id[qid]
+        ts, vals = res.get("Timestamps") or [], res.get("Values") or []
+        if len(ts) != len(vals):
+            raise InputError(f"--from {path}: result {qid}: {len(ts)} timestamps for {len(vals)} values")
+        for t, v in zip(ts, vals, strict=True):
+            points[(vol, metric, stat)][parse_time(str(t), str(path), f"result {qid}")] = _value(path, qid, v)
+        _check_spacing(path, f"result {qid}", sorted(points[(vol, metric, stat)]), period)
+    return points, period
+
+
+def _statistics(path: Path, docs: list[dict[str, Any]]) -> tuple[Points, float]:
+    points: Points = defaultdict(dict)
+    periods: dict[str, float] = {}
+    for d in docs:
+        metric = str(d.get("Label", ""))
+        if metric not in METRICS:
+            raise InputError(f"--from {path}: get-metric-statistics output labelled {metric!r}; expected one of "
+                             f"{', '.join(METRICS)}")
+        for p in d["Datapoints"] or []:
+            if not isinstance(p, dict):
+                raise InputError(f"--from {path}: {metric}: a datapoint that is not an object")
+            unit = p.get("Unit")
+            if unit is not None and unit != METRICS[metric]:
+                raise InputError(f"--from {path}: {metric} datapoint with Unit {unit}; {metric} is counted in "
+                                 f"{METRICS[metric]}")
+            t = parse_time(str(p.get("Timestamp", "")), str(path), metric)
+            found = [s for s in STATS if s in p]
+            if not found:
+                raise InputError(f"--from {path}: {metric} datapoint without Sum, Average or Maximum")
+            for s in found:
+                points[("volume", metric, s)][t] = _value(path, metric, p[s])
+        times = sorted({t for (_v, m, _s), pts in points.items() if m == metric for t in pts})
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        if gaps:
+            periods[metric] = min(gaps)
+            _check_spacing(path, metric, times, periods[metric])
+    if not points:
+        raise InputError(f"--from {path}: no datapoints")
+    if len(set(periods.values())) > 1:
+        mixed = ", ".join(f"{m} {p:g} s" for m, p in sorted(periods.items()))
+        raise InputError(f"--from {path}: the export mixes periods ({mixed}); export every metric with one --period")
+    if not periods:
+        raise InputError(f"--from {path}: one datapoint per metric; the period cannot be read from the file "
+                         "(export at least two periods)")
+    return points, next(iter(periods.values()))
+
+
+def _value(path: Path, where: str, v: Any) -> float:
+    try:
+        return check_rate(str(path), where, "value", float(v))
+    except (TypeError, ValueError):
+        raise InputError(f"--from {path}: {where}: value {v!r} is not a number") from None
+
+
+def _check_spacing(path: Path, where: str, times: list[float], period: float) -> None:
+    for a, b in zip(times, times[1:], strict=False):
+        gap = b - a
+        if gap < period - 0.5 or abs(gap / period - round(gap / period)) > 0.01:
+            raise InputError(f"--from {path}: {where}: datapoints {gap:g} s apart with Period {period:g} s: the export "
+                             "mixes periods")
+
+
+def _series(path: Path, points: Points, period: float) -> Series:
+    vols = sorted({v for v, _m, _s in points})
+    samples: list[Sample] = []
+    used: set[str] = set()
+    for vol in vols:
+        rate: dict[str, dict[float, float]] = {}
+        peak: dict[str, dict[float, float]] = {}
+        for metric in METRICS:
+            if (vol, metric, "Sum") in points:
+                rate[metric] = {t: v / period for t, v in points[(vol, metric, "Sum")].items()}
+                used.add("Sum")
+            elif (vol, metric, "Average") in points:
+                rate[metric] = {t: v / MINUTE for t, v in points[(vol, metric, "Average")].items()}
+                used.add("Average")
+            if (vol, metric, "Maximum") in points:
+                peak[metric] = {t: v / MINUTE for t, v in points[(vol, metric, "Maximum")].items()}
+                used.add("Maximum")
+        if not rate and peak:
+            rate, peak = peak, {}
+            used.add("Maximum as the series")
+        missing = [m for m in METRICS if m not in rate]
+        if missing:
+            raise InputError(f"--from {path}: volume {vol}: no {', '.join(missing)} (export all four: VolumeReadOps, "
+                             "VolumeWriteOps, VolumeReadBytes, VolumeWriteBytes)")
+        times = sorted(set.intersection(*(set(r) for r in rate.values())))
+        has_peak = len(peak) == len(METRICS)
+        for t in times:
+            r, w = rate["VolumeReadOps"][t], rate["VolumeWriteOps"][t]
+            rb, wb = rate["VolumeReadBytes"][t], rate["VolumeWriteBytes"][t]
+            pi = pm = None
+            if has_peak and all(t in p for p in peak.values()):
+                pi = peak["VolumeReadOps"][t] + peak["VolumeWriteOps"][t]
+                pm = (peak["VolumeReadBytes"][t] + peak["VolumeWriteBytes"][t]) / 1e6
+            samples.append(Sample(key=t, member=vol, start=t, duration_s=period, label=_label(t), read_iops=r,
+                                  write_iops=w, iops=r + w, read_mbps=rb / 1e6, write_mbps=wb / 1e6, peak_iops=pi,
+                                  peak_mbps=pm))
+    if not samples:
+        raise InputError(f"--from {path}: no period with all four metrics")
+    notes = [f"{path.name}: CloudWatch EBS metrics, period {period:g} s, statistics {', '.join(sorted(used))}: IOPS = "
+             "(VolumeReadOps + VolumeWriteOps) Sum / period, MB/s = (VolumeReadBytes + VolumeWriteBytes) Sum / period "
+             "/ 10^6" + ("; Maximum / 60 = the busiest minute (per-minute data points of Nitro instances), reads and "
+                         "writes added: an upper bound" if "Maximum" in used else "")]
+    return Series(source=str(path), format="cloudwatch", member_kind="volume", samples=samples, notes=notes)
+
+
+def _label(t: float) -> str:
+    from blockfit.history.series import iso
+    return iso(t) or ""

@@ -1,0 +1,237 @@
+"""`blockfit record --pg DSN`: sample a PostgreSQL server's own I/O counters and the host's /proc/diskstats of the
+devices under its data directory, into a recording `plan --from` reads (history/pg_recording.py).
+
+Why both: the devices' counters are what a volume must serve; the server's counters say which part is the
+database's and are all there is when the server runs elsewhere. They are not the same thing, and the recording
+keeps both so the mapping can be checked on the same run:
+
+- the server counts blocks (8 KiB): a block read is a read() call, which the page cache may answer without any
+  device I/O, and readahead merges neighbours into one larger device read;
+- block writes (checkpointer, bgwriter, backends) go to the page cache; the kernel writes them back later,
+  merging neighbours, so several block writes become one device write, and fsync adds flushes;
+- WAL is written in pages of 8 KiB, several at once (pg_stat_wal's wal_write counts the write() calls).
+
+Counters by server version: 16 and later have pg_stat_io (reads, writes, extends per backend type, object and
+context, in op_bytes units; 18 adds read_bytes/write_bytes); 15 and earlier have pg_stat_database.blks_read, the
+bgwriter's buffers_checkpoint, buffers_clean and buffers_backend, and pg_stat_wal (14+). pg_stat_io's reads and
+writes include WAL from 18 on; before, WAL comes from pg_stat_wal.
+
+The recording is JSON lines: a header (server, version, counters used, data directory, devices with the paths
+they hold), then one sample per interval (monotonic seconds, wall time, cumulative server counters, raw
+/proc/diskstats lines of the devices). It is written atomically at the end (and on Ctrl-C or SIGTERM with what
+was sampled, which is still a valid recording).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.files import write_atomically
+
+FORMAT = "blockfit-pg-recording"
+VERSION = 1
+DISKSTATS = Path("/proc/diskstats")
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    major_minor: str
+    paths: list[str]
+
+
+def device_of(path: str) -> Device | None:
+    """The block device a path's filesystem is on (by st_dev), or None (not local, or not a block device)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    mm = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    sys_dev = Path("/sys/dev/block") / mm
+    try:
+        name = sys_dev.resolve().name
+    except OSError:
+        return None
+    if not sys_dev.exists():
+        return None  # tmpfs, overlay, NFS: no block device (st_dev is anonymous)
+    return Device(name=name, major_minor=mm, paths=[path])
+
+
+def _devices(paths: list[str]) -> list[Device]:
+    found: dict[str, Device] = {}
+    for p in paths:
+        d = device_of(p)
+        if d is None:
+            continue
+        if d.name in found:
+            found[d.name].paths.append(p)
+        else:
+            found[d.name] = d
+    return list(found.values())
+
+
+def diskstats_lines(names: set[str]) -> list[str]:
+    out = []
+    with open(DISKSTATS) as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) > 3 and parts[2] in names:
+                out.append(line.rstrip("\n"))
+    return out
+
+
+class Server:
+    """The server's cumulative I/O counters, read the same way every sample."""
+
+    def __init__(self, dsn: str) -> None:
+        import psycopg
+
+        try:
+            self.conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            msg = " ".join(str(exc).split())[:200]
+            raise InputError(f"--pg: cannot connect ({msg})") from None
+        self.version = int(self._one("SHOW server_version_num"))
+        self.block_size = int(self._one("SHOW block_size"))
+        self.io_columns: set[str] = set()
+        if self.version >= 160000:
+            self.io_columns = {r[0] for r in self.conn.execute(
+                "SELECT attname FROM pg_attribute WHERE attrelid = 'pg_catalog.pg_stat_io'::regclass AND attnum > 0")}
+        self.counters = "pg_stat_io" if self.io_columns else "pg_stat_database+bgwriter+wal"
+
+    def _one(self, sql: str) -> Any:
+        row = self.conn.execute(sql).fetchone()
+        return row[0] if row else None
+
+    def data_paths(self) -> tuple[str | None, list[str]]:
+        """The data directory (None without the privilege to see it) and the paths whose devices hold data."""
+        import psycopg
+
+        try:
+            data = str(self._one("SHOW data_directory"))
+        except psycopg.Error:
+            return None, []
+        paths = [data]
+        wal = Path(data) / "pg_wal"
+        with contextlib.suppress(OSError):
+            paths.append(str(wal.resolve()))
+        with contextlib.suppress(psycopg.Error):
+            paths += [str(r[0]) for r in self.conn.execute(
+                "SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE pg_tablespace_location(oid) <> ''")]
+        return data, paths
+
+    def sample(self) -> dict[str, Any]:
+        """Cumulative counters, and 'reset': the counters' reset times (a change marks a reset, like a restart)."""
+        bs = self.block_size
+        out: dict[str, Any] = {}
+        if self.io_columns:
+            has_bytes = "read_bytes" in self.io_columns
+            size = "1" if has_bytes else "coalesce(op_bytes, 0)"
+            rb = "read_bytes" if has_bytes else f"reads * {size}"
+            wb = "write_bytes" if has_bytes else f"writes * {size}"
+            eb = "extend_bytes" if has_bytes else f"extends * {size}"
+            row = self.conn.execute(
+                "SELECT coalesce(sum(reads), 0), coalesce(sum(" + rb + "), 0), coalesce(sum(writes), 0), "
+                "coalesce(sum(" + wb + "), 0), coalesce(sum(extends), 0), coalesce(sum(" + eb + "), 0), "
+                "coalesce(max(stats_reset)::text, '') FROM pg_stat_io").fetchone()
+            assert row is not None
+            out.update(reads=float(row[0]), read_bytes=float(row[1]), writes=float(row[2]),
+                       write_bytes=float(row[3]) + float(row[5]), extends=float(row[4]))
+            reset = str(row[6])
+        else:
+            reads = float(self._one("SELECT coalesce(sum(blks_read), 0) FROM pg_stat_database") or 0)
+            row = self.conn.execute("SELECT buffers_checkpoint + buffers_clean + buffers_backend, "
+                                    "coalesce(stats_reset::text, '') FROM pg_stat_bgwriter").fetchone()
+            assert row is not None
+            out.update(reads=reads, read_bytes=reads * bs, writes=float(row[0]), write_bytes=float(row[0]) * bs,
+                       extends=0.0)
+            reset = str(row[1])
+        if self.version >= 140000 and self.version < 180000:
+            wal = self.conn.execute("SELECT wal_write, wal_bytes, coalesce(stats_reset::text, '') "
+                                    "FROM pg_stat_wal").fetchone()
+            if wal is not None:
+                out.update(wal_writes=float(wal[0]), wal_bytes=float(wal[1]))
+                reset += "|" + str(wal[2])
+        out["reset"] = reset
+        return out
+
+    def start_time(self) -> str:
+        return str(self._one("SELECT pg_postmaster_start_time()::text"))
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM during the recording ends it like Ctrl-C: what was sampled is kept."""
+    def handler(_sig: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def record(dsn: str, interval_s: float, duration_s: float, out: Path,
+           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Sample for DURATION_S every INTERVAL_S into OUT; returns the header. Ctrl-C keeps what was sampled."""
+    if interval_s <= 0 or duration_s < interval_s:
+        raise InputError(f"--duration {duration_s:g} s: expected at least one --interval ({interval_s:g} s)")
+    server = Server(dsn)
+    try:
+        data, paths = server.data_paths()
+        devices = _devices(paths)
+        names = {d.name for d in devices}
+        header: dict[str, Any] = {
+            "type": "header", "format": FORMAT, "version": VERSION, "host": socket.gethostname(),
+            "started": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "interval_s": interval_s,
+            "server_version": server.version, "server_counters": server.counters, "block_size": server.block_size,
+            "postmaster_start": server.start_time(), "data_directory": data,
+            "devices": [{"name": d.name, "major_minor": d.major_minor, "paths": d.paths} for d in devices]}
+        count = int(duration_s // interval_s) + 1
+        t0 = time.monotonic()
+        header["monotonic_t0"] = t0  # CLOCK_MONOTONIC: another process can line its own readings up with ours
+        lines = [json.dumps(header)]
+        taken = 0
+        interrupted = False
+        with _sigterm_as_interrupt():
+            try:
+                for k in range(count):
+                    delay = t0 + k * interval_s - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                    disk = diskstats_lines(names) if names else []
+                    t = time.monotonic() - t0
+                    pg = server.sample()
+                    lines.append(json.dumps({"type": "sample", "t": round(t, 6),
+                                             "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                                             "pg": pg, "diskstats": disk}))
+                    taken += 1
+                    if progress is not None:
+                        progress(taken, count)
+            except KeyboardInterrupt:
+                interrupted = True
+        if taken >= 2:
+            write_atomically(out, "\n".join(lines) + "\n", what="--out")
+        if interrupted:
+            raise KeyboardInterrupt
+        header["samples"] = taken
+        return header
+    except OSError as exc:
+        raise EnvironmentProblem(f"record: {exc}") from None
+    finally:
+        server.close()

@@ -1,0 +1,157 @@
+"""A `blockfit record --pg` recording → per-interval rates: the devices' when the recording has them, else the
+server's blocks mapped to I/Os.
+
+The targets rest on the devices under the data directory (what a volume must serve): IOPS = completed reads +
+writes per second, MB/s = sectors x 512 / 10^6 per second, from /proc/diskstats. The server's counters of the
+same intervals are put beside them, as the mapping the DBA can check:
+
+    server read I/Os  = blocks read from the kernel (pg_stat_io reads, or pg_stat_database.blks_read)
+    server write I/Os = blocks written (checkpointer + bgwriter + backends; pg_stat_io writes + extends)
+                        + WAL write() calls (pg_stat_wal.wal_write; inside pg_stat_io from 18 on)
+    server bytes      = blocks x block_size (or pg_stat_io's bytes) + WAL bytes
+
+and the recording's note gives the measured ratio of device I/Os to server I/Os for reads and writes over the
+whole recording: below 1 where the page cache answered reads or the kernel merged writes, above 1 where
+filesystem journal and metadata writes were added. Without device counters (the server is on another host, or
+the user may not read data_directory) the server's mapping is the series, with a warning that it overstates
+reads the page cache would serve and writes the kernel would merge.
+
+A recording whose time does not run forward, or whose counters go down without a reset or a restart, is
+refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from blockfit.errors import InputError
+from blockfit.history.pg_record import FORMAT, VERSION
+from blockfit.history.series import Sample, Series, counter_delta, parse_time
+
+SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
+SERVER_KEYS = ("reads", "read_bytes", "writes", "write_bytes", "extends", "wal_writes", "wal_bytes")
+
+
+def read(path: Path, text: str) -> Series:
+    src = str(path)
+    header, samples = _load(path, text)
+    devices = [str(d.get("name")) for d in header.get("devices") or [] if isinstance(d, dict)]
+    started = parse_time(str(header.get("started", "")), src, "header")
+    out: list[Sample] = []
+    server_rates: list[tuple[float, float, float, float]] = []  # per interval: read ios, write ios, bytes, dt
+    dev_totals = [0.0, 0.0]
+    srv_totals = [0.0, 0.0]
+    resets = 0
+    disks = [_diskstats(path, n + 2, x["diskstats"]) for n, x in enumerate(samples)] if devices else []
+    for k in range(1, len(samples)):
+        a, b = samples[k - 1], samples[k]
+        dt = b["t"] - a["t"]
+        where = f"sample {k + 1}"
+        pa, pb = a["pg"], b["pg"]
+        if pa.get("reset") != pb.get("reset"):
+            resets += 1
+            continue
+        d = {key: counter_delta(src, where, f"server {key}", float(pa.get(key, 0)), float(pb.get(key, 0)))
+             for key in SERVER_KEYS if key in pb}
+        s_read = d.get("reads", 0.0)
+        s_write = d.get("writes", 0.0) + d.get("extends", 0.0) + d.get("wal_writes", 0.0)
+        s_bytes = d.get("read_bytes", 0.0) + d.get("write_bytes", 0.0) + d.get("wal_bytes", 0.0)
+        srv_totals[0] += s_read
+        srv_totals[1] += s_write
+        start = started + a["t"]
+        label = f"+{a['t']:.0f} s"
+        if devices:
+            before, after = disks[k - 1], disks[k]
+            for name in devices:
+                if name not in before or name not in after:
+                    raise InputError(f"--from {path}: {where}: no diskstats line for device {name}")
+                dr, dw, dsr, dsw = (y - x for x, y in zip(before[name], after[name], strict=True))
+                if min(dr, dw, dsr, dsw) < 0:
+                    raise InputError(f"--from {path}: {where}: device {name}'s counters went down (device re-created?)")
+                dev_totals[0] += dr
+                dev_totals[1] += dw
+                out.append(Sample(key=k, member=name, start=start, duration_s=dt, label=label, read_iops=dr / dt,
+                                  write_iops=dw / dt, iops=(dr + dw) / dt, read_mbps=dsr * SECTOR / dt / 1e6,
+                                  write_mbps=dsw * SECTOR / dt / 1e6))
+        else:
+            rb = d.get("read_bytes", 0.0)
+            out.append(Sample(key=k, member="server", start=start, duration_s=dt, label=label, read_iops=s_read / dt,
+                              write_iops=s_write / dt, iops=(s_read + s_write) / dt, read_mbps=rb / dt / 1e6,
+                              write_mbps=(s_bytes - rb) / dt / 1e6))
+        server_rates.append((s_read, s_write, s_bytes, dt))
+    if not out:
+        raise InputError(f"--from {path}: no interval between two samples of one counter epoch")
+    version = int(header.get("server_version", 0))
+    counters = str(header.get("server_counters", ""))
+    notes = [f"{path.name}: PostgreSQL {version // 10000} recording every {header.get('interval_s')} s, server "
+             f"counters from {counters}; server I/Os = blocks read; blocks written + extended + WAL write() calls; "
+             f"bytes = blocks x {header.get('block_size', 8192)} + WAL bytes"]
+    warnings: list[str] = []
+    if devices:
+        ratio_r = dev_totals[0] / srv_totals[0] if srv_totals[0] else math.nan
+        ratio_w = dev_totals[1] / srv_totals[1] if srv_totals[1] else math.nan
+        paths = "; ".join(f"{d.get('name')}: {', '.join(d.get('paths') or [])}" for d in header["devices"])
+        notes.append(f"{path.name}: the targets use the devices under the data directory ({paths}); over the "
+                     f"recording they did {dev_totals[0]:,.0f} reads and {dev_totals[1]:,.0f} writes for the "
+                     f"server's {srv_totals[0]:,.0f} block reads and {srv_totals[1]:,.0f} block and WAL writes: "
+                     f"device/server = {_ratio(ratio_r)} for reads (the page cache answers the rest), "
+                     f"{_ratio(ratio_w)} for writes (the kernel merges neighbours; the journal adds its own)")
+    else:
+        warnings.append(f"{path.name}: no device counters (the server's data directory is not on this host, or "
+                        "could not be read): the targets count the server's blocks as I/Os, which overstates reads "
+                        "the page cache serves and writes the kernel merges")
+    skipped = [f"{resets} interval(s) across a statistics reset"] if resets else []
+    return Series(source=src, format="pg-recording", member_kind="device" if devices else "series", samples=out,
+                  skipped=skipped, notes=notes, warnings=warnings)
+
+
+def _diskstats(path: Path, line: int, lines: list[Any]) -> dict[str, tuple[int, int, int, int]]:
+    """(reads, writes, sectors read, sectors written) per device of one sample's /proc/diskstats lines: only the
+    four counters the rates need (diagnose's full parser costs ten times more over a long recording)."""
+    out = {}
+    for raw in lines:
+        f = str(raw).split()
+        if len(f) not in (14, 18, 20):
+            raise InputError(f"--from {path}: line {line}: a diskstats line of {len(f)} fields (expected 14, 18 or 20)")
+        try:
+            out[f[2]] = (int(f[3]), int(f[7]), int(f[5]), int(f[9]))
+        except ValueError:
+            raise InputError(f"--from {path}: line {line}: a diskstats line with a non-numeric counter") from None
+    return out
+
+
+def _ratio(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:.2f}"
+
+
+def _load(path: Path, text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    lines = [x for x in text.splitlines() if x.strip()]
+    try:
+        header = json.loads(lines[0])
+    except (ValueError, IndexError, RecursionError):
+        raise InputError(f"--from {path}: line 1: not a blockfit record header") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InputError(f"--from {path}: line 1: not a blockfit PostgreSQL recording header")
+    if header.get("version") != VERSION:
+        raise InputError(f"--from {path}: recording version {header.get('version')!r}; this blockfit reads "
+                         f"version {VERSION}")
+    samples = []
+    last = -math.inf
+    for n, line in enumerate(lines[1:], 2):
+        try:
+            s = json.loads(line)
+            t = float(s["t"])
+            if not isinstance(s["pg"], dict) or not isinstance(s.get("diskstats", []), list):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise InputError(f"--from {path}: line {n}: not a recording sample (expected t, pg, diskstats)") from None
+        if not math.isfinite(t) or t <= last:
+            raise InputError(f"--from {path}: line {n}: time {t} does not run forward (after {last:g} s)")
+        last = t
+        samples.append(s)
+    if len(samples) < 2:
+        raise InputError(f"--from {path}: {len(samples)} sample(s); expected at least two")
+    return header, samples

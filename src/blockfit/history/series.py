@@ -1,0 +1,116 @@
+"""The one shape every history reader produces: per-interval rates of each member (device, instance, file, volume).
+
+Why one shape: iostat, AWR, Statspack, SQL Server, the clouds' volume metrics and a PostgreSQL recording all say
+the same thing in different words, "this member did so many reads and writes, of so many bytes, in this
+interval". Each reader turns its format into `Sample` rows; `history.targets` sums the members per interval and
+takes the percentile, whatever the source. A new reader (e.g. the Prometheus fleet reader) only has to build a
+`Series`.
+
+Units: rates per second, MB/s = 10^6 B/s. Times are POSIX seconds (UTC when the source says so, else the
+source's own clock read as UTC); `None` when the source has no clock (a CSV without timestamps).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from blockfit.errors import InputError
+
+# snapshot sources (AWR, Statspack, SQL Server exports): intervals shorter than this are too short to carry a
+# rate (a manual snapshot taken seconds after the automatic one) and are skipped, as DBAs skip them by hand
+MIN_SNAPSHOT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One member's rates over one interval.
+
+    ``key`` aligns samples of different members and files: the snapshot range ("2668-2669") where the source
+    has snapshot ids (RAC instances' reports of the same snapshots share it), else the interval's start time,
+    else its index. ``peak_iops``/``peak_mbps`` are a finer maximum inside the interval where the source has one
+    (AWR sysmetric MAXVAL, CloudWatch Maximum of 1-minute points), else None.
+    """
+
+    key: str | float | int
+    member: str
+    start: float | None
+    duration_s: float
+    label: str
+    read_iops: float | None
+    write_iops: float | None
+    iops: float
+    read_mbps: float
+    write_mbps: float
+    peak_iops: float | None = None
+    peak_mbps: float | None = None
+
+    @property
+    def mbps(self) -> float:
+        return self.read_mbps + self.write_mbps
+
+
+MemberKind = str  # "device", "instance", "file", "volume", "disk", "series"
+
+
+@dataclass
+class Series:
+    """What one history file (or URL) holds, and what the reader had to say about it.
+
+    ``notes`` state mappings and reconciliations (block counts vs I/O requests, IO Profile vs Instance Activity
+    Stats), ``warnings`` what the user must know (a single RAC instance's report), ``skipped`` what was left out.
+    ``database`` identifies the database for Oracle sources (RAC instances' reports must name the same one);
+    ``instances_total`` is how many instances the database had (RAC), ``global_report`` that the series is
+    already the sum over all of them.
+    """
+
+    source: str
+    format: str
+    member_kind: MemberKind
+    samples: list[Sample]
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    database: str | None = None
+    instances_total: int | None = None
+    global_report: bool = False
+    snapshot_source: bool = False
+
+    @property
+    def members(self) -> list[str]:
+        return sorted({s.member for s in self.samples})
+
+
+def check_rate(source: str, where: str, name: str, value: float) -> float:
+    """A rate or count read from a file: finite and not negative, else one line naming the file and the place."""
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"--from {source}: {where}: {name} is {value:g}; expected a finite figure of at least 0")
+    return value
+
+
+def iso(ts: float | None) -> str | None:
+    """POSIX seconds as ISO 8601 (UTC, seconds), None stays None."""
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: str, source: str, where: str) -> float:
+    """An ISO 8601 time (``Z`` or an offset; none = UTC) as POSIX seconds; one line when it is not one."""
+    t = text.strip()
+    try:
+        dt = datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
+    except ValueError:
+        raise InputError(f"--from {source}: {where}: {text!r} is not an ISO 8601 time") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+def counter_delta(source: str, where: str, name: str, before: float, after: float) -> float:
+    """The growth of a cumulative counter; a counter that went down without a restart marker is refused."""
+    if after < before:
+        raise InputError(f"--from {source}: {where}: {name} went down from {before:,.0f} to {after:,.0f} with no "
+                         "restart marker (counters only grow between restarts; a mixed or edited export?)")
+    return after - before

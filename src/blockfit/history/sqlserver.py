@@ -1,0 +1,93 @@
+"""Snapshots of sys.dm_io_virtual_file_stats (`blockfit sql sqlserver`, appended run after run) → per-file intervals.
+
+Each line: ``BFIO-SQLSERVER, sample_time_utc, sqlserver_start_time_utc, database_name, file_id, type_desc,
+sample_ms, num_of_reads, num_of_bytes_read, num_of_writes, num_of_bytes_written, physical_name`` (a header
+line, if sqlcmd wrote one, is ignored). The counters are cumulative since the instance started (or since the
+database came online); a file's interval between two snapshots is the growth of its counters:
+
+    read IOPS = Δnum_of_reads / Δt,  MB/s = (Δnum_of_bytes_read + Δnum_of_bytes_written) / Δt / 10^6
+
+num_of_reads/num_of_writes count I/O requests issued by SQL Server (what storage serves; a read-ahead of 512 KB
+is one), so no block mapping is needed. A new sqlserver_start_time is a restart: the interval across it is
+skipped. A counter that goes down without one (a database taken offline and back, or a mixed export) is
+refused: its rate over that interval is unknown. Files are members (``database:file_id``); the plan sums them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from blockfit.errors import InputError
+from blockfit.history.awr import number
+from blockfit.history.series import Sample, Series, check_rate, counter_delta, parse_time
+
+MARK = "BFIO-SQLSERVER"
+FIELDS = 12
+
+
+def read(path: Path, text: str) -> Series:
+    src = str(path)
+    snaps: dict[float, dict[str, tuple[float, float, float, float]]] = defaultdict(dict)
+    starts: dict[float, str] = {}
+    names: dict[str, str] = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line.startswith(MARK + ","):
+            continue
+        f = [x.strip() for x in line.split(",")]
+        if len(f) < FIELDS:
+            raise InputError(f"--from {path}: line {n}: {len(f)} fields; expected {FIELDS} (the columns of "
+                             "'blockfit sql sqlserver')")
+        f = f[:FIELDS - 1] + [",".join(f[FIELDS - 1:])]
+        where = f"line {n}"
+        t = parse_time(f[1], src, where)
+        member = f"{f[3]}:{f[4]}"
+        vals = []
+        for i, what in zip((7, 8, 9, 10), ("num_of_reads", "num_of_bytes_read", "num_of_writes",
+                                           "num_of_bytes_written"), strict=True):
+            v = number(f[i])
+            if v is None:
+                raise InputError(f"--from {path}: {where}: {what} {f[i]!r} is not a number")
+            vals.append(check_rate(src, where, what, v))
+        if member in snaps[t]:
+            raise InputError(f"--from {path}: {where}: file {member} twice in the snapshot of {f[1]}")
+        snaps[t][member] = (vals[0], vals[1], vals[2], vals[3])
+        if starts.setdefault(t, f[2]) != f[2]:
+            raise InputError(f"--from {path}: {where}: two start times in the snapshot of {f[1]}")
+        names[member] = f"{member} ({f[11]})" if f[11] else member
+    times = sorted(snaps)
+    if len(times) < 2:
+        raise InputError(f"--from {path}: {len(times)} snapshot(s) of sys.dm_io_virtual_file_stats; expected at "
+                         "least two (run the query repeatedly, appending to one file)")
+    samples: list[Sample] = []
+    restarts = 0
+    for a, b in zip(times, times[1:], strict=False):
+        if starts[a] != starts[b]:
+            restarts += 1
+            continue
+        dur = b - a
+        for member, cur in snaps[b].items():
+            prev = snaps[a].get(member)
+            if prev is None:
+                continue  # a file added between the snapshots: its first interval is unknown
+            where = f"file {member} between {_iso(a)} and {_iso(b)}"
+            d = [counter_delta(src, where, nm, x, y) for nm, x, y in
+                 zip(("num_of_reads", "num_of_bytes_read", "num_of_writes", "num_of_bytes_written"), prev, cur,
+                     strict=True)]
+            samples.append(Sample(key=b, member=member, start=a, duration_s=dur, label=_iso(b), read_iops=d[0] / dur,
+                                  write_iops=d[2] / dur, iops=(d[0] + d[2]) / dur, read_mbps=d[1] / dur / 1e6,
+                                  write_mbps=d[3] / dur / 1e6))
+    if not samples:
+        raise InputError(f"--from {path}: no interval between two snapshots of one SQL Server start")
+    notes = [f"{path.name}: SQL Server sys.dm_io_virtual_file_stats, {len(names)} files in {len(times)} snapshots: "
+             "IOPS = growth of num_of_reads + num_of_writes (requests) per second, MB/s = growth of num_of_bytes_read "
+             "+ num_of_bytes_written / 10^6 per second, summed over the files"]
+    skipped = [f"{restarts} interval(s) across a SQL Server restart (the counters started again)"] if restarts else []
+    return Series(source=src, format="sqlserver", member_kind="file", samples=samples, skipped=skipped, notes=notes,
+                  snapshot_source=True)
+
+
+def _iso(t: float) -> str:
+    from blockfit.history.series import iso
+    return iso(t) or ""
