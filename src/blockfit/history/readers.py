@@ -36,6 +36,7 @@ from blockfit.errors import InputError
 from blockfit.history.series import Sample, Series, parse_time
 
 CSV_COLUMNS = ("timestamp", "read IOPS", "write IOPS", "read MB/s", "write MB/s")
+MAX_RATE = 1e12  # per second, per device: far above any block device; beyond it sums overflow to infinity
 MAX_HISTORY_BYTES = 512 * 1024**2  # a month of 1-second samples is far less; beyond this it is not a history
 
 FORMATS = ("iostat", "sadf", "diagnose", "csv", "awr", "awr-global", "statspack", "oracle-spool", "statspack-spool",
@@ -216,8 +217,9 @@ def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
         value = float(row[key])
     except (KeyError, TypeError, ValueError):
         raise InputError(f"--from {path}: {where}: missing or non-numeric {key!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(f"--from {path}: {where}: {key!r} is {value}; expected a finite rate of at least 0")
+    if not math.isfinite(value) or not 0 <= value <= MAX_RATE:
+        raise InputError(f"--from {path}: {where}: {key!r} is {value:g}; expected a rate from 0 to {MAX_RATE:g} "
+                         "per second")
     return value
 
 
