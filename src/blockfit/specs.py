@@ -15,7 +15,7 @@ import re
 
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.errors import InputError
-from blockfit.model.instance import find_shape
+from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds.oci import vpu_from_level_text
 from blockfit.model.predict import normalize_volume
 from blockfit.schema import Instance, Layout, Volume
@@ -47,6 +47,9 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
     tput = float(m.group(5)) if m.group(5) else None
     vol = _volume_for_level(cat, level, spec)
     vt = cat.volume_types[vol.type]
+    if vt.max_members is not None and count > vt.max_members:
+        raise InputError(f"layout {spec!r}: an instance has at most {vt.max_members} {vt.name} "
+                         f"({cat.cite(vt, 'max_members')}); expected {vt.max_members}x...")
     size: int | float = round(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb, 6)
     size = int(size) if size == int(size) else size
     vol = vol.model_copy(update={"size_gb": size, "provisioned_iops": iops, "provisioned_throughput": tput})
@@ -69,17 +72,26 @@ def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
 
 def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True,
                    what: str = "--instance") -> Instance:
-    """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan)."""
+    """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan). A GCP
+    predefined machine type (n2-standard-16) is read in full: series, family and vCPUs, each checked."""
     cat = catalog or load_catalog(cloud)
     m = _INSTANCE_RE.match(spec or "")
     if not m:
         raise InputError(f"{what} {spec!r}: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
     name, count = m.group(1), m.group(2)
-    name, count = _gcp_machine_type(cat, name, count)
+    unit = "OCPU" if cat.cloud == "oci" else "vCPU"
+    if count is not None and len(count) > 7:
+        raise InputError(f"{what} {spec!r}: {unit} count {count[:12]}...: expected a whole count of at most "
+                         "7 digits")
+    mt = machine_type(cat, name)
+    if mt is not None:
+        if count is not None:
+            raise InputError(f"{what} {spec!r}: {name} fixes its vCPUs ({mt.vcpus}); drop ':{count}'")
+        return Instance(cloud=cat.cloud, shape=name.lower())
     shape = find_shape(cat, name)
     ocpus = float(count) if count is not None else None
     if ocpus is not None and (ocpus <= 0 or ocpus != int(ocpus)):
-        raise InputError(f"{what} {spec!r}: expected a whole, positive OCPU count (shapes take whole OCPUs)")
+        raise InputError(f"{what} {spec!r}: expected a whole, positive {unit} count (shapes take whole {unit}s)")
     if shape.kind == "fixed":
         if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:
             raise InputError(f"{what} {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
@@ -91,12 +103,9 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
         if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
             raise InputError(f"{what} {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
                              f"for {shape.name}")
+    elif ocpus is not None and shape.kind == "vcpu_tiers":
+        sizes = series_vcpus(shape)
+        if sizes and int(ocpus) not in sizes:
+            raise InputError(f"{what} {spec!r}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
+                             f"not {ocpus:g}")
     return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
-
-
-def _gcp_machine_type(cat: Catalog, name: str, count: str | None) -> tuple[str, str | None]:
-    """GCP: 'n2-standard-16' is series n2 with 16 vCPUs."""
-    m = re.match(r"^([a-z0-9]+)-[a-z]+-(\d+)$", name.lower())
-    if cat.cloud == "gcp" and m and count is None:
-        return m.group(1), m.group(2)
-    return name, count

@@ -67,6 +67,9 @@ def plan_command(
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                            callback=params.comma_list)]
     = None,
+    allow_hdd: Annotated[bool, typer.Option("--allow-hdd", help="also consider HDD types (st1, sc1); left out "
+                                            "by default: AWS counts every random I/O as 1 MiB of their throughput")]
+    = False,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)",
                                                            callback=params.count)] = None,
     manager: Annotated[str | None, typer.Option(
@@ -132,7 +135,7 @@ def plan_command(
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
-        levels=comma_list(levels, "--levels"),
+        levels=comma_list(levels, "--levels"), allow_hdd=allow_hdd,
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
         read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"),
         memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)

@@ -16,7 +16,7 @@ from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import AttachmentPerf, attachment_perf, paths_needed
 from blockfit.model.compute import compute_cost
-from blockfit.model.instance import InstanceCaps, instance_caps
+from blockfit.model.instance import InstanceCaps, check_attachable, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.schema import (
     CostBreakdown,
@@ -138,20 +138,31 @@ def _cite_member(cat: Catalog, vt: VolumeType, vol: Volume, fld: str) -> str:
 
 
 def instance_limits(caps: InstanceCaps, read_fraction: float = 1.0, copies: int = 1) -> list[Limit]:
-    """The instance's caps. Its network carries each direction up to the cap (full duplex): with a read/write
-    mix the busier direction binds, so the total MB/s is the cap / max(read share, write share); mirrored
-    writes (copies > 1) go out `copies` times (model/redundancy.py)."""
+    """The instance's caps. Where its MB/s cap holds for each direction (OCI's full-duplex network) a read/write
+    mix is bound by the busier direction: cap / max(read share, write share). Where it is one cap for reads and
+    writes together (Azure's, GCP's and AWS's disk caps, `caps.direction`), the mix does not help: cap / 1.
+    Mirrored writes (copies > 1) go out `copies` times (model/redundancy.py)."""
     out = []
     if caps.iops is not None:
         out.append(Limit("instance_iops", caps.iops_rule, ops=caps.iops, source=caps.iops_cite))
     if caps.mbps is not None:
-        busier = max(read_fraction, (1 - read_fraction) * copies)
+        writes = f"{100 * (1 - read_fraction):g}% writes" + (f" x {copies} copies" if copies > 1 else "")
         rule = caps.mbps_rule
-        if busier != 1:
-            writes = f"{100 * (1 - read_fraction):g}% writes" + (f" x {copies} copies" if copies > 1 else "")
-            rule += (f", each direction: {100 * read_fraction:g}% reads / {writes} "
-                     f"-> {caps.mbps:,.0f} / {busier:g}")
-        out.append(Limit("instance_mbps", rule, mbps=caps.mbps / busier, source=caps.mbps_cite))
+        if caps.direction == "each":
+            busier = max(read_fraction, (1 - read_fraction) * copies)
+            if busier != 1:
+                rule += (f", each direction: {100 * read_fraction:g}% reads / {writes} "
+                         f"-> {caps.mbps:,.0f} / {busier:g}")
+        else:
+            busier = read_fraction + (1 - read_fraction) * copies
+            if read_fraction < 1:
+                rule += ", one cap for reads and writes together"
+                if busier != 1:
+                    rule += f": {100 * read_fraction:g}% reads + {writes} -> {caps.mbps:,.0f} / {busier:g}"
+        source = caps.mbps_cite
+        if caps.direction_cite and read_fraction < 1:
+            source = f"{source}; direction: {caps.direction_cite}" if source else caps.direction_cite
+        out.append(Limit("instance_mbps", rule, mbps=caps.mbps / busier, source=source))
     return out
 
 
@@ -345,13 +356,8 @@ def _binding(values: dict[str, float], caps_min: float, ops_first: list[str]) ->
 
 def _layout_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: InstanceCaps, vt: VolumeType,
                      mp: MemberPerf, att: AttachmentPerf) -> list[str]:
-    out = []
-    if caps.attach_max is not None and layout.members > caps.attach_max:
-        out.append(f"{layout.members} volumes exceed the {caps.attach_max} attachments {instance.shape} allows.")
-    elif (caps.attach_pv_max is not None and layout.members > caps.attach_pv_max
-          and att.attachment != "iscsi"):
-        out.append(f"{layout.members} volumes: {instance.shape} attaches at most {caps.attach_pv_max} "
-                   "paravirtualized; attach over iSCSI.")
+    out: list[str] = []
+    check_attachable(layout, instance, caps, att.attachment)
     out += _path_warnings(layout, instance, mp, att)
     if vt.max_iops_cap is not None and (layout.volume.vpu_per_gb or 0) >= 30 and caps.gbps is not None \
             and instance.ocpus is not None and instance.ocpus < 8:

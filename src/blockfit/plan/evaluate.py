@@ -59,7 +59,10 @@ class Evaluator:
     def compute(self, ocpus: float | None) -> float | None:
         """Monthly compute price at this OCPU count (None = unknown); never decreases with the count."""
         if ocpus not in self._compute:
-            self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+            try:
+                self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+            except InputError:   # --memory beyond what this count sells: a count too small, not a bad input
+                self._compute[ocpus] = math.inf
         return self._compute[ocpus]
 
     def compute_or_zero(self, ocpus: float | None) -> float:
@@ -79,7 +82,9 @@ class Evaluator:
         """Index of the fewest OCPUs whose instance caps alone could meet the targets (volumes unlimited): no
         point below it is feasible (a necessary condition of evaluate), so it bounds the search and the compute."""
         if option.type not in self._floor:
-            def ok(j: int) -> bool:
+            def ok(j: int) -> bool:   # the memory asked for must fit too (it does from some count on)
+                if self.compute(self.space.ocpus[j]) == math.inf:
+                    return False
                 iops, mbps = self.instance_ceilings(self.space.ocpus[j], option.type)
                 return (self.req.target_iops is None or iops >= self.req.target_iops) and (
                     self.req.target_mbps is None or mbps >= self.req.target_mbps)
@@ -129,6 +134,10 @@ class Evaluator:
         req = self.req
         if members * size_gb < req.needed_gb - 1e-9:
             return None
+        if members > 1 and self._one_disk_does(option, members, size_gb):
+            return None
+        if self.compute(ocpus) == math.inf:   # the memory asked for does not fit this OCPU count
+            return None
         m = self.member(option, size_gb, members)
         if m is None or m.cost is None:
             return None
@@ -150,6 +159,12 @@ class Evaluator:
         storage = m.cost * members
         return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
                      storage=storage, compute=self.compute(ocpus))
+
+    def _one_disk_does(self, option: LevelOption, members: int, size_gb: int) -> bool:
+        """GCP Persistent Disk performs per VM over the total GiB of the type (kinds.gcp.GcpPd): a stripe of n disks
+        is one disk of n x size at the same performance and price, so plan proposes the one disk where it fits."""
+        vt = self.cat.volume_types[option.type]
+        return vt.kind == "gcp_pd" and members * size_gb <= vt.max_gb
 
     def attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
                    caps: InstanceCaps) -> AttachmentPerf:

@@ -26,6 +26,7 @@ class Requirements(BaseModel):
     instance_shape: str
     instance_ocpus: float | None = Field(default=None, description="None: plan picks the smallest count")
     levels: list[str] | None = None
+    allow_hdd: bool = Field(default=False, description="consider HDD volume types (st1, sc1) without naming them")
     max_volumes: int | None = None
     manager: Manager = "lvm"
     read_fraction: float = Field(default=1.0, ge=0.0, le=1.0, description="share of I/Os that are reads")
