@@ -4,7 +4,9 @@ Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu,
           2x1T@gp3:16000:1000, 1x46.6G@boot (an OCI boot volume, Balanced; boot-higher, boot-120vpu).
           SIZE counts the cloud's billing GB (units.py); LEVEL is an OCI level
           (lower-cost, balanced, higher, NNvpu; 'uhp' needs NNvpu) or another cloud's volume type;
-          IOPS and MBPS are provisioned figures where the type takes them (MBPS in the type's unit).
+          IOPS and MBPS are provisioned figures where the type takes them; MBPS is in the unit the provider
+          sells it in: MiB/s for AWS (gp3) and GCP (hyperdisk-balanced), MB/s (10^6 B/s) for Azure (premium-v2,
+          ultra).
 Instance: SHAPE[:OCPUS]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs).
 """
 
@@ -26,7 +28,8 @@ _LAYOUT_RE = re.compile(r"^\s*(\d+)\s*[xX]\s*([0-9.]+\s*[A-Za-z]+)\s*@\s*([A-Za-
                         r"(?::(\d+))?(?::(\d+(?:\.\d+)?))?\s*$")
 _INSTANCE_RE = re.compile(r"^\s*([A-Za-z0-9._-]+)(?::(\d+(?:\.\d+)?))?\s*$")
 LAYOUT_HELP = ("COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120vpu, 2x1T@gp3:16000:1000, "
-               "1x46.6G@boot (OCI boot volume; boot-higher, boot-120vpu)")
+               "1x46.6G@boot (OCI boot volume; boot-higher, boot-120vpu); MBPS in MiB/s for gp3 and "
+               "hyperdisk-balanced, in MB/s for premium-v2 and ultra")
 
 
 def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_size: int | None = None,

@@ -96,7 +96,8 @@ def _cost_line(p: Prediction) -> str:
         why = f" ({c.compute_detail.note})" if c and c.compute_detail and c.compute_detail.note else ""
         return f"{storage} storage per month; compute unknown{why}"
     d = c.compute_detail
-    shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} OCPUs, {d.memory_gb:g} GB)"
+    unit = "OCPUs" if p.cloud == "oci" else "vCPUs"
+    shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} {unit}, {d.memory_gb:g} GB)"
     total = "unknown" if c.total is None else f"${c.total:,.2f}"
     return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({c.hours_per_month:g} h)"
 

@@ -64,7 +64,7 @@ def machine_type(cat: Catalog, name: str) -> MachineType | None:
     if count not in fam.vcpus:
         raise InputError(f"instance {name!r}: {series}-{family} comes with "
                          f"{', '.join(str(v) for v in fam.vcpus)} vCPUs, not {count}")
-    return MachineType(shape=shape, family=family, vcpus=count, memory_gb=fam.gb_per_vcpu * count)
+    return MachineType(shape=shape, family=family, vcpus=count, memory_gb=fam.memory_of(count))
 
 
 def find_shape(cat: Catalog, name: str) -> Shape:
@@ -77,6 +77,18 @@ def find_shape(cat: Catalog, name: str) -> Shape:
     close = [k for k in cat.shapes if name.lower().split(".")[0] in k.lower()][:6] or list(cat.shapes)[:6]
     raise InputError(f"instance shape {name!r}: not in the {cat.cloud} catalog {cat.version} "
                      f"(e.g. {', '.join(close)}; see 'blockfit catalog show {cat.cloud}')")
+
+
+def alternative_shapes(cat: Catalog, name: str) -> list[str]:
+    """The instances plan may suggest instead of `name`: for a GCP machine type, every predefined type of the same
+    family in every series (n2-standard-16 -> n2-standard-32, n2d-standard-16, c3-standard-22, ...), whose names
+    fix their vCPUs and memory and so their price; otherwise every shape of the catalog."""
+    mt = machine_type(cat, name)
+    if mt is None:
+        return [n for n in cat.shapes if n != name]
+    return [f"{series}-{mt.family}-{v}" for series, shape in cat.shapes.items()
+            for v in (shape.machine_families[mt.family].vcpus if mt.family in shape.machine_families else [])
+            if f"{series}-{mt.family}-{v}" != name.lower()]
 
 
 def series_vcpus(shape: Shape) -> list[int]:

@@ -27,10 +27,16 @@ from blockfit.schema.cost import COPIES
 PLAN_SESSION_DEPTH = 128
 
 
+# A type without a price (space.unknown_price) is ranked by this stand-in instead: a millionth of a dollar per GB
+# and per provisioned IOPS / 1,000 and MB/s / 10, so the smallest size and provisioning that meet the targets win.
+PROXY_PER_UNIT = 1e-6
+
+
 @dataclass(frozen=True)
 class Member:
     perf: MemberPerf
     cost: float | None
+    priced: bool = True
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ class Point:
     cost: float            # what plan ranks by: storage + compute (compute 0 when its price is unknown)
     iops: float
     mbps: float
-    storage: float = 0.0
+    storage: float | None = 0.0   # None: the type has no price (ranked by PROXY_PER_UNIT)
     compute: float | None = None
 
 
@@ -116,6 +122,9 @@ class Evaluator:
             return None
         items = kind.cost(self.cat, vt, vol)
         cost = None if any(i.monthly is None for i in items) else sum(i.monthly or 0.0 for i in items)
+        if cost is None and option.type in self.space.unknown_price:
+            proxy = size_gb + (vol.provisioned_iops or 0) / 1000 + (vol.provisioned_throughput or 0) / 10
+            return Member(member_perf(self.cat, vt, vol, members), PROXY_PER_UNIT * proxy, priced=False)
         return Member(member_perf(self.cat, vt, vol, members), cost)
 
     def caps(self, ocpus: float | None, vtype: str) -> InstanceCaps:
@@ -158,7 +167,7 @@ class Evaluator:
             return None
         storage = m.cost * members
         return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
-                     storage=storage, compute=self.compute(ocpus))
+                     storage=storage if m.priced else None, compute=self.compute(ocpus))
 
     def _one_disk_does(self, option: LevelOption, members: int, size_gb: int) -> bool:
         """GCP Persistent Disk performs per VM over the total GiB of the type (kinds.gcp.GcpPd): a stripe of n disks

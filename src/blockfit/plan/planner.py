@@ -9,9 +9,9 @@ from typing import Any
 
 from blockfit import __version__
 from blockfit.catalog import Catalog
-from blockfit.errors import InfeasibleError
+from blockfit.errors import InfeasibleError, InputError
 from blockfit.model import predict
-from blockfit.model.instance import find_shape, instance_caps
+from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
 from blockfit.plan.advice import VOLUME_LIMITS, pareto_points, single_volume_notes, upgrade_note, workload
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import rank_key, search
@@ -80,8 +80,9 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
                      max_iops=pred.max_iops, max_mbps=pred.max_mbps, cost_per_month=round(p.cost, 2),
                      stripe_size=fmt_io_size(stripe) if stripe else "none", stripe_size_bytes=stripe,
                      stripe_reason=reason, limited_by=limited_by, min_ocpus=p.ocpus, prediction=pred,
-                     cost=CostBreakdown(storage=round(p.storage, 2), compute=p.compute,
-                                        total=None if p.compute is None else round(p.storage + p.compute, 2),
+                     cost=CostBreakdown(storage=None if p.storage is None else round(p.storage, 2), compute=p.compute,
+                                        total=None if p.compute is None or p.storage is None
+                                        else round(p.storage + p.compute, 2),
                                         compute_detail=pred.costs.compute_detail if pred.costs else None),
                      attachment=pred.attachment, paths=pred.paths)
 
@@ -157,7 +158,7 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
     """The least capable other shapes (by instance caps) on which the targets can be met, cheapest first."""
     vtype = space.options[0].type if space.options else next(iter(cat.volume_types))
     here = _top_caps(cat, space.shape, vtype)
-    bigger = sorted((caps, name) for name in cat.shapes if name != space.shape
+    bigger = sorted((caps, name) for name in alternative_shapes(cat, space.shape)
                     for caps in [_top_caps(cat, name, vtype)] if caps > here)
     out: list[dict[str, Any]] = []
     for _caps, name in bigger:
@@ -181,7 +182,12 @@ def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
     """A shape's instance (IOPS, MB/s) caps at its largest size; unknown caps count as unlimited."""
     shape = find_shape(cat, shape_name)
     count = {"flex": shape.ocpus_max, "fixed": None}.get(shape.kind)
-    if shape.kind == "vcpu_tiers":
+    if machine_type(cat, shape_name) is not None:   # n2-standard-16: the name fixes the count
+        count = None
+    elif shape.kind == "vcpu_tiers":
         count = max(t["vcpus_min"] for t in shape.tiers)
-    caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape.name, ocpus=count), vtype)
+    try:
+        caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape_name, ocpus=count), vtype)
+    except InputError:   # a type this shape cannot attach
+        return (0.0, 0.0)
     return (caps.iops if caps.iops is not None else math.inf, caps.mbps if caps.mbps is not None else math.inf)

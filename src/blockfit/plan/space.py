@@ -45,6 +45,7 @@ class SearchSpace:
     sizes: dict[str, list[int]]
     ocpus: list[float | None]
     notes: list[str] = field(default_factory=list)
+    unknown_price: set[str] = field(default_factory=set)   # types planned on performance: no price in the catalog
 
 
 def sizes_for(vt: VolumeType) -> list[int]:
@@ -162,11 +163,22 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
                 sizes[o.type] = sorted(set(known) | set(priced))
         else:
             unpriced.add(o.type)
-    notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version}" for t in sorted(unpriced)
-              if t not in sizes]
+    named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
+    if cat.cloud == "oci" and req.levels:
+        named.add("block")
+    unknown_price: set[str] = set()
+    for o in options:   # a type named with --levels is planned on performance even without a price
+        if o.type in unpriced and o.type in named and o not in kept:
+            kept.append(o)
+            sizes[o.type] = all_sizes[o.type]
+            unknown_price.add(o.type)
+    notes += [f"{t}: no price in the {cat.cloud} catalog {cat.version}; planned on performance alone (the "
+              "smallest size and provisioning that meet the targets), its cost unknown" for t in sorted(unknown_price)]
+    notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
+              "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
     name = req.instance_shape.lower() if fixed_name else shape.name
     return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(1, max_members + 1)),
-                       sizes=sizes, ocpus=ocpus, notes=notes)
+                       sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price)
 
 
 def _check_memory_fits(cat: Catalog, shape: str, ocpus: list[float | None], memory_gb: float | None) -> None:

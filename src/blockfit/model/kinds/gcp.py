@@ -99,6 +99,10 @@ class GcpHyperdisk:
         assert vol.provisioned_iops is not None
         warnings = [f"{vt.name}: Google bounds provisioned IOPS and throughput by volume size; those bounds are "
                     "not in the catalog and were not checked."]
+        if (vt.tput_included is not None and vol.provisioned_throughput == vt.tput_included
+                and vt.iops_included is not None and vol.provisioned_iops > vt.iops_included):
+            warnings.append(f"{vt.name}: {vol.provisioned_iops:,} IOPS with the included {vt.tput_included:g} MiB/s "
+                            f"(no throughput given); give {vol.type}:IOPS:MBPS, MBPS in MiB/s, to provision more.")
         if vol.provisioned_throughput is not None:
             mib = vol.provisioned_throughput
             rule, fld, name = f"provisioned ({mib:g} MiB/s)", "tput_max", "volume_mbps_provisioned"
