@@ -112,3 +112,19 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
             raise InputError(f"{what} {spec!r}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
                              f"not {ocpus:g}")
     return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
+
+
+INTERFACE_HELP = ("disk interface of the VM size, scsi or nvme (Azure sizes that offer both publish different "
+                  "caps for each); default: the size's first")
+WEIGHTING_HELP = ("AWS EBS bandwidth weighting of 8th-generation types: default, ebs-1 (more EBS bandwidth) or "
+                  "vpc-1; default: default")
+
+
+def with_instance_options(inst: Instance, interface: str | None, ebs_weighting: str | None) -> Instance:
+    """--interface and --ebs-weighting checked for form here; whether the size offers them, in instance_caps."""
+    if interface is not None and interface.lower() not in ("scsi", "nvme"):
+        raise InputError(f"--interface {interface!r}: expected scsi or nvme")
+    if ebs_weighting is not None and ebs_weighting.lower() not in ("default", "ebs-1", "vpc-1"):
+        raise InputError(f"--ebs-weighting {ebs_weighting!r}: expected default, ebs-1 or vpc-1")
+    return inst.model_copy(update={"interface": interface.lower() if interface else None,
+                                   "ebs_weighting": ebs_weighting.lower() if ebs_weighting else None})
