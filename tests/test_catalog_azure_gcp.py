@@ -310,7 +310,7 @@ def test_cli_gcp_machine_type():
     ("azure", "1x400G@ultra", "Standard_E16s_v5", "expected provisioned IOPS"),
     ("azure", "1x160G@pv2:90000", "Standard_E16s_v5", "80,000"),
     ("azure", "1x1T@premium-v1", "Standard_E17s_v5", "'Standard_E17s_v5'"),
-    ("gcp", "1x1T@pd-ssd", "c3-standard-16", "16 vCPUs"),
+    ("gcp", "1x1T@pd-ssd", "c3-standard-16", "vCPUs, not 16"),
     ("gcp", "1x1T@pd-platinum", "n2-standard-16", "'pd-platinum'"),
 ])
 def test_cli_errors_are_one_line_exit_2(cloud, layout, instance, needle):

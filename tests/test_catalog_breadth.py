@@ -63,7 +63,8 @@ def test_an_unknown_figure_is_warned_when_it_would_apply(cloud):
 EXPECTED_FAMILIES = {
     "aws": ["m6a", "r6a", "m7i", "r7i", "r7iz", "m7a", "r7a", "c7i", "m7g", "r7g", "m8g", "r8g", "x8g", "x2idn",
             "x2iedn", "r5b", "r6idn", "r8i"],
-    "azure": ["Esv5", "Ebdsv5", "Ebsv5"],
+    "azure": ["Esv5", "Ebdsv5", "Ebsv5", "Esv6", "Edsv5"],
+    "oci": ["VM.DenseIO", "VM.Standard", "BM.DenseIO"],
 }
 
 
@@ -71,6 +72,7 @@ EXPECTED_FAMILIES = {
 def test_families_are_in_the_catalog(cloud):
     cat = load_catalog(cloud)
     have = {s.series or s.name.split(".")[0] for s in cat.shapes.values()}
+    have |= {".".join(s.name.split(".")[:2]) for s in cat.shapes.values()}
     assert set(EXPECTED_FAMILIES[cloud]) <= have, set(EXPECTED_FAMILIES[cloud]) - have
 
 
@@ -129,3 +131,17 @@ def test_ebs_weighting_raises_the_bandwidth_of_8th_generation():
         run("aws", "4x1T@gp3:16000:1000", "r7i.2xlarge", weighting="ebs-1")
     with pytest.raises(InputError, match="expected default, ebs-1 or vpc-1"):
         run("aws", "4x1T@gp3:16000:1000", "r8g.16xlarge", weighting="fast")
+
+
+@pytest.mark.parametrize("shape", ["VM.DenseIO.E4.Flex", "VM.DenseIO.E5.Flex", "VM.Standard.A2.Flex",
+                                   "BM.DenseIO.E5.128"])
+def test_oci_shapes_of_issue_27_are_listed(shape):
+    assert shape in load_catalog("oci").shapes
+
+
+def test_densio_flex_sells_only_its_ocpu_counts():
+    """OCI compute shapes page: VM.DenseIO.E4.Flex comes with 8, 16 or 32 OCPUs (8 / 16 / 32 Gbps)."""
+    p = run("oci", "8x1T@higher", "VM.DenseIO.E4.Flex:16", small_io=8192, large_io=1 << 20)
+    assert p.instance_iops_cap == 320_000 and p.instance_mbps_cap == 1920
+    with pytest.raises(InputError, match="comes with 8, 16, 32 OCPUs"):
+        run("oci", "8x1T@higher", "VM.DenseIO.E4.Flex:12")

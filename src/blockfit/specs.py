@@ -106,6 +106,9 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
         if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
             raise InputError(f"{what} {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
                              f"for {shape.name}")
+        if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
+            raise InputError(f"{what} {spec!r}: {shape.name} comes with "
+                             f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
     elif ocpus is not None and shape.kind == "vcpu_tiers":
         sizes = series_vcpus(shape)
         if sizes and int(ocpus) not in sizes:

@@ -174,6 +174,8 @@ class Shape(Sourced):
     ocpus_min: float | None = None
     ocpus_max: float | None = None
     ocpus: float | None = None
+    ocpu_counts: list[int] = Field(default_factory=list, description="flex shapes sold only at these OCPU counts "
+                                                                     "(OCI DenseIO Flex); [] = any in the range")
     gbps_per_ocpu: float | None = None
     gbps_max: float | None = None
     gbps: float | None = None

@@ -177,6 +177,9 @@ def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
         raise InputError(f"instance {shape.name!r}: a flexible shape needs an OCPU count, e.g. {shape.name}:12")
     if not shape.ocpus_min <= inst.ocpus <= shape.ocpus_max:
         raise InputError(f"instance {inst.spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g}")
+    if shape.ocpu_counts and int(inst.ocpus) not in shape.ocpu_counts:
+        raise InputError(f"instance {inst.spec!r}: {shape.name} comes with "
+                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {inst.ocpus:g}")
     gbps = min(shape.gbps_per_ocpu * inst.ocpus, shape.gbps_max)
     iops = min(rule.iops_per_gbps * gbps, rule.iops_max)
     mbps = min(rule.mbps_per_gbps * gbps, rule.mbps_max)

@@ -94,7 +94,7 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
     if shape.kind != "flex" or not cand.prediction.mbps_limited_by.startswith("instance"):
         return None
     assert shape.ocpus_min is not None and shape.ocpus_max is not None
-    for ocpus in range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
+    for ocpus in shape.ocpu_counts or range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
         pred = predict(cand.layout_detail, Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus),
                        cand.prediction.workload, cat, with_curve=False)
         if pred.mbps_limited_by.startswith(VOLUME_LIMITS):

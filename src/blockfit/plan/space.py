@@ -143,7 +143,7 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
                             default=t["vcpus_min"]) for t in shape.tiers})
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
-        ocpus = list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
+        ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
     if shape.kind != "fixed" and not fixed_name and req.instance_ocpus is None \
             and (req.ocpus_min, req.ocpus_max) != (None, None):
         ocpus = bounded_ocpus(shape.name, ocpus, req.ocpus_min, req.ocpus_max)
