@@ -145,3 +145,13 @@ def test_densio_flex_sells_only_its_ocpu_counts():
     assert p.instance_iops_cap == 320_000 and p.instance_mbps_cap == 1920
     with pytest.raises(InputError, match="comes with 8, 16, 32 OCPUs"):
         run("oci", "8x1T@higher", "VM.DenseIO.E4.Flex:12")
+
+
+@pytest.mark.parametrize("series", ["n4", "c4", "c4a", "c4d", "m4"])
+def test_gcp_hyperdisk_only_series_are_listed_with_their_unknowns(series):
+    """Hyperdisk-only series: no Persistent Disk, per-VM limits not found (warned, never guessed)."""
+    p = run("gcp", "1x1T@hyperdisk-balanced:20000:500", f"{series}:32", small_io=8192, large_io=1 << 20)
+    assert p.instance_iops_cap is None
+    assert any("per-VM disk limits were not found" in w for w in p.warnings)
+    with pytest.raises(InputError, match="cannot attach pd-balanced"):
+        run("gcp", "1x1T@pd-balanced", f"{series}:32")

@@ -250,6 +250,11 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
     vcpus = vcpus_of(cat, inst)
     if vcpus is None:
         raise InputError(f"instance {shape.name!r}: expected a vCPU count, e.g. {shape.name}:16")
+    if not shape.tiers and "tiers" in shape.unknown:
+        return InstanceCaps(iops=None, iops_rule="instance cap unknown", mbps=None, mbps_rule="instance cap unknown",
+                            attach_max=shape.attach_max,
+                            warnings=[f"{shape.name}: its per-VM disk limits were not found in the sources read; the "
+                                      "instance cap is not applied."])
     tiers = [t for t in shape.tiers if t["vcpus_min"] <= vcpus <= t.get("vcpus_max", 10**6)]
     if not tiers:
         raise InputError(f"instance {inst.spec!r}: no {shape.name} size with {vcpus:g} vCPUs in the catalog")

@@ -141,6 +141,9 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
         vcpu_sizes = series_vcpus(shape)
         ocpus = sorted({min((v for v in vcpu_sizes if t["vcpus_min"] <= v <= t.get("vcpus_max", 10**6)),
                             default=t["vcpus_min"]) for t in shape.tiers})
+        if not ocpus:
+            raise InputError(f"--instance {shape.name}: its sizes and per-VM limits are not in the {cat.cloud} "
+                             f"catalog {cat.version}; give a vCPU count, e.g. {shape.name}:16")
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
