@@ -155,3 +155,18 @@ def test_gcp_hyperdisk_only_series_are_listed_with_their_unknowns(series):
     assert any("per-VM disk limits were not found" in w for w in p.warnings)
     with pytest.raises(InputError, match="cannot attach pd-balanced"):
         run("gcp", "1x1T@pd-balanced", f"{series}:32")
+
+
+def test_plan_takes_the_interface():
+    """plan --interface nvme on Standard_E8bds_v5: 30,000 IOPS fit under NVMe's 33,000, not SCSI's 24,200."""
+    from blockfit.errors import InfeasibleError
+    from blockfit.plan import make_plan
+    from blockfit.schema import Requirements
+    cat = load_catalog("azure")
+    base = dict(cloud="azure", capacity_gb=4096, target_iops=30_000, instance_shape="Standard_E8bds_v5")
+    plan = make_plan(Requirements(**base, interface="nvme"), cat)
+    assert plan.candidates[0].prediction.instance_iops_cap == 33_000
+    with pytest.raises(InfeasibleError):
+        make_plan(Requirements(**base), cat)
+    with pytest.raises(InputError, match="no bandwidth weighting"):
+        make_plan(Requirements(**base, interface="nvme", ebs_weighting="ebs-1"), cat)

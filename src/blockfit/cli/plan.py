@@ -40,7 +40,7 @@ from blockfit.files import write_atomically
 from blockfit.history import derive_targets
 from blockfit.plan import make_plan
 from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
-from blockfit.specs import parse_instance
+from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
 from blockfit.units import parse_volume_gb
 
 EXAMPLES: dict[str, dict[str, str]] = {
@@ -67,6 +67,8 @@ def plan_command(
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                            callback=params.comma_list)]
     = None,
+    interface: Annotated[str | None, typer.Option(help=INTERFACE_HELP)] = None,
+    ebs_weighting: Annotated[str | None, typer.Option(help=WEIGHTING_HELP)] = None,
     allow_hdd: Annotated[bool, typer.Option("--allow-hdd", help="also consider HDD types (st1, sc1); left out "
                                             "by default: AWS counts every random I/O as 1 MiB of their throughput")]
     = False,
@@ -129,13 +131,14 @@ def plan_command(
     elif devices is not None:
         raise InputError("--devices: goes with --from (the history file whose devices to sum)")
     cat = catalog_for(cloud, catalog)
-    inst = parse_instance(instance, cloud, cat, require_count=False)
+    inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface, ebs_weighting)
     req = Requirements(
         cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
-        levels=comma_list(levels, "--levels"), allow_hdd=allow_hdd,
+        levels=comma_list(levels, "--levels"), allow_hdd=allow_hdd, interface=inst.interface,
+        ebs_weighting=inst.ebs_weighting,
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
         read_fraction=read_fraction(read_pct), attachment=attachment(attach), paths=positive_int(paths, "--paths"),
         memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)

@@ -19,8 +19,8 @@ from blockfit.model.compute import compute_cost
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.predict import MAX_CURVE_OUTSTANDING, ceilings, instance_limits, member_perf
-from blockfit.plan.space import LevelOption, SearchSpace
-from blockfit.schema import Instance, Layout, Requirements
+from blockfit.plan.space import LevelOption, SearchSpace, instance_for
+from blockfit.schema import Layout, Requirements
 from blockfit.schema.cost import COPIES
 
 # The iSCSI queue depth plan's layouts assume per session (OCI-HP: raise node.session.queue_depth 32 -> 128).
@@ -130,8 +130,8 @@ class Evaluator:
     def caps(self, ocpus: float | None, vtype: str) -> InstanceCaps:
         key = (ocpus, vtype)
         if key not in self._caps:
-            self._caps[key] = instance_caps(self.cat, Instance(cloud=self.cat.cloud, shape=self.space.shape,
-                                                               ocpus=ocpus), vtype)
+            self._caps[key] = instance_caps(self.cat, instance_for(self.cat, self.req, self.space.shape, ocpus),
+                                            vtype)
         return self._caps[key]
 
     def cost(self, option: LevelOption, members: int, size_gb: int) -> float | None:
@@ -193,7 +193,7 @@ class Evaluator:
             need = paths_needed(perf.iops, perf.mbps, vt.path_max_iops, vt.path_max_mbps)
             paths = need if caps.uhp_ok is not False and vt.max_paths is None else 1
         layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment, paths=paths)
-        inst = Instance(cloud=self.cat.cloud, shape=self.space.shape, ocpus=ocpus)
+        inst = instance_for(self.cat, req, self.space.shape, ocpus)
         return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH)
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,

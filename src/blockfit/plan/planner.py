@@ -15,7 +15,7 @@ from blockfit.model.instance import alternative_shapes, find_shape, instance_cap
 from blockfit.plan.advice import VOLUME_LIMITS, pareto_points, single_volume_notes, upgrade_note, workload
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import rank_key, search
-from blockfit.plan.space import SearchSpace, default_space
+from blockfit.plan.space import SearchSpace, default_space, instance_for
 from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, CostBreakdown, Instance, Layout, Plan, Requirements
 from blockfit.units import fmt_io_size
@@ -70,7 +70,7 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
     paths = att.paths if att is not None and att.attachment is not None else None
     layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
                     attachment=req.attachment, paths=paths, redundancy=req.redundancy)
-    inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
+    inst = instance_for(cat, req, space.shape, ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
     if req.target_iops is not None or req.target_mbps is None:
         limited_by = pred.iops_limited_by

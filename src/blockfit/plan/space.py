@@ -12,7 +12,7 @@ from blockfit.model.compute import check_memory
 from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.oci import vpu_from_level_text
-from blockfit.schema import Requirements, Volume
+from blockfit.schema import Instance, Requirements, Volume
 
 # Provisioning grids for types that sell IOPS / throughput separately (rounded steps a DBA would pick).
 IOPS_GRID = [1000, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000, 25000, 32000, 40000,
@@ -46,6 +46,12 @@ class SearchSpace:
     ocpus: list[float | None]
     notes: list[str] = field(default_factory=list)
     unknown_price: set[str] = field(default_factory=set)   # types planned on performance: no price in the catalog
+
+
+def instance_for(cat: Catalog, req: Requirements, shape: str, ocpus: float | None) -> Instance:
+    """The instance plan evaluates: the shape and count, with the interface and EBS weighting asked for."""
+    return Instance(cloud=cat.cloud, shape=shape, ocpus=ocpus, interface=req.interface,
+                    ebs_weighting=req.ebs_weighting)
 
 
 def sizes_for(vt: VolumeType) -> list[int]:
@@ -132,6 +138,12 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     max_members = req.max_volumes or attach
     if req.max_volumes and shape.attach_max and req.max_volumes > shape.attach_max:
         raise InputError(f"--max-volumes {req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
+    if req.interface is not None and req.interface not in shape.interfaces:
+        raise InputError(f"--interface {req.interface}: {shape.name} offers "
+                         f"{', '.join(shape.interfaces) or 'no choice of interface in the catalog'}")
+    if req.ebs_weighting is not None and req.ebs_weighting not in shape.weightings:
+        raise InputError(f"--ebs-weighting {req.ebs_weighting}: {shape.name} offers "
+                         f"{', '.join(shape.weightings) or 'no bandwidth weighting in the catalog'}")
     fixed_name = machine_type(cat, req.instance_shape) is not None   # n2-standard-16: the name fixes the vCPUs
     if req.instance_ocpus is not None:
         ocpus: list[float | None] = [req.instance_ocpus]
