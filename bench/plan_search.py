@@ -57,7 +57,7 @@ def brute_force_vectorised(ev: Evaluator) -> float | None:
                 mbps_p = np.minimum(mbps_m, vt.path_max_mbps or np.inf) if one_path else mbps_m
                 # caps on reads + writes together carry cap / amp logical I/Os; the network, per direction,
                 # cap / busier (mirrored writes x copies: model/redundancy.py)
-                amp, busier = ev.amp, max(req.read_fraction, (1 - req.read_fraction) * COPIES[req.redundancy])
+                amp, busier = ev.amp, max(req.read_share, (1 - req.read_share) * COPIES[req.redundancy])
                 iops = np.minimum(n * iops_p / split_s, n * mbps_p * 1e6 / req.small_io) / amp
                 mbps = np.minimum(n * iops_p / split_l * req.large_io / 1e6, n * mbps_p) / amp
                 if caps.iops is not None:

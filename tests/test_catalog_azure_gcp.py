@@ -46,9 +46,10 @@ PREMIUM_V1 = [("P1", 4, 120, 25), ("P2", 8, 120, 25), ("P3", 16, 120, 25), ("P4"
 
 
 def test_both_azure_versions_load_and_dates_pick_them():
-    assert versions("azure") == [date(2022, 6, 17), date(2026, 9, 16)]
+    assert versions("azure") == [date(2022, 6, 17), date(2026, 9, 16), date(2026, 11, 25)]
     assert load_catalog("azure", date(2024, 1, 1)).version == date(2022, 6, 17)
-    assert load_catalog("azure").version == date(2026, 9, 16)
+    assert load_catalog("azure", date(2026, 10, 1)).version == date(2026, 9, 16)
+    assert load_catalog("azure").version == date(2026, 11, 25)
 
 
 @pytest.mark.parametrize("tier,size,iops,mbps", PREMIUM_V1)
@@ -165,10 +166,11 @@ def test_e16s_v5_binds_a_four_member_premium_stripe():
     assert any("40,000 IOPS" in w for w in p30.warnings)
 
 
-def test_esv5_data_disk_limit_is_warned():
-    p = azure("5x1T@premium-v1", vm="Standard_E2s_v5")
-    assert any("exceed the 4 attachments" in w for w in p.warnings)
-    assert not any("attachments" in w for w in azure("4x1T@premium-v1", vm="Standard_E2s_v5").warnings)
+def test_esv5_data_disk_limit_is_an_error():
+    """Issue 22: more disks than the VM attaches is an input error in model as in plan, naming the source."""
+    with pytest.raises(InputError, match=r"attaches at most 4 volumes \(AZ-ESV5"):
+        azure("5x1T@premium-v1", vm="Standard_E2s_v5")
+    assert not any("attach" in w for w in azure("4x1T@premium-v1", vm="Standard_E2s_v5").warnings)
 
 
 def test_e104is_v5_is_not_in_the_2022_catalog():
@@ -198,7 +200,7 @@ def test_pd_per_vm_caps_by_vcpu(vm, vtype, iops, mib):
 
 
 def test_c3_sizes_not_in_the_source_are_refused():
-    with pytest.raises(InputError, match="16 vCPUs"):
+    with pytest.raises(InputError, match="vCPUs, not 16"):
         gcp("1x1T@pd-ssd", vm="c3-standard-16")
     with pytest.raises(InputError, match="SHAPE:COUNT"):
         gcp("1x1T@pd-ssd", vm="n2")
@@ -248,7 +250,9 @@ def test_hyperdisk_extreme_throughput_follows_iops():
     assert p.max_mbps == pytest.approx(2500 * MIB, abs=0.1)
     top = gcp("1x1T@hdx:350000", vm="c3-standard-176")
     assert top.max_iops == 350_000 and top.max_mbps == pytest.approx(5000 * MIB, abs=0.1)
-    assert any("C3 >= 88 vCPU" in w for w in top.warnings)
+    assert not any("needs" in w for w in top.warnings)   # c3-standard-176 qualifies: nothing to warn
+    with pytest.raises(InputError, match="at least 88 vCPUs"):
+        gcp("1x1T@hdx:10000", vm="c3-standard-44")
     with pytest.raises(InputError, match="throughput follows"):
         gcp("1x1T@hdx:10000:100")
     with pytest.raises(InputError, match="expected provisioned IOPS"):
@@ -306,7 +310,7 @@ def test_cli_gcp_machine_type():
     ("azure", "1x400G@ultra", "Standard_E16s_v5", "expected provisioned IOPS"),
     ("azure", "1x160G@pv2:90000", "Standard_E16s_v5", "80,000"),
     ("azure", "1x1T@premium-v1", "Standard_E17s_v5", "'Standard_E17s_v5'"),
-    ("gcp", "1x1T@pd-ssd", "c3-standard-16", "16 vCPUs"),
+    ("gcp", "1x1T@pd-ssd", "c3-standard-16", "vCPUs, not 16"),
     ("gcp", "1x1T@pd-platinum", "n2-standard-16", "'pd-platinum'"),
 ])
 def test_cli_errors_are_one_line_exit_2(cloud, layout, instance, needle):

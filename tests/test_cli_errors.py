@@ -57,7 +57,7 @@ def test_model_json_has_prediction_keys():
     r = run(*OK, "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    for key in ("max_iops", "max_mbps", "iops_limited_by", "mbps_limited_by", "cost_per_month", "limits", "warnings"):
+    for key in ("max_iops", "max_mbps", "iops_limited_by", "mbps_limited_by", "cost", "limits", "warnings"):
         assert key in data
     assert data["iops_limited_by"] == "instance_mbps"
 

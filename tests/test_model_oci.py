@@ -5,6 +5,7 @@ from datetime import date
 import pytest
 
 from blockfit.catalog import load_catalog
+from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.schema import Workload
 from blockfit.specs import parse_instance, parse_layout
@@ -170,12 +171,14 @@ def test_uhp_warnings_under_16_ocpus():
     assert one_volume("2x1T@60vpu", vm="VM.Standard.E4.Flex:16", paths=1).paths == 1
 
 
-def test_attachment_limits_warn():
-    pv = one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8", attachment="paravirtualized")
-    assert any("paravirtualized" in w for w in pv.warnings)
+def test_attachment_limits_are_errors():
+    """Issue 22: an unattachable layout is an input error in model as in plan."""
+    with pytest.raises(InputError, match="at most 16 volumes paravirtualized"):
+        one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8", attachment="paravirtualized")
     iscsi = one_volume("20x100G@balanced", vm="VM.Standard.E3.Flex:8", attachment="iscsi")
     assert not any("paravirtualized" in w for w in iscsi.warnings)
-    assert any("exceed the 32" in w for w in one_volume("33x100G@balanced", vm="VM.Standard.E3.Flex:8").warnings)
+    with pytest.raises(InputError, match=r"attaches at most 32 volumes \(OCI-PERF"):
+        one_volume("33x100G@balanced", vm="VM.Standard.E3.Flex:8")
 
 
 def test_every_limit_cites_a_dated_source():

@@ -4,7 +4,9 @@ Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu,
           2x1T@gp3:16000:1000, 1x46.6G@boot (an OCI boot volume, Balanced; boot-higher, boot-120vpu).
           SIZE counts the cloud's billing GB (units.py); LEVEL is an OCI level
           (lower-cost, balanced, higher, NNvpu; 'uhp' needs NNvpu) or another cloud's volume type;
-          IOPS and MBPS are provisioned figures where the type takes them (MBPS in the type's unit).
+          IOPS and MBPS are provisioned figures where the type takes them; MBPS is in the unit the provider
+          sells it in: MiB/s for AWS (gp3) and GCP (hyperdisk-balanced), MB/s (10^6 B/s) for Azure (premium-v2,
+          ultra).
 Instance: SHAPE[:OCPUS]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs).
 """
 
@@ -15,7 +17,7 @@ import re
 
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.errors import InputError
-from blockfit.model.instance import find_shape
+from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds.oci import vpu_from_level_text
 from blockfit.model.resolve import normalize_volume
 from blockfit.schema import Instance, Layout, Volume
@@ -26,7 +28,8 @@ _LAYOUT_RE = re.compile(r"^\s*(\d+)\s*[xX]\s*([0-9.]+\s*[A-Za-z]+)\s*@\s*([A-Za-
                         r"(?::(\d+))?(?::(\d+(?:\.\d+)?))?\s*$")
 _INSTANCE_RE = re.compile(r"^\s*([A-Za-z0-9._-]+)(?::(\d+(?:\.\d+)?))?\s*$")
 LAYOUT_HELP = ("COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120vpu, 2x1T@gp3:16000:1000, "
-               "1x46.6G@boot (OCI boot volume; boot-higher, boot-120vpu)")
+               "1x46.6G@boot (OCI boot volume; boot-higher, boot-120vpu); MBPS in MiB/s for gp3 and "
+               "hyperdisk-balanced, in MB/s for premium-v2 and ultra")
 
 
 def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_size: int | None = None,
@@ -52,6 +55,9 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
     tput = float(m.group(5)) if m.group(5) else None
     vol = _volume_for_level(cat, level, spec)
     vt = cat.volume_types[vol.type]
+    if vt.max_members is not None and count > vt.max_members:
+        raise InputError(f"layout {spec!r}: an instance has at most {vt.max_members} {vt.name} "
+                         f"({cat.cite(vt, 'max_members')}); expected {vt.max_members}x...")
     size: int | float = round(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb, 6)
     size = int(size) if size == int(size) else size
     vol = vol.model_copy(update={"size_gb": size, "provisioned_iops": iops, "provisioned_throughput": tput})
@@ -74,17 +80,26 @@ def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
 
 def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True,
                    what: str = "--instance") -> Instance:
-    """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan)."""
+    """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan). A GCP
+    predefined machine type (n2-standard-16) is read in full: series, family and vCPUs, each checked."""
     cat = catalog or load_catalog(cloud)
     m = _INSTANCE_RE.match(spec or "")
     if not m:
         raise InputError(f"{what} {spec!r}: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
     name, count = m.group(1), m.group(2)
-    name, count = _gcp_machine_type(cat, name, count)
+    unit = "OCPU" if cat.cloud == "oci" else "vCPU"
+    if count is not None and len(count) > 7:
+        raise InputError(f"{what} {spec!r}: {unit} count {count[:12]}...: expected a whole count of at most "
+                         "7 digits")
+    mt = machine_type(cat, name)
+    if mt is not None:
+        if count is not None:
+            raise InputError(f"{what} {spec!r}: {name} fixes its vCPUs ({mt.vcpus}); drop ':{count}'")
+        return Instance(cloud=cat.cloud, shape=name.lower())
     shape = find_shape(cat, name)
     ocpus = float(count) if count is not None else None
     if ocpus is not None and (not math.isfinite(ocpus) or ocpus <= 0 or ocpus != int(ocpus)):
-        raise InputError(f"{what} {spec!r}: expected a whole, positive OCPU count (shapes take whole OCPUs)")
+        raise InputError(f"{what} {spec!r}: expected a whole, positive {unit} count (shapes take whole {unit}s)")
     if shape.kind == "fixed":
         if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:
             raise InputError(f"{what} {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
@@ -96,12 +111,28 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
         if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
             raise InputError(f"{what} {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
                              f"for {shape.name}")
+        if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
+            raise InputError(f"{what} {spec!r}: {shape.name} comes with "
+                             f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
+    elif ocpus is not None and shape.kind == "vcpu_tiers":
+        sizes = series_vcpus(shape)
+        if sizes and int(ocpus) not in sizes:
+            raise InputError(f"{what} {spec!r}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
+                             f"not {ocpus:g}")
     return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
 
 
-def _gcp_machine_type(cat: Catalog, name: str, count: str | None) -> tuple[str, str | None]:
-    """GCP: 'n2-standard-16' is series n2 with 16 vCPUs."""
-    m = re.match(r"^([a-z0-9]+)-[a-z]+-(\d+)$", name.lower())
-    if cat.cloud == "gcp" and m and count is None:
-        return m.group(1), m.group(2)
-    return name, count
+INTERFACE_HELP = ("disk interface of the VM size, scsi or nvme (Azure sizes that offer both publish different "
+                  "caps for each); default: the size's first")
+WEIGHTING_HELP = ("AWS EBS bandwidth weighting of 8th-generation types: default, ebs-1 (more EBS bandwidth) or "
+                  "vpc-1; default: default")
+
+
+def with_instance_options(inst: Instance, interface: str | None, ebs_weighting: str | None) -> Instance:
+    """--interface and --ebs-weighting checked for form here; whether the size offers them, in instance_caps."""
+    if interface is not None and interface.lower() not in ("scsi", "nvme"):
+        raise InputError(f"--interface {interface!r}: expected scsi or nvme")
+    if ebs_weighting is not None and ebs_weighting.lower() not in ("default", "ebs-1", "vpc-1"):
+        raise InputError(f"--ebs-weighting {ebs_weighting!r}: expected default, ebs-1 or vpc-1")
+    return inst.model_copy(update={"interface": interface.lower() if interface else None,
+                                   "ebs_weighting": ebs_weighting.lower() if ebs_weighting else None})

@@ -15,13 +15,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from blockfit.catalog.models import Catalog, ComputePrice, InstanceRule, OciLevel, Shape, Source, VolumeType
+from blockfit.catalog.models import (
+    CapSet,
+    Catalog,
+    ComputePrice,
+    InstanceRule,
+    MachineFamily,
+    OciLevel,
+    Shape,
+    Source,
+    VolumeType,
+)
 from blockfit.errors import InputError
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
 
-__all__ = ["CLOUDS", "Catalog", "ComputePrice", "InstanceRule", "OciLevel", "Shape", "Source", "VolumeType",
-           "load_catalog", "parse_catalog_date", "versions"]
+__all__ = ["CLOUDS", "CapSet", "Catalog", "ComputePrice", "InstanceRule", "MachineFamily", "OciLevel", "Shape",
+           "Source", "VolumeType", "load_catalog", "parse_catalog_date", "versions"]
 
 
 def _data_dir() -> Path:
@@ -108,6 +118,15 @@ def _check_citations(cat: Catalog) -> None:
             raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
     entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
+    entries += [cs for shape in cat.shapes.values() for cs in shape.caps]
+    for shape in cat.shapes.values():
+        named = set(shape.volume_types) | {t for cs in shape.caps for t in cs.volume_types}
+        for key in sorted(named - set(cat.volume_types)):
+            raise ValueError(f"catalog {cat.path}: shape {shape.name!r} names unknown volume type {key!r}")
+        for fld in shape.unknown:
+            if fld not in Shape.model_fields or getattr(shape, fld) not in (None, [], {}):
+                raise ValueError(f"catalog {cat.path}: shape {shape.name!r} marks {fld!r} unknown but it is not "
+                                 "an empty figure of a shape")
     if cat.instance_rule:
         entries.append(cat.instance_rule)
     for e in entries:

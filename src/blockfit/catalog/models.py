@@ -79,6 +79,7 @@ class VolumeType(Sourced):
     max_iops_cap: float | None = None           # a cap over every level's max IOPS (OCI UHP boot: 50,000)
     attachments: list[str] = Field(default_factory=list)           # allowed attachment types; [] = any
     max_paths: int | None = None                # paths one attachment can have (OCI boot volumes: 1, no multipath)
+    max_members: int | None = None              # volumes of this type one instance has (OCI boot volume: 1)
     ssd: bool = True
     pv_max_iops: float | None = None
     # attachments (oci_vpu): iSCSI paths and sessions
@@ -101,6 +102,8 @@ class VolumeType(Sourced):
     tput_per_iops: float | None = None
     tput_per_iops_max: float | None = None
     tput_provisionable: bool = False
+    tput_burst_per_gb: float | None = None      # burst throughput per GiB while credits last (aws_hdd), type's unit
+    tput_burst_max: float | None = None
     # tiers (aws_piops io1 throughput steps, azure_tiered sizes)
     tiers: list[dict[str, Any]] = Field(default_factory=list)
     levels: list[OciLevel] = Field(default_factory=list)
@@ -114,6 +117,9 @@ class VolumeType(Sourced):
     price_region: str | None = None
 
 
+Direction = Literal["each", "combined"]
+
+
 class InstanceRule(Sourced):
     """OCI's VM rule: IOPS and block-volume throughput scale with network bandwidth."""
 
@@ -121,6 +127,37 @@ class InstanceRule(Sourced):
     iops_max: float
     mbps_per_gbps: float
     mbps_max: float
+    direction: Direction | None = Field(default=None, description="the MB/s cap holds for each direction (a "
+                                        "full-duplex network) or for reads and writes combined; None: see Shape")
+
+
+class CapSet(Sourced):
+    """Instance caps that hold only for some volume types, one disk interface or one bandwidth weighting: Azure
+    publishes one pair per disk family (Premium SSD vs Premium SSD v2 / Ultra) and interface (SCSI vs NVMe),
+    AWS 8th-generation types one per EBS bandwidth weighting (default, ebs-1), GCP one for Persistent Disk and
+    one for Hyperdisk. The first CapSet whose selectors all match is used; selectors left empty match anything."""
+
+    volume_types: list[str] = Field(default_factory=list, description="volume type keys; [] = every type")
+    interface: Literal["scsi", "nvme"] | None = None
+    weighting: str | None = Field(default=None, description="AWS bandwidth weighting: default | ebs-1 | vpc-1")
+    iops: float | None = None
+    mbps: float | None = None
+    iops_burst: float | None = None
+    mbps_burst: float | None = None
+
+
+class MachineFamily(BaseModel):
+    """A GCP predefined machine family of one series (standard, highmem, highcpu): memory per vCPU and sizes."""
+
+    gb_per_vcpu: float
+    vcpus: list[int]
+    memory_gb: dict[int, float] = Field(default_factory=dict, description="sizes whose memory is not "
+                                        "gb_per_vcpu x vCPUs (n2-highmem-128: 864 GB)")
+
+    def memory_of(self, vcpus: int) -> float:
+        return self.memory_gb.get(vcpus, self.gb_per_vcpu * vcpus)
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class Shape(Sourced):
@@ -128,6 +165,10 @@ class Shape(Sourced):
 
     kind "flex": OCPU-scaled network (OCI VM rule); "fixed": published caps; "vcpu_tiers": caps by vCPU
     count per volume type (GCP).
+
+    `iops`/`mbps` (and the burst pair) are the caps for every volume type on the default interface and
+    weighting; `caps` holds the pairs that differ by volume type, interface or weighting. A figure that was not
+    found is None and named in `unknown` (blockfit warns and does not apply it), never guessed.
     """
 
     name: str
@@ -135,6 +176,8 @@ class Shape(Sourced):
     ocpus_min: float | None = None
     ocpus_max: float | None = None
     ocpus: float | None = None
+    ocpu_counts: list[int] = Field(default_factory=list, description="flex shapes sold only at these OCPU counts "
+                                                                     "(OCI DenseIO Flex); [] = any in the range")
     gbps_per_ocpu: float | None = None
     gbps_max: float | None = None
     gbps: float | None = None
@@ -148,6 +191,21 @@ class Shape(Sourced):
     uhp: bool | None = None               # fixed shapes: multipath-enabled attachments supported
     family: str | None = None             # processor family / generation (E3, E4, E5, ...): picks base latency
     tiers: list[dict[str, Any]] = Field(default_factory=list)
+    vcpus: int | None = Field(default=None, description="vCPUs of a fixed size (OCI: see ocpus)")
+    memory_gb: float | None = Field(default=None, description="memory of a fixed size, GiB")
+    series: str | None = Field(default=None, description="the family a size belongs to (r7i, Ebdsv5, ...), for "
+                                                         "search")
+    direction: Direction | None = Field(default=None, description="whether the MB/s cap holds for each direction "
+                                        "(each) or for reads and writes together (combined)")
+    volume_types: list[str] = Field(default_factory=list, description="volume types it can attach; [] = any")
+    interfaces: list[Literal["scsi", "nvme"]] = Field(default_factory=list, description="disk interfaces it "
+                                                      "offers, the default first; [] = not a choice")
+    weightings: list[str] = Field(default_factory=list, description="AWS EBS bandwidth weightings it offers, "
+                                                                    "the default first")
+    caps: list[CapSet] = Field(default_factory=list)
+    machine_families: dict[str, MachineFamily] = Field(default_factory=dict, description="GCP: predefined "
+                                                       "families of this series (n2-standard-16 = standard, 16)")
+    unknown: list[str] = Field(default_factory=list, description="figures not found in the sources read")
 
 
 class ComputePrice(Sourced):
@@ -162,6 +220,7 @@ class ComputePrice(Sourced):
     per_gb_hour: float | None = None
     memory_min_gb_per_ocpu: float | None = None
     memory_default_gb_per_ocpu: float | None = None
+    memory_max_gb_per_ocpu: float | None = None
     per_hour: float | None = None
     region: str
 

@@ -75,15 +75,6 @@ def attachment(value: str | None) -> str | None:
     return value
 
 
-def read_fraction(pct: float | None) -> float:
-    """--read-pct 0-100 → the Workload's read_fraction (default: all reads)."""
-    if pct is None:
-        return 1.0
-    if not 0 <= pct <= 100:
-        raise InputError(f"--read-pct {pct:g}: expected a percentage from 0 to 100")
-    return pct / 100
-
-
 # ---- plan cost options (issue 14); small on purpose: the `hardening` branch centralises numeric parsing ----
 REDUNDANCY_HELP = ("mirroring: none, normal or high (ASM: writes x2/x3, capacity /2 or /3) or raid10 (mdadm: "
                    "writes x2, capacity /2)")

@@ -27,7 +27,14 @@ from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.files import check_distinct
 from blockfit.model import predict
 from blockfit.schema import Citation, Cost, Prediction, Workload
-from blockfit.specs import LAYOUT_HELP, parse_instance, parse_layout
+from blockfit.specs import (
+    INTERFACE_HELP,
+    LAYOUT_HELP,
+    WEIGHTING_HELP,
+    parse_instance,
+    parse_layout,
+    with_instance_options,
+)
 from blockfit.units import parse_io_size
 
 
@@ -53,6 +60,8 @@ def model_command(
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, callback=params.percent)] = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
     memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
+    interface: Annotated[str | None, typer.Option(help=INTERFACE_HELP)] = None,
+    ebs_weighting: Annotated[str | None, typer.Option(help=WEIGHTING_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
     report: ReportOption = None,
@@ -68,7 +77,7 @@ def model_command(
     mirror, manager = redundancy_option(redundancy, None)   # normal/high: ASM, raid10: mdadm
     lay = lay.model_copy(update={"attachment": attachment(attach), "paths": positive_int(paths, "--paths"),
                                  "redundancy": mirror, "manager": manager if mirror != "none" else lay.manager})
-    inst = parse_instance(instance, cloud, cat)
+    inst = with_instance_options(parse_instance(instance, cloud, cat), interface, ebs_weighting)
     wl = Workload(small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
                   outstanding=positive_int(outstanding, "--outstanding"),
@@ -97,7 +106,7 @@ def cost_line(c: Cost) -> str:
     if c.compute is None:
         why = f" ({d.note})" if d and d.note else ""
         return f"{storage} storage per month ({where}); compute unknown{why}"
-    unit = "OCPUs" if d and d.shape.startswith(("VM.", "BM.")) else "vCPUs"
+    unit = "OCPUs" if d and d.shape.startswith(("VM.", "BM.")) else "vCPUs"   # the cost names no cloud
     shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} {unit}, {d.memory_gb:g} GB)"
     total = "unknown" if c.total is None else f"${c.total:,.2f}"
     return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({where})"

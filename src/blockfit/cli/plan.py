@@ -42,7 +42,7 @@ from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
 from blockfit.schema import Candidate, Plan, Requirements
-from blockfit.specs import parse_instance
+from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
 from blockfit.units import parse_volume_gb
 
 EXAMPLES: dict[str, dict[str, str]] = {
@@ -69,6 +69,11 @@ def plan_command(
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                            callback=params.comma_list)]
     = None,
+    interface: Annotated[str | None, typer.Option(help=INTERFACE_HELP)] = None,
+    ebs_weighting: Annotated[str | None, typer.Option(help=WEIGHTING_HELP)] = None,
+    allow_hdd: Annotated[bool, typer.Option("--allow-hdd", help="also consider HDD types (st1, sc1); left out "
+                                            "by default: AWS counts every random I/O as 1 MiB of their throughput")]
+    = False,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)",
                                                            callback=params.count)] = None,
     manager: Annotated[str | None, typer.Option(
@@ -149,13 +154,14 @@ def plan_command(
             if given_value is not None:
                 raise InputError(f"{name}: goes with --from (the workload history it applies to)")
     cat = catalog_for(cloud, catalog)
-    inst = parse_instance(instance, cloud, cat, require_count=False)
+    inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface, ebs_weighting)
     req = Requirements(
         cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
         small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
         instance_shape=inst.shape, instance_ocpus=inst.ocpus,
-        levels=comma_list(levels, "--levels"),
+        levels=comma_list(levels, "--levels"), allow_hdd=allow_hdd, interface=inst.interface,
+        ebs_weighting=inst.ebs_weighting,
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
         read_pct=100.0 if read_pct is None else read_pct, attachment=attachment(attach),
         paths=positive_int(paths, "--paths"),

@@ -61,7 +61,7 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
     files.append(GeneratedFile(run_all, render_template("run_all.sh.j2", source=ctx.source,
                                                          steps=[f.step.path for f in runnable])))
     result = BuildResult(out_dir=str(ctx.out_dir), cloud=ctx.cloud, manager=ctx.manager, members=ctx.members,
-                         stripe_size_bytes=ctx.stripe_bytes if ctx.members > 1 else None, devices=ctx.devices,
+                         stripe_size=ctx.stripe_bytes if ctx.members > 1 else None, devices=ctx.devices,
                          target_device=target, filesystem=ctx.fs if ctx.mount else None, mount=ctx.mount,
                          migrate_from=ctx.migrate_from, migrate_method=ctx.method, provision=ctx.provision,
                          steps=[f.step for f in files], notes=list(ctx.notes))

@@ -169,7 +169,7 @@ def resolve(req: LabRequest) -> Subject:
         raise InputError(f"--redundancy {mirror}: a mirror needs at least 2 members; the layout has 1")
     layout = layout.model_copy(update={"redundancy": mirror})
     if direction == "write":  # what mirroring costs: writes, each written to two members
-        workload = workload.model_copy(update={"read_fraction": 0.0})
+        workload = workload.model_copy(update={"read_pct": 0.0})
     if req.stripe_size:
         stripe_size = req.stripe_size
     elif not buildable_stripe(stripe_size):

@@ -8,12 +8,25 @@ minimum when none is given. Fixed shapes cost their hourly price. No catalog fig
 from __future__ import annotations
 
 from blockfit.catalog import Catalog
+from blockfit.errors import InputError
+from blockfit.model.instance import machine_type
 from blockfit.schema.cost import HOURS_PER_MONTH, ComputeCost
 
 
 def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None = None) -> ComputeCost:
-    """The monthly compute cost of `shape` at `ocpus` (None for a fixed shape); `monthly` None = unknown."""
-    price = cat.compute_prices.get(shape)
+    """The monthly compute cost of `shape` at `ocpus` (None for a fixed shape); `monthly` None = unknown. A GCP
+    predefined machine type (n2-standard-16) is priced per vCPU and GB at the memory its name fixes."""
+    mt = machine_type(cat, shape)
+    if mt is not None:
+        if memory_gb is not None and abs(memory_gb - mt.memory_gb) > 1e-9:
+            raise InputError(f"--memory {memory_gb:g} GB: {shape} comes with {mt.memory_gb:g} GB (its name fixes "
+                             "the memory); drop --memory or name the series with a vCPU count")
+        series = mt.shape.name
+        price = cat.compute_prices.get(series)
+        ocpus, memory_gb = float(mt.vcpus), mt.memory_gb
+    else:
+        price = cat.compute_prices.get(shape)
+    unit = "OCPU" if cat.cloud == "oci" else "vCPU"
     if price is None:
         return ComputeCost(shape=shape, ocpus=ocpus, note=f"no compute price for {shape} in the {cat.cloud} catalog "
                                                           f"{cat.version}: compute cost unknown")
@@ -23,14 +36,29 @@ def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float
                            monthly=round(price.per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
     if price.per_ocpu_hour is None or price.per_gb_hour is None or ocpus is None:
         return ComputeCost(shape=shape, ocpus=ocpus, region=price.region, source=cite,
-                           note=f"{shape}: the catalog prices it per OCPU and memory; no OCPU count given")
-    memory = memory_for(cat, shape, ocpus, memory_gb)
+                           note=f"{shape}: the catalog prices it per {unit} and memory; no {unit} count given")
+    if mt is None:
+        check_memory(cat, shape, ocpus, memory_gb)
+    memory = memory_gb if mt is not None else memory_for(cat, shape, ocpus, memory_gb)
     if memory is None:
         return ComputeCost(shape=shape, ocpus=ocpus, region=price.region, source=cite,
                            note=f"{shape}: no minimum memory in the catalog; give --memory to price the compute")
     per_hour = ocpus * price.per_ocpu_hour + memory * price.per_gb_hour
     return ComputeCost(shape=shape, ocpus=ocpus, memory_gb=memory, per_hour=round(per_hour, 6),
                        monthly=round(per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
+
+
+def check_memory(cat: Catalog, shape: str, ocpus: float, memory_gb: float | None) -> None:
+    """--memory beyond what the shape sells per OCPU (vCPU) is an input error, naming the bound and its source."""
+    price = cat.compute_prices.get(shape)
+    if memory_gb is None or price is None or price.memory_max_gb_per_ocpu is None:
+        return
+    top = price.memory_max_gb_per_ocpu * ocpus
+    if memory_gb > top + 1e-9:
+        unit = "OCPU" if cat.cloud == "oci" else "vCPU"
+        raise InputError(f"--memory {memory_gb:,.6g} GB: {shape} with {ocpus:g} {unit}s takes at most {top:,.6g} "
+                         f"GB ({price.memory_max_gb_per_ocpu:g} GB per {unit}; "
+                         f"{cat.cite(price, 'memory_max_gb_per_ocpu')})")
 
 
 def memory_for(cat: Catalog, shape: str, ocpus: float, memory_gb: float | None) -> float | None:

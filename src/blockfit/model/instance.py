@@ -1,13 +1,18 @@
 """An instance's block-storage limits: OCI's network-scaled VM rule, published fixed caps, or
-per-type caps by vCPU count (GCP)."""
+per-type caps by vCPU count (GCP); which volume types it attaches and how many; and whether its MB/s cap
+holds for each direction or for reads and writes together."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from blockfit.catalog.models import Catalog, Shape
+from blockfit.catalog.models import CapSet, Catalog, Direction, Shape
 from blockfit.errors import InputError
-from blockfit.schema import Citation, Instance
+from blockfit.schema import Citation, Instance, Layout
+
+# GCP predefined machine types: SERIES-FAMILY-VCPUS (n2-standard-16, c3-highmem-88, n2d-highcpu-224).
+_GCP_MACHINE = re.compile(r"^([a-z][a-z0-9]*)-([a-z]+)-(\d+)$")
 
 
 @dataclass
@@ -23,9 +28,49 @@ class InstanceCaps:
     attach_pv_max: int | None = None
     uhp_ok: bool | None = None
     warnings: list[str] = field(default_factory=list)
+    # "each": the cap holds for reads and for writes separately (OCI's full-duplex network); "combined": one cap
+    # for reads and writes together (Azure, GCP, AWS EBS bandwidth)
+    direction: Direction = "combined"
+    direction_cite: Citation | None = None
+    attach_cite: Citation | None = None
+
+
+@dataclass(frozen=True)
+class MachineType:
+    """A GCP predefined machine type read from its name: its series' shape, vCPUs and the memory the name fixes."""
+
+    shape: Shape
+    family: str
+    vcpus: int
+    memory_gb: float
+
+
+def machine_type(cat: Catalog, name: str) -> MachineType | None:
+    """'n2-standard-16' -> the n2 series, 16 vCPUs, 64 GB; None when the name is not of that form. A name of
+    that form whose series, family or size the catalog does not have is an InputError naming what exists."""
+    m = _GCP_MACHINE.match(name.lower())
+    if cat.cloud != "gcp" or not m:
+        return None
+    series, family, count = m.group(1), m.group(2), int(m.group(3))
+    shape = next((s for k, s in cat.shapes.items() if k.lower() == series), None)
+    if shape is None:
+        raise InputError(f"instance {name!r}: machine series {series!r} is not in the gcp catalog {cat.version} "
+                         f"(series: {', '.join(cat.shapes)})")
+    fam = shape.machine_families.get(family)
+    if fam is None:
+        known = ", ".join(f"{series}-{f}-N" for f in shape.machine_families) or "none"
+        raise InputError(f"instance {name!r}: {series} has no predefined family {family!r} in the catalog "
+                         f"(families: {known})")
+    if count not in fam.vcpus:
+        raise InputError(f"instance {name!r}: {series}-{family} comes with "
+                         f"{', '.join(str(v) for v in fam.vcpus)} vCPUs, not {count}")
+    return MachineType(shape=shape, family=family, vcpus=count, memory_gb=fam.memory_of(count))
 
 
 def find_shape(cat: Catalog, name: str) -> Shape:
+    mt = machine_type(cat, name)
+    if mt is not None:
+        return mt.shape
     for key, shape in cat.shapes.items():
         if key.lower() == name.lower():
             return shape
@@ -34,13 +79,95 @@ def find_shape(cat: Catalog, name: str) -> Shape:
                      f"(e.g. {', '.join(close)}; see 'blockfit catalog show {cat.cloud}')")
 
 
+def alternative_shapes(cat: Catalog, name: str) -> list[str]:
+    """The instances plan may suggest instead of `name`: for a GCP machine type, every predefined type of the same
+    family in every series (n2-standard-16 -> n2-standard-32, n2d-standard-16, c3-standard-22, ...), whose names
+    fix their vCPUs and memory and so their price; otherwise every shape of the catalog."""
+    mt = machine_type(cat, name)
+    if mt is None:
+        return [n for n in cat.shapes if n != name]
+    return [f"{series}-{mt.family}-{v}" for series, shape in cat.shapes.items()
+            for v in (shape.machine_families[mt.family].vcpus if mt.family in shape.machine_families else [])
+            if f"{series}-{mt.family}-{v}" != name.lower()]
+
+
+def series_vcpus(shape: Shape) -> list[int]:
+    """The vCPU counts a GCP series comes in (every predefined family's sizes)."""
+    return sorted({v for fam in shape.machine_families.values() for v in fam.vcpus})
+
+
 def instance_caps(cat: Catalog, inst: Instance, volume_type: str | None = None) -> InstanceCaps:
     shape = find_shape(cat, inst.shape)
+    check_volume_type(cat, shape, inst, volume_type)
     if shape.kind == "flex":
-        return _flex_caps(cat, shape, inst)
-    if shape.kind == "fixed":
-        return _fixed_caps(cat, shape)
-    return _tier_caps(cat, shape, inst, volume_type)
+        caps = _flex_caps(cat, shape, inst)
+    elif shape.kind == "fixed":
+        caps = _fixed_caps(cat, shape, inst, volume_type)
+    else:
+        caps = _tier_caps(cat, shape, inst, volume_type)
+    caps.direction, caps.direction_cite = _direction(cat, shape)
+    if caps.attach_max is not None and caps.attach_cite is None:
+        caps.attach_cite = cat.cite(shape, "attach_max")
+    if shape.attach_max is None and "attach_max" in shape.unknown:
+        caps.warnings.append(f"{shape.name}: its volume attachment limit was not found in the sources read; the "
+                             "number of volumes is not checked.")
+    return caps
+
+
+def check_attachable(layout: Layout, inst: Instance, caps: InstanceCaps, attachment: str | None) -> None:
+    """More volumes than the instance attaches is an input error in model as in plan, naming the limit's source."""
+    n = layout.members
+    if caps.attach_max is not None and n > caps.attach_max:
+        raise InputError(f"layout {n}x: {inst.spec} attaches at most {caps.attach_max} volumes"
+                         + (f" ({caps.attach_cite})" if caps.attach_cite else ""))
+    if caps.attach_pv_max is not None and n > caps.attach_pv_max and attachment == "paravirtualized":
+        raise InputError(f"layout {n}x: {inst.spec} attaches at most {caps.attach_pv_max} volumes "
+                         "paravirtualized; attach over iSCSI (--attachment iscsi) or use fewer volumes")
+
+
+def check_volume_type(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> None:
+    """A volume type the instance cannot attach is an input error (GCP series support tables, Hyperdisk
+    Extreme's machine minimums)."""
+    if volume_type is None:
+        return
+    if shape.volume_types and volume_type not in shape.volume_types:
+        raise InputError(f"instance {inst.spec!r}: {shape.name} cannot attach {volume_type} volumes "
+                         f"(it attaches {', '.join(shape.volume_types)}; {cat.cite(shape, 'volume_types')})")
+    vt = cat.volume_types.get(volume_type)
+    mins = [t for t in (vt.tiers if vt is not None and vt.kind == "gcp_hyperdisk" else []) if "series" in t]
+    if not mins:
+        return
+    row = next((t for t in mins if t["series"] == shape.name.lower()), None)
+    vcpus = vcpus_of(cat, inst)
+    if row is None:
+        raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} is not offered on "
+                         f"{shape.name} ({cat.cite(vt, 'tiers') if vt else ''})")
+    if vcpus is not None and vcpus < row["vcpus_min"]:
+        raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} needs a {shape.name.upper()} "
+                         f"machine of at least {row['vcpus_min']} vCPUs ({cat.cite(vt, 'tiers') if vt else ''})")
+
+
+def vcpus_of(cat: Catalog, inst: Instance) -> float | None:
+    """The vCPU (OCI: OCPU) count an instance spec fixes: from a GCP machine type's name, or the count given."""
+    mt = machine_type(cat, inst.shape)
+    if mt is not None:
+        return float(mt.vcpus)
+    shape = find_shape(cat, inst.shape)
+    if inst.ocpus is not None:
+        return inst.ocpus
+    return float(shape.vcpus) if shape.vcpus is not None else shape.ocpus
+
+
+def _direction(cat: Catalog, shape: Shape) -> tuple[Direction, Citation | None]:
+    """Whether the instance's MB/s cap counts each direction or both together, and the source that says so.
+    Catalog versions before 2026-11-25 do not say: OCI's caps then follow its network (each direction, as
+    blockfit modelled them), every other cloud's are one cap for reads and writes."""
+    if shape.direction is not None:
+        return shape.direction, cat.cite(shape, "direction")
+    rule = cat.instance_rule
+    if shape.kind == "flex" and rule is not None and rule.direction is not None:
+        return rule.direction, cat.cite(rule, "direction")
+    return ("each" if cat.cloud == "oci" else "combined"), None
 
 
 def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
@@ -50,6 +177,9 @@ def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
         raise InputError(f"instance {shape.name!r}: a flexible shape needs an OCPU count, e.g. {shape.name}:12")
     if not shape.ocpus_min <= inst.ocpus <= shape.ocpus_max:
         raise InputError(f"instance {inst.spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g}")
+    if shape.ocpu_counts and int(inst.ocpus) not in shape.ocpu_counts:
+        raise InputError(f"instance {inst.spec!r}: {shape.name} comes with "
+                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {inst.ocpus:g}")
     gbps = min(shape.gbps_per_ocpu * inst.ocpus, shape.gbps_max)
     iops = min(rule.iops_per_gbps * gbps, rule.iops_max)
     mbps = min(rule.mbps_per_gbps * gbps, rule.mbps_max)
@@ -65,35 +195,79 @@ def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
         gbps=gbps, attach_max=shape.attach_max, attach_pv_max=shape.attach_pv_max, uhp_ok=uhp_ok)
 
 
-def _fixed_caps(cat: Catalog, shape: Shape) -> InstanceCaps:
+def cap_set(shape: Shape, volume_type: str | None, interface: str | None = None,
+            weighting: str | None = None) -> CapSet | None:
+    """The first CapSet of the shape that holds for this volume type, interface and weighting (defaults: the
+    shape's first interface and weighting); None: the shape's own caps hold."""
+    interface = interface or (shape.interfaces[0] if shape.interfaces else None)
+    weighting = weighting or (shape.weightings[0] if shape.weightings else None)
+    for cs in shape.caps:
+        if cs.volume_types and volume_type not in cs.volume_types:
+            continue
+        if cs.interface is not None and cs.interface != interface:
+            continue
+        if cs.weighting is not None and cs.weighting != weighting:
+            continue
+        return cs
+    return None
+
+
+def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
+    interface = inst.interface
+    weighting = inst.ebs_weighting
+    if interface is not None and interface not in shape.interfaces:
+        offered = ", ".join(shape.interfaces) or "no choice of interface in the catalog"
+        raise InputError(f"--interface {interface}: {shape.name} offers {offered}")
+    if weighting is not None and weighting not in shape.weightings:
+        offered = ", ".join(shape.weightings) or "no bandwidth weighting in the catalog"
+        raise InputError(f"--ebs-weighting {weighting}: {shape.name} offers {offered}")
+    cs = cap_set(shape, volume_type, interface, weighting)
+    entry = cs if cs is not None else shape
+    iops, mbps = entry.iops, entry.mbps
+    iops_burst, mbps_burst = entry.iops_burst, entry.mbps_burst
+    what = shape.name
+    if cs is not None:
+        parts = [p for p in (", ".join(cs.volume_types), cs.interface and cs.interface.upper(),
+                             cs.weighting and f"weighting {cs.weighting}") if p]
+        what += f", {'; '.join(parts)}"
     warnings = []
-    if shape.iops_burst:
-        warnings.append(f"{shape.name} bursts to {shape.iops_burst:,.0f} IOPS / {shape.mbps_burst:,.0f} MB/s for "
-                        f"up to 30 minutes at a time; the sustained baseline ({shape.iops:,.0f} / {shape.mbps:,.0f}) "
+    for fld, value in (("iops", iops), ("mbps", mbps)):
+        if value is None:
+            warnings.append(f"{what}: the instance {'IOPS' if fld == 'iops' else 'MB/s'} cap was not found in the "
+                            "sources read; it is not applied.")
+    if iops_burst and iops is not None and mbps is not None:
+        warnings.append(f"{what} bursts to {iops_burst:,.0f} IOPS / {mbps_burst or mbps:,.0f} MB/s for "
+                        f"up to 30 minutes at a time; the sustained baseline ({iops:,.0f} / {mbps:,.0f}) "
                         "is modelled.")
     return InstanceCaps(
-        iops=shape.iops, iops_rule=f"instance IOPS ({shape.name})", mbps=shape.mbps,
-        mbps_rule=f"instance throughput ({shape.name})", iops_cite=cat.cite(shape, "iops"),
-        mbps_cite=cat.cite(shape, "mbps"), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
+        iops=iops, iops_rule=f"instance IOPS ({what})", mbps=mbps,
+        mbps_rule=f"instance throughput ({what})", iops_cite=cat.cite(entry, "iops"),
+        mbps_cite=cat.cite(entry, "mbps"), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
         warnings=warnings)
 
 
 def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
-    if inst.ocpus is None:
+    vcpus = vcpus_of(cat, inst)
+    if vcpus is None:
         raise InputError(f"instance {shape.name!r}: expected a vCPU count, e.g. {shape.name}:16")
-    tiers = [t for t in shape.tiers if t["vcpus_min"] <= inst.ocpus <= t.get("vcpus_max", 10**6)]
+    if not shape.tiers and "tiers" in shape.unknown:
+        return InstanceCaps(iops=None, iops_rule="instance cap unknown", mbps=None, mbps_rule="instance cap unknown",
+                            attach_max=shape.attach_max,
+                            warnings=[f"{shape.name}: its per-VM disk limits were not found in the sources read; the "
+                                      "instance cap is not applied."])
+    tiers = [t for t in shape.tiers if t["vcpus_min"] <= vcpus <= t.get("vcpus_max", 10**6)]
     if not tiers:
-        raise InputError(f"instance {inst.spec!r}: no {shape.name} size with {inst.ocpus:g} vCPUs in the catalog")
+        raise InputError(f"instance {inst.spec!r}: no {shape.name} size with {vcpus:g} vCPUs in the catalog")
     caps = tiers[0].get(volume_type or "", None)
     if caps is None:
         return InstanceCaps(iops=None, iops_rule="instance cap unknown for this disk type", mbps=None,
-                            mbps_rule="instance cap unknown for this disk type",
+                            mbps_rule="instance cap unknown for this disk type", attach_max=shape.attach_max,
                             warnings=[f"{shape.name} per-VM limits for {volume_type} are not in the catalog; "
                                       "the instance cap is not applied."])
     unit = shape.note or ""
     mbps = caps["mbps"] * (1.048576 if "MiB/s" in unit else 1)
     return InstanceCaps(
-        iops=caps["iops"], iops_rule=f"per-VM {volume_type} IOPS ({shape.name}, {inst.ocpus:g} vCPU)", mbps=mbps,
-        mbps_rule=f"per-VM {volume_type} throughput ({shape.name}, {inst.ocpus:g} vCPU)",
+        iops=caps["iops"], iops_rule=f"per-VM {volume_type} IOPS ({shape.name}, {vcpus:g} vCPU)", mbps=mbps,
+        mbps_rule=f"per-VM {volume_type} throughput ({shape.name}, {vcpus:g} vCPU)",
         iops_cite=cat.cite(shape, "tiers"), mbps_cite=cat.cite(shape, "tiers"),
         attach_max=shape.attach_max)

@@ -82,20 +82,29 @@ def _cite_member(cat: Catalog, vt: VolumeType, vol: Volume, fld: str) -> Citatio
 
 
 def instance_caps_list(caps: InstanceCaps, read_share: float = 1.0, copies: int = 1) -> list[Cap]:
-    """The instance's caps. Its network carries each direction up to the cap (full duplex): with a read/write
-    mix the busier direction binds, so the total MB/s is the cap / max(read share, write share); mirrored
-    writes (copies > 1) go out `copies` times (model/redundancy.py)."""
+    """The instance's caps. Where its MB/s cap holds for each direction (OCI's full-duplex network) a read/write
+    mix is bound by the busier direction: cap / max(read share, write share). Where it is one cap for reads and
+    writes together (Azure's, GCP's and AWS's disk caps, `caps.direction`), the mix does not help: cap / 1.
+    Mirrored writes (copies > 1) go out `copies` times (model/redundancy.py)."""
     out = []
     if caps.iops is not None:
         out.append(Cap("instance_iops", caps.iops_rule, ops=caps.iops, sources=_cites(caps.iops_cite)))
     if caps.mbps is not None:
-        busier = max(read_share, (1 - read_share) * copies)
+        writes = f"{100 * (1 - read_share):g}% writes" + (f" x {copies} copies" if copies > 1 else "")
         rule = caps.mbps_rule
-        if busier != 1:
-            writes = f"{100 * (1 - read_share):g}% writes" + (f" x {copies} copies" if copies > 1 else "")
-            rule += (f", each direction: {100 * read_share:g}% reads / {writes} "
-                     f"-> {caps.mbps:,.0f} / {busier:g}")
-        out.append(Cap("instance_mbps", rule, mbps=caps.mbps / busier, sources=_cites(caps.mbps_cite)))
+        if caps.direction == "each":
+            busier = max(read_share, (1 - read_share) * copies)
+            if busier != 1:
+                rule += (f", each direction: {100 * read_share:g}% reads / {writes} "
+                         f"-> {caps.mbps:,.0f} / {busier:g}")
+        else:
+            busier = read_share + (1 - read_share) * copies
+            if read_share < 1:
+                rule += ", one cap for reads and writes together"
+                if busier != 1:
+                    rule += f": {100 * read_share:g}% reads + {writes} -> {caps.mbps:,.0f} / {busier:g}"
+        direction = caps.direction_cite if read_share < 1 else None
+        out.append(Cap("instance_mbps", rule, mbps=caps.mbps / busier, sources=_cites(caps.mbps_cite, direction)))
     return out
 
 

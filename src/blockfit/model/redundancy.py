@@ -4,7 +4,8 @@ capacity / copies.
 
 A cap on reads and writes together (volume IOPS and MB/s, instance IOPS, iSCSI paths) of C carries
 C / (r + (1 - r) x copies) logical I/Os, r the read share. The instance network is full duplex, each direction
-capped: C / max(r, (1 - r) x copies) (limits.instance_caps_list).
+capped: C / max(r, (1 - r) x copies); a cap on both directions together (Azure, GCP, AWS) C / (r + (1 - r) x
+copies): limits.instance_caps_list divides the instance MB/s row itself, by its direction.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 from blockfit.schema.cost import COPIES
 
 L = TypeVar("L")
-DIRECTIONAL = "instance_mbps"   # capped per direction (limits.instance_caps_list), not on reads + writes together
+DIRECTIONAL = "instance_mbps"   # divided by limits.instance_caps_list (by its direction), not here
 
 
 def copies(redundancy: str) -> int:

@@ -9,7 +9,7 @@ from blockfit.catalog import Catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
 from blockfit.model.attachment import AttachmentPerf, attachment_perf
-from blockfit.model.instance import InstanceCaps, instance_caps
+from blockfit.model.instance import InstanceCaps, check_attachable, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.limits import member_perf
 from blockfit.schema import Instance, Layout, Volume, Workload
@@ -57,6 +57,7 @@ def resolve(cat: Catalog, layout: Layout, instance: Instance, workload: Workload
     caps = instance_caps(cat, instance, layout.volume.type)
     member = member_perf(cat, vt, layout.volume, layout.members)
     att = attachment_perf(cat, vt, layout, instance, caps, workload.host_queue_depth, member)
+    check_attachable(layout, instance, caps, att.attachment)
     if att.attachment is not None:
         layout = layout.model_copy(update={"attachment": att.attachment, "paths": att.paths})
     return Resolved(cat, layout, instance, workload, vt, member, caps, att)

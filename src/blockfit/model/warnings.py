@@ -24,14 +24,7 @@ def prediction_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: 
 
 def _layout_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: InstanceCaps, vt: VolumeType,
                      mp: MemberPerf, att: AttachmentPerf) -> list[str]:
-    out = []
-    if caps.attach_max is not None and layout.members > caps.attach_max:
-        out.append(f"{layout.members} volumes exceed the {caps.attach_max} attachments {instance.shape} allows.")
-    elif (caps.attach_pv_max is not None and layout.members > caps.attach_pv_max
-          and att.attachment != "iscsi"):
-        out.append(f"{layout.members} volumes: {instance.shape} attaches at most {caps.attach_pv_max} "
-                   "paravirtualized; attach over iSCSI.")
-    out += _path_warnings(layout, instance, mp, att)
+    out = _path_warnings(layout, instance, mp, att)   # unattachable layouts are refused (instance.check_attachable)
     if vt.max_iops_cap is not None and (layout.volume.vpu_per_gb or 0) >= 30 and caps.gbps is not None \
             and instance.ocpus is not None and instance.ocpus < 8:
         out.append(f"OCI: a VM needs >= 8 OCPUs for a UHP boot volume's {vt.max_iops_cap:,.0f} IOPS.")

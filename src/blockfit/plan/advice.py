@@ -93,7 +93,10 @@ def upgrade_note(req: Requirements, cat: Catalog, space: SearchSpace, first: Can
                     with_curve=False)
         return p.max_iops, p.max_mbps, p.mbps_limited_by
 
-    counts = list(range(int(here) + 1, int(shape.ocpus_max) + 1))
+    counts = [c for c in range(int(here) + 1, int(shape.ocpus_max) + 1)
+              if not shape.ocpu_counts or c in shape.ocpu_counts]   # DenseIO Flex: only the counts sold
+    if not counts:
+        return None
     k = _first_true(0, len(counts) - 1, lambda i: at(counts[i])[2].startswith(VOLUME_LIMITS))
     if k is None:
         return None

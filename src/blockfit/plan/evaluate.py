@@ -20,18 +20,24 @@ from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.limits import ceilings, instance_caps_list, member_perf
 from blockfit.model.predict import MAX_CURVE_OUTSTANDING
-from blockfit.plan.space import LevelOption, SearchSpace
-from blockfit.schema import Instance, Layout, Requirements
+from blockfit.plan.space import LevelOption, SearchSpace, instance_for
+from blockfit.schema import Layout, Requirements
 from blockfit.schema.cost import COPIES
 
 # The iSCSI queue depth plan's layouts assume per session (OCI-HP: raise node.session.queue_depth 32 -> 128).
 PLAN_SESSION_DEPTH = 128
 
 
+# A type without a price (space.unknown_price) is ranked by this stand-in instead: a millionth of a dollar per GB
+# and per provisioned IOPS / 1,000 and MB/s / 10, so the smallest size and provisioning that meet the targets win.
+PROXY_PER_UNIT = 1e-6
+
+
 @dataclass(frozen=True)
 class Member:
     perf: MemberPerf
     cost: float | None
+    priced: bool = True
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,7 @@ class Point:
     cost: float            # what plan ranks by: storage + compute (compute 0 when its price is unknown)
     iops: float
     mbps: float
-    storage: float = 0.0
+    storage: float | None = 0.0   # None: the type has no price (ranked by PROXY_PER_UNIT)
     compute: float | None = None
 
 
@@ -60,7 +66,10 @@ class Evaluator:
     def compute(self, ocpus: float | None) -> float | None:
         """Monthly compute price at this OCPU count (None = unknown); never decreases with the count."""
         if ocpus not in self._compute:
-            self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+            try:
+                self._compute[ocpus] = compute_cost(self.cat, self.space.shape, ocpus, self.req.memory_gb).monthly
+            except InputError:   # --memory beyond what this count sells: a count too small, not a bad input
+                self._compute[ocpus] = math.inf
         return self._compute[ocpus]
 
     def compute_or_zero(self, ocpus: float | None) -> float:
@@ -80,7 +89,9 @@ class Evaluator:
         """Index of the fewest OCPUs whose instance caps alone could meet the targets (volumes unlimited): no
         point below it is feasible (a necessary condition of evaluate), so it bounds the search and the compute."""
         if option.type not in self._floor:
-            def ok(j: int) -> bool:
+            def ok(j: int) -> bool:   # the memory asked for must fit too (it does from some count on)
+                if self.compute(self.space.ocpus[j]) == math.inf:
+                    return False
                 iops, mbps = self.instance_ceilings(self.space.ocpus[j], option.type)
                 return (self.req.target_iops is None or iops >= self.req.target_iops) and (
                     self.req.target_mbps is None or mbps >= self.req.target_mbps)
@@ -112,13 +123,16 @@ class Evaluator:
             return None
         items = kind.cost(self.cat, vt, vol)
         cost = None if any(i.monthly is None for i in items) else sum(i.monthly or 0.0 for i in items)
+        if cost is None and option.type in self.space.unknown_price:
+            proxy = size_gb + (vol.provisioned_iops or 0) / 1000 + (vol.provisioned_throughput or 0) / 10
+            return Member(member_perf(self.cat, vt, vol, members), PROXY_PER_UNIT * proxy, priced=False)
         return Member(member_perf(self.cat, vt, vol, members), cost)
 
     def caps(self, ocpus: float | None, vtype: str) -> InstanceCaps:
         key = (ocpus, vtype)
         if key not in self._caps:
-            self._caps[key] = instance_caps(self.cat, Instance(cloud=self.cat.cloud, shape=self.space.shape,
-                                                               ocpus=ocpus), vtype)
+            self._caps[key] = instance_caps(self.cat, instance_for(self.cat, self.req, self.space.shape, ocpus),
+                                            vtype)
         return self._caps[key]
 
     def cost(self, option: LevelOption, members: int, size_gb: int) -> float | None:
@@ -129,6 +143,10 @@ class Evaluator:
         """The point with its ceilings if it meets every requirement, else None."""
         req = self.req
         if members * size_gb < req.needed_gb - 1e-9:
+            return None
+        if members > 1 and self._one_disk_does(option, members, size_gb):
+            return None
+        if self.compute(ocpus) == math.inf:   # the memory asked for does not fit this OCPU count
             return None
         m = self.member(option, size_gb, members)
         if m is None or m.cost is None:
@@ -150,7 +168,13 @@ class Evaluator:
             return None
         storage = m.cost * members
         return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
-                     storage=storage, compute=self.compute(ocpus))
+                     storage=storage if m.priced else None, compute=self.compute(ocpus))
+
+    def _one_disk_does(self, option: LevelOption, members: int, size_gb: int) -> bool:
+        """GCP Persistent Disk performs per VM over the total GiB of the type (kinds.gcp.GcpPd): a stripe of n disks
+        is one disk of n x size at the same performance and price, so plan proposes the one disk where it fits."""
+        vt = self.cat.volume_types[option.type]
+        return vt.kind == "gcp_pd" and members * size_gb <= vt.max_gb
 
     def attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
                    caps: InstanceCaps) -> AttachmentPerf:
@@ -169,7 +193,7 @@ class Evaluator:
         vt = self.cat.volume_types[option.type]
         layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment,
                         paths=req.paths)
-        inst = Instance(cloud=self.cat.cloud, shape=self.space.shape, ocpus=ocpus)
+        inst = instance_for(self.cat, req, self.space.shape, ocpus)
         return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH, perf)
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,

@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 
 from blockfit import __version__
 from blockfit.catalog import Catalog
+from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import monthly
-from blockfit.model.instance import find_shape, instance_caps
+from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
 from blockfit.plan.advice import (
     VOLUME_LIMITS,
     money,
@@ -21,7 +22,7 @@ from blockfit.plan.advice import (
 )
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import TIE_WINDOW, rank_key, search
-from blockfit.plan.space import SearchSpace, default_space
+from blockfit.plan.space import SearchSpace, default_space, instance_for
 from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
 
@@ -101,7 +102,7 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point) ->
     ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
     layout = Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb), stripe_size=stripe or None,
                     manager=req.manager, attachment=req.attachment, paths=req.paths, redundancy=req.redundancy)
-    inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
+    inst = instance_for(cat, req, space.shape, ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
     return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason,
                      meets_targets=meets_targets(pred, req), prediction=pred)
@@ -127,7 +128,7 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
     if shape.kind != "flex" or not cand.prediction.mbps_limited_by.startswith("instance"):
         return None
     assert shape.ocpus_min is not None and shape.ocpus_max is not None
-    for ocpus in range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
+    for ocpus in shape.ocpu_counts or range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
         pred = predict(cand.layout_detail, Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus),
                        cand.prediction.workload, cat, with_curve=False)
         if pred.mbps_limited_by.startswith(VOLUME_LIMITS):
@@ -238,8 +239,7 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
     def could(name: str) -> bool:   # the shape's caps at its largest size reach the targets
         iops, mbps = _top_caps(cat, name, vtype)
         return iops >= (req.target_iops or 0) and mbps >= (req.target_mbps or 0)
-    bigger = [name for name in cat.shapes if name != space.shape and cat.compute_prices.get(name) is not None
-              and could(name)]
+    bigger = [name for name in alternative_shapes(cat, space.shape) if monthly_known(cat, name) and could(name)]
     if req.instance_ocpus is not None and find_shape(cat, space.shape).kind == "flex" and \
             cat.compute_prices.get(space.shape) is not None:
         bigger.append(space.shape)   # the same flexible shape with more OCPUs
@@ -258,13 +258,26 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
     return found
 
 
-def _cheapest_compute(cat: Catalog, shape_name: str, memory_gb: float | None) -> float:
-    """The shape's compute price at its smallest size (a lower bound of any plan on it)."""
+def monthly_known(cat: Catalog, shape_name: str) -> bool:
+    """Does the catalog price this shape's compute (a GCP machine type by its series)?"""
+    return _cheapest_compute(cat, shape_name, None) < math.inf
+
+
+def _smallest_count(cat: Catalog, shape_name: str) -> float | None:
     shape = find_shape(cat, shape_name)
-    count = {"flex": shape.ocpus_min, "fixed": None}.get(shape.kind)
+    if machine_type(cat, shape_name) is not None or shape.kind == "fixed":   # n2-standard-16: the name fixes it
+        return None
     if shape.kind == "vcpu_tiers":
-        count = min(t["vcpus_min"] for t in shape.tiers)
-    price = monthly(cat, shape.name, count, memory_gb)
+        return min(t["vcpus_min"] for t in shape.tiers)
+    return shape.ocpu_counts[0] if shape.ocpu_counts else shape.ocpus_min
+
+
+def _cheapest_compute(cat: Catalog, shape_name: str, memory_gb: float | None) -> float:
+    """The shape's compute price at its smallest size (a lower bound of any plan on it); inf when unpriced."""
+    try:
+        price = monthly(cat, shape_name, _smallest_count(cat, shape_name), memory_gb)
+    except InputError:
+        return math.inf
     return math.inf if price is None else price
 
 
@@ -272,7 +285,12 @@ def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
     """A shape's instance (IOPS, MB/s) caps at its largest size; unknown caps count as unlimited."""
     shape = find_shape(cat, shape_name)
     count = {"flex": shape.ocpus_max, "fixed": None}.get(shape.kind)
-    if shape.kind == "vcpu_tiers":
+    if machine_type(cat, shape_name) is not None:   # n2-standard-16: the name fixes the count
+        count = None
+    elif shape.kind == "vcpu_tiers":
         count = max(t["vcpus_min"] for t in shape.tiers)
-    caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape.name, ocpus=count), vtype)
+    try:
+        caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape_name, ocpus=count), vtype)
+    except InputError:   # a type this shape cannot attach
+        return (0.0, 0.0)
     return (caps.iops if caps.iops is not None else math.inf, caps.mbps if caps.mbps is not None else math.inf)

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from blockfit.catalog import Catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
-from blockfit.model.instance import find_shape
+from blockfit.model.compute import check_memory
+from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.oci import vpu_from_level_text
-from blockfit.schema import Requirements, Volume
+from blockfit.schema import Instance, Requirements, Volume
 
 # Provisioning grids for types that sell IOPS / throughput separately (rounded steps a DBA would pick).
 IOPS_GRID = [1000, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000, 25000, 32000, 40000,
@@ -44,6 +45,13 @@ class SearchSpace:
     sizes: dict[str, list[int]]
     ocpus: list[float | None]
     notes: list[str] = field(default_factory=list)
+    unknown_price: set[str] = field(default_factory=set)   # types planned on performance: no price in the catalog
+
+
+def instance_for(cat: Catalog, req: Requirements, shape: str, ocpus: float | None) -> Instance:
+    """The instance plan evaluates: the shape and count, with the interface and EBS weighting asked for."""
+    return Instance(cloud=cat.cloud, shape=shape, ocpus=ocpus, interface=req.interface,
+                    ebs_weighting=req.ebs_weighting)
 
 
 def sizes_for(vt: VolumeType) -> list[int]:
@@ -67,10 +75,13 @@ def options_for(vt_key: str, vt: VolumeType) -> list[LevelOption]:
     return [LevelOption(vt_key)]
 
 
-def selected_types(cat: Catalog, levels: list[str] | None) -> list[LevelOption]:
-    """All options of the cloud, or those the user named with --levels (OCI level names or NNvpu, type keys)."""
-    if not levels:   # OCI boot volumes hold the OS, not a data layout: only when named
-        return [opt for key, vt in cat.volume_types.items() if vt.levels_from is None for opt in options_for(key, vt)]
+def selected_types(cat: Catalog, levels: list[str] | None, allow_hdd: bool = False) -> list[LevelOption]:
+    """All options of the cloud, or those the user named with --levels (OCI level names or NNvpu, type keys).
+    Unnamed, OCI boot volumes (they hold the OS, not a data layout) and HDD types (unless allow_hdd: AWS counts
+    every random I/O of up to 1 MiB as 1 MiB of an st1/sc1 volume's throughput) are left out."""
+    if not levels:
+        return [opt for key, vt in cat.volume_types.items() if vt.levels_from is None and (vt.ssd or allow_hdd)
+                for opt in options_for(key, vt)]
     out: list[LevelOption] = []
     for name in levels:
         key = cat.aliases.get(name.lower(), name.lower())
@@ -109,22 +120,49 @@ def priced_sizes(cat: Catalog, option: LevelOption, sizes: list[int]) -> list[in
 
 def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     shape = find_shape(cat, req.instance_shape)
-    options = selected_types(cat, req.levels)
+    options = selected_types(cat, req.levels, req.allow_hdd)
+    notes: list[str] = []
+    if shape.volume_types:   # a type the series cannot attach: refused when named, left out (and said) otherwise
+        cannot = sorted({o.type for o in options} - set(shape.volume_types))
+        if cannot and req.levels and any(cat.aliases.get(n.lower(), n.lower()) in cannot for n in req.levels):
+            raise InputError(f"--levels: {shape.name} cannot attach {', '.join(cannot)} "
+                             f"({cat.cite(shape, 'volume_types')})")
+        notes += [f"{t}: not considered, {shape.name} cannot attach it" for t in cannot]
+        options = [o for o in options if o.type in shape.volume_types]
+    if not req.levels and not req.allow_hdd:
+        hdd = sorted(k for k, vt in cat.volume_types.items() if not vt.ssd)
+        if hdd:
+            notes.append(f"HDD types ({', '.join(hdd)}) left out: every small random I/O costs them a large "
+                         "I/O's share of throughput; --allow-hdd or --levels to consider them")
     attach = shape.attach_max or 32
     max_members = req.max_volumes or attach
     if req.max_volumes and shape.attach_max and req.max_volumes > shape.attach_max:
         raise InputError(f"--max-volumes {req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
+    if req.interface is not None and req.interface not in shape.interfaces:
+        raise InputError(f"--interface {req.interface}: {shape.name} offers "
+                         f"{', '.join(shape.interfaces) or 'no choice of interface in the catalog'}")
+    if req.ebs_weighting is not None and req.ebs_weighting not in shape.weightings:
+        raise InputError(f"--ebs-weighting {req.ebs_weighting}: {shape.name} offers "
+                         f"{', '.join(shape.weightings) or 'no bandwidth weighting in the catalog'}")
+    fixed_name = machine_type(cat, req.instance_shape) is not None   # n2-standard-16: the name fixes the vCPUs
     if req.instance_ocpus is not None:
         ocpus: list[float | None] = [req.instance_ocpus]
-    elif shape.kind == "fixed":
+    elif shape.kind == "fixed" or fixed_name:
         ocpus = [None]
-    elif shape.kind == "vcpu_tiers":
-        ocpus = sorted({t["vcpus_min"] for t in shape.tiers})   # the smallest size of each cap tier
+    elif shape.kind == "vcpu_tiers":   # the smallest size the series comes in within each cap tier
+        vcpu_sizes = series_vcpus(shape)
+        ocpus = sorted({min((v for v in vcpu_sizes if t["vcpus_min"] <= v <= t.get("vcpus_max", 10**6)),
+                            default=t["vcpus_min"]) for t in shape.tiers})
+        if not ocpus:
+            raise InputError(f"--instance {shape.name}: its sizes and per-VM limits are not in the {cat.cloud} "
+                             f"catalog {cat.version}; give a vCPU count, e.g. {shape.name}:16")
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
-        ocpus = list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
-    if shape.kind != "fixed" and req.instance_ocpus is None and (req.ocpus_min, req.ocpus_max) != (None, None):
+        ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
+    if shape.kind != "fixed" and not fixed_name and req.instance_ocpus is None \
+            and (req.ocpus_min, req.ocpus_max) != (None, None):
         ocpus = bounded_ocpus(shape.name, ocpus, req.ocpus_min, req.ocpus_max)
+    _check_memory_fits(cat, shape.name, ocpus, req.memory_gb)
     all_sizes = {key: sizes_for(cat.volume_types[key]) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
@@ -140,10 +178,29 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
                 sizes[o.type] = sorted(set(known) | set(priced))
         else:
             unpriced.add(o.type)
-    notes = [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version}" for t in sorted(unpriced)
-             if t not in sizes]
-    return SearchSpace(cloud=cat.cloud, shape=shape.name, options=kept, members=list(range(1, max_members + 1)),
-                       sizes=sizes, ocpus=ocpus, notes=notes)
+    named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
+    if cat.cloud == "oci" and req.levels:
+        named.add("block")
+    unknown_price: set[str] = set()
+    for o in options:   # a type named with --levels is planned on performance even without a price
+        if o.type in unpriced and o.type in named and o not in kept:
+            kept.append(o)
+            sizes[o.type] = all_sizes[o.type]
+            unknown_price.add(o.type)
+    notes += [f"{t}: no price in the {cat.cloud} catalog {cat.version}; planned on performance alone (the "
+              "smallest size and provisioning that meet the targets), its cost unknown" for t in sorted(unknown_price)]
+    notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
+              "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
+    name = req.instance_shape.lower() if fixed_name else shape.name
+    return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(1, max_members + 1)),
+                       sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price)
+
+
+def _check_memory_fits(cat: Catalog, shape: str, ocpus: list[float | None], memory_gb: float | None) -> None:
+    """--memory that no OCPU count of the shape sells is an input error (plan would otherwise find nothing)."""
+    counts = [o for o in ocpus if o is not None]
+    if memory_gb is not None and counts:
+        check_memory(cat, shape, max(counts), memory_gb)
 
 
 def bounded_ocpus(shape: str, ocpus: list[float | None], lo: float | None, hi: float | None) -> list[float | None]:

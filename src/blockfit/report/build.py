@@ -21,7 +21,7 @@ def summary(b: BuildResult) -> str:
     touching = [st for st in b.steps if st.touches_devices]
     layout = (f"a single device ({b.devices[0]})" if b.members == 1 else
               f"a stripe of {b.members} devices ({', '.join(b.devices)}) with {b.manager}"
-              + (f", {fmt_io_size(b.stripe_size_bytes)} stripe size" if b.stripe_size_bytes else ""))
+              + (f", {fmt_io_size(b.stripe_size)} stripe size" if b.stripe_size else ""))
     text = f"{len(b.steps)} generated files build {layout}"
     if b.filesystem:
         text += f", {b.filesystem} on {b.target_device or 'it'}" + (f" mounted at {b.mount}" if b.mount else "")

@@ -28,7 +28,7 @@ class BuildResult(ResultEnvelope):
     cloud: str
     manager: str
     members: int
-    stripe_size_bytes: int | None
+    stripe_size: int | None = Field(description="stripe unit in bytes (LVM -I, mdadm chunk, ASM AU); None: one volume")
     devices: list[str]
     target_device: str | None = Field(description="the device the filesystem/database goes on (LV, md, or member)")
     filesystem: str | None = None

@@ -57,6 +57,10 @@ class Instance(BaseModel):
     cloud: Cloud
     shape: str
     ocpus: float | None = None
+    interface: Literal["scsi", "nvme"] | None = Field(default=None, description="disk interface (Azure sizes that "
+                                                      "offer both); None = the size's default")
+    ebs_weighting: str | None = Field(default=None, description="AWS EBS bandwidth weighting (8th generation): "
+                                                                "default | ebs-1 | vpc-1; None = default")
 
     @property
     def spec(self) -> str:

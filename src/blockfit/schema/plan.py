@@ -26,6 +26,10 @@ class Requirements(BaseModel):
     instance_shape: str
     instance_ocpus: float | None = Field(default=None, description="None: plan picks the smallest count")
     levels: list[str] | None = None
+    allow_hdd: bool = Field(default=False, description="consider HDD volume types (st1, sc1) without naming them")
+    interface: Literal["scsi", "nvme"] | None = Field(default=None, description="disk interface (Azure); None = "
+                                                      "the size's default")
+    ebs_weighting: str | None = Field(default=None, description="AWS EBS bandwidth weighting; None = default")
     max_volumes: int | None = None
     manager: Manager = "lvm"
     read_pct: float = Field(default=100.0, ge=0.0, le=100.0, description="share of I/Os that are reads, percent")

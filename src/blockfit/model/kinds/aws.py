@@ -139,17 +139,33 @@ class ProvisionedIops:
 
 
 class Hdd(FixedPerformance):
+    """st1 / sc1. AWS: "an I/O request of 1 MiB or less counts as a 1 MiB I/O credit" (hdd-vols), so a random
+    8 KiB I/O spends as much of the volume's throughput as a 1 MiB one: the volume's IOPS at any I/O size up to
+    1 MiB is its MiB/s (baseline), capped by the published IOPS maximum (of 1 MiB I/Os)."""
+
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         assert vt.iops_max and vt.tput_per_gb and vt.tput_max
         mib = min(vt.tput_per_gb * vol.size_gb, vt.tput_max)
+        credits = min(vt.iops_max, mib)            # 1 MiB I/O credits per second
+        per_tib = vt.tput_per_gb * 1024
+        warnings = [f"{vol.type} is an HDD type: every random I/O of up to 1 MiB costs 1 MiB of its {mib:g} MiB/s "
+                    f"baseline ({per_tib:g} MiB/s per TiB), so small random I/O gets {credits:,.0f} IOPS; "
+                    "not suited to database data files."]
+        if vt.tput_burst_per_gb and vt.tput_burst_max:
+            burst = min(vt.tput_burst_per_gb * vol.size_gb, vt.tput_burst_max)
+            warnings.append(f"{vol.type} bursts to {burst:g} MiB/s ({vt.tput_burst_per_gb * 1024:g} MiB/s per TiB, "
+                            f"max {vt.tput_burst_max:g}) while its burst bucket lasts; the sustained baseline "
+                            f"{mib:g} MiB/s is modelled.")
+        by_tput = credits < vt.iops_max
         return MemberPerf(
-            iops=vt.iops_max, iops_rule=f"per-volume cap ({vt.iops_max:,.0f} IOPS of up to 1 MiB)",
-            iops_field="iops_max", iops_name="volume_iops_cap", mbps=to_mbps(mib, vt),
-            mbps_rule=f"baseline {vt.tput_per_gb * 1024:g} MiB/s per TiB" if mib < vt.tput_max else "per-volume cap",
+            iops=credits,
+            iops_rule=(f"every I/O of up to 1 MiB costs 1 MiB of the {mib:g} MiB/s baseline" if by_tput
+                       else f"per-volume cap ({vt.iops_max:,.0f} IOPS of up to 1 MiB)"),
+            iops_field="io_accounting_kib" if by_tput else "iops_max",
+            iops_name="volume_iops_per_gb" if by_tput else "volume_iops_cap", mbps=to_mbps(mib, vt),
+            mbps_rule=f"baseline {per_tib:g} MiB/s per TiB" if mib < vt.tput_max else "per-volume cap",
             mbps_field="tput_per_gb", mbps_name="volume_mbps_per_gb" if mib < vt.tput_max else "volume_mbps_cap",
-            accounting_bytes=_accounting(vt),
-            warnings=[f"{vol.type} is an HDD type: random small I/O is limited to {vt.iops_max:,.0f} IOPS; "
-                      "not suited to database data files."])
+            accounting_bytes=_accounting(vt), warnings=warnings)
 
     def cost(self, cat: Catalog, vt: VolumeType, vol: Volume) -> list[CostItem]:
         return [_storage(cat, vt, vol)]

@@ -101,6 +101,11 @@ class AzureProvisioned:
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         assert vol.provisioned_iops is not None and vol.provisioned_throughput is not None
         warnings = []
+        if (vt.tput_included is not None and vol.provisioned_throughput == vt.tput_included
+                and vt.iops_included is not None and vol.provisioned_iops > vt.iops_included):
+            warnings.append(f"{vt.name}: {vol.provisioned_iops:,} IOPS with the included {vt.tput_included:g} "
+                            f"{vt.throughput_unit} (no throughput given; that is what {vol.type}:IOPS provisions); "
+                            f"give {vol.type}:IOPS:MBPS, MBPS in {vt.throughput_unit}, to provision more.")
         if vt.tput_included is None:
             _, ttop = self.tput_range(vt, vol.provisioned_iops)
             if vol.provisioned_throughput == ttop:

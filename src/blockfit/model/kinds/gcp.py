@@ -42,6 +42,10 @@ class GcpPd(FixedPerformance):
                     f"(per-GiB x total size + one per-VM baseline of {vt.iops_included:,.0f} IOPS / "
                     f"{vt.tput_included:g} MiB/s); blockfit splits the baseline evenly over the members. "
                     "Other disks of this type on the VM (e.g. the boot disk) share the same budget."]
+        if members > 1:
+            warnings.append(f"{members} {vol.type} disks: Persistent Disk performance is per VM over the total GiB of "
+                            f"the type, so striping buys nothing; one {vol.type} disk of {members} x {vol.size_gb:g} "
+                            "GiB performs the same at the same price.")
         return MemberPerf(
             iops=iops, iops_rule=f"per-GiB scaling ({vt.iops_per_gb:g} IOPS/GiB x {vol.size_gb} GiB{share})",
             iops_field="iops_per_gb", iops_name="volume_iops_per_gb", mbps=to_mbps(mib, vt),
@@ -95,9 +99,10 @@ class GcpHyperdisk:
         assert vol.provisioned_iops is not None
         warnings = [f"{vt.name}: Google bounds provisioned IOPS and throughput by volume size; those bounds are "
                     "not in the catalog and were not checked."]
-        if vt.tiers:
-            mins = ", ".join(f"{t['series'].upper()} >= {t['vcpus_min']} vCPU" for t in vt.tiers)
-            warnings.append(f"{vt.name} needs a machine type of at least: {mins}.")
+        if (vt.tput_included is not None and vol.provisioned_throughput == vt.tput_included
+                and vt.iops_included is not None and vol.provisioned_iops > vt.iops_included):
+            warnings.append(f"{vt.name}: {vol.provisioned_iops:,} IOPS with the included {vt.tput_included:g} MiB/s "
+                            f"(no throughput given); give {vol.type}:IOPS:MBPS, MBPS in MiB/s, to provision more.")
         if vol.provisioned_throughput is not None:
             mib = vol.provisioned_throughput
             rule, fld, name = f"provisioned ({mib:g} MiB/s)", "tput_max", "volume_mbps_provisioned"
