@@ -159,7 +159,7 @@ def test_pd_stripe_equals_one_disk_of_the_same_total():
     many = model("gcp", "13x218G@pd-balanced", "n2-standard-16")
     one = model("gcp", "1x2834G@pd-balanced", "n2-standard-16")
     assert (many.max_iops, many.max_mbps) == pytest.approx((one.max_iops, one.max_mbps), rel=1e-9)
-    assert many.cost_per_month == pytest.approx(one.cost_per_month, abs=0.01)
+    assert many.cost.storage == pytest.approx(one.cost.storage, abs=0.01)
     assert any("striping buys nothing" in w for w in many.warnings)
 
 
@@ -215,14 +215,13 @@ def test_hyperdisk_extreme_on_c3_88_is_quiet_and_c3_44_refused():
 
 
 def test_infeasible_gcp_plan_suggests_bigger_machines():
-    from blockfit.errors import InfeasibleError
     cat = load_catalog("gcp")
-    with pytest.raises(InfeasibleError) as err:
-        make_plan(Requirements(cloud="gcp", capacity_gb=2048, target_iops=60_000, instance_shape="n2-standard-16"),
-                  cat)
-    alternatives = err.value.details["alternatives"]
-    assert alternatives and all(a["max_iops"] >= 60_000 for a in alternatives)
-    assert any(a["instance"].startswith("n2-standard-") for a in alternatives)
+    plan = make_plan(Requirements(cloud="gcp", capacity_gb=2048, target_iops=60_000, instance_shape="n2-standard-16"),
+                     cat)
+    assert plan.infeasible is not None
+    alternatives = plan.infeasible.alternatives
+    assert alternatives and all(a.max_iops >= 60_000 and a.cost.total is not None for a in alternatives)
+    assert any(a.instance.startswith("n2-standard-") for a in alternatives)
 
 
 # ---------------------------------------------------------------- unattachable layouts are errors

@@ -334,7 +334,7 @@ def test_finding_8_iostat_json_with_a_byte_order_mark_is_read_as_json(tmp_path: 
     (tmp_path / "io.json").write_text("\ufeff" + _iostat([_iostat_row(100.0)]), encoding="utf-8")
     result = run(capsys, *_hostile_args("plan --from", tmp_path / "io.json", tmp_path), "--json")
     assert result.code == 0, result.err
-    assert json.loads(result.out)["requirements"]["history"]["format"] == "iostat"
+    assert json.loads(result.out)["requirements"]["history"]["sources"][0]["format"] == "iostat"
 
 
 def test_finding_8_a_newer_recording_is_named_by_its_version(tmp_path: Path,

@@ -116,7 +116,7 @@ def test_infeasible_names_the_constraint_and_priced_alternatives_at_total_cost()
     first = inf.alternatives[0]
     open_count = make_plan(req.model_copy(update={"instance_shape": first.instance_detail.shape,
                                                   "instance_ocpus": None}), OCI)
-    assert open_count.feasible and open_count.candidates[0].ranked_cost == pytest.approx(first.ranked_cost)
+    assert open_count.feasible and open_count.candidates[0].ranked_cost <= first.ranked_cost * TIE_WINDOW
     assert first.instance in inf.reason
     # 700,000 IOPS: no priced shape reaches it; the advice names none rather than an unpriced one
     none = make_plan(req.model_copy(update={"target_iops": 700_000}), OCI)

@@ -113,6 +113,9 @@ def _json_format(path: Path, text: str) -> str:
             return "cloudwatch"
         if {"aggregated-datapoints", "aggregatedDatapoints", "query-text", "queryText", "data"} & set(doc[0]):
             return "oci-monitoring"
+    if isinstance(doc, list):
+        raise InputError(f"--from {path}: a JSON array of no known export; expected sysstat JSON (an object: "
+                         "iostat -o JSON, sadf -j), a CloudWatch, OCI Monitoring or Azure Monitor export, or a CSV")
     raise InputError(f"--from {path}: not sysstat JSON (iostat -o JSON, sadf -j: sysstat.hosts) nor a CloudWatch "
                      "get-metric-data/get-metric-statistics, OCI summarize-metrics-data or Azure Monitor metrics "
                      "export")
