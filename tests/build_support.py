@@ -1,33 +1,45 @@
-"""Plans for the build tests, made by hand (no dependency on `blockfit plan` or the model)."""
+"""Plans for the build tests, made by hand (no dependency on `blockfit plan` or the model); the host settings a
+candidate states (iSCSI session queue depth, multipath policy) come from the planner's own rule (plan/host.py)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from blockfit.plan.evaluate import PLAN_SESSION_DEPTH
+from blockfit.plan.host import host_settings
 from blockfit.schema import Candidate, Layout, Plan, Prediction, Requirements, Volume, Workload
 
 
 def make_layout(cloud: str = "oci", members: int = 9, size_gb: int = 500, vtype: str | None = None,
                 vpu: int | None = 10, stripe: int | None = 4 * 1024 * 1024, iops: int | None = None,
-                throughput: float | None = None, manager: str = "lvm", redundancy: str = "none") -> Layout:
+                throughput: float | None = None, manager: str = "lvm", redundancy: str = "none",
+                paths: int | None = None, attachment: str | None = None) -> Layout:
     vtype = vtype or ("block" if cloud == "oci" else "gp3")
     return Layout(members=members, stripe_size=stripe, manager=manager, redundancy=redundancy,  # type: ignore[arg-type]
+                  paths=paths, attachment=attachment,  # type: ignore[arg-type]
                   volume=Volume(cloud=cloud, type=vtype, size_gb=size_gb,  # type: ignore[arg-type]
                                 vpu_per_gb=vpu if cloud == "oci" else None,
                                 provisioned_iops=iops, provisioned_throughput=throughput))
 
 
 def make_plan(layout: Layout, instance: str = "VM.Standard.E4.Flex:16") -> Plan:
+    """A one-candidate plan; an OCI layout attaches over iSCSI (its catalog default) unless it says otherwise,
+    at the session queue depth plan assumes, on its paths (1 unless it says)."""
     spec = f"{layout.members}x{layout.volume.size_gb}G"
+    oci = layout.volume.cloud == "oci"
+    attachment = (layout.attachment or "iscsi") if oci else None
+    paths = (layout.paths or 1) if oci else None
     prediction = Prediction(
         cloud=layout.volume.cloud, catalog_version="test", layout=spec, layout_detail=layout, instance=instance,
         workload=Workload(), max_iops=1.0, iops_limited_by="test", max_mbps=1.0, mbps_limited_by="test",
         limits=[], member_iops=1.0, member_mbps=1.0, cost_per_month=None, cost=[], base_latency_ms=1.0, curve=[],
-        warnings=[])
+        warnings=[], attachment=attachment, paths=paths,
+        session_depth=PLAN_SESSION_DEPTH if attachment == "iscsi" else None)
     stripe = layout.stripe_size or 1024 * 1024
     cand = Candidate(layout=spec, layout_detail=layout, instance=instance, max_iops=1.0, max_mbps=1.0,
                      cost_per_month=1.0, stripe_size=f"{stripe // 1024}k", stripe_size_bytes=stripe,
-                     stripe_reason="test", limited_by="test", prediction=prediction)
+                     stripe_reason="test", limited_by="test", prediction=prediction, attachment=attachment,
+                     paths=paths, **host_settings(prediction))
     req = Requirements(cloud=layout.volume.cloud, capacity_gb=float(layout.total_gb), instance_shape=instance)
     return Plan(blockfit_version="test", created=datetime.now(UTC), cloud=layout.volume.cloud,
                 catalog_version="test", requirements=req, candidates=[cand])

@@ -4,7 +4,8 @@ by UUID with nofail,noatime, and the mount. After an offline migration the step 
 filesystem instead: a new UUID for the copy, the fstab line swapped, the filesystem grown to the stripe.
 
 Barriers/flushes stay on: turning them off (ext4 barrier=0) is only safe when every volatile cache on the
-path is battery-backed or non-volatile; XFS has not accepted nobarrier since Linux 4.19."""
+path is battery-backed or non-volatile; XFS has not accepted nobarrier since Linux 4.19
+(https://docs.kernel.org/admin-guide/xfs.html)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,16 @@ def fs_label(mount: str) -> str:
 def emit(ctx: BuildContext, device: str, mode: str = "mkfs") -> list[GeneratedFile]:
     assert ctx.mount is not None
     label = fs_label(ctx.mount)
-    desc = (f"{ctx.fs} on {device} (su/sw from the stripe), fstab by UUID ({MOUNT_OPTIONS}), mount {ctx.mount}"
-            if mode == "mkfs" else
-            f"adopt the copied filesystem on {device}: new UUID, fstab by UUID, mount {ctx.mount}, grow")
+    desc = (f"{ctx.fs} on {device} aligned to the stripe, an fstab line by UUID ({MOUNT_OPTIONS}), mounted at "
+            f"{ctx.mount}" if mode == "mkfs" else
+            f"adopt the copied filesystem on {device}: a new UUID, its fstab line by UUID, mounted at {ctx.mount}, "
+            "grown to the device")
+    if mode == "mkfs":
+        ctx.checks.append(f"fstab keeps every line it has: a mount point ({ctx.mount}) that fstab already gives to "
+                          "another filesystem is refused.")
+    else:
+        ctx.checks.append(f"fstab: the source's line for {ctx.mount} is commented out, not deleted, and the copy's "
+                          "line is added after it.")
     step = BuildStep(order=40, name="filesystem", path="40-filesystem.sh", kind="filesystem",
                      touches_devices=True, description=desc)
     text = render_script("filesystem.sh.j2", step, ctx.source,

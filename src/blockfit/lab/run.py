@@ -42,6 +42,7 @@ from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.scale import IOPS_BUDGET, choose_scale
 from blockfit.model.predict import ISCSI_PATH
+from blockfit.plan.host import host_settings
 from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
@@ -251,7 +252,8 @@ def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | 
             layout=pred.layout, layout_detail=layout, instance=subject.instance.spec, max_iops=pred.max_iops,
             max_mbps=pred.max_mbps, cost_per_month=pred.cost_per_month or 0.0,
             stripe_size=fmt_io_size(subject.stripe_size), stripe_size_bytes=subject.stripe_size,
-            stripe_reason="given to blockfit lab", limited_by=pred.iops_limited_by, prediction=pred)],
+            stripe_reason="given to blockfit lab", limited_by=pred.iops_limited_by, prediction=pred,
+            attachment=pred.attachment, paths=pred.paths, **host_settings(pred))],
         notes=["written by blockfit lab for the build scripts it runs in the guest"])
 
 

@@ -13,7 +13,8 @@ from blockfit.errors import InfeasibleError
 from blockfit.model import predict
 from blockfit.model.instance import find_shape, instance_caps
 from blockfit.plan.advice import VOLUME_LIMITS, pareto_points, single_volume_notes, upgrade_note, workload
-from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
+from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.host import host_settings
 from blockfit.plan.search import rank_key, search
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.plan.stripe import recommend_stripe
@@ -30,9 +31,14 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     candidates = [_candidate(req, cat, space, ev, p) for p in points]
     notes = list(space.notes)
     first = candidates[0]
-    if cat.cloud == "oci" and first.attachment == "iscsi":
-        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP); at the "
-                     "default 32 fewer I/Os run at once ('blockfit model' shows what that costs).")
+    if first.session_queue_depth is not None:
+        notes.append(f"Assumes node.session.queue_depth = {first.session_queue_depth} on every iSCSI session "
+                     "(OCI-HP; 'blockfit build' sets it); at the default 32 fewer I/Os run at once ('blockfit model' "
+                     "shows what that costs).")
+    if first.multipath is not None:
+        notes.append(f"Assumes dm-multipath carries each volume's I/O on all {first.paths} paths "
+                     f"(path_grouping_policy {first.multipath.path_grouping_policy}, path_selector "
+                     f"\"{first.multipath.path_selector}\"; 'blockfit build' writes it for these volumes only).")
     if req.instance_ocpus is None and first.min_ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
         notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
@@ -83,7 +89,7 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
                      cost=CostBreakdown(storage=round(p.storage, 2), compute=p.compute,
                                         total=None if p.compute is None else round(p.storage + p.compute, 2),
                                         compute_detail=pred.costs.compute_detail if pred.costs else None),
-                     attachment=pred.attachment, paths=pred.paths)
+                     attachment=pred.attachment, paths=pred.paths, **host_settings(pred))
 
 
 def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tuple[float, float] | None:

@@ -21,7 +21,7 @@ from blockfit.schema.lab import (
 )
 from blockfit.schema.layout import Instance, Layout, Volume, Workload
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
-from blockfit.schema.plan import Candidate, Plan, Requirements
+from blockfit.schema.plan import Candidate, MultipathPolicy, Plan, Requirements
 from blockfit.schema.prediction import CostItem, CurvePoint, LimitRow, Prediction
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "BenchRun",
     "Comparison",
     "LayoutInfo",
+    "MultipathPolicy",
     "MeasureResult",
     "BuildResult",
     "BuildStep",

@@ -46,6 +46,21 @@ class Requirements(BaseModel):
         return self.capacity_gb * (1 + self.growth_pct / 100) * COPIES[self.redundancy]
 
 
+PathGrouping = Literal["multibus", "failover"]
+PathSelector = Literal["service-time 0", "round-robin 0", "queue-length 0"]
+
+
+class MultipathPolicy(BaseModel):
+    """How dm-multipath must use each volume's paths for the candidate's prediction to hold (multipath.conf(5)).
+
+    The model multiplies one path's ceilings and session depth by the paths that carry I/O; that holds only
+    when every path sits in one path group (multibus) and the selector keeps them all busy."""
+
+    path_grouping_policy: PathGrouping = Field(description="multibus: every path in one group, all carry I/O; "
+                                                           "failover: one path per group, one carries I/O")
+    path_selector: PathSelector = Field(description="which path of the group takes the next I/O")
+
+
 class Candidate(BaseModel):
     layout: str = Field(description="layout in spec grammar")
     layout_detail: Layout
@@ -64,6 +79,12 @@ class Candidate(BaseModel):
     attachment: str | None = Field(default=None, description="attachment type each volume must use (OCI)")
     paths: int | None = Field(default=None, description="iSCSI paths per volume the attachment must carry I/O on "
                                                         "(UHP: multipath with this many paths)")
+    session_queue_depth: int | None = Field(
+        default=None, gt=0, description="iSCSI node.session.queue_depth the prediction assumes on every session "
+                                        "(build sets it on the host); None = no iSCSI session")
+    multipath: MultipathPolicy | None = Field(
+        default=None, description="dm-multipath policy the prediction assumes for the `paths` of each volume "
+                                  "(build writes it for these volumes only); None = one path carries the I/O")
     prediction: Prediction
 
 
