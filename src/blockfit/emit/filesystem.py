@@ -19,17 +19,19 @@ FS_BLOCK = 4096
 MOUNT_OPTIONS = "defaults,nofail,noatime"
 
 
-def mkfs_command(fs: str, label: str, stripe_bytes: int, members: int) -> list[str]:
-    """The mkfs argv (device appended by the script), with the stripe geometry when there is a stripe."""
+def mkfs_command(fs: str, label: str, stripe_bytes: int, data_members: int, striped: bool | None = None) -> list[str]:
+    """The mkfs argv (device appended by the script), with the stripe geometry when there is a stripe: su = the
+    stripe unit, sw = the members holding distinct data (1 for a two-volume RAID10, which is still striped)."""
+    striped = data_members > 1 if striped is None else striped
     if fs == "xfs":
         cmd = ["mkfs.xfs", "-L", label]
-        if members > 1:
-            cmd += ["-d", f"su={stripe_bytes // 1024}k,sw={members}"]
+        if striped:
+            cmd += ["-d", f"su={stripe_bytes // 1024}k,sw={data_members}"]
         return cmd
     cmd = ["mkfs.ext4", "-b", str(FS_BLOCK), "-L", label]
-    if members > 1:
+    if striped:
         stride = ext4_stride(stripe_bytes)
-        cmd += ["-E", f"stride={stride},stripe_width={stride * members}"]
+        cmd += ["-E", f"stride={stride},stripe_width={stride * data_members}"]
     return cmd
 
 
@@ -62,6 +64,6 @@ def emit(ctx: BuildContext, device: str, mode: str = "mkfs") -> list[GeneratedFi
     text = render_script("filesystem.sh.j2", step, ctx.source,
                          env_doc=[("BLOCKFIT_FSTAB", "default /etc/fstab")],
                          device=device, fs=ctx.fs, mount=ctx.mount, label=label, mode=mode,
-                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.data_members),
+                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.data_members, striped=ctx.members > 1),
                          options=MOUNT_OPTIONS, fsck_pass=0 if ctx.fs == "xfs" else 2, members=ctx.devices)
     return [GeneratedFile(step, text)]
