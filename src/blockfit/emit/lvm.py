@@ -21,8 +21,9 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
     online = ctx.online
     vg, lv = ctx.source_vg_lv if online else (ctx.vg, ctx.lv)
     desc = (f"add the {ctx.members} new devices to volume group {vg} for the online migration" if online else
-            f"LVM: volume group {vg}, logical volume {lv} striped over {ctx.members} devices"
-            + (f" in {ctx.stripe_bytes // 1024} KiB stripes" if ctx.members > 1 else ""))
+            (f"LVM: volume group {vg}, logical volume {lv} striped over {ctx.members} devices in "
+             f"{ctx.stripe_bytes // 1024} KiB stripes" if ctx.members > 1 else
+             f"LVM: volume group {vg}, logical volume {lv} on one device"))
     if not online:
         ctx.checks.append(f"A volume group named {vg} that already holds other devices is never extended: the step "
                           "stops.")
