@@ -33,7 +33,8 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     first = candidates[0]
     if first.session_queue_depth is not None:
         notes.append(f"Assumes node.session.queue_depth = {first.session_queue_depth} on every iSCSI session "
-                     "(OCI-HP; 'blockfit build' sets it); at the default 32 fewer I/Os run at once ('blockfit model' "
+                     "('blockfit build' sets it; https://docs.oracle.com/en-us/iaas/Content/Block/Concepts/"
+                     "blockvolumehigherperformance.htm); at the default 32 fewer I/Os run at once ('blockfit model' "
                      "shows what that costs).")
     if first.multipath is not None:
         notes.append(f"Assumes dm-multipath carries each volume's I/O on all {first.paths} paths "
