@@ -96,15 +96,16 @@ def test_bad_options_are_refused_with_one_line(tmp_path, kw, message):
         build(plan, out_dir=tmp_path / "o", provision_with=provision, **args)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("redundancy", "manager", "message"), [
-    ("normal", "asm", "ASM normal redundancy"),
-    ("high", "asm", "ASM high redundancy"),
-    ("raid10", "lvm", "build it with --manager mdadm"),
+@pytest.mark.parametrize(("redundancy", "manager", "members", "message"), [
+    ("normal", "lvm", 4, "build it with --manager asm"),
+    ("high", "mdadm", 4, "build it with --manager asm"),
+    ("high", "asm", 2, "ASM high redundancy needs at least 3 failure groups"),
+    ("raid10", "lvm", 4, "build it with --manager mdadm"),
 ])
-def test_mirrored_plans_build_only_as_mdadm_raid10(tmp_path, redundancy, manager, message):
-    plan = make_plan(make_layout(members=4, redundancy=redundancy))
+def test_mirrored_plans_build_only_with_the_manager_that_mirrors(tmp_path, redundancy, manager, members, message):
+    plan = make_plan(make_layout(members=members, redundancy=redundancy))
     with pytest.raises(InputError, match=re.escape(message)):
-        build(plan, manager=manager, devices=OCI_DEVS[:4], out_dir=tmp_path / "o")
+        build(plan, manager=manager, devices=OCI_DEVS[:members], out_dir=tmp_path / "o")
     assert not (tmp_path / "o").exists()
 
 
@@ -176,7 +177,7 @@ def test_cli_bad_plan_file(tmp_path, capsys):
 def _cases() -> list[tuple[str, dict[str, object], dict[str, object]]]:
     plans: dict[str, dict[str, object]] = {
         "oci-9x500-balanced-4m": dict(cloud="oci", members=9, vpu=10, stripe=4 * MIB),
-        "oci-4x1000-uhp-1m": dict(cloud="oci", members=4, vpu=120, stripe=1 * MIB),
+        "oci-4x1000-uhp-1m": dict(cloud="oci", members=4, vpu=120, stripe=1 * MIB, paths=4),
         "oci-3x700-hp-256k": dict(cloud="oci", members=3, vpu=20, stripe=256 * KIB),
         "aws-4x500-gp3-512k": dict(cloud="aws", members=4, stripe=512 * KIB, iops=6000, throughput=500),
         "aws-2x1000-io2-64k": dict(cloud="aws", vtype="io2", members=2, stripe=64 * KIB, iops=20000),
@@ -203,6 +204,11 @@ def _cases() -> list[tuple[str, dict[str, object], dict[str, object]]]:
                                    method="online")))
     cases.append(("single-none-xfs", dict(members=1, stripe=None), dict(manager="none", devices=["/dev/vdb"],
                                                                           mount="/u01")))
+    for mirror in ("normal", "high"):
+        cases.append((f"oci-3x500-asm-{mirror}", dict(cloud="oci", members=3, vpu=20, stripe=4 * MIB, manager="asm",
+                                                      redundancy=mirror), dict(manager="asm", devices=OCI_DEVS[:3])))
+    cases.append(("oci-2x500-uhp-paravirtualized", dict(cloud="oci", members=2, vpu=30, attachment="paravirtualized"),
+                  dict(manager="lvm", devices=OCI_DEVS[:2], mount="/u01", provision_with="oci-cli")))
     raid10 = dict(cloud="oci", members=4, vpu=10, stripe=1 * MIB, manager="mdadm", redundancy="raid10")
     for fs in ("xfs", "ext4"):
         cases.append((f"oci-4x500-balanced-raid10-mdadm-{fs}", raid10,
@@ -230,8 +236,8 @@ def test_every_generated_script_passes_shellcheck(tmp_path):
     assert any(layout.get("redundancy") == "raid10" for _, layout, _ in CASES)
     assert {"00-provision-oci.sh", "00-provision-aws.sh", "10-oci-attachments.sh", "11-oci-multipath.sh", "20-lvm.sh",
             "20-mdadm.sh",
-            "20-asm-udev.sh", "30-migrate-offline.sh", "30-migrate-online.sh", "40-filesystem.sh",
-            "run-all.sh"} <= kinds
+            "20-asm-udev.sh", "21-asm-diskgroup.sh", "30-migrate-offline.sh", "30-migrate-online.sh",
+            "40-filesystem.sh", "run-all.sh"} <= kinds
     # identical scripts (e.g. the same step for two filesystems) are checked once; two shellchecks at a time
     unique = {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in scripts}
     res = subprocess.run(["xargs", "-0", "-P", "2", "-n", "16", "shellcheck", "--severity=style", "--shell=bash"],
@@ -414,9 +420,9 @@ MAPS = {
 }
 
 
-def _multipath_script(tmp_path: Path, paths: int | None = None) -> Path:
+def _multipath_script(tmp_path: Path, paths: int = 2) -> Path:
     out = tmp_path / "mp"
-    layout = make_layout(members=1, vpu=120, stripe=None).model_copy(update={"paths": paths})
+    layout = make_layout(members=1, vpu=120, stripe=None, paths=paths)
     build(make_plan(layout), manager="none", devices=["/dev/oracleoci/oraclevdb"], out_dir=out)
     script = out / "11-oci-multipath.sh"
     # the script's device is a real block node (only stat'ed for its numbers, never opened)
@@ -429,7 +435,8 @@ def _run_multipath(tmp_path: Path, script: Path, state: str, *args: str) -> subp
     bin_dir.mkdir(exist_ok=True)
     table, status = MAPS[state]
     fake = bin_dir / "dmsetup"
-    fake.write_text(f"#!/bin/sh\ncase $1 in table) echo '{table}' ;; status) echo '{status}' ;; esac\n")
+    fake.write_text(f"#!/bin/sh\ncase $1 in table) echo '{table}' ;; status) echo '{status}' ;; "
+                    "info) echo ' mpath-3600a0980383030523424457a4d6f7a31' ;; esac\n")
     fake.chmod(0o755)
     env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "BLOCKFIT_MULTIPATH_CONF_DIR": str(tmp_path / "conf.d"),
            "BLOCKFIT_LOG": str(tmp_path / "log"), "BLOCKFIT_STATE_DIR": str(tmp_path / "state")}
@@ -439,8 +446,8 @@ def _run_multipath(tmp_path: Path, script: Path, state: str, *args: str) -> subp
 def test_multipath_policy_spreads_over_all_paths_and_cites_why(tmp_path):
     script = _multipath_script(tmp_path)
     text = script.read_text()
-    for line in ('vendor "ORACLE"', 'product "BlockVolume"', "path_grouping_policy multibus",
-                 'path_selector "service-time 0"', "rr_min_io_rq 1", "multipath.conf(5)"):
+    for line in ("GROUPING=multibus", "SELECTOR='service-time 0'", "multipath.conf(5)",
+                 "https://man7.org/linux/man-pages/man5/multipath.conf.5.html"):
         assert line in text, line
     balanced = tmp_path / "balanced"
     result = build(make_plan(make_layout(members=2, vpu=10)), manager="lvm", devices=OCI_DEVS[:2], out_dir=balanced)
@@ -452,8 +459,10 @@ def test_multipath_policy_applies_once_and_verifies_a_spread_map(tmp_path):
     script = _multipath_script(tmp_path)
     first = _run_multipath(tmp_path, script, "spread")
     assert first.returncode == 0, first.stderr
-    conf = tmp_path / "conf.d" / "blockfit-oci-multipath.conf"
-    assert "path_grouping_policy multibus" in conf.read_text()
+    conf = tmp_path / "conf.d" / "blockfit-single.conf"
+    assert conf.read_text().splitlines()[1:] == [
+        "multipaths {", "\tmultipath {", '\t\twwid "3600a0980383030523424457a4d6f7a31"',
+        "\t\tpath_grouping_policy multibus", '\t\tpath_selector "service-time 0"', "\t}", "}"]
     assert "ok: /dev/loop0: 2 of 2 paths active in 1 path group" in first.stderr
     before = conf.stat().st_mtime_ns
     again = _run_multipath(tmp_path, script, "spread")
@@ -475,7 +484,7 @@ def test_multipath_policy_refuses_a_map_that_is_not_spread(tmp_path, state, expe
     real = _run_multipath(tmp_path, script, state)
     assert real.returncode != 0
     # after writing the policy it must reload the maps: here multipath-tools is absent, which it says
-    assert (tmp_path / "conf.d" / "blockfit-oci-multipath.conf").exists()
+    assert (tmp_path / "conf.d" / "blockfit-single.conf").exists()
     assert "multipath-tools not installed" in real.stderr
 
 
@@ -487,7 +496,7 @@ def test_multipath_policy_wants_the_plans_paths(tmp_path):
     assert "NOT SPREAD: /dev/loop0: 1 path group(s), 2 of 2 paths active (want 1 group, all paths active, at " \
            "least 4 paths)" in dry.stderr
     balanced = tmp_path / "balanced4"
-    layout = make_layout(members=1, vpu=10, stripe=None).model_copy(update={"paths": 4})
+    layout = make_layout(members=1, vpu=10, stripe=None, paths=4)
     result = build(make_plan(layout), manager="none", devices=["/dev/sdb"], out_dir=balanced)
     assert "11-oci-multipath.sh" in [s.path for s in result.steps]  # several paths: spread them, whatever level
 

@@ -288,14 +288,20 @@ def _first_candidate(plan: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return {**plan, "candidates": [{**plan["candidates"][0], **fields}]}
 
 
+def _candidate_total(plan: dict[str, Any], value: Any) -> dict[str, Any]:
+    """The plan with its first candidate's total monthly cost set to VALUE."""
+    pred = plan["candidates"][0]["prediction"]
+    return _first_candidate(plan, prediction={**pred, "cost": {**pred["cost"], "total": value}})
+
+
 IMPOSSIBLE: dict[str, tuple[str, Any]] = {
     "report NaN": ("report", lambda r: _with(r["model"], "NaN", max_iops="@")),
     "report Infinity": ("report", lambda r: _with(r["model"], "Infinity", max_iops="@")),
     "report negative IOPS": ("report", lambda r: _with(r["model"], "", max_iops=-5)),
-    "report negative cost": ("report", lambda r: _with(_first_candidate(r["plan"], cost_per_month=-5.0), "")),
+    "report negative cost": ("report", lambda r: _with(_candidate_total(r["plan"], -5.0), "")),
     "report schema_version -5": ("report", lambda r: _with(r["model"], "", schema_version=-5)),
     "report schema_version true": ("report", lambda r: _with(r["model"], "", schema_version=True)),
-    "build --plan NaN cost": ("build --plan", lambda r: _with(_first_candidate(r["plan"], cost_per_month="@"), "NaN")),
+    "build --plan NaN cost": ("build --plan", lambda r: _with(_candidate_total(r["plan"], "@"), "NaN")),
     "build --plan newer schema": ("build --plan", lambda r: _with(r["plan"], "", schema_version=99)),
     "replay time backwards": ("diagnose --replay", lambda r: _recording(["0.0", "2.0", "1.0"])),
     "replay time stands still": ("diagnose --replay", lambda r: _recording(["0.0", "1.0", "1.0"])),

@@ -1,6 +1,11 @@
 """Oracle ASM: udev rules that give the grid owner stable /dev/oracleasm/* names (matched by multipath
-DM_UUID, WWID or serial), and CREATE DISKGROUP … EXTERNAL REDUNDANCY with the AU size and compatibility
-attributes. On OCI the devices are the consistent paths /dev/oracleoci/oraclevdX.
+DM_UUID, WWID or serial), then CREATE DISKGROUP with the plan's redundancy (EXTERNAL; or NORMAL / HIGH, each
+volume its own failure group, as the plan priced 2 or 3 copies on distinct volumes), the AU size and the
+compatibility attributes. On OCI the devices are the consistent paths /dev/oracleoci/oraclevdX.
+
+21-asm-diskgroup.sh runs the SQL as the grid owner and never replaces the instance's asm_diskstring: it reads
+the current value and what it discovers, and adds the new disks' names only when no element finds them yet (and
+refuses when another element already finds the same disks under other names: ASM would discover them twice).
 
 ASM's AU must be a power of two from 1 to 64 MB. A plan stripe outside that set is mapped to the nearest
 valid AU at or below it (at least 1 MB), and the choice is reported as a note."""
@@ -14,6 +19,8 @@ from blockfit.schema import BuildStep
 MIB = 1024 * 1024
 ASM_AU_MB = (1, 2, 4, 8, 16, 32, 64)
 COMPATIBLE = "19.0.0.0.0"
+ASM_DIR = "/dev/oracleasm"
+REDUNDANCY_SQL = {"none": "EXTERNAL", "normal": "NORMAL", "high": "HIGH"}
 
 
 def au_size_mb(stripe_bytes: int) -> tuple[int, str]:
@@ -27,21 +34,47 @@ def au_size_mb(stripe_bytes: int) -> tuple[int, str]:
                 f"using {mb} MB. ASM's coarse striping places one AU per disk in turn, so the AU is the stripe")
 
 
+def disk_names(ctx: BuildContext) -> list[str]:
+    return [f"{ctx.diskgroup.lower()}{i + 1:02d}" for i in range(ctx.members)]
+
+
+def rules_path(ctx: BuildContext) -> str:
+    """The udev rules file of this disk group: one per disk group, so a second build never replaces the first's."""
+    return f"/etc/udev/rules.d/99-blockfit-asm-{ctx.diskgroup.lower()}.rules"
+
+
 def emit(ctx: BuildContext) -> list[GeneratedFile]:
     au_mb, reason = au_size_mb(ctx.stripe_bytes)
     if not (ctx.stripe_bytes % MIB == 0 and ctx.stripe_bytes // MIB in ASM_AU_MB):
         ctx.notes.append(f"ASM AU: {reason}")
-    names = [f"{ctx.diskgroup.lower()}{i + 1:02d}" for i in range(ctx.members)]
+    redundancy = REDUNDANCY_SQL[ctx.layout.redundancy]
+    names = disk_names(ctx)
+    rules = rules_path(ctx)
     udev = BuildStep(order=20, name="asm-udev", path="20-asm-udev.sh", kind="volume-manager", touches_devices=True,
-                     description=f"udev rules: {ctx.members} disks as /dev/oracleasm/{names[0]}… for the grid owner")
-    sql = BuildStep(order=0, name="asm-diskgroup", path="21-asm-diskgroup.sql", kind="asm-sql",
+                     description=f"udev rules naming the {ctx.members} disks {ASM_DIR}/{names[0]} and on, owned by "
+                                 "the grid owner")
+    sql = BuildStep(order=0, name="asm-diskgroup-sql", path="21-asm-diskgroup.sql", kind="asm-sql",
                     touches_devices=False,
-                    description=f"CREATE DISKGROUP {ctx.diskgroup} EXTERNAL REDUNDANCY, au_size {au_mb}M "
-                                "(run as the grid owner in sqlplus / as sysasm)")
+                    description=f"create disk group {ctx.diskgroup} with {redundancy.lower()} redundancy and "
+                                f"{au_mb} MB allocation units")
+    run = BuildStep(order=0, name="asm-diskgroup", path="21-asm-diskgroup.sh", kind="asm-sql", touches_devices=False,
+                    description="as the grid owner: add the new disks to the ASM discovery string without "
+                                f"dropping what it finds today, then create disk group {ctx.diskgroup}")
+    ctx.checks += [
+        "asm_diskstring is read and appended to, never replaced; a disk it would find under two names is refused, and "
+        "so is an empty (default) value while disk groups use disks.",
+        f"The udev rules go in a file of disk group {ctx.diskgroup}'s own; the lines of other rules are kept, and a "
+        "disk name another rules file already gives is refused. Only these devices get a udev change event.",
+    ]
     text = render_script("asm_udev.sh.j2", udev, ctx.source,
                          env_doc=[("BLOCKFIT_ASM_OWNER", "default grid"), ("BLOCKFIT_ASM_GROUP", "default asmadmin"),
-                                  ("BLOCKFIT_ASM_RULES", "default /etc/udev/rules.d/99-blockfit-asm.rules")],
-                         devices=ctx.devices, asm_names=names, owner_doc="grid:asmadmin")
+                                  ("BLOCKFIT_ASM_RULES", f"default {rules}"), ("BLOCKFIT_SYSFS", "default /sys")],
+                         devices=ctx.devices, asm_names=names, owner_doc="grid:asmadmin", rules=rules,
+                         asm_dir=ASM_DIR)
     sql_text = render_template("asm.sql.j2", source=ctx.source, diskgroup=ctx.diskgroup, asm_names=names,
-                               au_mb=au_mb, au_reason=reason, compatible=COMPATIBLE)
-    return [GeneratedFile(udev, text), GeneratedFile(sql, sql_text, executable=False)]
+                               au_mb=au_mb, au_reason=reason, compatible=COMPATIBLE, redundancy=redundancy,
+                               asm_dir=ASM_DIR)
+    run_text = render_template("asm_diskgroup.sh.j2", step=run, source=ctx.source, diskgroup=ctx.diskgroup,
+                               asm_paths=[f"{ASM_DIR}/{n}" for n in names], asm_dir=ASM_DIR,
+                               redundancy=redundancy)
+    return [GeneratedFile(udev, text), GeneratedFile(run, run_text), GeneratedFile(sql, sql_text, executable=False)]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from blockfit.emit import asm, filesystem, lvm, mdraid, migrate, multipath, provision
 from blockfit.emit.context import BuildContext, GeneratedFile
-from blockfit.emit.safety import check_device_path, render_template
+from blockfit.emit.safety import COMMON_CHECKS, check_device_path, render_template
 from blockfit.errors import InputError
 from blockfit.files import replace_folder
 from blockfit.schema import BuildResult, BuildStep, Plan
@@ -44,10 +44,10 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
             files += filesystem.emit(ctx, target, mode="adopt" if ctx.migrate_from else "mkfs")
     if ctx.migrate_from and ctx.method == "offline" and not ctx.mount:
         ctx.notes.append("offline migration without --mount: mount the copy yourself; it carries the source's "
-                         "filesystem UUID until you change it (xfs_admin -U generate / tune2fs -U random)")
+                         "filesystem UUID until you give it a new one (xfs_admin for XFS, tune2fs for ext4)")
     if ctx.manager == "lvm" and ctx.members > 1 and ctx.stripe_bytes > lvm.extent_bytes(0):
-        ctx.notes.append(f"LVM: stripe {ctx.stripe_bytes} bytes is larger than 4 MiB; the VG uses "
-                         f"{lvm.extent_bytes(ctx.stripe_bytes)}-byte extents")
+        ctx.notes.append(f"LVM: the stripe of {ctx.stripe_bytes} bytes is larger than 4 MiB; the volume group uses "
+                         f"extents of {lvm.extent_bytes(ctx.stripe_bytes)} bytes")
     if ctx.cloud == "oci" and not all(d.startswith("/dev/oracleoci/") for d in ctx.devices):
         ctx.notes.append("OCI: prefer the consistent device paths (/dev/oracleoci/oraclevdX) in --devices; "
                          "sdX/vdX names can change across reboots, and UHP multipath needs the device path")
@@ -57,14 +57,15 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
                          f"building with {ctx.manager}")
     runnable = sorted((f for f in files if f.step.order > 0), key=lambda f: f.step.order)
     run_all = BuildStep(order=0, name="run-all", path="run-all.sh", kind="runner", touches_devices=True,
-                        description="runs " + ", ".join(f.step.path for f in runnable) + " in order")
+                        description="runs " + ", ".join(f.step.path for f in runnable) + " in this order")
     files.append(GeneratedFile(run_all, render_template("run_all.sh.j2", source=ctx.source,
                                                          steps=[f.step.path for f in runnable])))
     result = BuildResult(out_dir=str(ctx.out_dir), cloud=ctx.cloud, manager=ctx.manager, members=ctx.members,
                          stripe_size=ctx.stripe_bytes if ctx.members > 1 else None, devices=ctx.devices,
                          target_device=target, filesystem=ctx.fs if ctx.mount else None, mount=ctx.mount,
                          migrate_from=ctx.migrate_from, migrate_method=ctx.method, provision=ctx.provision,
-                         steps=[f.step for f in files], notes=list(ctx.notes))
+                         steps=[f.step for f in files], notes=list(ctx.notes),
+                         safety_checks=COMMON_CHECKS + list(dict.fromkeys(ctx.checks)))
     readme = BuildStep(order=0, name="readme", path="README.md", kind="runner", touches_devices=False,
                        description="what each file does, in which order, and the options")
     result.steps.append(readme)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blockfit.errors import InputError
-from blockfit.schema import BuildStep, Candidate, Layout, Plan
+from blockfit.schema import BuildStep, Candidate, Layout, MultipathPolicy, Plan
+from blockfit.schema.cost import COPIES
 
 MANAGERS = ("lvm", "mdadm", "asm", "none")
 FILESYSTEMS = ("xfs", "ext4")
@@ -41,6 +42,7 @@ class BuildContext:
     md_name: str = "blockfit"
     diskgroup: str = "DATA"
     notes: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)   # what this build's own steps check or never change (plain words)
 
     @property
     def candidate(self) -> Candidate:
@@ -55,17 +57,42 @@ class BuildContext:
         return self.layout.members
 
     @property
+    def copies(self) -> int:
+        """Copies of every block the plan priced (its redundancy): 1, or 2 (ASM normal, mdadm raid10), 3 (ASM high)."""
+        return COPIES[self.layout.redundancy]
+
+    @property
     def md_level(self) -> str:
-        """The md level mdadm builds: raid10 (near layout, 2 copies) for a mirrored plan, else raid0."""
+        """The md level mdadm builds: raid10 (near layout, the plan's copies) for a mirrored plan, else raid0."""
         return "raid10" if self.layout.redundancy == "raid10" else "raid0"
 
     @property
     def data_members(self) -> int:
         """Chunks of distinct data in one full stripe (the filesystem's sw): every member for a stripe; for
-        RAID10 near-2 members / 2, or every member when the count is odd (what md sets io_opt to)."""
-        if self.md_level == "raid10" and self.members % 2 == 0:
-            return self.members // 2
+        RAID10 near-N members / N, or every member when the count does not divide (what md sets io_opt to)."""
+        if self.md_level == "raid10" and self.members % self.copies == 0:
+            return self.members // self.copies
         return self.members
+
+    @property
+    def attachment(self) -> str | None:
+        """How the plan attaches each volume (OCI: iscsi | paravirtualized; None: not modelled)."""
+        return self.candidate.prediction.attachment or self.layout.attachment
+
+    @property
+    def paths(self) -> int:
+        """iSCSI paths per volume the plan's prediction carries I/O on."""
+        return self.candidate.prediction.paths or self.layout.paths or 1
+
+    @property
+    def session_queue_depth(self) -> int | None:
+        """The iSCSI node.session.queue_depth the plan's prediction assumed (None: no iSCSI session)."""
+        return self.candidate.session_queue_depth
+
+    @property
+    def multipath(self) -> MultipathPolicy | None:
+        """The dm-multipath policy the plan's prediction assumed for its paths (None: one path)."""
+        return self.candidate.multipath
 
     @property
     def cloud(self) -> str:
@@ -120,9 +147,12 @@ class BuildContext:
         if self.manager not in MANAGERS:
             raise InputError(f"--manager {self.manager!r}: expected one of lvm, mdadm, asm, none")
         mirror = self.candidate.layout_detail.redundancy
-        if mirror in ("normal", "high"):
-            raise InputError(f"--plan: the layout mirrors with ASM {mirror} redundancy; build emits ASM disk groups "
-                             "with EXTERNAL REDUNDANCY only so far: plan with --redundancy none, or raid10 (mdadm)")
+        if mirror in ("normal", "high") and self.manager != "asm":
+            raise InputError(f"--manager {self.manager}: the plan's layout mirrors with ASM {mirror} redundancy "
+                             f"(--redundancy {mirror}); build it with --manager asm")
+        if mirror in ("normal", "high") and self.members < self.copies:
+            raise InputError(f"--plan: ASM {mirror} redundancy needs at least {self.copies} failure groups (one per "
+                             f"volume here), but the layout {self.candidate.layout} has {self.members}")
         if mirror == "raid10" and self.manager != "mdadm":
             raise InputError(f"--manager {self.manager}: the plan's layout is an mdadm RAID10 (--redundancy raid10); "
                              "build it with --manager mdadm")

@@ -4,7 +4,8 @@ by UUID with nofail,noatime, and the mount. After an offline migration the step 
 filesystem instead: a new UUID for the copy, the fstab line swapped, the filesystem grown to the stripe.
 
 Barriers/flushes stay on: turning them off (ext4 barrier=0) is only safe when every volatile cache on the
-path is battery-backed or non-volatile; XFS has not accepted nobarrier since Linux 4.19."""
+path is battery-backed or non-volatile; XFS has not accepted nobarrier since Linux 4.19
+(https://docs.kernel.org/admin-guide/xfs.html)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,19 @@ FS_BLOCK = 4096
 MOUNT_OPTIONS = "defaults,nofail,noatime"
 
 
-def mkfs_command(fs: str, label: str, stripe_bytes: int, members: int) -> list[str]:
-    """The mkfs argv (device appended by the script), with the stripe geometry when there is a stripe."""
+def mkfs_command(fs: str, label: str, stripe_bytes: int, data_members: int, striped: bool | None = None) -> list[str]:
+    """The mkfs argv (device appended by the script), with the stripe geometry when there is a stripe: su = the
+    stripe unit, sw = the members holding distinct data (1 for a two-volume RAID10, which is still striped)."""
+    striped = data_members > 1 if striped is None else striped
     if fs == "xfs":
         cmd = ["mkfs.xfs", "-L", label]
-        if members > 1:
-            cmd += ["-d", f"su={stripe_bytes // 1024}k,sw={members}"]
+        if striped:
+            cmd += ["-d", f"su={stripe_bytes // 1024}k,sw={data_members}"]
         return cmd
     cmd = ["mkfs.ext4", "-b", str(FS_BLOCK), "-L", label]
-    if members > 1:
+    if striped:
         stride = ext4_stride(stripe_bytes)
-        cmd += ["-E", f"stride={stride},stripe_width={stride * members}"]
+        cmd += ["-E", f"stride={stride},stripe_width={stride * data_members}"]
     return cmd
 
 
@@ -46,14 +49,21 @@ def fs_label(mount: str) -> str:
 def emit(ctx: BuildContext, device: str, mode: str = "mkfs") -> list[GeneratedFile]:
     assert ctx.mount is not None
     label = fs_label(ctx.mount)
-    desc = (f"{ctx.fs} on {device} (su/sw from the stripe), fstab by UUID ({MOUNT_OPTIONS}), mount {ctx.mount}"
-            if mode == "mkfs" else
-            f"adopt the copied filesystem on {device}: new UUID, fstab by UUID, mount {ctx.mount}, grow")
+    desc = (f"{ctx.fs} on {device} aligned to the stripe, an fstab line by UUID ({MOUNT_OPTIONS}), mounted at "
+            f"{ctx.mount}" if mode == "mkfs" else
+            f"adopt the copied filesystem on {device}: a new UUID, its fstab line by UUID, mounted at {ctx.mount}, "
+            "grown to the device")
+    if mode == "mkfs":
+        ctx.checks.append(f"fstab keeps every line it has: a mount point ({ctx.mount}) that fstab already gives to "
+                          "another filesystem is refused.")
+    else:
+        ctx.checks.append(f"fstab: the source's line for {ctx.mount} is commented out, not deleted, and the copy's "
+                          "line is added after it.")
     step = BuildStep(order=40, name="filesystem", path="40-filesystem.sh", kind="filesystem",
                      touches_devices=True, description=desc)
     text = render_script("filesystem.sh.j2", step, ctx.source,
                          env_doc=[("BLOCKFIT_FSTAB", "default /etc/fstab")],
                          device=device, fs=ctx.fs, mount=ctx.mount, label=label, mode=mode,
-                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.data_members),
+                         mkfs=mkfs_command(ctx.fs, label, ctx.stripe_bytes, ctx.data_members, striped=ctx.members > 1),
                          options=MOUNT_OPTIONS, fsck_pass=0 if ctx.fs == "xfs" else 2, members=ctx.devices)
     return [GeneratedFile(step, text)]

@@ -20,8 +20,13 @@ def extent_bytes(stripe_bytes: int) -> int:
 def emit(ctx: BuildContext) -> list[GeneratedFile]:
     online = ctx.online
     vg, lv = ctx.source_vg_lv if online else (ctx.vg, ctx.lv)
-    desc = (f"add {ctx.members} PVs to VG {vg} for the online migration" if online else
-            f"LVM: VG {vg}, LV {lv} striped over {ctx.members} PVs (-i {ctx.members} -I {ctx.stripe_bytes // 1024}k)")
+    desc = (f"add the {ctx.members} new devices to volume group {vg} for the online migration" if online else
+            (f"LVM: volume group {vg}, logical volume {lv} striped over {ctx.members} devices in "
+             f"{ctx.stripe_bytes // 1024} KiB stripes" if ctx.members > 1 else
+             f"LVM: volume group {vg}, logical volume {lv} on one device"))
+    if not online:
+        ctx.checks.append(f"A volume group named {vg} that already holds other devices is never extended: the step "
+                          "stops.")
     step = BuildStep(order=20, name="lvm", path="20-lvm.sh", kind="volume-manager", touches_devices=True,
                      description=desc)
     text = render_script("lvm.sh.j2", step, ctx.source, vg=vg, lv=lv, devices=ctx.devices, stripes=ctx.members,

@@ -3,7 +3,7 @@
 Offline: dd with direct I/O, bs=128M, status=progress, after identity and size checks of source and target,
 then a full compare (BLOCKFIT_VERIFY=none skips it). Online (LVM): lvconvert --type mirror onto the new PVs
 as a striped leg, wait for the sync, split off the old leg, vgreduce, pvremove — with the LV's extent count
-made divisible by the stripe count before the lvconvert (the seed's "needs to be divisible by 8" error)."""
+made divisible by the stripe count before the lvconvert (lvconvert's "needs to be divisible by 8" error)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
         vg, lv = ctx.source_vg_lv
         step = BuildStep(order=30, name="migrate-online", path="30-migrate-online.sh", kind="migrate",
                          touches_devices=True,
-                         description=f"online: lvconvert --type mirror of {vg}/{lv} onto a {ctx.members}-way "
-                                     "stripe, wait for sync, split, vgreduce, pvremove")
+                         description=f"online: mirror logical volume {vg}/{lv} onto a {ctx.members}-way stripe, "
+                                     "wait for the copy, split the old side off and remove the old devices")
+        ctx.checks.append("The old devices leave the volume group only when nothing is allocated on them any more.")
         text = render_script("migrate_online.sh.j2", step, ctx.source,
                              env_doc=[("BLOCKFIT_SYNC_TIMEOUT", "seconds, default 0 = wait as long as it takes")],
                              vg=vg, lv=lv, devices=ctx.devices, stripes=ctx.members,
@@ -34,7 +35,10 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
     assert target is not None
     step = BuildStep(order=30, name="migrate-offline", path="30-migrate-offline.sh", kind="migrate",
                      touches_devices=True,
-                     description=f"offline: dd {ctx.migrate_from} → {target} (direct I/O, bs=128M) and compare")
+                     description=f"offline: copy {ctx.migrate_from} to {target} with direct I/O in 128 MiB blocks, "
+                                 "then compare the two")
+    ctx.checks.append("The offline copy needs a blank target at least as large as the unmounted, unused source, and "
+                      "compares the two byte for byte afterwards.")
     text = render_script("migrate_offline.sh.j2", step, ctx.source,
                          env_doc=[("BLOCKFIT_VERIFY", "full (default) or none")],
                          source_dev=ctx.migrate_from, target=target)

@@ -28,6 +28,10 @@ OCI_CLI_FLAGS: dict[str, set[str]] = {
                        "--raw-output"},
     "compute volume-attachment attach-iscsi-volume": {"--instance-id", "--volume-id", "--device", "--display-name",
                                                       "--is-agent-auto-iscsi-login-enabled", "--wait-for-state"},
+    # https://docs.cloud.oracle.com/tools/oci-cli/latest/oci_cli_docs/cmdref/compute/volume-attachment/
+    # attach-paravirtualized-volume.html
+    "compute volume-attachment attach-paravirtualized-volume": {"--instance-id", "--volume-id", "--device",
+                                                                "--display-name", "--wait-for-state"},
     "compute volume-attachment list": {"--compartment-id", "--instance-id", "--volume-id", "--query",
                                        "--raw-output"},
     "compute instance get": {"--instance-id", "--query"},
@@ -61,18 +65,24 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
     names = volume_names(ctx)
     if ctx.cloud == "oci":
         vpu = vol.vpu_per_gb if vol.vpu_per_gb is not None else 10
+        attachment = ctx.attachment or "iscsi"
+        attrs = [("count", str(ctx.members)), ("attachment_type", f'"{attachment}"'),
+                 ("instance_id", "var.instance_id"), ("volume_id", "oci_core_volume.blockfit[count.index].id"),
+                 ("device", "local.devices[count.index]"), ("display_name", "local.names[count.index]")]
+        if attachment == "iscsi":
+            attrs.append(("is_agent_auto_iscsi_login_enabled", "true"))
         args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vpu=vpu, names=names,
-                    devices=ctx.devices, uhp=vpu >= 30)
+                    devices=ctx.devices, uhp=vpu >= 30, attachment=attachment, attach_attrs=attrs)
         if ctx.provision == "terraform":
             step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform",
                              touches_devices=False,
-                             description=f"Terraform: {ctx.members} × oci_core_volume ({vol.size_gb} GB, "
-                                         f"vpus_per_gb {vpu}) + iSCSI oci_core_volume_attachment")
+                             description=f"Terraform: {ctx.members} OCI block volumes of {vol.size_gb} GB at {vpu} "
+                                         f"VPU/GB, each with an {attachment} attachment")
             return [GeneratedFile(step, render_template("oci.tf.j2", **args), executable=False)]
         step = BuildStep(order=0, name="provision-oci", path="00-provision-oci.sh", kind="provision",
                          touches_devices=False,
-                         description=f"OCI CLI: create {ctx.members} volumes ({vol.size_gb} GB, {vpu} VPU/GB), "
-                                     "attach over iSCSI at consistent device paths")
+                         description=f"OCI CLI: create {ctx.members} volumes ({vol.size_gb} GB, {vpu} VPU/GB) and "
+                                     f"attach them ({attachment}) at consistent device paths")
         return [GeneratedFile(step, render_template("provision_oci.sh.j2", **args))]
     iops, throughput = _aws_perf(ctx)
     perf: list[str] = []
@@ -84,8 +94,8 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
                 throughput=throughput, names=names, attach_names=aws_attach_names(ctx), perf=perf)
     if ctx.provision == "terraform":
         step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform", touches_devices=False,
-                         description=f"Terraform: {ctx.members} × aws_ebs_volume ({vol.type}, {vol.size_gb} GiB) "
-                                     "+ aws_volume_attachment")
+                         description=f"Terraform: {ctx.members} EBS {vol.type} volumes of {vol.size_gb} GiB, each "
+                                     "attached to the instance")
         return [GeneratedFile(step, render_template("aws.tf.j2", **args), executable=False)]
     step = BuildStep(order=0, name="provision-aws", path="00-provision-aws.sh", kind="provision",
                      touches_devices=False,

@@ -20,6 +20,19 @@ from blockfit import __version__
 from blockfit.errors import InputError
 from blockfit.schema import BuildStep
 
+# What every device-touching script checks (the preamble's check_device, run and write_file), in plain words
+# for the BuildResult and the report; each emitter adds the checks of its own step (BuildContext.checks).
+COMMON_CHECKS = [
+    "Every device is named one by one (no patterns) and must exist and be a block device.",
+    "A device that is mounted (or a partition of it is), is used as swap, or is held by LVM, md, multipath or "
+    "another device-mapper device is refused, even with --force-device.",
+    "A device that carries a filesystem, an LVM, md RAID or ASM label or a partition table is refused unless "
+    "--force-device names it; only such a forced device is wiped, right before it is used.",
+    "With --dry-run every command that would change something is printed and nothing is changed.",
+    "Every system file a script changes is first copied beside itself with a timestamp, then replaced in one step.",
+    "A step that is already done is verified and left as it is: rerunning a script changes nothing.",
+]
+
 _DEVICE_RE = re.compile(r"^/dev/[A-Za-z0-9._/+:-]+$")
 
 _env = jinja2.Environment(

@@ -41,6 +41,7 @@ from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel, ensure_kernel
 from blockfit.lab.scale import IOPS_BUDGET, choose_scale
 from blockfit.model.limits import ISCSI_PATH
+from blockfit.plan.host import host_settings
 from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
 from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
@@ -248,7 +249,7 @@ def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | 
                                   manager=layout.manager),
         candidates=[Candidate(
             layout=pred.layout, instance=subject.instance.spec, stripe_reason="given to blockfit lab",
-            meets_targets=True, prediction=pred.model_copy(update={"layout_detail": layout}))],
+            meets_targets=True, prediction=pred.model_copy(update={"layout_detail": layout}), **host_settings(pred))],
         notes=["written by blockfit lab for the build scripts it runs in the guest"])
 
 

@@ -20,7 +20,8 @@ from blockfit.plan.advice import (
     upgrade_note,
     workload,
 )
-from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
+from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.host import host_settings
 from blockfit.plan.search import TIE_WINDOW, rank_key, search
 from blockfit.plan.space import SearchSpace, default_space, instance_for
 from blockfit.plan.stripe import recommend_stripe
@@ -51,10 +52,15 @@ def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: 
 def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:
     """What the recommendation assumes and what the money buys, in sentences."""
     notes = []
-    if first.prediction.attachment == "iscsi":
-        notes.append(f"Assumes node.session.queue_depth = {PLAN_SESSION_DEPTH} on every iSCSI session (OCI-HP; "
-                     "blockfit build sets it); at the default 32 fewer I/Os run at once ('blockfit model' shows "
-                     "what that costs).")
+    if first.session_queue_depth is not None:
+        notes.append(f"Assumes node.session.queue_depth = {first.session_queue_depth} on every iSCSI session "
+                     "('blockfit build' sets it; https://docs.oracle.com/en-us/iaas/Content/Block/Concepts/"
+                     "blockvolumehigherperformance.htm); at the default 32 fewer I/Os run at once ('blockfit model' "
+                     "shows what that costs).")
+    if first.multipath is not None:
+        notes.append(f"Assumes dm-multipath carries each volume's I/O on all {first.prediction.paths} paths "
+                     f"(path_grouping_policy {first.multipath.path_grouping_policy}, path_selector "
+                     f"\"{first.multipath.path_selector}\"; 'blockfit build' writes it for these volumes only).")
     notes.append(f"Ties: layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total count as equal and the "
                  "fewest volumes, then the fewest OCPUs, win.")
     ocpus = first.instance_detail.ocpus
@@ -105,7 +111,8 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point) ->
     inst = instance_for(cat, req, space.shape, ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
     return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason,
-                     meets_targets=meets_targets(pred, req), prediction=pred)
+                     meets_targets=meets_targets(pred, req), prediction=pred,
+                     **host_settings(pred))
 
 
 def meets_targets(pred: Prediction, req: Requirements) -> bool:

@@ -1,19 +1,16 @@
 """Section for `blockfit build` (BuildResult): the generated scripts, collapsed, and the safety checks they make.
 
 The scripts are read from the build's output directory when it is still there; the safety checks are the
-refusals (`die "..."`) in the scripts' own preamble, so the list is what the scripts really check.
+build's own list in plain words (BuildResult.safety_checks), never text scraped from the scripts.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from blockfit.report.page import Details, Section
 from blockfit.schema import BuildResult
 from blockfit.units import fmt_io_size
-
-_DIE = re.compile(r'\bdie "(.*)"')  # greedy to the line's last quote: messages quote "$vars" inside
 
 
 def summary(b: BuildResult) -> str:
@@ -33,33 +30,22 @@ def summary(b: BuildResult) -> str:
     return text
 
 
-def safety_checks(texts: list[str]) -> list[str]:
-    """The distinct refusals in the scripts, in the order they appear."""
-    seen: dict[str, None] = {}
-    for text in texts:
-        for msg in _DIE.findall(text):
-            seen.setdefault(msg, None)
-    return list(seen)
-
-
 def section(b: BuildResult, source: str) -> Section:
     s = Section("build", f"Build: {b.manager} on {len(b.devices)} device(s)", source, summary(b))
-    texts: list[str] = []
     missing = 0
     for st in sorted(b.steps, key=lambda st: (st.order == 0, st.order)):
         path = Path(b.out_dir) / st.path
         try:
             text = path.read_text(encoding="utf-8")
-            texts.append(text)
         except OSError:
             text = f"({path} is no longer there: rerun blockfit build to see it)"
             missing += 1
         order = f"{st.order}. " if st.order else ""
         device = " — writes to devices" if st.touches_devices else ""
         s.details.append(Details(f"{order}{st.path}: {st.description}{device}", text))
-    checks = safety_checks(texts)
-    if checks:
-        s.lists.append(("Safety checks (each refusal the scripts make, as they word it)", checks))
+    if b.safety_checks:
+        s.lists.append(("What the scripts check before they change anything, and what they never change",
+                        list(b.safety_checks)))
     elif missing:
         s.notes.append("The scripts were not found, so their safety checks cannot be listed here.")
     if b.notes:

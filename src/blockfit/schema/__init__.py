@@ -80,6 +80,7 @@ __all__ = [
     "BenchRun",
     "Comparison",
     "LayoutInfo",
+    "MultipathPolicy",
     "MeasureResult",
     "BuildResult",
     "BuildStep",

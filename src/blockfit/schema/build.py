@@ -38,3 +38,6 @@ class BuildResult(ResultEnvelope):
     provision: str | None = None
     steps: list[BuildStep]
     notes: list[str] = Field(default_factory=list, description="decisions the user should know (AU rounding, ...)")
+    safety_checks: list[str] = Field(default_factory=list, description="what the scripts check before they change "
+                                                                       "anything, and what they never change, in "
+                                                                       "plain words")

@@ -55,6 +55,21 @@ class Requirements(BaseModel):
         return self.capacity_gb * (1 + self.growth_pct / 100) * COPIES[self.redundancy]
 
 
+PathGrouping = Literal["multibus", "failover"]
+PathSelector = Literal["service-time 0", "round-robin 0", "queue-length 0"]
+
+
+class MultipathPolicy(BaseModel):
+    """How dm-multipath must use each volume's paths for the candidate's prediction to hold (multipath.conf(5)).
+
+    The model multiplies one path's ceilings and session depth by the paths that carry I/O; that holds only
+    when every path sits in one path group (multibus) and the selector keeps them all busy."""
+
+    path_grouping_policy: PathGrouping = Field(description="multibus: every path in one group, all carry I/O; "
+                                                           "failover: one path per group, one carries I/O")
+    path_selector: PathSelector = Field(description="which path of the group takes the next I/O")
+
+
 class Candidate(BaseModel):
     """One layout on one instance the plan offers. Its figures, binding limits and cost are the model's own
     prediction of it (`prediction`), so `blockfit model` on the same layout, instance and workload agrees."""
@@ -63,6 +78,12 @@ class Candidate(BaseModel):
     instance: str = Field(description="instance spec SHAPE[:OCPUS]")
     stripe_reason: str = Field(description="why this stripe unit (layout_detail.stripe_size, bytes)")
     meets_targets: bool = Field(description="the prediction meets every target of the requirements")
+    session_queue_depth: int | None = Field(
+        default=None, gt=0, description="iSCSI node.session.queue_depth the prediction assumes on every session "
+                                        "(build sets it on the host); None = no iSCSI session")
+    multipath: MultipathPolicy | None = Field(
+        default=None, description="dm-multipath policy the prediction assumes for each volume's paths (build writes "
+                                  "it for these volumes only); None = one path carries the I/O")
     prediction: Prediction
 
     @property
