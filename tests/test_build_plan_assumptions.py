@@ -59,7 +59,9 @@ def level_names(cloud: str) -> list[str]:
 def requirements(draw: st.DrawFn) -> Requirements:
     cloud = draw(st.sampled_from(CLOUDS))
     cat = catalog(cloud)
-    shape = cat.shapes[draw(st.sampled_from(sorted(cat.shapes)))]
+    # a series whose per-VM limits are unknown (GCP's Hyperdisk-only series) has no sizes to draw from
+    shape = cat.shapes[draw(st.sampled_from(sorted(n for n, s in cat.shapes.items()
+                                                   if s.kind != "vcpu_tiers" or s.tiers)))]
     ocpus = None
     if shape.kind == "flex" and shape.ocpus_min is not None and shape.ocpus_max is not None:
         ocpus = float(draw(st.integers(int(shape.ocpus_min), int(shape.ocpus_max))))

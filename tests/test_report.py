@@ -64,7 +64,7 @@ def test_model_plan_build_report_is_self_contained_with_a_section_each(results: 
     assert m.count("<tr") == len(model["limits"]) + 1 + len(model["cost"]["items"]) + 4
     p = section_html(html, "plan")
     best = plan["candidates"][0]
-    assert best["layout"] in p and fmt_num(best["max_iops"]) in p and p.count("<svg") == 1
+    assert best["layout"] in p and fmt_num(best["prediction"]["max_iops"]) in p and p.count("<svg") == 1
     b = section_html(html, "build")
     assert b.count("<details>") == len(build["steps"])
     assert "<svg" not in b

@@ -275,7 +275,7 @@ def _smallest_count(cat: Catalog, shape_name: str) -> float | None:
     if machine_type(cat, shape_name) is not None or shape.kind == "fixed":   # n2-standard-16: the name fixes it
         return None
     if shape.kind == "vcpu_tiers":
-        return min(t["vcpus_min"] for t in shape.tiers)
+        return min((t["vcpus_min"] for t in shape.tiers), default=None)
     return shape.ocpu_counts[0] if shape.ocpu_counts else shape.ocpus_min
 
 
@@ -295,7 +295,7 @@ def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
     if machine_type(cat, shape_name) is not None:   # n2-standard-16: the name fixes the count
         count = None
     elif shape.kind == "vcpu_tiers":
-        count = max(t["vcpus_min"] for t in shape.tiers)
+        count = max((t["vcpus_min"] for t in shape.tiers), default=None)
     try:
         caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape_name, ocpus=count), vtype)
     except InputError:   # a type this shape cannot attach

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     )
     from blockfit.schema.layout import Instance, Layout, Volume, Workload
     from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
-    from blockfit.schema.plan import Candidate, Infeasible, Plan, Requirements
+    from blockfit.schema.plan import Candidate, Infeasible, MultipathPolicy, Plan, Requirements
     from blockfit.schema.prediction import CurvePoint, Limit, Prediction
 
 _MODULE_OF = {
@@ -68,6 +68,7 @@ _MODULE_OF = {
     "MeasureResult": "bench",
     "MeasuredPoint": "measurement",
     "Measurement": "measurement",
+    "MultipathPolicy": "plan",
     "Plan": "plan",
     "Prediction": "prediction",
     "Redundancy": "cost",
