@@ -60,7 +60,7 @@ def test_sides_single_against_stripe_and_manager_against_manager() -> None:
 def test_lab_bench_script_gives_the_bench_the_instance_cap(tmp_path: Path) -> None:
     """The stripe's members share the instance's throttle group; the bench's evidence can only name that cap (the
     stripe's DSS writes are held there, its members at ~60 % of their own) if it is told it."""
-    from blockfit.lab.run import TEMPLATES
+    from blockfit.lab.session import TEMPLATES
     from lab_helpers import assert_valid_bash
 
     layouts = [{"label": "single", "serials": ["single1"], "devices": ["/dev/vda"], "mount": "/mnt/blockfit-single",

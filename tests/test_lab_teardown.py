@@ -10,7 +10,13 @@ import pytest
 from blockfit.lab.disks import Disk, Throttle, create
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import ensure_kernel
-from lab_helpers import assert_nothing_left, interrupt_lab_when, processes_mentioning, run_lab_cli
+from lab_helpers import (
+    assert_matches_model,
+    assert_nothing_left,
+    interrupt_lab_when,
+    processes_mentioning,
+    run_lab_cli,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 
@@ -49,5 +55,5 @@ def test_mdadm_and_ext4_stripe_small(tmp_path: Path) -> None:
     assert steps["mdadm raid0"]["ok"] and "raid0 2 4096" in steps["mdadm raid0"]["detail"]
     assert steps["ext4 check"]["ok"]
     assert r["single"] is None
-    assert 0.85 <= r["measured_iops"] / r["predicted_iops"] <= 1.15
+    assert_matches_model(r, "iops", 0.15)
     assert_nothing_left(runs)

@@ -51,6 +51,14 @@ class Disk:
         """The guest serial of each device this volume shows as (one unless it is reached through paths)."""
         return [f"{self.serial}-p{k}" for k in range(1, self.paths + 1)] if self.multipath else [self.serial]
 
+    def path_groups(self) -> list[Throttle]:
+        """One throttle group per path (the path cap, its name numbered), in path order; none without paths."""
+        t = self.path_throttle
+        if t is None:
+            return []
+        return [Throttle(name=f"{t.name}_{k}", iops=t.iops, bps=t.bps, iops_size=t.iops_size)
+                for k in range(1, self.paths + 1)]
+
 
 def disk_bytes(size_gb: float) -> int:
     mib = min(MAX_DISK_MIB, max(MIN_DISK_MIB, round(size_gb * MIB_PER_GB)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,11 +51,14 @@ class GuestOutcome:
 
 def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
                timeout_s: float, progress: Progress | None = None, cpus: int = 2,
-               memory_mib: int = 1024, caps: CapControl | None = None) -> GuestOutcome:
+               memory_mib: int = 1024, caps: CapControl | None = None,
+               pollers: Sequence[Callable[[], None]] = ()) -> GuestOutcome:
     """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu.
 
     With CAPS, qemu gets a QMP monitor (its socket in a private temp dir: a unix socket path must stay
     under 108 bytes, which a deep work dir may not) and the guest's cap requests are answered while it runs.
+    POLLERS are called as often, to answer what else the guest writes to the work dir (e.g. the end of a
+    measurement window).
     """
     initramfs = ensure_initramfs(kernel)
     script_path = work_dir / "script.sh"
@@ -90,6 +93,8 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
         while vm.poll() is None:
             if caps is not None:
                 caps.poll()
+            for poll in pollers:
+                poll()
             elapsed = time.monotonic() - vm.started
             lines = progress_file.read_text(errors="replace").splitlines()
             for line in lines[seen:]:
