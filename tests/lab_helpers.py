@@ -17,7 +17,7 @@ def lab_env(runs: Path) -> dict[str, str]:
     return {**os.environ, "BLOCKFIT_LAB_RUNS": str(runs)}
 
 
-def run_lab_cli(runs: Path, *args: str, timeout: float = 1800) -> dict[str, Any]:
+def run_lab_cli(runs: Path, *args: str, timeout: float = 3600) -> dict[str, Any]:
     """`blockfit lab ARGS --json` as a user runs it; TIMEOUT is a safety net over the guest's own (a busy host
     fits a small scale, and its windows take longer)."""
     proc = subprocess.run([BLOCKFIT, "lab", *args, "--json"], capture_output=True, text=True, env=lab_env(runs),

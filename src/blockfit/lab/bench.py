@@ -39,7 +39,7 @@ from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.figures import emulated_limit
 from blockfit.lab.kernel import ensure_kernel
-from blockfit.lab.run import DEFAULT_STRIPE, LabRequest, Subject, resolve
+from blockfit.lab.run import DEFAULT_STRIPE, IDLE_S, LabRequest, Subject, resolve
 from blockfit.lab.scale import Scale, choose_scale, instance_throttle, member_throttle
 from blockfit.lab.session import GuestRun, render, run_guest, work_dir
 from blockfit.schema import Prediction
@@ -180,7 +180,8 @@ def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> Lab
                         workloads=req.workloads, profile=req.profile, repeat=req.repeat,
                         instance_cap=f"{instance.iops or 0}:{(instance.bps or 0) / MB:g}" if instance else None)
         say(f"booting the guest: {base.label} ({base.members} disk(s)) and {other.label} ({other.members} disk(s))")
-        run = run_guest(kernel, work, script, disks, instance, TIMEOUT_S[req.profile], say, caps=caps)
+        run = run_guest(kernel, work, script, disks, instance, TIMEOUT_S[req.profile], say, caps=caps,
+                        idle_s=IDLE_S)
         bench = run.read("the bench's result",
                          lambda: BenchResult.model_validate_json((work / "bench" / "bench.json").read_text()))
         return _result(req, subject, (base, other), scale, instance, bench, caps, run, kernel.version)

@@ -4,10 +4,17 @@ The work dir is shared read-write over 9p at the same path as on the host, so th
 and writes its results (fio JSON, logs) where the host reads them. The script reports progress by
 appending lines to WORK/progress; the host polls that file. The guest powers itself off when the
 script ends; a boot deadline and an overall timeout cover a guest that hangs.
+
+A run may also be given an idle limit: it fails once nothing in the work dir (progress, logs, result files, the
+disk files qemu writes) changed for that long, which is how a hung guest shows; a slow one keeps writing.
+The boot deadline counts qemu's own CPU time, not the wall clock: a guest that hangs while booting spins, and
+runs out of it; a guest on a busy shared host gets less CPU each second and simply boots later (70 s of wall
+time at load 15, past the 90 s wall deadline this replaced on a busier minute), which is no failure.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -22,7 +29,7 @@ from blockfit.lab.kernel import GuestKernel
 from blockfit.lab.qemu import QemuProcess, VmConfig
 from blockfit.lab.qmp import Qmp
 
-BOOT_TIMEOUT_S = 90.0
+BOOT_CPU_S = 120.0  # qemu CPU seconds (user + system) the guest may take to boot
 READY_MARK = "blockfit-lab: init ready"
 FATAL_MARK = "blockfit-lab: FATAL"
 
@@ -49,16 +56,36 @@ class GuestOutcome:
             return ""
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process PID has used (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def last_change(work_dir: Path, since: float) -> float:
+    """The latest modification time (epoch seconds) of a file in WORK_DIR, at least SINCE."""
+    latest = since
+    for entry in os.scandir(work_dir):
+        try:
+            latest = max(latest, entry.stat().st_mtime)
+        except OSError:
+            continue
+    return latest
+
+
 def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
                timeout_s: float, progress: Progress | None = None, cpus: int = 2,
                memory_mib: int = 1024, caps: CapControl | None = None,
-               pollers: Sequence[Callable[[], None]] = ()) -> GuestOutcome:
+               pollers: Sequence[Callable[[], None]] = (), idle_s: float | None = None) -> GuestOutcome:
     """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu.
 
     With CAPS, qemu gets a QMP monitor (its socket in a private temp dir: a unix socket path must stay
     under 108 bytes, which a deep work dir may not) and the guest's cap requests are answered while it runs.
     POLLERS are called as often, to answer what else the guest writes to the work dir (e.g. the end of a
-    measurement window).
+    measurement window). With IDLE_S the run also fails once the work dir saw no change for that long.
     """
     initramfs = ensure_initramfs(kernel)
     script_path = work_dir / "script.sh"
@@ -82,6 +109,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
         if sock_dir is not None:
             shutil.rmtree(sock_dir, ignore_errors=True)
         raise
+    started_wall = time.time()
     say = progress or (lambda _line: None)
     seen = 0
     ready = False
@@ -105,11 +133,15 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
             if FATAL_MARK in text:
                 failure = text[text.index(FATAL_MARK):].splitlines()[0]
                 break
-            if not ready and elapsed > BOOT_TIMEOUT_S:
-                failure, timed_out = f"guest did not boot within {BOOT_TIMEOUT_S:.0f} s", True
+            if not ready and cpu_seconds(vm.pid) > BOOT_CPU_S:
+                failure, timed_out = (f"guest did not boot within {BOOT_CPU_S:.0f} s of emulator CPU time "
+                                      f"({elapsed:.0f} s wall)"), True
                 break
             if elapsed > timeout_s:
                 failure, timed_out = f"guest run exceeded its {timeout_s:.0f} s timeout", True
+                break
+            if ready and idle_s is not None and time.time() - last_change(work_dir, started_wall) > idle_s:
+                failure, timed_out = f"guest did nothing for {idle_s:.0f} s (nothing in its work dir changed)", True
                 break
             time.sleep(0.25)
     finally:

@@ -373,12 +373,16 @@ def stripe_iodepth(jobs: list[Measurement]) -> int:
     return next(m.iodepth for m in jobs if m.name == "stripe-iops")
 
 
+IDLE_S = 600.0  # a guest whose work dir saw no change for this long hangs (a busy host is slow, not silent)
+
+
 def guest_timeout(rig: Rig, jobs: list[Measurement], runtime_s: int) -> float:
-    """A safety net over the whole guest run: boot, build, references and windows on a slow shared host."""
+    """A safety net over the whole guest run, three times a slow host's need (boot, build, references, windows):
+    a hung guest is caught sooner by IDLE_S; a busy host took 640 s for a 4-member RAID10 at load 14."""
     per_reference = 30 + REFERENCE_RAMP_S + REFERENCE_PLAN.budget_s
     per_window = 30 + RAMP_S + 2 * max(BUDGET_FACTOR * runtime_s, 60)
-    return (90 + 120 + 5 * rig.subject.layout.members + (90 if rig.paths else 0)
-            + len(jobs) * (per_reference + per_window))
+    return 3 * (90 + 120 + 5 * rig.subject.layout.members + (90 if rig.paths else 0)
+                + len(jobs) * (per_reference + per_window))
 
 
 def read_figures(run: GuestRun, rig: Rig, fit: Fit) -> tuple[LabFigures, LabFigures | None]:
@@ -426,7 +430,8 @@ def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
         say(f"booting the guest: {subject.layout.members} member disk(s)"
             f"{' + single volume' if measured_single else ''}" + (f", {paths} path(s) each" if paths else ""))
         run = run_guest(kernel, work, script, rig.disks(boot_caps), boot_caps.instance,
-                        guest_timeout(rig, jobs, req.runtime_s), say, caps=caps, pollers=[WindowWatch(work).poll])
+                        guest_timeout(rig, jobs, req.runtime_s), say, caps=caps, pollers=[WindowWatch(work).poll],
+                        idle_s=IDLE_S)
         stripe, single = read_figures(run, rig, fit)
         return LabResult(
             **stripe.model_dump(), scale=fit.scale, cloud=subject.cloud, instance=subject.instance.spec,

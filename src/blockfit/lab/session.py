@@ -97,10 +97,10 @@ class GuestRun:
 
 def run_guest(kernel: GuestKernel, work: Path, script: str, disks: list[Disk], instance: Throttle | None,
               timeout_s: float, say: Progress, caps: CapControl | None = None,
-              pollers: Sequence[Callable[[], None]] = ()) -> GuestRun:
+              pollers: Sequence[Callable[[], None]] = (), idle_s: float | None = None) -> GuestRun:
     """Boot the guest, run SCRIPT, stop it; LabFailed naming the failed step (console log kept) if the run failed."""
     outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout_s, progress=say, caps=caps,
-                         pollers=pollers)
+                         pollers=pollers, idle_s=idle_s)
     steps = read_steps(work / "steps.tsv")
     if not outcome.ok:
         kept = keep_console(outcome)
