@@ -217,7 +217,7 @@ def _rig(work: Path, subject: Subject, pair: tuple[Side, Side], scale: Scale,
         cap = _member_cap(side, scale)
         serials = [f"{side.label}{i + 1}" for i in range(side.members)]
         disks += [Disk(serial=s, path=work / f"{s}.raw", size_bytes=disk_files.disk_bytes(side.size_gb),
-                       throttle=Throttle(name=f"vol_{s}", iops=cap.iops, bps=cap.bps, iops_size=cap.iops_size))
+                       throttle=cap.renamed(f"vol_{s}"))
                   for s in serials]
         devices, names = names[:side.members], names[side.members:]
         if side.members == 1:

@@ -9,6 +9,7 @@ The floor is 512 MiB: xfsprogs 6.1 refuses a striped XFS of 2 x 256 MiB ("Log si
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,10 @@ class Throttle:
     iops: int | None
     bps: int | None
     iops_size: int | None = None  # I/Os bigger than this count as several ops (AWS's 256 KiB accounting)
+
+    def renamed(self, name: str) -> Throttle:
+        """The same caps as another group (each volume, each path has a group of its own)."""
+        return dataclasses.replace(self, name=name)
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,7 @@ class Disk:
         t = self.path_throttle
         if t is None:
             return []
-        return [Throttle(name=f"{t.name}_{k}", iops=t.iops, bps=t.bps, iops_size=t.iops_size)
-                for k in range(1, self.paths + 1)]
+        return [t.renamed(f"{t.name}_{k}") for k in range(1, self.paths + 1)]
 
 
 def disk_bytes(size_gb: float) -> int:

@@ -244,8 +244,8 @@ class Rig:
     def disks(self, caps: RigCaps) -> list[Disk]:
         size = disk_files.disk_bytes(self.subject.layout.volume.size_gb)
         disks = [Disk(serial=f"m{i}", path=self.work / f"m{i}.raw", size_bytes=size,
-                      throttle=_renamed(caps.member, f"vol_m{i}"), paths=self.paths or 1,
-                      path_throttle=_renamed(caps.member_path, f"path_m{i}") if caps.member_path else None)
+                      throttle=caps.member.renamed(f"vol_m{i}"), paths=self.paths or 1,
+                      path_throttle=caps.member_path.renamed(f"path_m{i}") if caps.member_path else None)
                  for i in range(1, self.subject.layout.members + 1)]
         if self.single is not None and caps.single is not None:
             disks.append(Disk(serial="single", path=self.work / "single.raw",
@@ -260,10 +260,6 @@ class Rig:
         for d in self.disks(caps):
             out += [t for t in (d.throttle, *d.path_groups()) if t is not None]
         return out
-
-
-def _renamed(t: Throttle, name: str) -> Throttle:
-    return Throttle(name=name, iops=t.iops, bps=t.bps, iops_size=t.iops_size)
 
 
 @dataclass(frozen=True)
@@ -403,17 +399,22 @@ def read_figures(run: GuestRun, rig: Rig, fit: Fit) -> tuple[LabFigures, LabFigu
     return stripe, single
 
 
+def budget_scale(subject: Subject, single: Prediction | None, paths: int | None) -> float:
+    """The scale the budgets allow (the guest lowers it to the emulator's own speed): every predicted total within
+    them, counted as the guest's disks do the work (a mirrored write is two of their I/Os)."""
+    preds = [subject.stripe] + ([single] if single else [])
+    return choose_scale([p.max_iops * p.write_amplification for p in preds],
+                        [p.max_mbps * p.write_amplification for p in preds],
+                        iops_budget=PATHS_IOPS_BUDGET if paths else IOPS_BUDGET)
+
+
 def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
     """Run the lab for REQ; raises InputError / EnvironmentProblem / LabFailed, never leaves anything behind."""
     say = progress or (lambda _msg: None)
     subject = resolve(req)
     paths = emulated_paths(subject)
     measured_single = subject.single if subject.single is not None and req.single else None
-    preds = [subject.stripe] + ([measured_single] if measured_single else [])
-    budget = PATHS_IOPS_BUDGET if paths else IOPS_BUDGET
-    # the budgets are what the guest's disks do: a mirrored write is two of their I/Os
-    scale = req.scale or choose_scale([p.max_iops * p.write_amplification for p in preds],
-                                      [p.max_mbps * p.write_amplification for p in preds], iops_budget=budget)
+    scale = req.scale or budget_scale(subject, measured_single, paths)
     say(f"scale {scale:g} within the budgets (every IOPS and MB/s cap is multiplied by it); the guest fits it to "
         "the emulator's own speed")
     kernel = ensure_kernel(say)
