@@ -383,3 +383,13 @@ def test_member_balance_is_per_measure_over_the_ios_of_all_its_runs() -> None:
     assert balance["oltp-select"] == pytest.approx(2910 / 3000, abs=0.001)
     assert balance["oltp-tpcb"] == pytest.approx(150 / 300, abs=0.001)
     assert member_balance(bench, "single") == {}
+
+
+def test_a_checkout_under_tmp_is_bound_back_into_the_guest() -> None:
+    """The guest mounts a fresh tmpfs on /tmp: /tmp's child holding the venv or the source is bound back in (once),
+    nothing elsewhere, never /tmp itself (test_lab_caps checks it in a real guest)."""
+    from blockfit.lab.guest import under_tmp
+
+    assert under_tmp([Path("/tmp/clone/.venv"), Path("/tmp/clone/src/blockfit"), Path("/work/x/.venv"),
+                      Path("/tmp")]) == ["/tmp/clone"]
+    assert under_tmp([Path("/root/.venv")]) == []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -76,17 +77,38 @@ def last_change(work_dir: Path, since: float) -> float:
     return latest
 
 
+def under_tmp(paths: Sequence[Path]) -> list[str]:
+    """The children of /tmp holding PATHS (resolved), which the guest's own /tmp would hide."""
+    keep = set()
+    for path in paths:
+        resolved = path.resolve()
+        if resolved.is_relative_to("/tmp") and len(resolved.parts) > 2:
+            keep.add(str(Path(*resolved.parts[:3])))
+    return sorted(keep)
+
+
+def installation() -> list[Path]:
+    """Where this blockfit runs from: its venv, its interpreter's directory, its package (a checkout's src/)."""
+    import blockfit
+
+    return [Path(sys.prefix), Path(sys.executable).parent, Path(blockfit.__file__).parent]
+
+
 def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
                timeout_s: float, progress: Progress | None = None, cpus: int = 2,
                memory_mib: int = 1024, caps: CapControl | None = None,
-               pollers: Sequence[Callable[[], None]] = (), idle_s: float | None = None) -> GuestOutcome:
+               pollers: Sequence[Callable[[], None]] = (), idle_s: float | None = None,
+               keep: Sequence[Path] = ()) -> GuestOutcome:
     """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu.
 
     With CAPS, qemu gets a QMP monitor (its socket in a private temp dir: a unix socket path must stay
     under 108 bytes, which a deep work dir may not) and the guest's cap requests are answered while it runs.
     POLLERS are called as often, to answer what else the guest writes to the work dir (e.g. the end of a
     measurement window). With IDLE_S the run also fails once the work dir saw no change for that long.
+    The guest mounts a fresh tmpfs on /tmp; this installation (a checkout or venv under the host's /tmp) and KEEP
+    are bound back into it from the host root, read-only.
     """
+    hidden = under_tmp([*installation(), *keep])
     initramfs = ensure_initramfs(kernel)
     script_path = work_dir / "script.sh"
     script_path.write_text(script)
@@ -102,6 +124,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
     cfg = VmConfig(vmlinux=kernel.vmlinux, initramfs=initramfs, work_dir=work_dir, script=script_path, disks=disks,
                    instance=instance, console_log=console, cpus=cpus, memory_mib=memory_mib,
                    name=f"blockfit-lab-{work_dir.name}",
+                   extra_append=[f"blockfit.keep={','.join(hidden)}"] if hidden else [],
                    qmp_socket=caps.socket if caps is not None else None)
     try:
         vm = QemuProcess(cfg, work_dir / "qemu.log")
