@@ -3,7 +3,8 @@
 The guest snapshots the measured device's own counters (time, I/Os and sectors completed) at the end of each
 sub-window and appends them to ``rate-NAME.txt``, one line each. A measurement's rate is the median of its
 sub-window rates, so a stall of the shared host moves one sub-window, not the figure; the spread of those rates
-says how steady it was. One sub-window has no spread: it is reported as None, never as 0.
+(as robust as the median: from their median absolute deviation) says how steady it was. One sub-window has no
+spread: it is reported as None, never as 0.
 
 How long: at least the requested window (``--runtime``), then more sub-windows of the same length until the 95 %
 interval of the median is within ±NARROW or a budget of BUDGET_FACTOR windows ends. The host decides
@@ -70,7 +71,7 @@ class Rate:
     """A measurement's rate: the median of its sub-window rates, and how sure it is."""
 
     value: float
-    spread: float | None  # relative standard error of the median (1.25 sd / sqrt(n) / median); None: one sub-window
+    spread: float | None  # relative standard error of the median (median_and_spread); None: one sub-window
     windows: int
 
     @property
@@ -78,11 +79,17 @@ class Rate:
         return self.spread is not None and self.windows >= MIN_SUB_WINDOWS and 2 * self.spread <= NARROW
 
 
-def median_and_spread(values: list[float]) -> Rate:
+def median_and_spread(values: list[float], ios: list[float] | None = None) -> Rate:
+    """The median of the sub-window rates and its relative standard error, estimated robustly as the median is:
+    1.25 x 1.4826 x MAD / sqrt(n) (a normal sample's sd, from the median absolute deviation), so a sub-window that a
+    stall of the shared host held low moves neither the figure nor its spread; at least what counting whole I/Os
+    (IOS per sub-window) leaves uncertain."""
     med = statistics.median(values)
     if len(values) < 2 or med <= 0:
         return Rate(value=med, spread=None, windows=len(values))
-    return Rate(value=med, spread=1.25 * statistics.stdev(values) / math.sqrt(len(values)) / med,
+    mad = statistics.median(abs(v - med) for v in values)
+    counting = 1 / (math.sqrt(12) * min(ios)) if ios and min(ios) > 0 else 0.0  # a count is ±1/2 of the rate's
+    return Rate(value=med, spread=1.25 * max(1.4826 * mad / med, counting) / math.sqrt(len(values)),
                 windows=len(values))
 
 
@@ -109,7 +116,7 @@ def window_rate(path: Path, kind: Kind) -> Rate:
         values = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in itertools.pairwise(snaps)]
     else:
         values = [(b[2] - a[2]) * 512 / (b[0] - a[0]) / MB for a, b in itertools.pairwise(snaps)]
-    return median_and_spread(values)
+    return median_and_spread(values, [b[1] - a[1] for a, b in itertools.pairwise(snaps)])
 
 
 def kind_of(name: str) -> Kind:

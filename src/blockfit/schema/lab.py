@@ -43,8 +43,8 @@ class LabFigures(BaseModel):
     predicted_mbps: float = Field(description="model's max MB/s x scale, over the limits the lab emulates")
     measured_mbps: float
     iops_spread: float | None = Field(default=None, description="relative standard error of the measured IOPS (the "
-                                      "median of sub-window rates: 1.25 sd / sqrt(n) / median); None: one window, no "
-                                      "spread")
+                                      "median of sub-window rates: 1.25 x 1.4826 MAD / sqrt(n) / median, at least the "
+                                      "counting error); None: one window, no spread")
     mbps_spread: float | None = Field(default=None, description="relative standard error of the measured MB/s, "
                                                                 "likewise")
     iops_windows: int = Field(default=1, description="sub-windows the measured IOPS is the median of")
