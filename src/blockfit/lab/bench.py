@@ -158,10 +158,7 @@ def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> Lab
     exe = builder()
     if exe is None:
         raise EnvironmentProblem("lab --bench: this installation has no 'blockfit build' (blockfit.emit)")
-    pair = (base, other)
-    scale = Scale(
-        iops=req.lab.scale or choose_scale([s.iops for s in pair], [], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET),
-        mbps=req.lab.scale or choose_scale([], [s.mbps for s in pair], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET))
+    scale = bench_scale(req, (base, other))
     say(f"scale {scale.iops:g} for IOPS caps, {scale.mbps:g} for MB/s caps")
     # the other side is always striped (vs single: the stripe; vs a manager or filesystem: both are)
     subject = dataclasses.replace(subject, stripe_size=req.lab.stripe_size or bench_stripe(_member_cap(other, scale)))
@@ -182,6 +179,13 @@ def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> Lab
         bench = run.read("the bench's result",
                          lambda: BenchResult.model_validate_json((work / "bench" / "bench.json").read_text()))
         return _result(req, subject, (base, other), scale, instance, bench, caps, run, kernel.version)
+
+
+def bench_scale(req: LabBenchRequest, pair: tuple[Side, Side]) -> Scale:
+    """--scale for both kinds of cap, or each the largest that keeps the faster side within the bench's budgets."""
+    return Scale(
+        iops=req.lab.scale or choose_scale([s.iops for s in pair], [], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET),
+        mbps=req.lab.scale or choose_scale([], [s.mbps for s in pair], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET))
 
 
 def bench_stripe(member: Throttle) -> int:
