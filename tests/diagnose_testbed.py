@@ -11,11 +11,12 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from blockfit.testbed import loopdev
@@ -79,37 +80,80 @@ def blkio_cgroup(limits: dict[str, int], dev: str) -> Iterator[Path]:
         yield cgroup.path
 
 
-def fio(args: list[str], cgroup: Path | None = None) -> dict:  # type: ignore[type-arg]
-    """Run fio (inside `cgroup` when given) and return its JSON result."""
+def _fio_argv(args: list[str], cgroup: Path | None = None) -> list[str]:
     cmd = ["fio", "--output-format=json"] + args
     if cgroup is not None:
         cmd = ["sh", "-c", f'echo $$ > {cgroup}/cgroup.procs && exec "$@"', "sh"] + cmd
-    out = run(cmd).stdout
-    return json.loads(out[out.index("{"):])
+    return cmd
+
+
+def _fio_json(out: str) -> dict:  # type: ignore[type-arg]
+    return json.loads(out[out.index("{"):])  # type: ignore[no-any-return]
+
+
+def fio(args: list[str], cgroup: Path | None = None) -> dict:  # type: ignore[type-arg]
+    """Run fio (inside `cgroup` when given) and return its JSON result."""
+    return _fio_json(run(_fio_argv(args, cgroup)).stdout)
+
+
+def _completed_ios(device: str) -> int:
+    fields = Path(f"/sys/block/{device}/stat").read_text().split()
+    return int(fields[0]) + int(fields[4])
+
+
+def _wait(what: str, ready: Callable[[], bool], proc: subprocess.Popen[str], timeout_s: float = 180) -> None:
+    """Until READY; AssertionError naming WHAT if PROC ends first or the (safety-net) timeout passes."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if proc.poll() is not None:
+            raise AssertionError(f"{what}: the process ended first ({proc.returncode}): {proc.communicate()[1][-500:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout_s:.0f} s")
+        time.sleep(0.1)
 
 
 def diagnose_during(fio_args: list[str], devices: list[str], seconds: int, record: Path | None = None,
                     cgroup: Path | None = None, extra: list[str] | None = None,
                     timed: bool = False) -> tuple[dict, dict]:  # type: ignore[type-arg]
-    """Run `blockfit diagnose --json` over `seconds` while fio runs alongside; returns (diagnosis, fio result).
+    """Run `blockfit diagnose --json` over `seconds` while fio loads the devices; returns (diagnosis, fio result).
 
-    timed: fio_args already set their own runtime (multi-phase jobs); otherwise fio runs seconds + 2.
+    On a busy host a Python CLI can take longer to start than a short fio job runs, so nothing here depends on
+    when either starts: fio runs until diagnose has sampled its whole window and is then stopped (its JSON is
+    written on SIGINT), and diagnose starts once fio's first I/O completed. timed: fio_args set their own
+    runtime (phases that must fall inside the sampled window): diagnose starts first, fio once the first sample
+    is recorded, and fio runs its course.
     """
-    result: dict = {}  # type: ignore[type-arg]
-    tail = [] if timed else [f"--runtime={seconds + 2}", "--time_based"]
-
-    def load() -> None:
-        result["fio"] = fio(fio_args + tail, cgroup)
-
-    worker = threading.Thread(target=load)
-    worker.start()
     cmd = BLOCKFIT + ["diagnose", "--json", "--interval", "1s", "--duration", f"{seconds}s",
                       "--devices", ",".join(devices)] + (["--record", str(record)] if record else []) + (extra or [])
+    if timed:
+        assert record is not None, "a timed load needs --record to see when sampling started"
+        diag = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            def sampling() -> bool:
+                return any(len(p.read_text().splitlines()) >= 2 for p in record.parent.glob(f".{record.name}.*.part"))
+
+            _wait("diagnose's first sample", sampling, diag)
+            load = fio(fio_args, cgroup)
+            out, err = diag.communicate(timeout=600)
+        finally:
+            if diag.poll() is None:
+                diag.kill()
+                diag.wait()
+        assert diag.returncode == 0, err[-1000:]
+        return json.loads(out), load
+    argv = _fio_argv(fio_args + ["--runtime=600", "--time_based"], cgroup)
+    worker = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        before = _completed_ios(devices[0])
+        _wait("fio's first I/O", lambda: _completed_ios(devices[0]) != before, worker)
         proc = run(cmd)
+        worker.send_signal(signal.SIGINT)
+        fio_out, fio_err = worker.communicate(timeout=120)
     finally:
-        worker.join()
-    return json.loads(proc.stdout), result["fio"]
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    return json.loads(proc.stdout), _fio_json(fio_out)
 
 
 def replay(record: Path, extra: list[str] | None = None) -> dict:  # type: ignore[type-arg]

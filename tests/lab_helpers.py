@@ -17,7 +17,9 @@ def lab_env(runs: Path) -> dict[str, str]:
     return {**os.environ, "BLOCKFIT_LAB_RUNS": str(runs)}
 
 
-def run_lab_cli(runs: Path, *args: str, timeout: float = 400) -> dict[str, Any]:
+def run_lab_cli(runs: Path, *args: str, timeout: float = 3600) -> dict[str, Any]:
+    """`blockfit lab ARGS --json` as a user runs it; TIMEOUT is a safety net over the guest's own (a busy host
+    fits a small scale, and its windows take longer)."""
     proc = subprocess.run([BLOCKFIT, "lab", *args, "--json"], capture_output=True, text=True, env=lab_env(runs),
                           stdin=subprocess.DEVNULL, timeout=timeout)
     assert proc.returncode == 0, f"blockfit lab failed ({proc.returncode}): {proc.stderr[-2000:]}"
@@ -86,3 +88,35 @@ def assert_valid_bash(script: Path, text: str) -> None:
     if shutil.which("shellcheck"):
         proc = subprocess.run(["shellcheck", "-S", "warning", str(script)], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout
+
+
+def render_lab_script(work: Path, **values: Any) -> str:
+    """lab.sh.j2 rendered as run.py renders it, for a 3-member stripe and its single volume; VALUES override."""
+    from blockfit.lab.session import render
+    from blockfit.lab.windows import REFERENCE_PLAN
+
+    defaults: dict[str, Any] = dict(
+        use_build=True, rerun_check=True, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc"], mount="/mnt/x",
+        work=str(work), members=3, member_serials=["m1", "m2", "m3"], single_serial="single", manager="lvm",
+        fs="xfs", paths=None, map_prefix="bfmp_", writes=False, md_level="raid0", stripe_kib=4096, check_mib=8,
+        ramp_s=2, reference_ramp_s=1, caps=str(work / "caps" / "lab-caps"),
+        measurements=[(f"{side}-{kind}", side.upper()) for side in ("single", "stripe") for kind in ("iops", "mbps")],
+        reference=REFERENCE_PLAN.guest_args())
+    return render("lab.sh.j2", **(defaults | values))
+
+
+def assert_matches_model(f: dict[str, Any], kind: str, tolerance: float) -> None:
+    """F's measured IOPS or MB/s within TOLERANCE of the model, measured precisely enough to say so (its 95 %
+    interval narrower than the tolerance). The failure says which was the case: one window, too noisy, the emulator
+    (its own speed in the same guest was not well above the cap) or the layout's caps."""
+    from blockfit.lab.figures import emulator_headroom, judge
+    from blockfit.schema.lab import LabFigures
+
+    figures = LabFigures.model_validate(f)
+    headroom = emulator_headroom(figures, kind)  # type: ignore[arg-type]  # kind: "iops" or "mbps"
+    spread = f[f"{kind}_spread"]
+    print(f"{f['layout']} {kind}: ratio {f[f'measured_{kind}'] / f[f'predicted_{kind}']:.3f} "
+          f"±{2 * spread if spread is not None else float('nan'):.3f} over {f[f'{kind}_windows']} sub-windows, "
+          f"emulator headroom {headroom if headroom is not None else float('nan'):.2f}")
+    verdict = judge(figures, kind, tolerance)  # type: ignore[arg-type]
+    assert verdict is None, verdict

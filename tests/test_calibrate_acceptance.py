@@ -59,7 +59,7 @@ def test_capped_loop_device_cli_json(bps_cap: int, large_io: str, tmp_path: Path
         out = subprocess.run(capped.cgroup.wrap(cli_argv(dev, "--json", "--duration", "40s", "--large-io", large_io,
                                                          "--max-latency", "20ms", "--percentile", "95",
                                                          "--plot", str(png))),
-                             capture_output=True, text=True, timeout=180)
+                             capture_output=True, text=True, timeout=600)  # a safety net
         left = procs(capped)
     assert out.returncode == 0, out.stderr
     m = json.loads(out.stdout)
@@ -148,22 +148,37 @@ def test_two_fio_servers_merge_to_the_sum_of_their_parts(tmp_path: Path) -> None
             assert m.device_facts[0].kind == "remote"
 
 
+def _depth(job_file: Path) -> str:
+    """'small-2' of p003-small-2.fio: the phase and depth a calibrate point was measured at."""
+    return job_file.stem.split("-", 1)[1]
+
+
 def _run_and_disrupt(tl: ThrottledLoops, tmp_path: Path, disrupt: str) -> tuple[subprocess.CompletedProcess[str], Path]:
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     env = {**os.environ, "TMPDIR": str(tmpdir)}
     proc = subprocess.Popen(tl.cgroup.wrap(cli_argv(tl.paths[0], "--json", "--duration", "120s")), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # A 120 s budget makes each point 10 s long (budget / 12, at most 10 s): after 16 s one point is measured
-    # and the search, which needs several, cannot have finished (with 40 s, 3.3 s points, it sometimes had).
-    time.sleep(16)
+    # A 120 s budget makes each point 10 s long (budget / 12, at most 10 s). Disrupt once the first point is on
+    # the curve: calibrate writes the next point's job file (p002-small-2.fio …) only then (a point that is not
+    # steady is measured once more at the same depth, p002-small-1: still the first point). Not a fixed sleep: on
+    # a busy host the CLI alone took longer than 16 s to start, and the signal hit its imports.
+    deadline = time.monotonic() + 300  # a safety net only
+    while len({_depth(f) for f in tmpdir.glob("blockfit-calibrate-*/p*.fio")}) < 2:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "calibrate measured no point within 300 s"
+        time.sleep(0.1)
+    while disrupt != "interrupt" and not [p for p in procs(tl) if p != proc.pid]:  # the next point's fio runs
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "calibrate started no second point within 300 s"
+        time.sleep(0.05)
     if disrupt == "interrupt":
         proc.send_signal(signal.SIGINT)
     else:  # crash: kill fio itself (every process in the cgroup but the CLI)
         for pid in procs(tl):
             if pid != proc.pid:
                 os.kill(pid, signal.SIGKILL)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=300)  # a safety net: a busy host finishes late
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), tmpdir
 
 

@@ -413,7 +413,7 @@ def no_real_work() -> Iterator[None]:
     try:
         with mock.patch("blockfit.measure.calibrate.run_fio", forbidden), \
                 mock.patch("blockfit.lab.run.ensure_kernel", forbidden), \
-                mock.patch("blockfit.lab.run.run_script", forbidden), \
+                mock.patch("blockfit.lab.session.run_script", forbidden), \
                 mock.patch("blockfit.lab.disks.create", forbidden), \
                 mock.patch("blockfit.diagnose.sampler.run_live", forbidden), \
                 mock.patch("blockfit.cli.bench.run_bench", bench_guard), \

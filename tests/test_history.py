@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -123,6 +124,11 @@ def test_cli_from_csv_prints_the_origin_and_plans_for_it(tmp_path: Path) -> None
     assert "p95 of 20 intervals" in " ".join(text.stdout.split())
 
 
+def _completed_ios(device: str) -> int:
+    fields = Path(f"/sys/block/{device}/stat").read_text().split()
+    return int(fields[0]) + int(fields[4])
+
+
 FIO_READ_IOPS = 400  # loop A: random reads only
 FIO_MIX_IOPS = (150, 150)  # loop B: random reads and writes
 
@@ -142,7 +148,7 @@ direct=1
 bs=8k
 iodepth=4
 time_based=1
-runtime=16
+runtime=600
 randrepeat=0
 norandommap=1
 
@@ -160,8 +166,14 @@ rate_iops={FIO_MIX_IOPS[0]},{FIO_MIX_IOPS[1]}
         fio = subprocess.Popen(["fio", "--output-format=json", "--output", str(tmp_path / "fio.json"), str(job)],
                                start_new_session=True)
         try:
-            time.sleep(3)  # past fio's start-up
             devs = [a.name, b.name]
+            # the recorders start once both loads run, and fio runs until they are done (then it is stopped and
+            # writes its result): nothing here depends on how long a busy host takes to start either
+            before = {d: _completed_ios(d) for d in devs}
+            deadline = time.monotonic() + 180  # a safety net only
+            while any(_completed_ios(d) == before[d] for d in devs):
+                assert fio.poll() is None and time.monotonic() < deadline, "fio did no I/O"
+                time.sleep(0.1)
             iostat = subprocess.Popen(["iostat", "-x", "-d", "-y", "-o", "JSON", *devs, "1", "10"],
                                       stdout=open(tmp_path / "iostat.json", "w"))  # noqa: SIM115
             sa = tmp_path / "sa.data"
@@ -169,8 +181,9 @@ rate_iops={FIO_MIX_IOPS[0]},{FIO_MIX_IOPS[1]}
             rec = blockfit("diagnose", "--devices", ",".join(devs), "--interval", "1s", "--duration", "10s",
                            "--record", str(tmp_path / "cap.jsonl"), "--json")
             assert rec.returncode == 0, rec.stderr
-            assert iostat.wait(timeout=30) == 0 and sadc.wait(timeout=30) == 0
-            assert fio.wait(timeout=60) == 0
+            assert iostat.wait(timeout=120) == 0 and sadc.wait(timeout=120) == 0
+            os.killpg(fio.pid, signal.SIGINT)
+            fio.wait(timeout=120)
         finally:
             if fio.poll() is None:
                 os.killpg(fio.pid, 9)
@@ -178,7 +191,8 @@ rate_iops={FIO_MIX_IOPS[0]},{FIO_MIX_IOPS[1]}
         sadf = subprocess.run(["sadf", "-j", str(sa), "--", "-d"], capture_output=True, text=True, check=True)
         (tmp_path / "sadf.json").write_text(sadf.stdout)
 
-    res = json.loads((tmp_path / "fio.json").read_text())["jobs"]
+    text = (tmp_path / "fio.json").read_text()
+    res = json.loads(text[text.index("{"):])["jobs"]  # stopped by SIGINT, fio writes a line before its JSON
     fio_iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in res)
     fio_read_pct = 100 * sum(j["read"]["iops"] for j in res) / fio_iops
     expected_total = FIO_READ_IOPS + sum(FIO_MIX_IOPS)

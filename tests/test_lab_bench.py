@@ -19,9 +19,6 @@ OCI = ("--cloud", "oci", "--instance", "VM.Standard.E3.Flex:12")
 # 4 x 1000 GB balanced: each member at OCI's per-volume cap of 25,000 IOPS, so the 4,000 GB single volume (also
 # at that cap) has a quarter of the stripe's aggregate caps at the same total size.
 FOUR = ("--layout", "4x1000G@balanced")
-# the guest mounts a fresh tmpfs on /tmp: a checkout there cannot run its bench in the guest (refused, exit 4)
-UNDER_TMP = pytest.mark.skipif(Path(BLOCKFIT).resolve().is_relative_to("/tmp"),
-                               reason="the guest mounts a fresh tmpfs on /tmp, hiding a checkout under the host's /tmp")
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -60,7 +57,7 @@ def test_sides_single_against_stripe_and_manager_against_manager() -> None:
 def test_lab_bench_script_gives_the_bench_the_instance_cap(tmp_path: Path) -> None:
     """The stripe's members share the instance's throttle group; the bench's evidence can only name that cap (the
     stripe's DSS writes are held there, its members at ~60 % of their own) if it is told it."""
-    from blockfit.lab.run import TEMPLATES
+    from blockfit.lab.session import TEMPLATES
     from lab_helpers import assert_valid_bash
 
     layouts = [{"label": "single", "serials": ["single1"], "devices": ["/dev/vda"], "mount": "/mnt/blockfit-single",
@@ -80,17 +77,19 @@ IO_CAPS = ("iops_cap", "mbps_cap", "instance_cap")
 
 @pytest.mark.slow
 @pytest.mark.lab
-@UNDER_TMP
 def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_workloads(tmp_path: Path) -> None:
     """Issue 12's lab acceptance, quick profile, the three workloads (select-only OLTP, DSS, load): single volume vs
     a 4-way stripe with 4x its aggregate caps. The stripe wins OLTP and DSS with CIs above 1, each layout's DSS runs
     held by an I/O cap (not CPU), the model's ratio beside each measured one, its members' select-only load even;
     load completes with rows/s per step (fsync-bound: no winner is expected). TPC-B is not run: nothing asserts it,
-    and it cost CI minutes."""
+    and it cost CI minutes. --repeat 3: one look after 3 pairs, where select-only and DSS were decided in every
+    recorded run ([3.70, 3.85], [2.21, 3.16]; one look needs no Bonferroni share, so its interval is the narrower),
+    and load, which always runs to --repeat, runs 3 pairs instead of 5."""
     runs = tmp_path / "runs"
     started = time.monotonic()
     report = tmp_path / "lab-bench.html"
-    r = run_lab_cli(runs, *OCI, *FOUR, "--bench", "oltp-select,dss,load", "--report", str(report), timeout=1800)
+    r = run_lab_cli(runs, *OCI, *FOUR, "--bench", "oltp-select,dss,load", "--repeat", "3", "--report", str(report),
+                    timeout=5400)  # the guest's own safety net: 90 min
     wall = time.monotonic() - started
     bench = r["bench"]
     bindings = {(lay["label"], m["measure"]): [x["evidence"]["binding"] for x in m["runs"] if x.get("evidence")]
@@ -136,7 +135,6 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
 @pytest.mark.slow
 @pytest.mark.lab
 @pytest.mark.parametrize("phase", ["building"])
-@UNDER_TMP
 def test_interrupt_at_any_phase_leaves_nothing(tmp_path: Path, phase: str) -> None:
     """Ctrl-C while the layouts are built: no qemu, socket, disk file or work dir left."""
     ensure_kernel()

@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from blockfit.lab.buildscripts import guest_device_names, plan_for
 from blockfit.lab.disks import Disk, create
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import ensure_kernel
-from blockfit.lab.run import LabRequest, guest_device_names, plan_for, resolve
+from blockfit.lab.run import LabRequest, resolve
 from lab_helpers import BLOCKFIT, processes_mentioning
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]

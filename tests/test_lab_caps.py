@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -64,15 +66,25 @@ def test_guest_lifts_and_reapplies_its_caps(tmp_path: Path) -> None:
     disks = [Disk("m1", work / "m1.raw", 64 << 20, vol)]
     create(disks)
     caps = CapControl(work, [vol, inst])
+    # a checkout under the host's /tmp must stay visible in the guest, whose /tmp is a fresh tmpfs
+    checkout = Path(tempfile.mkdtemp(prefix="blockfit-checkout-", dir="/tmp"))
+    (checkout / "marker").write_text("seen from the guest\n")
     script = f"""
 W={work}
+echo "checkout $(cat {checkout}/marker 2>&1 | tr ' ' _)" >> $W/rates
 dev=/dev/$(for b in /sys/block/vd*; do [ "$(cat $b/serial)" = m1 ] && basename $b; done)
-rate() {{  # reads/s over 3 s of 4k random reads at depth 16
+reads() {{ local c; read -r -a c < /sys/block/${{dev#/dev/}}/stat; echo "${{c[0]}} ${{EPOCHREALTIME/[.,]/}}"; }}
+rate() {{  # reads/s over 3 s of 4k random reads at depth 16, from the first completed read on (fio is stopped
+  # after the window: on a busy host its start, and the guest's sleeps, take longer than any runtime of its own)
+  local a b first i pid
+  first=$(reads | cut -d' ' -f1)
   fio --name=r --filename=$dev --readonly --rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=16 \\
-      --runtime=6 --time_based > /dev/null 2>&1 &
-  sleep 2; a=$(awk '{{print $1}}' /sys/block/${{dev#/dev/}}/stat); sleep 3
-  b=$(awk '{{print $1}}' /sys/block/${{dev#/dev/}}/stat); wait
-  echo $(( (b - a) / 3 ))
+      --runtime=600 --time_based > /dev/null 2>&1 &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do sleep 0.1; [ "$(reads | cut -d' ' -f1)" = "$first" ] || break; done
+  sleep 1; a=($(reads)); sleep 3; b=($(reads))
+  kill -INT $pid; wait $pid
+  echo $(( (b[0] - a[0]) * 1000000 / (b[1] - a[1]) ))
 }}
 fio --version > /dev/null  # the first start reads fio over 9p: not inside a measured window
 echo "capped $(rate)" >> $W/rates
@@ -82,7 +94,11 @@ echo "lifted $(rate)" >> $W/rates
 echo "reapplied $(rate)" >> $W/rates
 {caps.guest_command} bogus 2>/dev/null; echo "bogus $?" >> $W/rates
 """
-    outcome = run_script(kernel, work, script, disks, inst, timeout_s=150, caps=caps)
+    try:
+        outcome = run_script(kernel, work, script, disks, inst, timeout_s=900, caps=caps, idle_s=300,
+                             keep=[checkout / "marker"])
+    finally:
+        shutil.rmtree(checkout)
     text = (work / "rates").read_text() if (work / "rates").exists() else ""
     assert outcome.ok, f"{outcome.failure}\n{text}\n{outcome.console_tail()}"
     rates = {line.split()[0]: int(line.split()[1]) for line in text.splitlines() if line.split()[1].isdigit()}
@@ -90,6 +106,7 @@ echo "reapplied $(rate)" >> $W/rates
     assert 30 <= rates["capped"] <= 90, text
     assert rates["lifted"] > 5 * rates["capped"], text
     assert 30 <= rates["reapplied"] <= 90, text
+    assert "checkout seen_from_the_guest" in text, text
     assert "bogus 2" in text  # the guest command refuses anything but lift/apply without asking the host
     assert caps.log == ["lift ok", "apply ok"]
     assert processes_mentioning(str(work)) == []

@@ -7,8 +7,10 @@ An overshoot of the MB/s caps seen in an earlier version of this lab (1.11x with
 occur with today's scale and windows: 0.99-1.00 for both, at the default scale and at 0.02; the guest's clock was
 checked against the host's (file times on the shared work dir) and agreed within 0.3 % (2026-11-24).
 
-Measured robustly, not retried: fio ramps up before the window, and the figure is the median of 2-second
-sub-windows of the device's own counters (one window where sub-windows would hold too few 1 MiB reads)."""
+Measured robustly, not retried: fio ramps up before the window, the figure is the median of sub-windows of the
+device's own counters (each holding 40 I/Os or more), added to the default 8 s window until the interval is narrow
+(this test ran 20 s windows before), and the scale is fitted to the emulator's own speed in the same guest: a path
+costs TCG a virtio queue and dm-multipath a layer, which a busy host makes the bottleneck."""
 
 from __future__ import annotations
 
@@ -16,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from lab_helpers import assert_nothing_left, run_lab_cli
+from lab_helpers import assert_matches_model, assert_nothing_left, run_lab_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 
 SUBJECT = ["--cloud", "oci", "--layout", "1x1000G@120vpu", "--instance", "VM.Standard.E4.Flex:32",
-           "--attachment", "iscsi", "--no-single", "--runtime", "20s"]
+           "--attachment", "iscsi", "--no-single"]
 
 
 def test_one_path_and_four_paths_measure_what_the_model_predicts(tmp_path: Path) -> None:
@@ -37,10 +39,8 @@ def test_one_path_and_four_paths_measure_what_the_model_predicts(tmp_path: Path)
             assert f"{paths} of {paths} paths active in 1 path group" in steps["11-oci-multipath.sh"]["detail"]
         else:           # one path carries the plan's I/O: there is no path policy to write
             assert "11-oci-multipath.sh" not in steps
-        figures = {k: r[k] for k in ("scale", "predicted_iops", "measured_iops", "predicted_mbps", "measured_mbps",
-                                     "limited_by", "predicted_limited_by", "model_iops", "model_limited_by")}
-        assert 0.90 <= r["iops_ratio"] <= 1.10, figures
-        assert 0.90 <= r["measured_mbps"] / r["predicted_mbps"] <= 1.10, figures
+        assert_matches_model(r, "iops", 0.10)
+        assert_matches_model(r, "mbps", 0.10)
     # one path is what the model says it is: the per-path ceiling binds (a UHP volume needs its paths)
     assert one["caps"]["path_iops"] is not None and one["predicted_limited_by"]["iops"] == "iscsi_path"
 

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from blockfit.lab.run import TEMPLATES, LabRequest, emulated_limit, fio_rw, resolve
+from blockfit.lab.figures import emulated_limit
+from blockfit.lab.run import LabRequest, fio_rw, resolve
 from blockfit.model import predict
 from blockfit.schema import Workload
 from blockfit.specs import parse_instance, parse_layout
-from lab_helpers import assert_nothing_left, assert_valid_bash, run_lab_cli
+from lab_helpers import assert_matches_model, assert_nothing_left, assert_valid_bash, render_lab_script, run_lab_cli
 
 LAYOUT, INSTANCE = "4x50G@balanced", "VM.Standard.E4.Flex:8"
 ARGS = ("--cloud", "oci", "--layout", LAYOUT, "--instance", INSTANCE, "--manager", "mdadm")
@@ -75,11 +76,10 @@ def test_lab_redundancy_refusals_are_one_line_exit_2(args: tuple[str, ...], need
 
 @pytest.mark.parametrize("use_build", [True, False], ids=["build-scripts", "plain"])
 def test_rendered_raid10_guest_script_measures_writes(tmp_path: Path, use_build: bool) -> None:
-    text = TEMPLATES.get_template("lab.sh.j2").render(
-        use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc", "/dev/vdd"],
-        mount="/mnt/x", work=str(tmp_path), members=4, member_serials=["m1", "m2", "m3", "m4"],
-        single_serial="single", manager="mdadm", fs="xfs", stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5,
-        writes=True, md_level="raid10")
+    text = render_lab_script(
+        tmp_path, use_build=use_build, rerun_check=use_build, members=4, member_serials=["m1", "m2", "m3", "m4"],
+        expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc", "/dev/vdd"], manager="mdadm", writes=True,
+        md_level="raid10")
     assert "${c[4]} ${c[6]}" in text and "--readonly" not in text and "modprobe raid10" in text
     assert '"raid10 4 4096"' in text
     assert ("BLOCKFIT_MDADM_ASSUME_CLEAN=1" if use_build else "--level=10 --layout=n2 --assume-clean") in text
@@ -106,14 +106,6 @@ def raid10_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any]
     return _result["run"]
 
 
-def assert_within(f: dict[str, Any], what: str, tolerance: float) -> None:
-    """measured / predicted within the tolerance, or within 2 standard errors of the measurement if wider."""
-    spread = f[f"{what}_spread"]
-    assert spread <= 0.05, (what, spread, f)
-    ratio = f[f"measured_{what}"] / f[f"predicted_{what}"]
-    assert abs(ratio - 1) <= max(tolerance, 2 * spread), (what, ratio, spread, f)
-
-
 @pytest.mark.slow
 @pytest.mark.lab
 def test_raid10_writes_within_10_percent_of_the_model(raid10_run: tuple[dict[str, Any], Path]) -> None:
@@ -122,8 +114,8 @@ def test_raid10_writes_within_10_percent_of_the_model(raid10_run: tuple[dict[str
     # the scaled model: 6,000 IOPS and 49.152 MB/s x scale (the hand-checked figures above)
     assert r["predicted_iops"] == pytest.approx(6_000 * r["scale"], rel=1e-3)
     assert r["predicted_mbps"] == pytest.approx(49.152 * r["scale"], rel=2e-3)
-    assert_within(r, "iops", 0.10)
-    assert_within(r, "mbps", 0.10)
+    assert_matches_model(r, "iops", 0.10)
+    assert_matches_model(r, "mbps", 0.10)
     assert r["limited_by"] == r["predicted_limited_by"] == {"iops": "volume_iops_per_gb", "mbps": "volume_mbps_per_gb"}
 
 
@@ -134,10 +126,12 @@ def test_raid10_writes_half_what_the_same_raw_volume_writes(raid10_run: tuple[di
     r, _ = raid10_run
     s = r["single"]
     assert s is not None and s["layout"].startswith("1x200G")
-    assert_within(s, "iops", 0.10)
-    assert_within(s, "mbps", 0.10)
-    assert r["measured_iops"] / s["measured_iops"] == pytest.approx(0.5, rel=0.10)
-    assert r["measured_mbps"] / s["measured_mbps"] == pytest.approx(0.5, rel=0.10)
+    assert_matches_model(s, "iops", 0.10)
+    assert_matches_model(s, "mbps", 0.10)
+    for kind in ("iops", "mbps"):  # measured side by side in one guest: the mirror's cost
+        half = r[f"measured_{kind}"] / s[f"measured_{kind}"]
+        print(f"RAID10 / single {kind}: {half:.3f} (model 0.5)")
+        assert half == pytest.approx(0.5, rel=0.10), (kind, half, r[f"{kind}_spread"], s[f"{kind}_spread"])
 
 
 @pytest.mark.slow

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from blockfit.errors import InputError
 from blockfit.lab.bench import LabBenchRequest, member_balance
 from blockfit.lab.disks import Disk, Throttle, create, disk_bytes
+from blockfit.lab.figures import emulated_limit, nearest_limit
 from blockfit.lab.initramfs import newc_archive
 from blockfit.lab.qemu import VmConfig, command
-from blockfit.lab.run import LabRequest, emulated_limit, iodepth_for, nearest_limit, resolve
+from blockfit.lab.run import LabRequest, iodepth_for, resolve
 from blockfit.lab.scale import IOPS_BUDGET, MBPS_BUDGET, choose_scale, parse_scale
 from blockfit.schema.bench import (
     BenchResult,
@@ -29,7 +30,7 @@ from blockfit.schema.bench import (
     RunEvidence,
 )
 from blockfit.units import KIB
-from lab_helpers import assert_valid_bash
+from lab_helpers import assert_valid_bash, render_lab_script
 
 rates = st.floats(min_value=1.0, max_value=5e6, allow_nan=False)
 
@@ -127,7 +128,8 @@ def test_bench_stripe_unit_is_the_smallest_whole_unit_io_the_mbps_cap_holds() ->
     """4x1000G@balanced at the bench's scales: 50 IOPS and 7.68 MB/s a member, so an I/O costs an IOPS slot before
     it costs bandwidth up to 150 KiB; 256 KiB is the first power of two past that (the plan's 4 MiB left the 54 MB
     pkey in 13.5 units over 4 members)."""
-    from blockfit.lab.bench import Scale, _member_cap, bench_stripe, sides
+    from blockfit.lab.bench import _member_cap, bench_stripe, sides
+    from blockfit.lab.scale import Scale
     from blockfit.units import KIB, MIB
 
     lab = LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
@@ -145,7 +147,7 @@ def test_bench_stripe_unit_is_the_smallest_whole_unit_io_the_mbps_cap_holds() ->
 
 def test_stripe_size_reaches_the_plan_and_the_build_scripts(tmp_path: Path) -> None:
     """--stripe-size replaces the plan's unit; `blockfit build` stripes and aligns the filesystem with it."""
-    from blockfit.lab.run import plan_for
+    from blockfit.lab.buildscripts import plan_for
 
     subject = resolve(LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
                                  stripe_size=256 << 10))
@@ -173,19 +175,18 @@ def test_single_alternative_is_one_volume_of_the_same_total_size() -> None:
 
 
 def test_rendered_guest_script_is_valid_bash(tmp_path: Path) -> None:
-    from blockfit.lab.run import TEMPLATES
-
     combos = [("lvm", "xfs", True), ("mdadm", "ext4", True), ("lvm", "ext4", False), ("mdadm", "xfs", False)]
     for manager, fs, use_build in combos:
-        text = TEMPLATES.get_template("lab.sh.j2").render(
-            use_build=use_build, rerun_check=use_build, expected_devices=["/dev/vda", "/dev/vdb", "/dev/vdc"],
-            mount="/mnt/x", work=str(tmp_path), members=3, member_serials=["m1", "m2", "m3"], single_serial="single",
-            manager=manager, fs=fs, stripe_kib=4096, check_mib=8, ramp_s=2, window_s=5)
+        text = render_lab_script(tmp_path, use_build=use_build, rerun_check=use_build, manager=manager, fs=fs)
         assert_valid_bash(tmp_path / f"{manager}-{fs}.sh", text)
+        # lifted for the build and the emulator's own speed, fitted before the capped windows
+        order = [text.index(x) for x in ("lab-caps lift", "measure ref-single-iops", "measure ref-stripe-mbps",
+                                         "lab-caps fit", "measure single-iops", "measure stripe-mbps")]
+        assert order == sorted(order)
 
 
 def test_rendered_lab_bench_script_is_valid_bash(tmp_path: Path) -> None:
-    from blockfit.lab.run import TEMPLATES
+    from blockfit.lab.session import TEMPLATES
 
     layouts = [{"label": "single", "serials": ["single1"], "devices": ["/dev/vda"], "mount": "/mnt/blockfit-single",
                 "what": "1x4000G", "cap": "100:6"},
@@ -224,7 +225,7 @@ def test_cli_bad_input_is_one_line_exit_2(args: list[str], needle: str, tmp_path
 
 
 def test_guest_device_names_follow_the_kernels_virtio_naming() -> None:
-    from blockfit.lab.run import guest_device_names
+    from blockfit.lab.buildscripts import guest_device_names
 
     names = guest_device_names(28)
     assert names[:3] == ["/dev/vda", "/dev/vdb", "/dev/vdc"]
@@ -308,12 +309,8 @@ def test_qemu_accepts_several_path_devices_on_one_node(tmp_path: Path) -> None:
 
 
 def test_rendered_guest_script_with_paths_builds_multipath_maps(tmp_path: Path) -> None:
-    from blockfit.lab.run import TEMPLATES as _env
-
-    text = _env.get_template("lab.sh.j2").render(
-        use_build=True, rerun_check=True, expected_devices=["/dev/mapper/bfmp_m1", "/dev/mapper/bfmp_m2"],
-        mount="/mnt/x", work=str(tmp_path), members=2, member_serials=["m1", "m2"], single_serial="single",
-        manager="lvm", fs="xfs", stripe_kib=1024, check_mib=8, ramp_s=2, window_s=5, paths=4, map_prefix="bfmp_")
+    text = render_lab_script(tmp_path, expected_devices=["/dev/mapper/bfmp_m1", "/dev/mapper/bfmp_m2"], members=2,
+                             member_serials=["m1", "m2"], stripe_kib=1024, paths=4)
     assert 'multipath 0 0 1 1 round-robin 0 4 1$table' in text and "BLOCKFIT_SKIP_MULTIPATH=0" in text
     assert_valid_bash(tmp_path / "paths.sh", text)
 
@@ -339,7 +336,7 @@ def test_cli_paths_out_of_range_is_one_line_exit_2(value: str) -> None:
 
 
 def test_window_rate_is_the_median_of_sub_windows(tmp_path: Path) -> None:
-    from blockfit.lab.run import _window_rate
+    from blockfit.lab.windows import window_rate
 
     # four 2-second sub-windows at 100 IOPS / 1 MB/s, one of them stalled by the host (10 IOPS)
     rows, t, reads, sectors = [], 0.0, 0, 0
@@ -348,13 +345,13 @@ def test_window_rate_is_the_median_of_sub_windows(tmp_path: Path) -> None:
         t, reads, sectors = t + 2, reads + rate * 2, sectors + rate * 2 * 1_000_000 // 100 // 512
     rows.append(f"{t} {reads} {sectors}")
     path = tmp_path / "rate-x.txt"
-    path.write_text(" ".join(rows) + "\n")
-    rate = _window_rate(path)
-    assert rate.iops == pytest.approx(100) and rate.mbps == pytest.approx(1.0, rel=0.01)
-    assert rate.iops_spread > 0  # the stalled sub-window shows as spread, not in the median
-    path.write_text("5.0 10 10 5.0 20 20\n")
+    path.write_text("\n".join(rows) + "\n")
+    iops, mbps = window_rate(path, "iops"), window_rate(path, "mbps")
+    assert iops.value == pytest.approx(100) and mbps.value == pytest.approx(1.0, rel=0.01)
+    assert iops.windows == 4 and iops.spread is not None and iops.spread > 0  # the stall is spread, not median
+    path.write_text("5.0 10 10\n5.0 20 20\n")
     with pytest.raises(ValueError, match="empty measurement window"):
-        _window_rate(path)
+        window_rate(path, "iops")
 
 
 def _bench_with_member_ios(per_measure: dict[str, list[tuple[int, int]]]) -> BenchResult:
@@ -386,3 +383,13 @@ def test_member_balance_is_per_measure_over_the_ios_of_all_its_runs() -> None:
     assert balance["oltp-select"] == pytest.approx(2910 / 3000, abs=0.001)
     assert balance["oltp-tpcb"] == pytest.approx(150 / 300, abs=0.001)
     assert member_balance(bench, "single") == {}
+
+
+def test_a_checkout_under_tmp_is_bound_back_into_the_guest() -> None:
+    """The guest mounts a fresh tmpfs on /tmp: /tmp's child holding the venv or the source is bound back in (once),
+    nothing elsewhere, never /tmp itself (test_lab_caps checks it in a real guest)."""
+    from blockfit.lab.guest import under_tmp
+
+    assert under_tmp([Path("/tmp/clone/.venv"), Path("/tmp/clone/src/blockfit"), Path("/work/x/.venv"),
+                      Path("/tmp")]) == ["/tmp/clone"]
+    assert under_tmp([Path("/root/.venv")]) == []

@@ -16,7 +16,7 @@ import pytest
 from blockfit.cli import main
 from blockfit.lab import bench as lab_bench
 from blockfit.lab.run import LabRequest, resolve
-from blockfit.lab.scale import choose_scale
+from blockfit.lab.scale import Scale, choose_scale, instance_throttle
 from blockfit.schema.bench import BenchResult
 from blockfit.schema.lab import LabBenchResult, LabStep
 from blockfit.units import fmt_times
@@ -36,10 +36,10 @@ def lab_bench_result(balance: dict[str, float] | None = None) -> LabBenchResult:
     subject = resolve(req.lab)
     base, other = lab_bench.sides(req, subject)
     base, other = dataclasses.replace(base, label="A"), dataclasses.replace(other, label="B")
-    scale = lab_bench.Scale(
+    scale = Scale(
         iops=choose_scale([base.iops, other.iops], [], lab_bench.BENCH_IOPS_BUDGET, lab_bench.BENCH_MBPS_BUDGET),
         mbps=choose_scale([], [base.mbps, other.mbps], lab_bench.BENCH_IOPS_BUDGET, lab_bench.BENCH_MBPS_BUDGET))
-    instance = lab_bench._instance_cap(subject.stripe, scale)
+    instance = instance_throttle(subject.stripe, scale)
     unit = lab_bench.bench_stripe(lab_bench._member_cap(other, scale))
     b = lab_bench._layout_info(base, scale, instance, bench, unit)
     o = lab_bench._layout_info(other, scale, instance, bench, unit)

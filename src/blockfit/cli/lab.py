@@ -16,6 +16,7 @@ from blockfit.cli.output import ReportOption, console, err_console, print_json, 
 from blockfit.errors import InputError
 from blockfit.lab import LabRequest, run_lab
 from blockfit.lab.bench import LabBenchRequest, run_lab_bench, validate
+from blockfit.lab.figures import judge
 from blockfit.lab.run import check_stripe_size
 from blockfit.lab.scale import parse_scale
 from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
@@ -143,6 +144,10 @@ def _ratio(r: float) -> str:
     return f"[{colour}]{r:.2f}[/]"
 
 
+def _spread(spread: float | None, windows: int) -> str:
+    return f"±{2 * spread:.1%}, {windows}" if spread is not None else f"no spread, {windows}"
+
+
 def _limit(predicted: str, measured: str) -> str:
     return predicted if predicted == measured else f"[red]{predicted} (lab: {measured})[/]"
 
@@ -154,7 +159,7 @@ def render(r: LabResult) -> None:
     columns: list[LabFigures] = [r] + ([r.single] if r.single is not None else [])
     large = "sequential writes" if r.direction == "write" else "random reads"
     table = Table(title=f"{fmt_io_size(r.small_io)} random {r.direction}s (IOPS), {fmt_io_size(r.large_io)} {large} "
-                        f"(MB/s); {r.runtime_s:g} s windows", title_justify="left")
+                        f"(MB/s); windows of at least {r.runtime_s:g} s, longer until narrow", title_justify="left")
     table.add_column("")
     for name, f in zip(("stripe", "single volume"), columns, strict=False):
         table.add_column(f"{name} {f.layout}", justify="right")
@@ -162,10 +167,14 @@ def render(r: LabResult) -> None:
         ("IOPS predicted x scale", [f"{f.predicted_iops:,.0f}" for f in columns]),
         ("IOPS measured", [f"{f.measured_iops:,.0f}" for f in columns]),
         ("  measured / predicted", [_ratio(f.iops_ratio) for f in columns]),
+        ("  ± (95 %), sub-windows", [_spread(f.iops_spread, f.iops_windows) for f in columns]),
+        ("  emulator uncapped", [f"{f.emulator_iops:,.0f}" if f.emulator_iops else "-" for f in columns]),
         ("  binding limit", [_limit(f.predicted_limited_by.iops, f.limited_by.iops) for f in columns]),
         ("MB/s predicted x scale", [f"{f.predicted_mbps:,.1f}" for f in columns]),
         ("MB/s measured", [f"{f.measured_mbps:,.1f}" for f in columns]),
         ("  measured / predicted", [_ratio(f.mbps_ratio) for f in columns]),
+        ("  ± (95 %), sub-windows", [_spread(f.mbps_spread, f.mbps_windows) for f in columns]),
+        ("  emulator uncapped", [f"{f.emulator_mbps:,.1f}" if f.emulator_mbps else "-" for f in columns]),
         ("  binding limit", [_limit(f.predicted_limited_by.mbps, f.limited_by.mbps) for f in columns]),
         ("cloud equivalent (/ scale)", [f"{f.measured_iops / r.scale:,.0f} IOPS, {f.measured_mbps / r.scale:,.0f} MB/s"
                                         for f in columns]),
@@ -177,6 +186,11 @@ def render(r: LabResult) -> None:
     for label, cells in rows:
         table.add_row(label, *cells)
     console.print(table)
+    for f in columns:
+        for kind in ("iops", "mbps"):
+            verdict = judge(f, kind, 0.10)
+            if verdict is not None:
+                console.print(f"  [yellow]note:[/] {verdict}")
     for s in r.steps:
         console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {s.name}: {s.detail}")
     console.print(f"  guest {r.kernel}, {r.guest_seconds:g} s" + (f", console log {r.console_log}"

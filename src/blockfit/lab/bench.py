@@ -25,8 +25,6 @@ left the least busy of 4 members at 0.65-0.88 of the busiest one's I/Os. ``--str
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,26 +34,14 @@ from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import parse_workloads
 from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.lab import disks as disk_files
-from blockfit.lab.cache import runs_dir
+from blockfit.lab.buildscripts import builder, guest_device_names, plan_for, write_build_scripts
 from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
-from blockfit.lab.guest import run_script
-from blockfit.lab.kernel import GuestKernel, ensure_kernel
-from blockfit.lab.run import (
-    DEFAULT_STRIPE,
-    TEMPLATES,
-    LabRequest,
-    Subject,
-    builder,
-    emulated_limit,
-    guest_device_names,
-    keep_console,
-    plan_for,
-    resolve,
-    steps_or_fail,
-    write_build_scripts,
-)
-from blockfit.lab.scale import choose_scale
+from blockfit.lab.figures import emulated_limit
+from blockfit.lab.kernel import ensure_kernel
+from blockfit.lab.run import DEFAULT_STRIPE, IDLE_S, LabRequest, Subject, resolve
+from blockfit.lab.scale import Scale, choose_scale, instance_throttle, member_throttle
+from blockfit.lab.session import GuestRun, render, run_guest, work_dir
 from blockfit.schema import Prediction
 from blockfit.schema.bench import BenchResult, MeasureResult
 from blockfit.schema.lab import LabBenchLayout, LabBenchRatio, LabBenchResult, LabCaps
@@ -172,32 +158,34 @@ def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> Lab
     exe = builder()
     if exe is None:
         raise EnvironmentProblem("lab --bench: this installation has no 'blockfit build' (blockfit.emit)")
-    if Path(exe).resolve().is_relative_to("/tmp"):  # refused before the guest boots, not after it
-        raise EnvironmentProblem(f"lab --bench: blockfit is installed under /tmp ({exe}); the guest mounts a fresh "
-                                 "tmpfs on /tmp and cannot run it there: install it elsewhere")
-    pair = (base, other)
-    scale = Scale(
-        iops=req.lab.scale or choose_scale([s.iops for s in pair], [], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET),
-        mbps=req.lab.scale or choose_scale([], [s.mbps for s in pair], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET))
+    scale = bench_scale(req, (base, other))
     say(f"scale {scale.iops:g} for IOPS caps, {scale.mbps:g} for MB/s caps")
     # the other side is always striped (vs single: the stripe; vs a manager or filesystem: both are)
     subject = dataclasses.replace(subject, stripe_size=req.lab.stripe_size or bench_stripe(_member_cap(other, scale)))
     say(f"stripe unit {subject.stripe_size // KIB} KiB")
     kernel = ensure_kernel(say)
-    parent = runs_dir()
-    parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="blockfit-lab-", dir=parent))
-    try:
-        return _run_in(work, req, subject, base, other, scale, kernel, exe, say)
-    finally:
-        if not req.lab.keep:
-            shutil.rmtree(work, ignore_errors=True)
+    with work_dir(req.lab.keep) as work:
+        instance = instance_throttle(subject.stripe, scale)
+        disks, layouts = _rig(work, subject, (base, other), scale, exe)
+        disk_files.create(disks)
+        caps = CapControl(work, ([instance] if instance is not None else []) + [d.throttle for d in disks
+                                                                                 if d.throttle is not None])
+        script = render("labbench.sh.j2", work=str(work), layouts=layouts, caps=str(caps.guest_command), blockfit=exe,
+                        workloads=req.workloads, profile=req.profile, repeat=req.repeat,
+                        instance_cap=f"{instance.iops or 0}:{(instance.bps or 0) / MB:g}" if instance else None)
+        say(f"booting the guest: {base.label} ({base.members} disk(s)) and {other.label} ({other.members} disk(s))")
+        run = run_guest(kernel, work, script, disks, instance, TIMEOUT_S[req.profile], say, caps=caps,
+                        idle_s=IDLE_S)
+        bench = run.read("the bench's result",
+                         lambda: BenchResult.model_validate_json((work / "bench" / "bench.json").read_text()))
+        return _result(req, subject, (base, other), scale, instance, bench, caps, run, kernel.version)
 
 
-@dataclass(frozen=True)
-class Scale:
-    iops: float
-    mbps: float
+def bench_scale(req: LabBenchRequest, pair: tuple[Side, Side]) -> Scale:
+    """--scale for both kinds of cap, or each the largest that keeps the faster side within the bench's budgets."""
+    return Scale(
+        iops=req.lab.scale or choose_scale([s.iops for s in pair], [], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET),
+        mbps=req.lab.scale or choose_scale([], [s.mbps for s in pair], BENCH_IOPS_BUDGET, BENCH_MBPS_BUDGET))
 
 
 def bench_stripe(member: Throttle) -> int:
@@ -217,32 +205,21 @@ def bench_stripe(member: Throttle) -> int:
 
 
 def _member_cap(side: Side, scale: Scale) -> Throttle:
-    p = side.pred
-    return Throttle(name=f"vol_{side.label}", iops=max(1, round(p.member_iops * scale.iops)),
-                    bps=max(4096, round(p.member_mbps * MB * scale.mbps)), iops_size=p.member_io_accounting_bytes)
+    return member_throttle(side.pred, scale, f"vol_{side.label}")
 
 
-def _instance_cap(pred: Prediction, scale: Scale) -> Throttle | None:
-    iops = round(pred.instance_iops_cap * scale.iops) if pred.instance_iops_cap else None
-    bps = round(pred.instance_mbps_cap * MB * scale.mbps) if pred.instance_mbps_cap else None
-    return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
-
-
-def _run_in(work: Path, req: LabBenchRequest, subject: Subject, base: Side, other: Side, scale: Scale,
-            kernel: GuestKernel, exe: str, say: Progress) -> LabBenchResult:
-    instance = _instance_cap(subject.stripe, scale)
+def _rig(work: Path, subject: Subject, pair: tuple[Side, Side], scale: Scale,
+         exe: str) -> tuple[list[Disk], list[dict[str, object]]]:
+    """Each side's capped disks and build scripts; what the guest script needs to know of each side."""
     disks: list[Disk] = []
-    groups: list[Throttle] = [instance] if instance is not None else []
-    rendered = []
-    names = guest_device_names(base.members + other.members)
-    for side in (base, other):
+    layouts: list[dict[str, object]] = []
+    names = guest_device_names(sum(side.members for side in pair))
+    for side in pair:
         cap = _member_cap(side, scale)
         serials = [f"{side.label}{i + 1}" for i in range(side.members)]
-        for s in serials:
-            t = Throttle(name=f"vol_{s}", iops=cap.iops, bps=cap.bps, iops_size=cap.iops_size)
-            groups.append(t)
-            disks.append(Disk(serial=s, path=work / f"{s}.raw", size_bytes=disk_files.disk_bytes(side.size_gb),
-                              throttle=t))
+        disks += [Disk(serial=s, path=work / f"{s}.raw", size_bytes=disk_files.disk_bytes(side.size_gb),
+                       throttle=cap.renamed(f"vol_{s}"))
+                  for s in serials]
         devices, names = names[:side.members], names[side.members:]
         if side.members == 1:
             lay = subject.layout.model_copy(update={
@@ -253,30 +230,21 @@ def _run_in(work: Path, req: LabBenchRequest, subject: Subject, base: Side, othe
             plan = plan_for(subject, subject.layout.model_copy(update={"manager": side.manager}), side.pred)
         write_build_scripts(exe, work, plan.model_dump_json(indent=2), side.manager, side.fs, devices,
                             mount=side.mount, name=f"build-{side.label}", names=side.names)
-        rendered.append({"label": side.label, "serials": serials, "devices": devices, "mount": side.mount,
-                         "what": side.what, "cap": f"{cap.iops}:{(cap.bps or 0) / MB:g}"})
-    disk_files.create(disks)
-    caps = CapControl(work, groups)
-    script = TEMPLATES.get_template("labbench.sh.j2").render(
-        work=str(work), layouts=rendered, caps=str(caps.guest_command), blockfit=exe, workloads=req.workloads,
-        profile=req.profile, repeat=req.repeat,
-        instance_cap=f"{instance.iops or 0}:{(instance.bps or 0) / MB:g}" if instance is not None else None)
-    say(f"booting the guest: {base.label} ({base.members} disk(s)) and {other.label} ({other.members} disk(s))")
-    outcome = run_script(kernel, work, script, disks, instance, timeout_s=TIMEOUT_S[req.profile], progress=say,
-                         caps=caps)
-    steps = steps_or_fail(outcome, work)
-    try:
-        bench = BenchResult.model_validate_json((work / "bench" / "bench.json").read_text())
-    except (OSError, ValueError) as exc:
-        kept = keep_console(outcome)
-        raise EnvironmentProblem(f"lab: could not read the bench's result ({exc}); console log kept at {kept}") \
-            from None
+        layouts.append({"label": side.label, "serials": serials, "devices": devices, "mount": side.mount,
+                        "what": side.what, "cap": f"{cap.iops}:{(cap.bps or 0) / MB:g}"})
+    return disks, layouts
+
+
+def _result(req: LabBenchRequest, subject: Subject, pair: tuple[Side, Side], scale: Scale,
+            instance: Throttle | None, bench: BenchResult, caps: CapControl, run: GuestRun,
+            kernel: str) -> LabBenchResult:
+    base, other = pair
     return LabBenchResult(
         scale=scale.iops, mbps_scale=scale.mbps, cloud=subject.cloud, instance=subject.instance.spec, versus=req.versus,
         baseline=_layout_info(base, scale, instance, bench, subject.stripe_size),
         other=_layout_info(other, scale, instance, bench, subject.stripe_size),
-        ratios=ratios(base, other, bench), bench=bench, cap_changes=caps.log, steps=steps, kernel=kernel.version,
-        guest_seconds=round(outcome.elapsed_s, 1), console_log=str(outcome.console_log) if req.lab.keep else None)
+        ratios=ratios(base, other, bench), bench=bench, cap_changes=caps.log, steps=run.steps, kernel=kernel,
+        guest_seconds=run.seconds, console_log=run.console_log(req.lab.keep))
 
 
 def _layout_info(side: Side, scale: Scale, instance: Throttle | None, bench: BenchResult,

@@ -5,12 +5,14 @@ the guest's ``lab-caps lift|apply`` writes ``caps/req-<id>`` (renamed into place
 half a file) and waits for ``caps/ack-<id>``; the host, polling while the guest runs, changes every
 throttle group over QMP and writes the ack: ``ok``, or ``error: …`` so the guest fails at once instead of
 measuring with the wrong caps. ``lab-caps`` is the command a database bench runs as its
-``--before-measure`` hook: load uncapped, then measure capped.
+``--before-measure`` hook: load uncapped, then measure capped. Other requests (``lab-caps fit``: choose the
+scale from the emulator's speed measured in this guest, then apply it) are answered by the handlers given.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,9 +22,9 @@ from blockfit.lab.qmp import Qmp, QmpError
 ACK_TIMEOUT_S = 120
 
 GUEST_SCRIPT = """#!/bin/bash
-# lab-caps lift|apply (generated): ask the host to lift or re-apply the emulated caps, wait for its answer.
+# lab-caps lift|apply|fit (generated): ask the host to lift, re-apply or fit the emulated caps, wait for its answer.
 set -u
-case "${1:-}" in lift|apply) ;; *) echo "usage: lab-caps lift|apply" >&2; exit 2 ;; esac
+case "${1:-}" in lift|apply|fit) ;; *) echo "usage: lab-caps lift|apply|fit" >&2; exit 2 ;; esac
 D=%(dir)s
 id=$(date +%%s%%N)-$$
 echo "$1" > "$D/req-$id.tmp" && mv "$D/req-$id.tmp" "$D/req-$id"
@@ -48,6 +50,7 @@ class CapControl:
     qmp: Qmp | None = None
     socket: Path | None = None  # qemu's monitor socket, set while the guest runs (in a private temp dir)
     log: list[str] = field(default_factory=list)  # "lift ok", "apply ok", "apply error: …" in order
+    handlers: dict[str, Callable[[], None]] = field(default_factory=dict)  # more requests: name -> what answers it
     _done: set[str] = field(default_factory=set)
 
     @property
@@ -90,10 +93,12 @@ class CapControl:
                     self.lift()
                 elif what == "apply":
                     self.apply()
+                elif what in self.handlers:
+                    self.handlers[what]()
                 else:
                     raise QmpError(f"unknown request {what!r}")
                 answer = "ok"
-            except QmpError as exc:
+            except (QmpError, OSError, ValueError) as exc:
                 answer = f"error: {exc}"
             self._done.add(rid)
             self.log.append(f"{what} {answer}")

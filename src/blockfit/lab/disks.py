@@ -9,6 +9,7 @@ The floor is 512 MiB: xfsprogs 6.1 refuses a striped XFS of 2 x 256 MiB ("Log si
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,10 @@ class Throttle:
     iops: int | None
     bps: int | None
     iops_size: int | None = None  # I/Os bigger than this count as several ops (AWS's 256 KiB accounting)
+
+    def renamed(self, name: str) -> Throttle:
+        """The same caps as another group (each volume, each path has a group of its own)."""
+        return dataclasses.replace(self, name=name)
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,13 @@ class Disk:
     def path_serials(self) -> list[str]:
         """The guest serial of each device this volume shows as (one unless it is reached through paths)."""
         return [f"{self.serial}-p{k}" for k in range(1, self.paths + 1)] if self.multipath else [self.serial]
+
+    def path_groups(self) -> list[Throttle]:
+        """One throttle group per path (the path cap, its name numbered), in path order; none without paths."""
+        t = self.path_throttle
+        if t is None:
+            return []
+        return [t.renamed(f"{t.name}_{k}") for k in range(1, self.paths + 1)]
 
 
 def disk_bytes(size_gb: float) -> int:

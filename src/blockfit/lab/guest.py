@@ -4,14 +4,22 @@ The work dir is shared read-write over 9p at the same path as on the host, so th
 and writes its results (fio JSON, logs) where the host reads them. The script reports progress by
 appending lines to WORK/progress; the host polls that file. The guest powers itself off when the
 script ends; a boot deadline and an overall timeout cover a guest that hangs.
+
+A run may also be given an idle limit: it fails once nothing in the work dir (progress, logs, result files, the
+disk files qemu writes) changed for that long, which is how a hung guest shows; a slow one keeps writing.
+The boot deadline counts qemu's own CPU time, not the wall clock: a guest that hangs while booting spins, and
+runs out of it; a guest on a busy shared host gets less CPU each second and simply boots later (70 s of wall
+time at load 15, past the 90 s wall deadline this replaced on a busier minute), which is no failure.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +30,7 @@ from blockfit.lab.kernel import GuestKernel
 from blockfit.lab.qemu import QemuProcess, VmConfig
 from blockfit.lab.qmp import Qmp
 
-BOOT_TIMEOUT_S = 90.0
+BOOT_CPU_S = 120.0  # qemu CPU seconds (user + system) the guest may take to boot
 READY_MARK = "blockfit-lab: init ready"
 FATAL_MARK = "blockfit-lab: FATAL"
 
@@ -49,14 +57,58 @@ class GuestOutcome:
             return ""
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process PID has used (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def last_change(work_dir: Path, since: float) -> float:
+    """The latest modification time (epoch seconds) of a file in WORK_DIR, at least SINCE."""
+    latest = since
+    for entry in os.scandir(work_dir):
+        try:
+            latest = max(latest, entry.stat().st_mtime)
+        except OSError:
+            continue
+    return latest
+
+
+def under_tmp(paths: Sequence[Path]) -> list[str]:
+    """The children of /tmp holding PATHS (resolved), which the guest's own /tmp would hide."""
+    keep = set()
+    for path in paths:
+        resolved = path.resolve()
+        if resolved.is_relative_to("/tmp") and len(resolved.parts) > 2:
+            keep.add(str(Path(*resolved.parts[:3])))
+    return sorted(keep)
+
+
+def installation() -> list[Path]:
+    """Where this blockfit runs from: its venv, its interpreter's directory, its package (a checkout's src/)."""
+    import blockfit
+
+    return [Path(sys.prefix), Path(sys.executable).parent, Path(blockfit.__file__).parent]
+
+
 def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Disk], instance: Throttle | None,
                timeout_s: float, progress: Progress | None = None, cpus: int = 2,
-               memory_mib: int = 1024, caps: CapControl | None = None) -> GuestOutcome:
+               memory_mib: int = 1024, caps: CapControl | None = None,
+               pollers: Sequence[Callable[[], None]] = (), idle_s: float | None = None,
+               keep: Sequence[Path] = ()) -> GuestOutcome:
     """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu.
 
     With CAPS, qemu gets a QMP monitor (its socket in a private temp dir: a unix socket path must stay
     under 108 bytes, which a deep work dir may not) and the guest's cap requests are answered while it runs.
+    POLLERS are called as often, to answer what else the guest writes to the work dir (e.g. the end of a
+    measurement window). With IDLE_S the run also fails once the work dir saw no change for that long.
+    The guest mounts a fresh tmpfs on /tmp; this installation (a checkout or venv under the host's /tmp) and KEEP
+    are bound back into it from the host root, read-only.
     """
+    hidden = under_tmp([*installation(), *keep])
     initramfs = ensure_initramfs(kernel)
     script_path = work_dir / "script.sh"
     script_path.write_text(script)
@@ -72,6 +124,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
     cfg = VmConfig(vmlinux=kernel.vmlinux, initramfs=initramfs, work_dir=work_dir, script=script_path, disks=disks,
                    instance=instance, console_log=console, cpus=cpus, memory_mib=memory_mib,
                    name=f"blockfit-lab-{work_dir.name}",
+                   extra_append=[f"blockfit.keep={','.join(hidden)}"] if hidden else [],
                    qmp_socket=caps.socket if caps is not None else None)
     try:
         vm = QemuProcess(cfg, work_dir / "qemu.log")
@@ -79,6 +132,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
         if sock_dir is not None:
             shutil.rmtree(sock_dir, ignore_errors=True)
         raise
+    started_wall = time.time()
     say = progress or (lambda _line: None)
     seen = 0
     ready = False
@@ -90,6 +144,8 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
         while vm.poll() is None:
             if caps is not None:
                 caps.poll()
+            for poll in pollers:
+                poll()
             elapsed = time.monotonic() - vm.started
             lines = progress_file.read_text(errors="replace").splitlines()
             for line in lines[seen:]:
@@ -100,11 +156,15 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
             if FATAL_MARK in text:
                 failure = text[text.index(FATAL_MARK):].splitlines()[0]
                 break
-            if not ready and elapsed > BOOT_TIMEOUT_S:
-                failure, timed_out = f"guest did not boot within {BOOT_TIMEOUT_S:.0f} s", True
+            if not ready and cpu_seconds(vm.pid) > BOOT_CPU_S:
+                failure, timed_out = (f"guest did not boot within {BOOT_CPU_S:.0f} s of emulator CPU time "
+                                      f"({elapsed:.0f} s wall)"), True
                 break
             if elapsed > timeout_s:
                 failure, timed_out = f"guest run exceeded its {timeout_s:.0f} s timeout", True
+                break
+            if ready and idle_s is not None and time.time() - last_change(work_dir, started_wall) > idle_s:
+                failure, timed_out = f"guest did nothing for {idle_s:.0f} s (nothing in its work dir changed)", True
                 break
             time.sleep(0.25)
     finally:

@@ -97,9 +97,7 @@ def _devices(d: Disk, node: str, top: str) -> list[str]:
     if d.path_throttle is None:
         return ["-device", f"virtio-blk-pci,drive={top},serial={d.serial}"]
     argv: list[str] = []
-    for k, serial in enumerate(d.path_serials(), start=1):
-        group = Throttle(name=f"{d.path_throttle.name}_{k}", iops=d.path_throttle.iops, bps=d.path_throttle.bps,
-                         iops_size=d.path_throttle.iops_size)
+    for k, (serial, group) in enumerate(zip(d.path_serials(), d.path_groups(), strict=True), start=1):
         argv += _throttle_object(group)
         argv += ["-blockdev", f"driver=throttle,node-name={node}p{k},throttle-group={group.name},file={top}",
                  "-device", f"virtio-blk-pci,drive={node}p{k},serial={serial},share-rw=on"]

@@ -1,9 +1,16 @@
 """The public API: ``run_lab(request) -> LabResult``.
 
-What a lab run does: predict the stripe and its single-volume alternative with the model, choose one
-scale factor, give the guest one capped disk per member plus one capped like the single volume (all
-under the shared instance cap), boot, measure the single volume, build the stripe and its filesystem,
-measure the stripe, and tear everything down (qemu, disk files, work dir) whatever happens.
+What a lab run does, a phase each (``run_lab``):
+1. resolve: the stripe and its single-volume alternative, predicted by the model;
+2. rig: one capped disk per member plus one capped like the single volume, all under the shared instance cap,
+   at the scale the budgets allow;
+3. script: the build scripts (`blockfit build`), one fio job per measurement, the guest script;
+4. guest: lift the caps, build the stripe and its filesystem, measure the emulator's own speed on every measured
+   device (the reference), ask the host to fit the scale to it (``Fit``: every predicted rate at most half of what
+   the emulator did) and apply the caps, then measure the single volume and the stripe, each until its interval
+   is narrow or its budget ends (``lab.windows``);
+5. figures: the sub-windows' medians against the model's emulated limits x the fitted scale (``lab.figures``).
+Everything is torn down (qemu, disk files, work dir) whatever happens.
 
 With --paths/--attachment each volume is reached through the prediction's paths: one guest device per
 path, each under its own throttle (the model's per-path ceiling x scale) over the volume's chain, and
@@ -16,56 +23,48 @@ model's prediction at read share 0, where every logical write costs two volume w
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-import math
-import shutil
-import statistics
-import sys
-import tempfile
-import time
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import jinja2
-
-from blockfit import __version__, proc
-from blockfit.errors import EnvironmentProblem, InputError, LabFailed
+from blockfit.errors import InputError
 from blockfit.lab import disks as disk_files
-from blockfit.lab.cache import cache_dir, runs_dir
+from blockfit.lab.buildscripts import GUEST_MOUNT, builder, guest_device_names, plan_for, write_build_scripts
+from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
-from blockfit.lab.guest import GuestOutcome, run_script
-from blockfit.lab.kernel import GuestKernel, ensure_kernel
-from blockfit.lab.scale import IOPS_BUDGET, choose_scale
-from blockfit.model.limits import ISCSI_PATH
-from blockfit.plan.host import host_settings
+from blockfit.lab.figures import EMULATOR_HEADROOM, emulated_limit, figures
+from blockfit.lab.kernel import ensure_kernel
+from blockfit.lab.scale import (
+    IOPS_BUDGET,
+    Scale,
+    choose_scale,
+    instance_throttle,
+    member_throttle,
+    path_throttle,
+    round_down,
+)
+from blockfit.lab.session import GuestRun, render, run_guest, work_dir
+from blockfit.lab.windows import BUDGET_FACTOR, REFERENCE_PLAN, Kind, Rate, WindowWatch, window_plan, window_rate
 from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
-from blockfit.schema import Candidate, Instance, Layout, Plan, Prediction, Requirements, Workload
-from blockfit.schema.lab import LabCaps, LabFigures, LabLimits, LabResult, LabStep
-from blockfit.schema.prediction import Limit
+from blockfit.schema import Instance, Layout, Plan, Prediction, Workload
+from blockfit.schema.lab import LabFigures, LabResult
 from blockfit.units import KIB, MB, MIB
 
-Kind = Literal["iops", "mbps"]
 Direction = Literal["read", "write"]
 Progress = Callable[[str], None]
 
 DEFAULT_STRIPE = 4 * MIB
-RAMP_S = 2
+RAMP_S = 2  # after fio's first completed I/O, before the first sub-window: the queue fills
+REFERENCE_RAMP_S = 1
+FIO_RUNTIME_S = 900  # a safety net: the guest stops fio when its windows end
 # Each emulated path adds a virtio queue and dm-multipath a layer (under the LV: two dm layers), all run by
 # TCG on the host's CPUs: on the shared 2-core host a 4-path volume delivered 0.66 of a 2,417 IOPS cap at
 # load 8 and a 1-path one 0.37 of 1,000 at load 14-21, so paths get a much lower budget.
 PATHS_IOPS_BUDGET = 300.0
-SUB_WINDOW_S = 2  # shortest sub-window of a measurement window; the median of the sub-windows is reported
-MIN_WINDOW_IOS = 40  # I/Os a sub-window is expected to hold (the counters move in whole I/Os)
 CHECK_MIB = 32
-GUEST_MOUNT = "/mnt/blockfit-lab"
 MAP_PREFIX = "bfmp_"  # the guest's multipath maps: /dev/mapper/bfmp_m1, bfmp_single
-
-TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
-                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
 @dataclass
@@ -193,101 +192,11 @@ def resolve(req: LabRequest) -> Subject:
                    stripe_size=stripe_size, direction=direction)
 
 
-def builder() -> str | None:
-    """The `blockfit` executable that writes the build scripts; None when this installation has no `build`.
-
-    Without it the lab sets the stripe up with plain commands so it can still measure.
-    """
-    if importlib.util.find_spec("blockfit.emit") is None:
-        return None
-    exe = Path(sys.executable).parent / "blockfit"
-    return str(exe) if exe.is_file() else None
-
-
-def guest_device_names(count: int) -> list[str]:
-    """/dev/vda, /dev/vdb, ...: the names the guest kernel gives virtio disks in qemu's command-line order."""
-    names = []
-    for i in range(count):
-        suffix = ""
-        n = i
-        while True:
-            suffix = chr(ord("a") + n % 26) + suffix
-            n = n // 26 - 1
-            if n < 0:
-                break
-        names.append(f"/dev/vd{suffix}")
-    return names
-
-
-def write_build_scripts(exe: str, work: Path, plan_text: str, manager: str, fs: str, devices: list[str],
-                        mount: str = GUEST_MOUNT, name: str = "build", names: tuple[str, ...] = ()) -> None:
-    """Run `blockfit build` as a user would, for the guest's device names, into WORK/NAME.
-
-    NAMES (e.g. ``--vg``, ``vg_b``) keep two layouts built in one guest apart.
-    """
-    (work / f"{name}-plan.json").write_text(plan_text)
-    cmd = [exe, "build", "--plan", str(work / f"{name}-plan.json"), "--manager", manager,
-           "--devices", ",".join(devices), "--mount", mount, "--fs", fs, "--out", str(work / name), *names]
-    out = proc.run(cmd, timeout=600)
-    (work / f"{name}-command.log").write_text(" ".join(cmd) + "\n" + out.stdout + out.stderr)
-    if out.returncode != 0:
-        raise LabFailed(f"lab: 'blockfit build' refused the plan: {out.stderr.strip()[-400:]}")
-
-
-def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | None = None) -> Plan:
-    """A one-candidate plan.json for `blockfit build`, when the lab was given a layout instead of a plan.
-
-    LAYOUT and PRED default to the subject's stripe; the bench passes its other layout (e.g. the single volume).
-    """
-    pred = pred or subject.stripe
-    layout = (layout or subject.layout).model_copy(update={"stripe_size": subject.stripe_size})
-    return Plan(
-        blockfit_version=__version__, created=datetime.now(UTC), cloud=subject.cloud,
-        catalog_version=pred.catalog_version,
-        requirements=Requirements(cloud=subject.cloud, capacity_gb=layout.total_gb,
-                                  instance_shape=subject.instance.shape, instance_ocpus=subject.instance.ocpus,
-                                  manager=layout.manager),
-        candidates=[Candidate(
-            layout=pred.layout, instance=subject.instance.spec, stripe_reason="given to blockfit lab",
-            meets_targets=True, prediction=pred.model_copy(update={"layout_detail": layout}), **host_settings(pred))],
-        notes=["written by blockfit lab for the build scripts it runs in the guest"])
-
-
 def emulated_paths(subject: Subject) -> int | None:
     """Guest devices per volume: the prediction's paths when the layout names an attachment or paths."""
     if subject.layout.attachment is None and subject.layout.paths is None:
         return None
     return subject.stripe.paths or subject.layout.paths or 1
-
-
-def _path_caps(pred: Prediction, scale: float, tag: str) -> Throttle:
-    """One path's cap: the model's per-path ceiling x scale (no cap where the model knows none)."""
-    return Throttle(name=f"path_{tag}", iops=max(1, round(pred.path_iops_cap * scale)) if pred.path_iops_cap else None,
-                    bps=max(4096, round(pred.path_mbps_cap * MB * scale)) if pred.path_mbps_cap else None,
-                    iops_size=pred.member_io_accounting_bytes)
-
-
-def _caps(pred: Prediction, scale: float, tag: str) -> Throttle:
-    return Throttle(name=f"vol_{tag}", iops=max(1, round(pred.member_iops * scale)),
-                    bps=max(4096, round(pred.member_mbps * MB * scale)), iops_size=pred.member_io_accounting_bytes)
-
-
-def instance_caps(pred: Prediction, scale: float) -> Throttle | None:
-    iops = round(pred.instance_iops_cap * scale) if pred.instance_iops_cap else None
-    bps = round(pred.instance_mbps_cap * MB * scale) if pred.instance_mbps_cap else None
-    return Throttle(name="instance", iops=iops, bps=bps) if (iops or bps) else None
-
-
-def sub_windows(runtime_s: int, ios_per_s: float) -> tuple[int, float]:
-    """(count, seconds) of the sub-windows a measurement window is cut into: each at least SUB_WINDOW_S long
-    and expected to hold MIN_WINDOW_IOS I/Os (the counters move in whole I/Os: 6 MiB-sized reads in a window
-    would make its rate ±8 %); one window when even the whole one holds fewer."""
-    count = max(1, min(runtime_s // SUB_WINDOW_S, int(runtime_s * ios_per_s // MIN_WINDOW_IOS)))
-    return count, runtime_s / count
-
-
-def _renamed(t: Throttle | None, name: str) -> Throttle | None:
-    return Throttle(name=name, iops=t.iops, bps=t.bps, iops_size=t.iops_size) if t is not None else None
 
 
 def fio_rw(direction: Direction, small: bool) -> str:
@@ -303,237 +212,231 @@ def iodepth_for(members: int, kind: Kind) -> int:
     return max(low, min(high, per_member * members))
 
 
-def emulated_rows(pred: Prediction, paths: int | None = None) -> list[Limit]:
-    """The model's limits the lab emulates: rate caps of the volumes, the instance, and (with paths) each path.
+@dataclass(frozen=True)
+class RigCaps:
+    """Every cap of the guest at one scale: each member, each path, the single volume, the instance."""
 
-    Limits from queueing (iSCSI session depth, host queue depth) depend on the cloud's latency, which the lab
-    does not emulate (its latency is the emulator's): they are reported, not compared.
-    """
-    kinds = ("volume", "instance", ISCSI_PATH) if paths else ("volume", "instance")
-    return [r for r in pred.limits if r.name.startswith(kinds)]
-
-
-def emulated_limit(pred: Prediction, kind: Kind, paths: int | None = None) -> tuple[str, float]:
-    """(name, value) of the binding emulated limit; the model's own figure when no row applies."""
-    rows = emulated_rows(pred, paths)
-    if not rows:
-        return (pred.iops_limited_by, pred.max_iops) if kind == "iops" else (pred.mbps_limited_by, pred.max_mbps)
-    row = min(rows, key=lambda r: r.iops if kind == "iops" else r.mbps)
-    return row.name, row.iops if kind == "iops" else row.mbps
+    member: Throttle
+    member_path: Throttle | None
+    single: Throttle | None
+    single_path: Throttle | None
+    instance: Throttle | None
 
 
-def nearest_limit(pred: Prediction, measured: float, kind: Kind, scale: float,
-                  member_total: float | None, instance: float | None, paths: int | None = None) -> str:
-    """Name the emulated limit the measurement sits on, in the model's vocabulary where it has one.
+@dataclass(frozen=True)
+class Rig:
+    """The guest's disks for a subject: the members, the single volume when measured, and their caps at a scale."""
 
-    The lab emulates volume limits and the instance limit (and with paths each path's); among the model's
-    limit rows of those kinds, the one nearest (in ratio) to the measured rate is the one that binds.
-    """
-    rows = emulated_rows(pred, paths)
-    options: list[tuple[str, float]] = [
-        (r.name, (r.iops if kind == "iops" else r.mbps) * scale) for r in rows]
-    if not options:
-        options = [(n, v) for n, v in (("volume", member_total), ("instance", instance)) if v]
-    options = [(n, v) for n, v in options if v and v > 0]
-    if not options or measured <= 0:
-        return "unknown"
-    return min(options, key=lambda o: abs(math.log(measured / o[1])))[0]
+    subject: Subject
+    work: Path
+    paths: int | None
+    single: Prediction | None  # the single volume, when it is measured
+
+    def caps(self, factor: float) -> RigCaps:
+        s, scale = self.subject, Scale.one(factor)
+        return RigCaps(
+            member=member_throttle(s.stripe, scale, "vol_member"),
+            member_path=path_throttle(s.stripe, scale, "path_member") if self.paths else None,
+            single=member_throttle(self.single, scale, "vol_single") if self.single else None,
+            single_path=path_throttle(self.single, scale, "path_single") if self.single and self.paths else None,
+            instance=instance_throttle(s.stripe, scale))
+
+    def disks(self, caps: RigCaps) -> list[Disk]:
+        size = disk_files.disk_bytes(self.subject.layout.volume.size_gb)
+        disks = [Disk(serial=f"m{i}", path=self.work / f"m{i}.raw", size_bytes=size,
+                      throttle=caps.member.renamed(f"vol_m{i}"), paths=self.paths or 1,
+                      path_throttle=caps.member_path.renamed(f"path_m{i}") if caps.member_path else None)
+                 for i in range(1, self.subject.layout.members + 1)]
+        if self.single is not None and caps.single is not None:
+            disks.append(Disk(serial="single", path=self.work / "single.raw",
+                              size_bytes=disk_files.disk_bytes(self.single.layout_detail.volume.size_gb),
+                              throttle=caps.single, paths=self.paths or 1, path_throttle=caps.single_path))
+        return disks
+
+    def groups(self, factor: float) -> list[Throttle]:
+        """Every throttle group qemu makes for these disks at FACTOR (what `lab-caps` sets over QMP)."""
+        caps = self.caps(factor)
+        out = [caps.instance] if caps.instance is not None else []
+        for d in self.disks(caps):
+            out += [t for t in (d.throttle, *d.path_groups()) if t is not None]
+        return out
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One fio window in the guest: a device (the stripe or the single volume), a kind, its I/O size and depth."""
+
+    name: str  # stripe-iops, single-mbps, …: its job file, rate file and stop file
+    device: str  # the guest script's variable holding the device
+    kind: Kind
+    io_size: int
+    iodepth: int
+    pred: Prediction
+    paths: int | None
+
+    @property
+    def rate_at_one(self) -> float:
+        """The rate compared with (the model's binding emulated limit, IOPS or MB/s) at scale 1."""
+        return emulated_limit(self.pred, self.kind, self.paths)[1]
+
+    def ios_per_s(self, scale: float) -> float:
+        rate = self.rate_at_one * scale
+        return rate if self.kind == "iops" else rate * MB / self.io_size
+
+
+def measurements(rig: Rig) -> list[Measurement]:
+    """The single volume's (when measured) and the stripe's windows, IOPS at the small and MB/s at the large size."""
+    s = rig.subject
+    small, large = s.stripe.workload.small_io, s.stripe.workload.large_io
+    queues = rig.paths or 1  # every path needs its own queue of throttled I/Os
+    sides = ([("single", "SINGLE", rig.single, 1)] if rig.single is not None else []) + \
+        [("stripe", "STRIPE", s.stripe, s.layout.members)]
+    kinds: tuple[Kind, ...] = ("iops", "mbps")
+    return [Measurement(f"{label}-{kind}", var, kind, small if kind == "iops" else large,
+                        iodepth_for(members * queues, kind), pred, rig.paths)
+            for label, var, pred, members in sides for kind in kinds]
 
 
 @dataclass
-class WindowRate:
-    """A measurement window's rates: the median of its sub-window rates, and their spread."""
+class Fit:
+    """The host's answer to the guest's `lab-caps fit`: the scale, fitted to the emulator's speed in this guest.
 
-    iops: float
-    mbps: float
-    iops_spread: float  # relative standard error of the median (1.25 sd / sqrt(n) / median)
-    mbps_spread: float
-
-
-def _median_and_spread(values: list[float]) -> tuple[float, float]:
-    med = statistics.median(values)
-    if len(values) < 2 or med <= 0:
-        return med, 0.0
-    return med, 1.25 * statistics.stdev(values) / math.sqrt(len(values)) / med
-
-
-def _window_rate(path: Path) -> WindowRate:
-    """Rates over the measurement window, from snapshots of the device's stat counters.
-
-    Why not fio's own totals: with deep queues of slow (throttled) I/Os they mix in the queue's fill and
-    final drain (io_bytes and total_ios disagree by 20 % and more), and the per-interval sample means are
-    coarse when a window holds a handful of 1 MiB I/Os. The window is cut into sub-windows (`sub_windows`)
-    and the median of their rates taken: a stall of the shared host moves one sub-window, not the result;
-    the spread of the sub-window rates says how steady the window was.
+    The emulator's own speed is measured uncapped just before (``rate-ref-NAME.txt``); the auto scale is the budgets'
+    scale lowered until every predicted rate is at most 1 / EMULATOR_HEADROOM of it, so a shared host's load does
+    not leave TCG, instead of the caps, holding the figures. An explicit --scale is kept. The caps are applied at the
+    fitted scale and the guest is told each measurement's sub-windows (``windows.env``).
     """
-    values = [float(x) for x in path.read_text().split()]
-    snaps = [values[i:i + 3] for i in range(0, len(values) - 2, 3)]
-    if len(snaps) < 2 or any(b[0] <= a[0] for a, b in itertools.pairwise(snaps)):
-        raise ValueError(f"{path.name}: empty measurement window")
-    iops = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in itertools.pairwise(snaps)]
-    mbps = [(b[2] - a[2]) * 512 / (b[0] - a[0]) / MB for a, b in itertools.pairwise(snaps)]
-    (i, i_spread), (m, m_spread) = _median_and_spread(iops), _median_and_spread(mbps)
-    return WindowRate(iops=i, mbps=m, iops_spread=i_spread, mbps_spread=m_spread)
+
+    rig: Rig
+    jobs: list[Measurement]
+    caps: CapControl
+    runtime_s: int
+    scale: float  # the budgets' scale, until fitted
+    explicit: bool
+    say: Progress
+    references: dict[str, Rate] = field(default_factory=dict)
+
+    def __call__(self) -> None:
+        work = self.rig.work
+        self.references = {m.name: window_rate(work / f"rate-ref-{m.name}.txt", m.kind) for m in self.jobs}
+        if not self.explicit:
+            allowed = []
+            for m in self.jobs:
+                ref = self.references[m.name].value
+                if ref <= 0:
+                    raise ValueError(f"{m.name}: the emulator did no I/O with the caps lifted")
+                allowed.append(ref / (EMULATOR_HEADROOM * m.rate_at_one))
+            self.scale = round_down(min([self.scale, *allowed]))
+        self.caps.groups = self.rig.groups(self.scale)
+        self.caps.apply()
+        plans = {m.name: window_plan(self.runtime_s, m.ios_per_s(self.scale)) for m in self.jobs}
+        how = ("as given" if self.explicit else
+               f"every predicted rate at most 1/{EMULATOR_HEADROOM:g} of the emulator's own in this guest")
+        lines = " ".join(f'[{n}]="{p.guest_args()}"' for n, p in plans.items())
+        tmp = work / ".windows.env"
+        tmp.write_text(f'declare -A WIN=({lines})\nFIT="scale {self.scale:g}: {how}"\n')
+        os.replace(tmp, work / "windows.env")
+        self.say(f"scale {self.scale:g}: {how}")
 
 
-def _figures(pred: Prediction, work: Path, prefix: str, scale: float, throttle: Throttle,
-             instance: Throttle | None, paths: int | None = None, path: Throttle | None = None) -> LabFigures:
-    small = _window_rate(work / f"rate-{prefix}-iops.txt")
-    large = _window_rate(work / f"rate-{prefix}-mbps.txt")
-    iops, mbps = small.iops, large.mbps
-    members = pred.layout_detail.members
-    iops_limit, iops_value = emulated_limit(pred, "iops", paths)
-    mbps_limit, mbps_value = emulated_limit(pred, "mbps", paths)
-    predicted_iops, predicted_mbps = iops_value * scale, mbps_value * scale
-    limited = LabLimits(
-        iops=nearest_limit(pred, iops, "iops", scale, (throttle.iops or 0) * members,
-                           instance.iops if instance else None, paths),
-        mbps=nearest_limit(pred, mbps, "mbps", scale, (throttle.bps or 0) * members / MB,
-                           instance.bps / MB if instance and instance.bps else None, paths))
-    differs = (iops_limit, mbps_limit) != (pred.iops_limited_by, pred.mbps_limited_by)
-    return LabFigures(
-        layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
-        predicted_mbps=predicted_mbps, measured_mbps=mbps, iops_spread=round(small.iops_spread, 4),
-        mbps_spread=round(large.mbps_spread, 4), limited_by=limited,
-        predicted_limited_by=LabLimits(iops=iops_limit, mbps=mbps_limit),
-        model_iops=pred.max_iops * scale if differs else None, model_mbps=pred.max_mbps * scale if differs else None,
-        model_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by) if differs else None,
-        iops_ratio=iops / predicted_iops if predicted_iops else 0.0,
-        mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
-        caps=LabCaps(member_iops=throttle.iops, member_bps=throttle.bps, member_iops_size=throttle.iops_size,
-                     instance_iops=instance.iops if instance else None,
-                     instance_bps=instance.bps if instance else None, paths=paths,
-                     path_iops=path.iops if path else None, path_bps=path.bps if path else None))
+def script_for(req: LabRequest, rig: Rig, jobs: list[Measurement], caps: CapControl) -> str:
+    """The fio job files, the build scripts and the guest script, written into the work dir."""
+    s, work = rig.subject, rig.work
+    for m in jobs:
+        (work / f"fio-{m.name}.job").write_text(render(
+            "fio.job.j2", name=m.name, bs=m.io_size, iodepth=m.iodepth, runtime_s=FIO_RUNTIME_S,
+            rw=fio_rw(s.direction, m.kind == "iops")))
+    members = s.layout.members
+    member_serials = [f"m{i}" for i in range(1, members + 1)]
+    members_dev = [f"/dev/mapper/{MAP_PREFIX}{serial}" for serial in member_serials] if rig.paths else \
+        guest_device_names(members)
+    exe = builder()
+    if exe:
+        plan = (Path(req.plan).read_text() if req.plan is not None and req.redundancy is None and not req.stripe_size
+                else plan_for(s).model_dump_json(indent=2))
+        write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
+    return render(
+        "lab.sh.j2", use_build=exe is not None, rerun_check=exe is not None and req.rerun_check,
+        expected_devices=members_dev, mount=GUEST_MOUNT, work=str(work), members=members,
+        member_serials=member_serials, single_serial="single" if rig.single is not None else None,
+        manager=req.manager, fs=req.fs, paths=rig.paths, map_prefix=MAP_PREFIX, writes=s.direction == "write",
+        md_level="raid10" if s.layout.redundancy == "raid10" else "raid0", stripe_kib=s.stripe_size // KIB,
+        check_mib=CHECK_MIB, ramp_s=RAMP_S, reference_ramp_s=REFERENCE_RAMP_S, caps=str(caps.guest_command),
+        measurements=[(m.name, m.device) for m in jobs], reference=REFERENCE_PLAN.guest_args())
 
 
-def read_steps(path: Path) -> list[LabStep]:
-    steps = []
-    if path.exists():
-        for line in path.read_text(errors="replace").splitlines():
-            name, ok, detail = (line.split("\t", 2) + ["", ""])[:3]
-            steps.append(LabStep(name=name, ok=ok == "1", detail=detail))
-    return steps
+def stripe_iodepth(jobs: list[Measurement]) -> int:
+    return next(m.iodepth for m in jobs if m.name == "stripe-iops")
 
 
-def keep_console(outcome: GuestOutcome) -> Path | None:
-    """Copy the guest console log (and the script's own log) out of the work dir before it is removed."""
-    logs = cache_dir() / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    kept: Path | None = None
-    for src, name in ((outcome.console_log, "console"), (outcome.script_log, "script")):
-        if src.exists():
-            dst = logs / f"{name}-{stamp}-{src.parent.name}.log"
-            shutil.copyfile(src, dst)
-            kept = kept or dst
-    return kept
+IDLE_S = 600.0  # a guest whose work dir saw no change for this long hangs (a busy host is slow, not silent)
 
 
-def steps_or_fail(outcome: GuestOutcome, work: Path) -> list[LabStep]:
-    """The guest's recorded steps; LabFailed naming the failed step (console log kept) if the run failed."""
-    steps = read_steps(work / "steps.tsv")
-    if not outcome.ok:
-        kept = keep_console(outcome)
-        failed = next((s for s in steps if not s.ok), None)
-        what = f"step '{failed.name}' failed: {failed.detail}" if failed else (outcome.failure or "unknown failure")
-        raise LabFailed(f"lab: {what} (guest console log kept at {kept})")
-    return steps
+def guest_timeout(rig: Rig, jobs: list[Measurement], runtime_s: int) -> float:
+    """A safety net over the whole guest run, three times a slow host's need (boot, build, references, windows):
+    a hung guest is caught sooner by IDLE_S; a busy host took 640 s for a 4-member RAID10 at load 14."""
+    per_reference = 30 + REFERENCE_RAMP_S + REFERENCE_PLAN.budget_s
+    per_window = 30 + RAMP_S + 2 * max(BUDGET_FACTOR * runtime_s, 60)
+    return 3 * (90 + 120 + 5 * rig.subject.layout.members + (90 if rig.paths else 0)
+                + len(jobs) * (per_reference + per_window))
+
+
+def read_figures(run: GuestRun, rig: Rig, fit: Fit) -> tuple[LabFigures, LabFigures | None]:
+    """The stripe's figures and the single volume's, from the guest's windows at the fitted scale."""
+    caps = rig.caps(fit.scale)
+
+    def side(label: str, pred: Prediction, member: Throttle, path: Throttle | None) -> LabFigures:
+        small, large = (window_rate(rig.work / f"rate-{label}-{k}.txt", k) for k in ("iops", "mbps"))
+        refs = (fit.references[f"{label}-iops"], fit.references[f"{label}-mbps"])
+        return figures(pred, fit.scale, small, large, member, caps.instance, rig.paths, path, refs)
+
+    stripe = run.read("the fio results", lambda: side("stripe", rig.subject.stripe, caps.member, caps.member_path))
+    single = None
+    if rig.single is not None and caps.single is not None:
+        single_cap = caps.single
+        single_pred = rig.single
+        single = run.read("the fio results", lambda: side("single", single_pred, single_cap, caps.single_path))
+    return stripe, single
+
+
+def budget_scale(subject: Subject, single: Prediction | None, paths: int | None) -> float:
+    """The scale the budgets allow (the guest lowers it to the emulator's own speed): every predicted total within
+    them, counted as the guest's disks do the work (a mirrored write is two of their I/Os)."""
+    preds = [subject.stripe] + ([single] if single else [])
+    return choose_scale([p.max_iops * p.write_amplification for p in preds],
+                        [p.max_mbps * p.write_amplification for p in preds],
+                        iops_budget=PATHS_IOPS_BUDGET if paths else IOPS_BUDGET)
 
 
 def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
     """Run the lab for REQ; raises InputError / EnvironmentProblem / LabFailed, never leaves anything behind."""
     say = progress or (lambda _msg: None)
     subject = resolve(req)
-    preds = [subject.stripe] + ([subject.single] if subject.single and req.single else [])
-    budget = PATHS_IOPS_BUDGET if emulated_paths(subject) else IOPS_BUDGET
-    # the budgets are what the guest's disks do: a mirrored write is two of their I/Os
-    scale = req.scale or choose_scale([p.max_iops * p.write_amplification for p in preds],
-                                      [p.max_mbps * p.write_amplification for p in preds], iops_budget=budget)
-    say(f"scale {scale:g}: every IOPS and MB/s cap is multiplied by it")
-    kernel = ensure_kernel(say)
-
-    parent = runs_dir()
-    parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="blockfit-lab-", dir=parent))
-    try:
-        return _run_in(work, req, subject, scale, kernel, say)
-    finally:
-        if not req.keep:
-            shutil.rmtree(work, ignore_errors=True)
-
-
-def _run_in(work: Path, req: LabRequest, subject: Subject, scale: float, kernel: GuestKernel,
-            say: Progress) -> LabResult:
-    members = subject.layout.members
-    member_cap = _caps(subject.stripe, scale, "member")
-    instance = instance_caps(subject.stripe, scale)
     paths = emulated_paths(subject)
-    member_path = _path_caps(subject.stripe, scale, "member") if paths else None
-    disks = [Disk(serial=f"m{i + 1}", path=work / f"m{i + 1}.raw",
-                  size_bytes=disk_files.disk_bytes(subject.layout.volume.size_gb),
-                  throttle=Throttle(name=f"vol_m{i + 1}", iops=member_cap.iops, bps=member_cap.bps,
-                                    iops_size=member_cap.iops_size),
-                  paths=paths or 1, path_throttle=_renamed(member_path, f"path_m{i + 1}"))
-             for i in range(members)]
-    single_cap: Throttle | None = None
-    single_path: Throttle | None = None
-    measure_single = subject.single is not None and req.single
-    if measure_single:
-        assert subject.single is not None
-        single_cap = _caps(subject.single, scale, "single")
-        single_path = _path_caps(subject.single, scale, "single") if paths else None
-        disks.append(Disk(serial="single", path=work / "single.raw",
-                          size_bytes=disk_files.disk_bytes(subject.single.layout_detail.volume.size_gb),
-                          throttle=single_cap, paths=paths or 1, path_throttle=single_path))
-    disk_files.create(disks)
-
-    small, large = subject.stripe.workload.small_io, subject.stripe.workload.large_io
-    queues = paths or 1  # every path needs its own queue of throttled I/Os
-    jobs = {"stripe-iops": (small, iodepth_for(members * queues, "iops")),
-            "stripe-mbps": (large, iodepth_for(members * queues, "mbps"))}
-    if measure_single:
-        jobs |= {"single-iops": (small, iodepth_for(queues, "iops")),
-                 "single-mbps": (large, iodepth_for(queues, "mbps"))}
-    writes = subject.direction == "write"
-    for name, (bs, depth) in jobs.items():
-        (work / f"fio-{name}.job").write_text(TEMPLATES.get_template("fio.job.j2").render(
-            name=name, bs=bs, iodepth=depth, runtime_s=RAMP_S + req.runtime_s + 3,
-            rw=fio_rw(subject.direction, name.endswith("-iops"))))
-    exe = builder()
-    members_dev = [f"/dev/mapper/{MAP_PREFIX}{d.serial}" for d in disks[:members]] if paths else \
-        guest_device_names(members)
-    if exe:
-        plan = (Path(req.plan).read_text() if req.plan is not None and req.redundancy is None and not req.stripe_size
-                else plan_for(subject).model_dump_json(indent=2))
-        write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
-    script = TEMPLATES.get_template("lab.sh.j2").render(
-        use_build=exe is not None, rerun_check=exe is not None and req.rerun_check, expected_devices=members_dev,
-        mount=GUEST_MOUNT,
-        work=str(work), members=members, member_serials=[d.serial for d in disks[:members]],
-        single_serial="single" if measure_single else None, manager=req.manager, fs=req.fs,
-        paths=paths, map_prefix=MAP_PREFIX, writes=writes,
-        md_level="raid10" if subject.layout.redundancy == "raid10" else "raid0",
-        stripe_kib=subject.stripe_size // KIB, check_mib=CHECK_MIB, ramp_s=RAMP_S,
-        window_s=req.runtime_s, windows={name: sub_windows(req.runtime_s, rate) for name, rate in {
-            "stripe-iops": subject.stripe.max_iops * scale,
-            "stripe-mbps": subject.stripe.max_mbps * scale * MB / large,
-            **({"single-iops": subject.single.max_iops * scale,
-                "single-mbps": subject.single.max_mbps * scale * MB / large} if subject.single else {})}.items()})
-    timeout = 90 + len(jobs) * (req.runtime_s + RAMP_S + 15) + 120 + 5 * members + (90 if paths else 0)
-    say(f"booting the guest: {members} member disk(s){' + single volume' if measure_single else ''}"
-        + (f", {paths} path(s) each" if paths else ""))
-    outcome = run_script(kernel, work, script, disks, instance, timeout_s=timeout, progress=say)
-    steps = steps_or_fail(outcome, work)
-    try:
-        stripe = _figures(subject.stripe, work, "stripe", scale, member_cap, instance, paths, member_path)
-        single = (_figures(subject.single, work, "single", scale, single_cap, instance, paths, single_path)
-                  if measure_single and subject.single is not None and single_cap is not None else None)
-    except (OSError, ValueError, KeyError) as exc:
-        kept = keep_console(outcome)
-        raise EnvironmentProblem(f"lab: could not read the fio results ({exc}); console log kept at {kept}") from None
-    return LabResult(
-        **stripe.model_dump(), scale=scale, cloud=subject.cloud, instance=subject.instance.spec, manager=req.manager,
-        fs=req.fs, small_io=small, large_io=large, iodepth=jobs["stripe-iops"][1], runtime_s=req.runtime_s,
-        direction=subject.direction, redundancy=subject.layout.redundancy,
-        single=single, steps=steps, kernel=kernel.version, guest_seconds=round(outcome.elapsed_s, 1),
-        console_log=str(outcome.console_log) if req.keep else None)
+    measured_single = subject.single if subject.single is not None and req.single else None
+    scale = req.scale or budget_scale(subject, measured_single, paths)
+    say(f"scale {scale:g} within the budgets (every IOPS and MB/s cap is multiplied by it); the guest fits it to "
+        "the emulator's own speed")
+    kernel = ensure_kernel(say)
+    with work_dir(req.keep) as work:
+        rig = Rig(subject=subject, work=work, paths=paths, single=measured_single)
+        jobs = measurements(rig)
+        caps = CapControl(work, rig.groups(scale))
+        fit = Fit(rig=rig, jobs=jobs, caps=caps, runtime_s=req.runtime_s, scale=scale, explicit=req.scale is not None,
+                  say=say)
+        caps.handlers["fit"] = fit
+        script = script_for(req, rig, jobs, caps)
+        boot_caps = rig.caps(scale)
+        disk_files.create(rig.disks(boot_caps))
+        say(f"booting the guest: {subject.layout.members} member disk(s)"
+            f"{' + single volume' if measured_single else ''}" + (f", {paths} path(s) each" if paths else ""))
+        run = run_guest(kernel, work, script, rig.disks(boot_caps), boot_caps.instance,
+                        guest_timeout(rig, jobs, req.runtime_s), say, caps=caps, pollers=[WindowWatch(work).poll],
+                        idle_s=IDLE_S)
+        stripe, single = read_figures(run, rig, fit)
+        return LabResult(
+            **stripe.model_dump(), scale=fit.scale, cloud=subject.cloud, instance=subject.instance.spec,
+            manager=req.manager, fs=req.fs, small_io=subject.stripe.workload.small_io,
+            large_io=subject.stripe.workload.large_io, iodepth=stripe_iodepth(jobs), runtime_s=req.runtime_s,
+            direction=subject.direction, redundancy=subject.layout.redundancy, single=single, steps=run.steps,
+            kernel=kernel.version, guest_seconds=run.seconds, console_log=run.console_log(req.keep))

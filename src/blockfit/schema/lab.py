@@ -42,9 +42,16 @@ class LabFigures(BaseModel):
     measured_iops: float
     predicted_mbps: float = Field(description="model's max MB/s x scale, over the limits the lab emulates")
     measured_mbps: float
-    iops_spread: float = Field(default=0.0, description="relative standard error of the measured IOPS (median of "
-                                                        "one-second rates: 1.25 sd / sqrt(n) / median)")
-    mbps_spread: float = Field(default=0.0, description="relative standard error of the measured MB/s, likewise")
+    iops_spread: float | None = Field(default=None, description="relative standard error of the measured IOPS (the "
+                                      "median of sub-window rates: 1.25 x 1.4826 MAD / sqrt(n) / median, at least the "
+                                      "counting error); None: one window, no spread")
+    mbps_spread: float | None = Field(default=None, description="relative standard error of the measured MB/s, "
+                                                                "likewise")
+    iops_windows: int = Field(default=1, description="sub-windows the measured IOPS is the median of")
+    mbps_windows: int = Field(default=1, description="sub-windows the measured MB/s is the median of")
+    emulator_iops: float | None = Field(default=None, description="the emulator's own IOPS in the same guest: the "
+                                        "same device, I/O size and depth with the caps lifted, measured just before")
+    emulator_mbps: float | None = Field(default=None, description="the emulator's own MB/s, likewise")
     limited_by: LabLimits = Field(description="the limit the measurement sits on (nearest emulated limit)")
     predicted_limited_by: LabLimits = Field(description="the limit the model names among those the lab emulates")
     model_iops: float | None = Field(default=None, description="the model's max IOPS x scale when a limit the lab "
