@@ -10,8 +10,9 @@ standard: a real server's A/B: scale 100 (≈1.5 GB) against 256 MiB, a 250,000-
 minute-long runs, up to 12 rounds.
 
 How long each part runs is decided by evidence, within budgets:
-- warm-up: windows of ``warmup_seconds`` (OLTP; one warm-up query or load step for DSS and load) until the last
-  ``steady_windows`` agree within ``steady_pct`` on both throughput and device I/Os per unit of work, or
+- warm-up: windows of ``warmup_seconds`` (OLTP; one warm-up query or load step for DSS and load) until the mean of
+  the last ``steady_windows`` is within ``steady_pct`` of the mean of those before them, on both throughput and
+  device I/Os per unit of work, or
   ``warmup_budget_s`` per layout and measure is spent (the result says which). A cold 128 MiB cache refills in
   about 65 s at 250 read IOPS (measured: steady after 51-57 s at 200-250 IOPS), so the quick budget
   holds it with room.
@@ -40,7 +41,7 @@ class Profile:
     load_steps: tuple[int, ...]
     repeat: int                  # most measured rounds per measure
     prime_seconds: float = 8.0   # select-only before the caps apply (see runner)
-    steady_windows: int = 3
+    steady_windows: int = 2      # a block: the last 2 windows against the 2 before
     steady_pct: float = 5.0
     warmup_budget_s: float = 120.0
     precision_pct: float = 10.0

@@ -142,7 +142,7 @@ class Warmup(BaseModel):
         description="steady: the state stopped changing; budget: warm_budget_s ran out first; failed: a window "
                     "failed")
     steady_windows: int
-    steady_pct: float = Field(description="the tolerance: (max - min) / mean of the last windows, in percent")
+    steady_pct: float = Field(description="the tolerance: the last block's mean against the block before, percent")
     budget_s: float
     seconds: float = Field(description="the warm-up's wall time")
     work: float = Field(description="work done over all windows")
