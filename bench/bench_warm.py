@@ -66,6 +66,11 @@ def bench(bed: Bed, src: Path, args: argparse.Namespace) -> tuple[dict, float]:
     return json.loads(out.stdout), wall
 
 
+def _at_cap(lay: dict) -> str:
+    runs = lay["measures"][0]["runs"]
+    return f"{sum(x['evidence']['binding'] == 'iops_cap' for x in runs)}/{len(runs)}"
+
+
 def line(name: str, r: dict, wall: float, expected: float) -> dict[str, float]:
     c = r["comparisons"][0]
     half = 100 * max(c["ci_high"] / c["ratio"] - 1, c["ratio"] / c["ci_low"] - 1)
@@ -73,7 +78,8 @@ def line(name: str, r: dict, wall: float, expected: float) -> dict[str, float]:
                                        - 1) for lay in r["layouts"]}
     print(f"{name:>5}: {wall:5.0f} s  {c['ratio']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}] ±{half:.0f} %, "
           f"{c['runs_used']} pairs, {c['verdict']}; first to last run "
-          + ", ".join(f"{k} {v:+.1f} %" for k, v in first_last.items()), flush=True)
+          + ", ".join(f"{k} {v:+.1f} %" for k, v in first_last.items()) + "; held by the IOPS cap: "
+          + ", ".join(f"{lay['label']} {_at_cap(lay)}" for lay in r["layouts"]), flush=True)
     return {"wall": wall, "ratio": c["ratio"], "half": half, "contains": float(c["ci_low"] <= expected <= c["ci_high"]),
             "flat": float(all(abs(v) <= 5 for v in first_last.values()))}
 

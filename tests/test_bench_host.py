@@ -64,12 +64,13 @@ def assert_nothing_left(bed: Bed, pid: int, before: set[str]) -> None:
 
 def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_the_model() -> None:
     """Issue 28's select-only case, once (the 5-of-5 acceptance is by hand: bench/bench_warm.py): each layout warmed
-    until steady, then rounds until the ratio's interval is within ±10 %; the model's 4x from --cap beside it."""
+    until steady, then rounds until the ratio's interval is within ±10 %; the model's 4x from --cap beside it.
+    At most 6 rounds (CI time): on a quiet host 4-5 reach the target; beside other tests it may say it could not."""
     with ext4_bed(2) as bed:
         before = segments()
         pid, out = _run(bed, "--dir", f"{bed.mounts[0]}=slow", "--dir", f"{bed.mounts[1]}=fast",
                         "--workload", "oltp-select", "--json", "--before-measure", bed.cap_hook([SLOW, FAST]),
-                        "--cap", f"slow={SLOW}", "--cap", f"fast={FAST}")
+                        "--cap", f"slow={SLOW}", "--cap", f"fast={FAST}", "--repeat", "6")
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
         slow, fast = (lay["measures"][0] for lay in r["layouts"])
@@ -117,7 +118,8 @@ def test_a_layout_against_itself_one_side_cold_is_no_significant_difference() ->
     with ext4_bed(1) as bed:
         before = segments()
         pid, out = _run(bed, "--dir", f"{bed.mounts[0]}=cold", "--dir", f"{bed.mounts[0]}=warm", "--workload",
-                        "oltp-select", "--json", "--before-measure", f"{bed.cap_hook([600])} && {drop}")
+                        "oltp-select", "--json", "--before-measure", f"{bed.cap_hook([600])} && {drop}",
+                        "--repeat", "6")
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
         comp = r["comparisons"][0]
@@ -130,7 +132,9 @@ def test_a_layout_against_itself_one_side_cold_is_no_significant_difference() ->
         assert cold["warmup"]["outcome"] == "steady" and len(per_tx[0]) > cold["warmup"]["steady_windows"]
         assert comp["verdict"] == "no significant difference", comp["text"]
         assert comp["ci_low"] < 1 < comp["ci_high"] and comp["model_ratio"] is None  # no --cap: no model
-        assert all(x["evidence"]["binding"] == "iops_cap" for lay in r["layouts"] for x in lay["measures"][0]["runs"])
+        # held by the cap, as the verdict reads it (its most common binding; a run beside four lab guests on the
+        # 2 cores was CPU-bound once)
+        assert [m["binding"] for m in (cold, warm)] == ["iops_cap", "iops_cap"]
         assert_nothing_left(bed, pid, before)
 
 
