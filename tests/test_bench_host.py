@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -105,6 +106,11 @@ def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_
         assert all(x["figures"]["latency_p50_ms"] <= x["figures"]["latency_p99_ms"] for x in slow["runs"])
         assert r["kind"] == "bench" and r["layouts"][0]["devices"] == [bed.devices[0].name]
         assert r["layouts"][0]["members"] == [bed.devices[0].name]
+        # the progress lines read the plan: set-up 4, priming 2, the hook, a warm-up per layout, up to 6 rounds of
+        # two; the total shrinks to what was run once the rounds stop
+        steps = [tuple(map(int, m)) for m in re.findall(r"^bench \[(\d+)/(\d+)\]", out.stderr, re.M)]
+        assert steps[0] == (0, 4 + 2 + 1 + 2 + 12) and all(d <= t for d, t in steps)
+        assert steps[-1] == (9 + 2 * comp["runs_used"],) * 2  # "stopping servers": every planned step done
         assert_nothing_left(bed, pid, before)
 
 

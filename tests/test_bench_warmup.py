@@ -76,8 +76,9 @@ def test_the_models_ratio_is_members_times_their_cap_held_to_the_instance() -> N
 
 def test_the_progress_total_is_the_plans_and_shrinks_when_a_stage_ends_early() -> None:
     seen: list[tuple[str, int, int]] = []
-    plan = Plan.make(["A", "B"], ["oltp-select"], repeat=10, primes=True,
-                     progress=lambda phase, done, total: seen.append((phase, done, total)))
+    plan: Plan[str] = Plan.make(2, ["oltp-select"], repeat=10, primes=True,
+                                progress=lambda phase, done, total: seen.append((phase, done, total)))
+    plan.layouts.extend(["A", "B"])  # as the set-up adds them
     assert plan.total == 4 + 2 + 1 + 2 + 20  # set-up, prime, hook, warm-up per layout, up to 10 rounds of two
     assert [order for _, order in plan.rounds("oltp-select")][:3] == [["A", "B"], ["B", "A"], ["A", "B"]]
     for n, order in plan.rounds("oltp-select"):

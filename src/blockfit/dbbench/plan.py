@@ -46,10 +46,11 @@ class Plan(Generic[_T]):
     progress: Progress | None = None
 
     @classmethod
-    def make(cls, layouts: list[_T], measures: Sequence[str], repeat: int, primes: bool,
+    def make(cls, count: int, measures: Sequence[str], repeat: int, primes: bool,
              progress: Progress | None = None) -> Plan[_T]:
-        n = len(layouts)
-        plan = cls(layouts=layouts, repeat=repeat, progress=progress)
+        """The plan for ``count`` layouts (added to ``layouts`` as each is set up)."""
+        n = count
+        plan: Plan[_T] = cls(layouts=[], repeat=repeat, progress=progress)
         plan.add("setup", 2 * n)            # initdb and load per layout
         if primes:
             plan.add("prime", n)
