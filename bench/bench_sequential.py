@@ -1,11 +1,11 @@
-"""Benchmark: sequential stopping versus a fixed number of repeats, on the same A/B, in one run.
+"""Benchmark: stopping once the ratio is narrow enough versus a fixed number of rounds, same A/B, in one run.
 
 The A/B: PostgreSQL select-only (pgbench -S, quick profile) on ext4 over two loop devices capped at 300 and 900
 read IOPS by cgroup-v1 blkio (made and removed here; caps applied after loading, as the lab does). Each
 mode runs the whole bench (initdb, load, warm-up, measured runs) with --repeat R:
-- sequential: looks after 3 runs, halfway (when R > 6) and at R, each at level 1 − 5 %/looks; stops at the
-  first look whose interval excludes zero;
-- fixed: always R runs per layout, one look at the end at 95 %.
+- sequential: from the fourth round on, stops once the ratio's 97.5 % interval is within ±10 % (the quick
+  profile's precision target), or at R rounds or the profile's time budget;
+- fixed: always R rounds, no budget, one look at the end.
 Printed: both verdicts, runs used, wall time of each whole bench and of its measured runs alone, and the
 ratios sequential / fixed. Target: the same verdict in at most half the time.
 

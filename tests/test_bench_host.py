@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,20 +63,36 @@ def assert_nothing_left(bed: Bed, pid: int, before: set[str]) -> None:
         assert sorted(p.name for p in mnt.iterdir()) == ["lost+found"]  # no cluster directory
 
 
-def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> None:
+def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_the_model() -> None:
+    """Issue 28's select-only case, once (the 5-of-5 acceptance is by hand: bench/bench_warm.py): each layout warmed
+    until steady, then rounds until the ratio's interval is within ±10 %; the model's 4x from --cap beside it.
+    At most 6 rounds (CI time): on a quiet host 4-5 reach the target; beside other tests it may say it could not."""
     with ext4_bed(2) as bed:
         before = segments()
         pid, out = _run(bed, "--dir", f"{bed.mounts[0]}=slow", "--dir", f"{bed.mounts[1]}=fast",
-                   "--workload", "oltp-select", "--json", "--before-measure", bed.cap_hook([SLOW, FAST]))
+                        "--workload", "oltp-select", "--json", "--before-measure", bed.cap_hook([SLOW, FAST]),
+                        "--cap", f"slow={SLOW}", "--cap", f"fast={FAST}", "--repeat", "6")
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
         slow, fast = (lay["measures"][0] for lay in r["layouts"])
-        ratio = fast["median"] / slow["median"]
-        print(f"select-only TPS: {SLOW} IOPS {slow['median']:.0f}, {FAST} IOPS {fast['median']:.0f}, "
-              f"ratio {ratio:.2f}; {r['comparisons'][0]['text']}; runs {[round(x['score']) for x in slow['runs']]} "
-              f"vs {[round(x['score']) for x in fast['runs']]}; slow evidence: "
+        comp = r["comparisons"][0]
+        scores = [[round(x["score"]) for x in m["runs"]] for m in (slow, fast)]
+        print(f"select-only: {comp['text']}; model {comp['model_ratio']}; runs {scores}; warm-up: "
+              f"{slow['warmup']['text']} | {fast['warmup']['text']}; slow evidence: "
               f"{slow['runs'][0]['evidence']['binding_detail']}")
-        assert abs(ratio / (FAST / SLOW) - 1) <= 0.20, ratio
+        assert comp["model_ratio"] == pytest.approx(FAST / SLOW) and comp["model_basis"] == "iops"
+        assert comp["verdict"] == "faster" and comp["other"] == "fast" and comp["ci_low"] > 1
+        assert comp["text"].startswith(f"fast is {comp['ratio']:.3g}× slow [")  # the ratio and its interval first
+        assert abs(comp["ratio"] / (FAST / SLOW) - 1) <= 0.20, comp["ratio"]
+        # narrow enough, or it says why not; either way the width it reached is in the result
+        assert comp["precise"] == (comp["half_width_pct"] <= 10) and comp["precision_pct"] == 10
+        assert comp["stopped"] == "precision" if comp["precise"] else "could not reach the ±10 %" in comp["text"]
+        assert r["settings"]["min_pairs"] <= comp["runs_used"] == len(fast["runs"]) <= r["settings"]["repeat"]
+        for m in (slow, fast):  # warmed by evidence: steady windows, each with device I/Os per transaction
+            w = m["warmup"]
+            assert w["outcome"] in ("steady", "budget") and len(w["windows"]) >= w["steady_windows"], w["text"]
+            assert all(x["ios_per_unit"] > 0 for x in w["windows"]) and w["work"] > 0
+            assert m["drift"] is not None and "first_last_pct" in m["drift"]
         for run in slow["runs"]:
             ev = run["evidence"]
             assert ev["binding"] == "iops_cap" and ev["io_bound"], ev["binding_detail"]
@@ -86,36 +103,55 @@ def test_select_only_tps_follows_the_iops_caps_and_evidence_names_the_cap() -> N
             assert 0.6 <= loop["ios"] / (loop["read_iops"] * run["seconds"]) <= 1.4, (loop, run["seconds"])
             assert ev["db"]["blks_read"] > 0 and ev["memory"]["oom_kills"] == 0
             assert ev["db"]["hit_ratio"] < 0.99 and ev["db"]["page_cache_hit_ratio"] < 0.9  # not measuring memory
-        comp = r["comparisons"][0]
-        assert comp["verdict"] == "faster" and comp["other"] == "fast" and comp["ci_low"] > 1
-        assert comp["runs_used"] == len(fast["runs"]) <= 5
         assert all(x["figures"]["latency_p50_ms"] <= x["figures"]["latency_p99_ms"] for x in slow["runs"])
         assert r["kind"] == "bench" and r["layouts"][0]["devices"] == [bed.devices[0].name]
+        assert r["layouts"][0]["members"] == [bed.devices[0].name]
+        # the progress lines read the plan: set-up 4, priming 2, the hook, a warm-up per layout, up to 6 rounds of
+        # two; the total shrinks to what was run once the rounds stop
+        steps = [tuple(map(int, m)) for m in re.findall(r"^bench \[(\d+)/(\d+)\]", out.stderr, re.M)]
+        assert steps[0] == (0, 4 + 2 + 1 + 2 + 12) and all(d <= t for d, t in steps)
+        assert steps[-1] == (9 + 2 * comp["runs_used"],) * 2  # "stopping servers": every planned step done
         assert_nothing_left(bed, pid, before)
 
 
-def test_a_layout_against_itself_is_no_significant_difference() -> None:
+def test_a_layout_against_itself_one_side_cold_is_no_significant_difference() -> None:
+    """A/A on one device, the first cluster's page cache dropped by the hook after priming (as if it had never
+    been warmed): its warm-up starts at more device I/Os per transaction and runs until steady, so the measured
+    runs see two warm servers and the verdict is 'no significant difference'."""
+    _, memory_parent = detect()
+    # the hook's shell is the bench's child ($PPID); its first memory cgroup (…-0) is the first layout's
+    drop = f"echo 0 > {memory_parent}/blockfit-bench-$PPID-0/memory.force_empty"
     with ext4_bed(1) as bed:
         before = segments()
-        pid, out = _run(bed, "--dir", str(bed.mounts[0]), "--dir", str(bed.mounts[0]), "--workload", "oltp-select",
-                   "--json", "--before-measure", bed.cap_hook([600]))
+        pid, out = _run(bed, "--dir", f"{bed.mounts[0]}=cold", "--dir", f"{bed.mounts[0]}=warm", "--workload",
+                        "oltp-select", "--json", "--before-measure", f"{bed.cap_hook([600])} && {drop}",
+                        "--repeat", "6")
         assert out.returncode == 0, out.stderr
         r = json.loads(out.stdout)
         comp = r["comparisons"][0]
-        runs = [[(round(x["started_s"]), round(x["score"])) for x in m["measures"][0]["runs"]] for m in r["layouts"]]
-        print(f"A/A: {comp['text']}; runs (started s, TPS): {runs}")
+        cold, warm = (lay["measures"][0] for lay in r["layouts"])
+        per_tx = [[round(x["ios_per_unit"], 2) for x in m["warmup"]["windows"]] for m in (cold, warm)]
+        runs = [[(round(x["started_s"]), round(x["score"])) for x in m["runs"]] for m in (cold, warm)]
+        print(f"A/A, one side cold: {comp['text']}; warm-up device I/Os per transaction {per_tx}; runs (started s, "
+              f"TPS): {runs}")
+        assert per_tx[0][0] > 1.2 * per_tx[1][0]  # the drop took: the cold side started colder
+        assert cold["warmup"]["outcome"] == "steady" and len(per_tx[0]) > cold["warmup"]["steady_windows"]
         assert comp["verdict"] == "no significant difference", comp["text"]
-        assert comp["ci_low"] < 1 < comp["ci_high"]
-        assert comp["runs_used"] == r["settings"]["repeat"]  # nothing settled early
-        assert all(x["evidence"]["binding"] == "iops_cap" for lay in r["layouts"] for x in lay["measures"][0]["runs"])
+        assert comp["ci_low"] < 1 < comp["ci_high"] and comp["model_ratio"] is None  # no --cap: no model
+        # held by the cap, as the verdict reads it (its most common binding; a run beside four lab guests on the
+        # 2 cores was CPU-bound once)
+        assert [m["binding"] for m in (cold, warm)] == ["iops_cap", "iops_cap"]
         assert_nothing_left(bed, pid, before)
 
 
-@pytest.mark.parametrize("phase", ["initdb", "load", "warm-up", "run 1", "dss", "load: run"])
-def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str) -> None:
+@pytest.mark.parametrize(("phase", "workload"), [("initdb", "oltp-select,dss,load"), ("load", "oltp-select,dss,load"),
+                                               ("warm-up", "oltp-select,dss,load"), ("run 1", "oltp-select,dss,load"),
+                                               ("dss", "dss,load"), ("load: run", "dss,load")])
+def test_ctrl_c_in_each_phase_leaves_nothing_behind(phase: str, workload: str) -> None:
+    """DSS's and load's phases without OLTP before them: the same phases, without its set-up and warm-up."""
     with ext4_bed(1) as bed:
         before = segments()
-        proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", "oltp-select,dss,load",
+        proc = subprocess.Popen(bed.argv("--dir", str(bed.mounts[0]), "--workload", workload,
                                          "--repeat", "2", "--json"), env=bed.env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None

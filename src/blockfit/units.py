@@ -165,9 +165,9 @@ def fmt_pct(fraction: float | None, signed: bool = False, sig: int = 2) -> str:
     return f"{text} %"
 
 
-def fmt_times(ratio: float | None) -> str:
-    """A ratio as a multiple: 7.43 → '7.4×'."""
-    return "–" if ratio is None else f"{fmt_num(ratio, 2)}×"
+def fmt_times(ratio: float | None, sig: int = 2) -> str:
+    """A ratio as a multiple: 7.43 → '7.4×' (``sig`` significant digits)."""
+    return "–" if ratio is None else f"{fmt_num(ratio, sig)}×"
 
 
 def fmt_compact(value: float, sig: int = 3, scale_of: float | None = None) -> str:

@@ -18,6 +18,7 @@ from blockfit.cli.output import ReportOption, console, err_console, print_json, 
 from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import BenchRequest, LayoutSpec, parse_workloads, run_bench
+from blockfit.dbbench.stats import fmt_ratio
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, write_atomically
 from blockfit.schema.bench import BenchResult
@@ -103,8 +104,14 @@ def _print_human(r: BenchResult) -> None:
                       + (f"{sorted(cache)[len(cache) // 2]:.0%}" if cache else "-"),
                       f"FAILED: {failed[0]}" if failed else detail)
     console.print(t)
+    for lay in r.layouts:
+        for mr in lay.measures:
+            if mr.warmup is not None:
+                console.print(f"{mr.measure} warm-up on {lay.label}: {mr.warmup.text}", highlight=False,
+                              markup=False)
     for c in r.comparisons:
-        console.print(f"{c.measure}: {c.text}")
+        model = f"; the model says {fmt_ratio(c.model_ratio)} from the {c.model_basis} caps" if c.model_ratio else ""
+        console.print(f"{c.measure}: {c.text}{model}", highlight=False, markup=False)
     for w in r.warnings:
         console.print(f"[yellow]warning:[/yellow] {w}")
 
@@ -117,9 +124,13 @@ def bench_command(
     workload: Annotated[str, typer.Option("--workload", help="comma-separated: oltp (= oltp-select, oltp-tpcb), "
                                           "dss, load")] = "oltp,dss,load",
     profile: Annotated[str, typer.Option("--profile", help="quick | standard")] = "quick",
-    repeat: Annotated[int | None, typer.Option("--repeat", help="most measured runs per layout and measure "
-                                               "(stops earlier once the verdict is settled)",
+    repeat: Annotated[int | None, typer.Option("--repeat", help="most measured rounds per measure (stops earlier "
+                                               "once the ratio's interval is within --precision)",
                                                callback=params.count)] = None,
+    precision: Annotated[str | None, typer.Option("--precision", help="percent: measure until the ratio's interval "
+                                                  "is within ± this much of the ratio, or the profile's time budget "
+                                                  "ends (quick and standard: 10)",
+                                                  callback=params.open_percent)] = None,
     label: Annotated[list[str] | None, typer.Option("--label", help="layout labels, one per --dir, in order")] = None,
     cap: Annotated[list[str] | None, typer.Option("--cap", help="[LABEL=]IOPS[:MBPS]: a per-member cap the host "
                                                   "cannot see (qemu throttle, cloud volume), for the evidence")] = None,
@@ -145,7 +156,8 @@ def bench_command(
     _caps(list(cap or []), layouts)
     _caps(list(instance_cap or []), layouts, "--instance-cap")
     request = BenchRequest(layouts=layouts, measures=parse_workloads(workload), profile=PROFILES[profile],
-                           repeat=repeat, before_measure=before_measure)
+                           repeat=repeat, before_measure=before_measure,
+                           precision_pct=float(precision.rstrip("%")) if precision is not None else None)
     check_distinct([("--out", None if out is None else out / "bench.json"), ("--report", report)])
     # SIGTERM, SIGINT and SIGHUP stop the bench like Ctrl-C (the CLI's handlers): a partial result follows
     if err_console.is_terminal:

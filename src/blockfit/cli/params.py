@@ -98,6 +98,13 @@ def peak_factor(param: typer.CallbackParam, value: float | None) -> float | None
     return value
 
 
+@_kind("percentile")
+def open_percent(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A target in percent strictly between 0 and 100 ('10', '10%'), e.g. a precision."""
+    _each(value, lambda v: parse_number(str(v).rstrip("%"), _name(param), maximum=100, allow_maximum=False))
+    return value
+
+
 @_kind("io_size")
 def io_size(param: typer.CallbackParam, value: str | None) -> str | None:
     """An I/O or stripe size: 512 bytes to 1 GiB ('8k', '1m')."""

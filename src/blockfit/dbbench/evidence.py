@@ -45,14 +45,18 @@ def resolve(directory: Path, label: str) -> LayoutInfo:
     found = [m for m in mounts.read() if m.dev == dev and (real + "/").startswith(m.mount_point.rstrip("/") + "/")]
     mount = max(found, key=lambda m: len(m.mount_point)) if found else None
     devices: list[str] = []
+    members: list[str] = []
     name = None
     link = Path(f"/sys/dev/block/{dev}")
     if link.exists():
         name = link.resolve().name
-        devices = sampler.snapshot([name], INTERVAL_S).selected
+        header = sampler.snapshot([name], INTERVAL_S)
+        devices = header.selected
+        members = _members(devices, sampler.Capture(header=header, samples=[]))
     return LayoutInfo(label=label, dir=str(directory), mount_point=mount.mount_point if mount else "?",
                       fstype=mount.fstype if mount else "?", source=mount.source if mount else "?",
-                      fs_device=name, devices=devices, mount_options=mount.all_options if mount else [])
+                      fs_device=name, devices=devices, members=members,
+                      mount_options=mount.all_options if mount else [])
 
 
 def cpu_times() -> tuple[float, float]:

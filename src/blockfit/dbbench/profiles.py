@@ -1,13 +1,24 @@
 """Bench profiles: how big and how long, sized so the data is several times the server's memory bound.
 
-quick: fits a two-layout lab A/B of select-only OLTP, DSS and load (TCG, 2 vCPUs) in under 10 minutes with
+quick: fits a two-layout lab A/B of select-only OLTP, DSS and load (TCG, 2 vCPUs) in about 10 minutes with
 boot and loading; scale 24 is ≈360 MB of
 pgbench data against a 128 MiB memory cgroup (shared_buffers 16 MB): ≈3x. Its DSS table, 10,000 rows of
 ≈1.9 KB (≈20 MB), is small, but two sessions' sorts and hashes write ≈250 MB of temp files a run, most of it
 through to the device (see dss.py). Load steps of 2,000 and 8,000 rows: enough for rows/s per step, WAL and
-checkpoints; load is fsync-bound in the lab and has no winner to find, so it always runs to --repeat.
+checkpoints.
 standard: a real server's A/B: scale 100 (≈1.5 GB) against 256 MiB, a 250,000-row DSS table (≈500 MB),
-minute-long runs, up to 10 repeats.
+minute-long runs, up to 12 rounds.
+
+How long each part runs is decided by evidence, within budgets:
+- warm-up: windows of ``warmup_seconds`` (OLTP; one warm-up query or load step for DSS and load) until the mean of
+  the last ``steady_windows`` is within ``steady_pct`` of the mean of those before them, on both throughput and
+  device I/Os per unit of work, or
+  ``warmup_budget_s`` per layout and measure is spent (the result says which). A cold 128 MiB cache refills in
+  about 65 s at 250 read IOPS (measured: steady after 51-57 s at 200-250 IOPS), so the quick budget
+  holds it with room.
+- measured rounds: from stats.MIN_PAIRS on, until the ratio's interval is within ±``precision_pct`` or
+  ``repeat`` rounds or ``rounds_budget_s`` per measure are spent. With 2-5 % noise per pair the quick
+  target (±10 %) takes 4-5 rounds (stats simulation); DSS in the lab, noisier, may end at the budget.
 """
 
 from __future__ import annotations
@@ -25,10 +36,16 @@ class Profile:
     oltp_scale: int
     oltp_clients: int
     run_seconds: float
-    warmup_seconds: float
+    warmup_seconds: float        # one OLTP warm-up window
     dss_rows: int
     load_steps: tuple[int, ...]
-    repeat: int
+    repeat: int                  # most measured rounds per measure
+    prime_seconds: float = 8.0   # select-only before the caps apply (see runner)
+    steady_windows: int = 2      # a block: the last 2 windows against the 2 before
+    steady_pct: float = 5.0
+    warmup_budget_s: float = 120.0
+    precision_pct: float = 10.0
+    rounds_budget_s: float = 300.0
 
     def server_settings(self) -> dict[str, str]:
         """Server settings on the postgres command line (the rest are PostgreSQL's defaults)."""
@@ -38,8 +55,9 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "quick": Profile("quick", 128 * MiB, "16MB", oltp_scale=24, oltp_clients=8, run_seconds=12, warmup_seconds=8,
-                     dss_rows=10_000, load_steps=(2_000, 8_000), repeat=5),
+    "quick": Profile("quick", 128 * MiB, "16MB", oltp_scale=24, oltp_clients=8, run_seconds=12, warmup_seconds=6,
+                     dss_rows=10_000, load_steps=(2_000, 8_000), repeat=10),
     "standard": Profile("standard", 256 * MiB, "32MB", oltp_scale=100, oltp_clients=16, run_seconds=60,
-                        warmup_seconds=30, dss_rows=250_000, load_steps=(10_000, 100_000, 1_000_000), repeat=10),
+                        warmup_seconds=20, dss_rows=250_000, load_steps=(10_000, 100_000, 1_000_000), repeat=12,
+                        prime_seconds=30, warmup_budget_s=900, rounds_budget_s=1800),
 }

@@ -1,22 +1,25 @@
-"""`run_bench(request, progress) -> BenchResult`: set up a throwaway cluster per layout, load, then measure
-interleaved and counterbalanced (A B, B A, A B …) with evidence, and stop each measure as soon as its comparison
-is settled.
+"""`run_bench(request, progress) -> BenchResult`: set up a throwaway cluster per layout, load, warm each layout
+until its state is steady, then measure interleaved and counterbalanced (A B, B A, A B …) with evidence until
+the ratio's interval is narrow enough.
 
-Order of work, and why:
+Order of work, and why (each phase is a function below; the Plan holds the steps the loop and the bar read):
 1. Validate every --dir before creating anything (bad input leaves nothing behind).
-2. Per layout: a memory cgroup, initdb, start the server inside the cgroup, load the data every chosen
-   workload needs. Loading happens for all layouts first, with whatever caps are in force (the lab lifts its
-   caps for this), then a checkpoint and the cgroups' page cache dropped (it holds what loading wrote last),
-   then, for OLTP, a select-only run still before the caps: it fills shared buffers and the bounded page cache
-   with the workload's own steady mix. Without it the capped warm-up cannot get there on the slower layout
-   (at 300 IOPS refilling a 128 MiB cache takes ~50 s), so the slower layout starts colder, misses more per
-   transaction, and the measured ratio exceeds the ratio of the caps (4.9 for caps 4x apart, measured).
-3. ``--before-measure`` runs once (the lab applies its caps here), then per measure: one warm-up run per
-   layout, then measured rounds A B, B A, A B … with a look at the planned run counts (stats.looks_at). The
-   order flips every round because a fixed order biases every pair the same way: with a drift (the cache still
-   settling, a neighbour's load ramping) the layout that always runs second always looks faster. An A/A run of
-   one directory against itself, in fixed order, read "B faster by 2 % [+1 %, +4 %]" in CI; flipped, such a
-   drift adds to the spread of the pairs and cancels in their mean instead of posing as a difference.
+2. Set up, per layout: a memory cgroup, initdb, the server inside the cgroup, the data every chosen workload
+   needs. Loading happens for all layouts first, with whatever caps are in force (the lab lifts its caps for
+   this), then a checkpoint and the cgroups' page cache dropped (it holds what loading wrote last).
+3. Prime, for OLTP: a select-only run per layout, still before ``--before-measure`` (where the lab applies its
+   caps): uncapped it fills shared buffers and the bounded page cache in seconds (capped at 50 IOPS a cold
+   cache takes minutes to refill). A head start only: the warm-up decides when a layout is warm.
+4. ``--before-measure`` runs once.
+5. Per measure: a warm-up per layout by evidence (warmup.py: windows until throughput and device I/Os per
+   unit of work hold steady, or its budget ends), then measured rounds A B, B A, A B … until the ratio's
+   interval is within the precision target (stats.enough), --repeat rounds or the rounds' time budget. The
+   order flips every round because a fixed order biases every pair the same way: with a drift (the cache
+   still settling, a neighbour's load ramping) the layout that always runs second always looks faster. An A/A
+   run of one directory against itself, in fixed order, read "B faster by 2 % [+1 %, +4 %]" in CI; flipped,
+   such a drift adds to the spread of the pairs and cancels in their mean instead of posing as a difference.
+6. The comparisons (compare.py): the ratio and its interval first, the precision reached, drifting runs, and
+   the model's ratio from the known caps beside it.
 Every resource lives in one ExitStack, so an error or Ctrl-C anywhere stops the servers, kills what is left
 in their cgroups and deletes the clusters and temp dirs.
 """
@@ -26,32 +29,33 @@ from __future__ import annotations
 import contextlib
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import get_args
 
 from blockfit import proc
 from blockfit.dbbench import cluster as pg
-from blockfit.dbbench import dss, evidence, load, oltp, stats
+from blockfit.dbbench import dss, evidence, oltp, stats, warmup
+from blockfit.dbbench.compare import Rounds, Stopped, compare, summarise
 from blockfit.dbbench.janitor import Janitor
-from blockfit.dbbench.memcg import MemoryCgroup, memory_cgroup
+from blockfit.dbbench.memcg import memory_cgroup
+from blockfit.dbbench.plan import Plan, Progress, round_order
 from blockfit.dbbench.profiles import PROFILES, Profile
+from blockfit.dbbench.runs import Layout, LayoutSpec, close, connect, measure_once
 from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.schema.bench import (
     BenchResult,
     BenchRun,
     BenchSettings,
     Comparison,
+    KnownCaps,
     LayoutInfo,
     MeasureName,
     MeasureResult,
-    MemoryEvidence,
 )
 
-_T = TypeVar("_T")
-Progress = Callable[[str, int, int], None]  # (phase, steps done, steps planned)
+__all__ = ["BenchRequest", "LayoutSpec", "Progress", "parse_workloads", "round_order", "run_bench", "validate"]
 
 WORKLOADS: dict[str, list[MeasureName]] = {
     "oltp": ["oltp-select", "oltp-tpcb"], "oltp-select": ["oltp-select"], "oltp-tpcb": ["oltp-tpcb"],
@@ -60,7 +64,6 @@ WORKLOADS: dict[str, list[MeasureName]] = {
 UNITS: dict[MeasureName, tuple[str, bool]] = {
     "oltp-select": ("TPS", True), "oltp-tpcb": ("TPS", True), "dss": ("seconds", False), "load": ("rows/s", True),
 }
-SETTLED = ("faster", "slower", "cpu-bound", "failed")
 
 
 def parse_workloads(text: str, option: str = "--workload") -> list[MeasureName]:
@@ -74,13 +77,6 @@ def parse_workloads(text: str, option: str = "--workload") -> list[MeasureName]:
 
 
 @dataclass
-class LayoutSpec:
-    path: Path
-    label: str
-    cap: evidence.KnownCap | None = None
-
-
-@dataclass
 class BenchRequest:
     layouts: list[LayoutSpec]
     measures: list[MeasureName]
@@ -88,11 +84,17 @@ class BenchRequest:
     repeat: int | None = None
     before_measure: str | None = None
     bindir: Path | None = None
-    sequential: bool = True  # False: always --repeat runs and one look at the end (bench/bench_sequential.py)
+    precision_pct: float | None = None  # the ratio's interval within ± this percent; None: the profile's
+    sequential: bool = True  # False: always --repeat rounds, no budget, one look at the end (bench_sequential)
 
     @property
     def repeats(self) -> int:
         return self.repeat or self.profile.repeat
+
+    @property
+    def precision(self) -> float | None:
+        """The target in percent, or None when every planned round runs."""
+        return (self.precision_pct or self.profile.precision_pct) if self.sequential else None
 
 
 def validate(request: BenchRequest) -> list[Path]:
@@ -101,6 +103,8 @@ def validate(request: BenchRequest) -> list[Path]:
         raise InputError("--dir: expected at least one directory on the filesystem under test")
     if request.repeat is not None and request.repeat < 1:
         raise InputError(f"--repeat {request.repeat}: expected a whole number of at least 1")
+    if request.precision_pct is not None and not 0 < request.precision_pct < 100:
+        raise InputError(f"--precision {request.precision_pct:g}: expected a percentage more than 0 and less than 100")
     labels = [s.label for s in request.layouts]
     if len(set(labels)) != len(labels):
         raise InputError(f"--label: {', '.join(labels)}: expected a different label per --dir")
@@ -116,126 +120,19 @@ def validate(request: BenchRequest) -> list[Path]:
 
 
 @dataclass
-class _Layout:
-    spec: LayoutSpec
-    info: LayoutInfo
-    cluster: pg.Cluster
-    cgroup: MemoryCgroup
-    conn: Any = None
-    dead: str | None = None
-    results: dict[str, MeasureResult] = field(default_factory=dict)
+class _Bench:
+    """What the phases share: the request, the plan, the layouts set up so far and what was measured."""
 
+    request: BenchRequest
+    plan: Plan[Layout]
+    workdir: Path = Path()
+    started: float = field(default_factory=time.monotonic)
+    layouts: list[Layout] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
 
-def _connect(lay: _Layout, wait_s: float = 120.0) -> None:
-    """(Re)connect the admin session; after a crash the server may be in recovery for a while."""
-    import psycopg
-
-    if lay.conn is not None:
-        with contextlib.suppress(Exception):
-            lay.conn.close()
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            lay.conn = psycopg.connect(lay.cluster.conninfo, autocommit=True, connect_timeout=10)
-            return
-        except psycopg.OperationalError:
-            if not lay.cluster.alive() or time.monotonic() > deadline:
-                lay.conn = None
-                lay.dead = f"server on {lay.spec.label} gone: {lay.cluster.log_tail(3)}"
-                return
-            time.sleep(0.5)
-
-
-def _close(lay: _Layout) -> None:
-    if lay.conn is not None:
-        with contextlib.suppress(Exception):
-            lay.conn.close()
-
-
-def _server_version(bindir: Path) -> str:
-    out = proc.run([str(bindir / "postgres"), "--version"], timeout=60)
-    return out.stdout.strip()
-
-
-def _measure_once(lay: _Layout, measure: MeasureName, profile: Profile, workdir: Path, index: int,
-                  started: float, warmup: bool) -> BenchRun:
-    """One run of one measure on one layout, with the devices sampled and the database counters diffed."""
-    import psycopg
-
-    seconds = profile.warmup_seconds if warmup else profile.run_seconds
-    if lay.dead or lay.conn is None:
-        return BenchRun(index=index, started_s=time.monotonic() - started, seconds=0, score=0,
-                        failed=lay.dead or "no connection")
-    sampler = evidence.DeviceSampler(lay.info.devices).start()
-    before = evidence.db_snapshot(lay.conn)
-    oom0 = lay.cgroup.oom_kills()
-    t0 = time.monotonic()
-    run = BenchRun(index=index, started_s=t0 - started, seconds=0, score=0)
-    try:
-        if measure in ("oltp-select", "oltp-tpcb"):
-            run.figures = oltp.run(lay.cluster, "select" if measure == "oltp-select" else "tpcb",
-                                   profile.oltp_clients, seconds, workdir)
-            run.score = run.figures["tps"]
-        elif measure == "dss":
-            run.score, run.queries = dss.run(lay.conn, "group by" if warmup else None)
-            run.figures = {"temp_written_bytes": float(sum(q.temp_written_bytes for q in run.queries))}
-        else:
-            steps = list(profile.load_steps[:1] if warmup else profile.load_steps)
-            run.score, run.steps = load.run(lay.conn, steps)
-    except (EnvironmentProblem, psycopg.Error) as exc:
-        run.failed = str(exc).splitlines()[0][:300]
-    finally:
-        capture, cpu = sampler.stop()
-    run.seconds = time.monotonic() - t0
-    ooms = lay.cgroup.oom_kills() - oom0
-    if ooms:
-        run.failed = (f"server OOM-killed {ooms}x in its {lay.cgroup.limit_bytes // 2**20} MiB memory cgroup "
-                      "(a failed run, not a slow one)")
-    if run.failed:
-        _connect(lay)
-    after = evidence.db_snapshot(lay.conn) if lay.conn is not None else before
-    memory = MemoryEvidence(limit_bytes=lay.cgroup.limit_bytes, peak_bytes=lay.cgroup.peak_bytes(), oom_kills=ooms,
-                            cgroup_version=lay.cgroup.version)
-    run.evidence = evidence.judge(capture, cpu, lay.spec.cap, evidence.db_delta(before, after), memory,
-                                  lay.info.fs_device)
-    return run
-
-
-def _compare(layouts: list[_Layout], measure: MeasureName, looks_total: int, looks_taken: int) -> list[Comparison]:
-    base = layouts[0]
-    unit, higher = UNITS[measure]
-    out = []
-    for other in layouts[1:]:
-        ra, rb = base.results[measure].runs, other.results[measure].runs
-        ci = stats.ratio_ci([r.score for r in ra], [r.score for r in rb], higher, looks_total)
-        common = dict(measure=measure, baseline=base.spec.label, other=other.spec.label, ratio=ci.ratio,
-                      ci_low=ci.low, ci_high=ci.high, confidence=ci.confidence,
-                      baseline_median=base.results[measure].median, other_median=other.results[measure].median,
-                      runs_used=min(len(ra), len(rb)), looks=looks_taken)
-        failed = [r.failed for r in ra + rb if r.failed]
-        cpu = [lay.spec.label for lay in (base, other) if lay.results[measure].binding == "cpu"]
-        if failed:
-            out.append(Comparison(**common, verdict="failed", text=f"failed run: {failed[0]}"))
-        elif cpu:
-            _, text = stats.verdict_text(ci, other.spec.label, base.spec.label)
-            out.append(Comparison(**common, verdict="cpu-bound",
-                                  text=f"CPU-bound on {', '.join(cpu)}: the layouts were not what held these runs, "
-                                       f"so no winner is called (measured: {text})"))
-        else:
-            verdict, text = stats.verdict_text(ci, other.spec.label, base.spec.label)
-            out.append(Comparison(**common, verdict=verdict, text=text))
-    return out
-
-
-def round_order(layouts: list[_T], n: int) -> list[_T]:
-    """Round n's order (n from 1): as given in odd rounds, reversed in even ones (counterbalanced; see above)."""
-    return list(layouts) if n % 2 else list(reversed(layouts))
-
-
-def _summarise(mr: MeasureResult) -> None:
-    good = [r for r in mr.runs if not r.failed]
-    mr.median = statistics.median([r.score for r in good]) if good else None
-    mr.binding = evidence.most_common([r.evidence.binding for r in good if r.evidence is not None])
+    @property
+    def profile(self) -> Profile:
+        return self.request.profile
 
 
 def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchResult:
@@ -246,121 +143,191 @@ def run_bench(request: BenchRequest, progress: Progress | None = None) -> BenchR
     except ImportError:
         raise EnvironmentProblem("psycopg 3 not installed (pip install 'blockfit[db]')") from None
     bindir = request.bindir or pg.find_bindir()
-    profile, repeat, measures = request.profile, request.repeats, request.measures
-    looks = stats.looks_at(repeat) if request.sequential else [repeat]
-    total = (3 if any(m.startswith("oltp") for m in measures) else 2) * len(subs) + 1 \
-        + len(measures) * len(subs) * (1 + repeat)
-    done = 0
-
-    def step(phase: str, advance: int = 1) -> None:
-        nonlocal done
-        if progress is not None:
-            progress(phase, done, total)
-        done += advance
-
-    started = time.monotonic()
-    result_started = datetime.now(UTC).isoformat()
-    settings = profile.server_settings()
-    layouts: list[_Layout] = []
-    comparisons: list[Comparison] = []
+    specs = request.layouts
+    repeat = request.repeats if len(specs) > 1 else min(request.repeats, stats.MIN_PAIRS)  # no ratio to narrow
+    plan: Plan[Layout] = Plan.make(len(specs), request.measures, repeat, _primes(request), progress)
+    bench = _Bench(request, plan)
+    started_at = datetime.now(UTC).isoformat()
     stopped_by: str | None = None
     try:  # Ctrl-C (or SIGTERM): everything is cleaned up on the way out, and what was measured is kept
         with contextlib.ExitStack() as stack:
-            janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
-            stack.callback(janitor.close)
-            workdir = stack.enter_context(pg.private_dir(register=janitor.register))
-            for spec, sub in zip(request.layouts, subs, strict=True):
-                info = evidence.resolve(spec.path, spec.label)
-                cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
-                cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, workdir, settings, bindir,
-                                                             janitor.register))
-                stack.callback(pg.stop, cl, cgroup)
-                lay = _Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
-                layouts.append(lay)
-                step(f"initdb {spec.label}")
-                t0 = time.monotonic()
-                pg.initdb(cl)
-                pg.start(cl, cgroup)
-                _connect(lay, wait_s=30)
-                stack.callback(_close, lay)
-                if lay.conn is None:
-                    raise EnvironmentProblem(lay.dead or f"cannot connect to the server on {spec.label}")
-                step(f"load {spec.label}")
-                if "oltp-select" in measures or "oltp-tpcb" in measures:
-                    oltp.init(cl, profile.oltp_scale)
-                if "dss" in measures:
-                    dss.prepare(lay.conn, profile.dss_rows, str(cl.temp_dir))
-                lay.conn.execute("CHECKPOINT")
-                info.load_seconds = time.monotonic() - t0
-            oltp_measures = [m for m in measures if m.startswith("oltp")]
-            for lay in layouts:
-                lay.conn.execute("CHECKPOINT")
-                lay.cgroup.drop_cache()
-                if oltp_measures:  # reach the workload's steady cache before caps apply (see the module docstring)
-                    step(f"prime cache {lay.spec.label}")
-                    oltp.run(lay.cluster, "select", profile.oltp_clients, profile.warmup_seconds, workdir)
-            step("before-measure hook")
-            if request.before_measure:
-                hook = proc.run(["sh", "-c", request.before_measure])
-                if hook.returncode != 0:
-                    raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
-                                             f"{(hook.stderr or hook.stdout).strip()[-200:]}")
-            for measure in measures:
-                unit, higher = UNITS[measure]
-                for lay in layouts:
-                    lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
-                    step(f"{measure}: warm-up on {lay.spec.label}")
-                    lay.results[measure].warmup = _measure_once(lay, measure, profile, workdir, 0, started, warmup=True)
-                n, taken, measure_comps = 0, 0, []
-                while n < repeat:
-                    n += 1
-                    for lay in round_order(layouts, n):
-                        step(f"{measure}: run {n} of ≤{repeat} on {lay.spec.label}")
-                        lay.results[measure].runs.append(_measure_once(lay, measure, profile, workdir, n, started,
-                                                                       warmup=False))
-                        _summarise(lay.results[measure])
-                    failed = any(r.failed for lay in layouts for r in lay.results[measure].runs)
-                    if n in looks or failed:
-                        taken += 1
-                        measure_comps = _compare(layouts, measure, len(looks), taken)
-                        if len(layouts) > 1 and all(c.verdict in SETTLED for c in measure_comps):
-                            break
-                        if failed:
-                            break
-                done += (repeat - n) * len(layouts)
-                comparisons.extend(measure_comps)
-            step("stopping servers", 0)
+            _set_up(bench, stack, subs, bindir)
+            _prime(bench)
+            _before_measure(bench)
+            for measure in request.measures:
+                _warm_up(bench, measure)
+                _rounds(bench, measure)
+            plan.say("stopping servers")
     except KeyboardInterrupt:
         stopped_by = "interrupted"
+    return _result(bench, bindir, started_at, stopped_by)
+
+
+def _primes(request: BenchRequest) -> bool:
+    return any(m.startswith("oltp") for m in request.measures)
+
+
+def _set_up(bench: _Bench, stack: contextlib.ExitStack, subs: list[Path], bindir: Path) -> None:
+    """The janitor, a private work dir, and per layout: memory cgroup, cluster, server, session, data."""
+    janitor = Janitor()  # cleans up should we be SIGKILLed; told to do nothing once we cleaned up ourselves
+    stack.callback(janitor.close)
+    bench.workdir = stack.enter_context(pg.private_dir(register=janitor.register))
+    profile, measures = bench.profile, bench.request.measures
+    for spec, sub in zip(bench.request.layouts, subs, strict=True):
+        info = evidence.resolve(spec.path, spec.label)
+        if spec.cap is not None:
+            info.caps = KnownCaps(member_iops=spec.cap.iops, member_mbps=spec.cap.mbps,
+                                  instance_iops=spec.cap.instance_iops, instance_mbps=spec.cap.instance_mbps)
+        cgroup = stack.enter_context(memory_cgroup(profile.memory_limit_bytes, "bench", janitor.register))
+        cl = stack.enter_context(pg.throwaway_cluster(spec.label, sub, bench.workdir, profile.server_settings(),
+                                                     bindir, janitor.register))
+        stack.callback(pg.stop, cl, cgroup)
+        lay = Layout(spec=spec, info=info, cluster=cl, cgroup=cgroup)
+        bench.layouts.append(lay)
+        bench.plan.layouts.append(lay)
+        bench.plan.step("setup", f"initdb {spec.label}")
+        t0 = time.monotonic()
+        pg.initdb(cl)
+        pg.start(cl, cgroup)
+        connect(lay, wait_s=30)
+        stack.callback(close, lay)
+        if lay.conn is None:
+            raise EnvironmentProblem(lay.dead or f"cannot connect to the server on {spec.label}")
+        bench.plan.step("setup", f"load {spec.label}")
+        if "oltp-select" in measures or "oltp-tpcb" in measures:
+            oltp.init(cl, profile.oltp_scale)
+        if "dss" in measures:
+            dss.prepare(lay.conn, profile.dss_rows, str(cl.temp_dir))
+        lay.conn.execute("CHECKPOINT")
+        info.load_seconds = time.monotonic() - t0
+
+
+def _prime(bench: _Bench) -> None:
+    """Checkpoint and drop each layout's page cache (it holds what loading wrote last), then for OLTP a select-only
+    head start before the caps apply (see the module docstring)."""
+    for lay in bench.layouts:
+        lay.conn.execute("CHECKPOINT")
+        lay.cgroup.drop_cache()
+        if _primes(bench.request):
+            bench.plan.step("prime", f"prime cache {lay.label}")
+            oltp.run(lay.cluster, "select", bench.profile.oltp_clients, bench.profile.prime_seconds, bench.workdir)
+
+
+def _before_measure(bench: _Bench) -> None:
+    bench.plan.step("hook", "before-measure hook")
+    command = bench.request.before_measure
+    if command:
+        hook = proc.run(["sh", "-c", command])
+        if hook.returncode != 0:
+            raise EnvironmentProblem(f"--before-measure exited {hook.returncode}: "
+                                     f"{(hook.stderr or hook.stdout).strip()[-200:]}")
+
+
+def _warm_up(bench: _Bench, measure: MeasureName) -> None:
+    """Each layout in turn, until its own state is steady (warmup.py) or its budget is spent."""
+    unit, higher = UNITS[measure]
+    profile, stage = bench.profile, f"{measure}: warm-up"
+    for lay in bench.layouts:
+        lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
+        bench.plan.step(stage, f"{measure}: warm-up on {lay.label}")
+
+        def one(k: int, lay: Layout = lay) -> BenchRun:
+            if k > 1:
+                bench.plan.say(f"{measure}: warm-up on {lay.label}, window {k}")
+            return measure_once(lay, measure, profile, bench.workdir, 0, bench.started, warmup=True)
+
+        lay.results[measure].warmup = warmup.warm(
+            one, measure, lay.info.fs_device, profile.steady_windows, profile.steady_pct,
+            profile.warmup_budget_s)
+
+
+def _rounds(bench: _Bench, measure: MeasureName) -> None:
+    """Counterbalanced rounds until the interval is within the target, --repeat rounds, or the time budget."""
+    request, plan, stage = bench.request, bench.plan, f"{measure}: rounds"
+    precision = request.precision
+    budget = bench.profile.rounds_budget_s if request.sequential else None
+    t0, looks = time.monotonic(), 0
+    stopped: Stopped = "rounds"
+    for n, order in plan.rounds(measure):
+        for lay in order:
+            plan.step(stage, f"{measure}: run {n} of ≤{plan.repeat} on {lay.label}")
+            mr = lay.results[measure]
+            mr.runs.append(measure_once(lay, measure, bench.profile, bench.workdir, n, bench.started, warmup=False))
+            summarise(mr)
+        looks += n >= stats.MIN_PAIRS
+        elapsed = time.monotonic() - t0
+        if any(r.failed for lay in bench.layouts for r in lay.results[measure].runs):
+            stopped = "failed"
+        elif len(bench.layouts) > 1 and all(stats.enough(ci, precision and precision / 100)
+                                            for ci in _intervals(bench, measure)):
+            stopped = "precision"
+        elif budget is not None and n < plan.repeat and elapsed + elapsed / n > budget:
+            stopped = "budget"
+        else:
+            continue
+        break
+    plan.close(stage)
+    bench.comparisons.extend(_compare(bench, measure, Rounds(stopped, looks, precision, budget, plan.repeat)))
+
+
+def _intervals(bench: _Bench, measure: MeasureName) -> list[stats.RatioCI]:
+    base = bench.layouts[0].results[measure]
+    return [stats.ratio_ci([r.score for r in base.runs], [r.score for r in lay.results[measure].runs],
+                           base.higher_is_better) for lay in bench.layouts[1:]]
+
+
+def _compare(bench: _Bench, measure: MeasureName, rounds: Rounds) -> list[Comparison]:
+    sides = [(lay.label, lay.info, lay.results[measure]) for lay in bench.layouts]
+    return compare(sides[0], sides[1:], rounds) if len(sides) > 1 else []
+
+
+def _result(bench: _Bench, bindir: Path, started_at: str, stopped_by: str | None) -> BenchResult:
+    request, profile = bench.request, bench.profile
+    if stopped_by is not None:  # the measure that was interrupted: compared over the rounds it finished
+        done = {c.measure for c in bench.comparisons}
+        for m in (m for m in request.measures if m not in done and all(m in lay.results for lay in bench.layouts)):
+            if all(lay.results[m].runs for lay in bench.layouts):
+                bench.comparisons.extend(_compare(bench, m, Rounds("interrupted", 0, request.precision, None,
+                                                                   bench.plan.repeat)))
     return BenchResult(
-        started=result_started, duration_s=time.monotonic() - started, postgres_version=_server_version(bindir),
-        measures=measures,
-        settings=BenchSettings(profile=profile.name, repeat=repeat, looks_at=looks,
-                               memory_limit_bytes=profile.memory_limit_bytes, postgres=settings,
+        started=started_at, duration_s=time.monotonic() - bench.started,
+        postgres_version=_server_version(bindir), measures=request.measures,
+        settings=BenchSettings(profile=profile.name, repeat=bench.plan.repeat, precision_pct=request.precision,
+                               confidence=stats.LEVEL, min_pairs=stats.MIN_PAIRS,
+                               rounds_budget_s=profile.rounds_budget_s if request.sequential else None,
+                               steady_windows=profile.steady_windows, steady_pct=profile.steady_pct,
+                               warmup_budget_s=profile.warmup_budget_s, prime_seconds=profile.prime_seconds,
+                               memory_limit_bytes=profile.memory_limit_bytes, postgres=profile.server_settings(),
                                oltp_scale=profile.oltp_scale, oltp_clients=profile.oltp_clients,
                                run_seconds=profile.run_seconds, warmup_seconds=profile.warmup_seconds,
                                dss_rows=profile.dss_rows, load_steps=list(profile.load_steps)),
-        layouts=[_finish(lay, measures) for lay in layouts], comparisons=comparisons,
-        warnings=_warnings(layouts), partial=stopped_by is not None, stopped_by=stopped_by,
+        layouts=[_finish(lay, request.measures) for lay in bench.layouts], comparisons=bench.comparisons,
+        warnings=_warnings(bench.layouts), partial=stopped_by is not None, stopped_by=stopped_by,
     )
 
 
-def _finish(lay: _Layout, measures: list[MeasureName]) -> LayoutInfo:
+def _server_version(bindir: Path) -> str:
+    out = proc.run([str(bindir / "postgres"), "--version"], timeout=60)
+    return out.stdout.strip()
+
+
+def _finish(lay: Layout, measures: list[MeasureName]) -> LayoutInfo:
     """The layout with its measures (those started; a partial result may lack the rest)."""
     lay.info.measures = [lay.results[m] for m in measures if m in lay.results]
     return lay.info
 
 
-def _warnings(layouts: list[_Layout]) -> list[str]:
+def _warnings(layouts: list[Layout]) -> list[str]:
     out = []
     for lay in layouts:
         if not lay.info.devices:
-            out.append(f"{lay.spec.label}: {lay.spec.path} is not on a block device ({lay.info.fstype}); "
+            out.append(f"{lay.label}: {lay.spec.path} is not on a block device ({lay.info.fstype}); "
                        "no device evidence")
         for mr in lay.info.measures:
             hits = [r.evidence.db.hit_ratio for r in mr.runs if r.evidence and r.evidence.db.hit_ratio is not None]
             if mr.measure == "oltp-select" and hits and statistics.median(hits) > 0.99:
-                out.append(f"{lay.spec.label} {mr.measure}: buffer hit ratio {statistics.median(hits):.1%}: the data "
+                out.append(f"{lay.label} {mr.measure}: buffer hit ratio {statistics.median(hits):.1%}: the data "
                            "fits in memory, so this measured memory, not the layout")
+            if mr.warmup is not None and mr.warmup.outcome == "budget":
+                out.append(f"{lay.label} {mr.measure}: warm-up {mr.warmup.text}")
     return out
-

@@ -1,5 +1,6 @@
 """Section for `blockfit bench` (BenchResult): per measure the A/B bars with the comparison's confidence interval,
-the verdict in words, and the device evidence under it.
+the verdict in words beside the model's ratio when the caps were known, each layout's warm-up and the drift
+across its runs, and the device evidence under it.
 
 A comparison's ratio is a speed ratio (other / baseline, > 1 = other faster); its CI is drawn on the other
 layout's bar in the measure's own unit: baseline median x ratio bounds (divided, for time-like measures).
@@ -10,7 +11,7 @@ from __future__ import annotations
 from blockfit.report.figures import ACCENT, GREY, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.page import Section, Table
 from blockfit.schema.bench import BenchResult, BenchRun, Comparison, MeasureResult
-from blockfit.units import fmt_count, fmt_num, fmt_pct
+from blockfit.units import fmt_count, fmt_num, fmt_pct, fmt_times
 
 
 def summary(r: BenchResult) -> str:
@@ -19,6 +20,12 @@ def summary(r: BenchResult) -> str:
             f"({', '.join(labels)}) for {fmt_num(r.duration_s)} s.")
     for c in r.comparisons:
         text += f" {c.measure}: {c.text} ({fmt_count(c.runs_used, 'run')} each)."
+        if c.model_ratio is not None:
+            text += f" The model's ratio from the known {c.model_basis} caps: {fmt_times(c.model_ratio, 3)}."
+    cold = [f"{lay.label} {m.measure}" for lay in r.layouts for m in lay.measures
+            if m.warmup is not None and m.warmup.outcome != "steady"]
+    if cold:
+        text += f" Warm-up not steady within its budget: {', '.join(cold)}."
     bindings = {f"{lay.label} {m.measure}": m.binding for lay in r.layouts for m in lay.measures if m.binding}
     storage = ("iops_cap", "mbps_cap", "flush_latency")
     io = [k for k, b in bindings.items() if b in storage]
@@ -53,11 +60,21 @@ def section(r: BenchResult, source: str, sink: FigureSink) -> Section:
         if drawn:
             s.figures.append(_bars(r, name, drawn, sink))
     s.tables.append(Table(
-        "Verdicts (speed ratio other / baseline, > 1 = faster, with its confidence interval)",
-        ["measure", "baseline", "other", "ratio", "CI low", "CI high", "confidence", "verdict", "runs", "looks"],
+        "Verdicts (speed ratio other / baseline, > 1 = faster, with its confidence interval; the model's ratio from "
+        "the known caps beside it)",
+        ["measure", "baseline", "other", "ratio", "CI low", "CI high", "model", "± reached", "target", "stopped",
+         "verdict", "runs"],
         [[c.measure, c.baseline, c.other, fmt_num(c.ratio), fmt_num(c.ci_low), fmt_num(c.ci_high),
-          fmt_pct(c.confidence), c.text, str(c.runs_used), str(c.looks)] for c in r.comparisons],
-        numeric={3, 4, 5, 6, 8, 9}))
+          fmt_num(c.model_ratio), _pct(c.half_width_pct), _pct(c.precision_pct), c.stopped or "-", c.text,
+          str(c.runs_used)] for c in r.comparisons],
+        numeric={3, 4, 5, 6, 7, 8, 11}))
+    warm = _warmup_rows(r)
+    if warm:
+        s.tables.append(Table(
+            "Warm-up by evidence and drift (each layout warmed until throughput and device I/Os per unit of work "
+            "held steady, or its budget ran out; drift: the trend across its measured runs)",
+            ["layout", "measure", "warm-up", "windows", "seconds", "work", "last rate /s", "last I/Os per unit",
+             "first to last run", "trend", "drifts"], warm, numeric={3, 4, 5, 6, 7, 8, 9}))
     rows: list[list[str]] = []
     for lay in r.layouts:
         for m in lay.measures:
@@ -80,6 +97,24 @@ def section(r: BenchResult, source: str, sink: FigureSink) -> Section:
     if r.warnings:
         s.lists.append(("Warnings", list(r.warnings)))
     return s
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"±{fmt_num(value)} %"
+
+
+def _warmup_rows(r: BenchResult) -> list[list[str]]:
+    rows = []
+    for lay in r.layouts:
+        for m in lay.measures:
+            w, d = m.warmup, m.drift
+            last = w.windows[-1] if w is not None and w.windows else None
+            rows.append([lay.label, m.measure, w.outcome if w else "-", str(len(w.windows)) if w else "-",
+                         fmt_num(w.seconds) if w else "-", f"{fmt_num(w.work)} {w.unit}s" if w else "-",
+                         fmt_num(last.throughput) if last else "-", fmt_num(last.ios_per_unit) if last else "-",
+                         f"{d.first_last_pct:+.1f} %" if d else "-", f"{d.change_pct:+.1f} %" if d else "-",
+                         ("yes" if d.drifts else "no") if d else "-"])
+    return rows
 
 
 def _median_run(m: MeasureResult) -> BenchRun | None:

@@ -4,8 +4,12 @@ Shape (drawable by `blockfit report`: per measure, one bar per layout with its m
     BenchResult.layouts[]       one per --dir: where it is, the device stack, and per measure the runs
       .measures[]               one per measure (oltp-select, oltp-tpcb, dss, load): unit, median, runs
         .runs[]                 one measured run: its score, figures, queries/steps, evidence, failure
+        .warmup                 the warm-up before the runs: its windows, and whether it ended steady or at
+                                its budget
+        .drift                  the trend across the runs (flagged when larger than the noise)
     BenchResult.comparisons[]   each other layout against the first (the baseline), per measure: ratio of
-                                speeds with its CI, the verdict in words, runs used, looks taken
+                                speeds with its CI, how narrow it got against the precision target, the
+                                model's ratio beside it when the caps are known, the verdict in words
 
 Every ratio is a *speed* ratio (other / baseline; for time-like measures the inverse of time), so a ratio
 above 1 always means "the other layout is faster".
@@ -13,9 +17,9 @@ above 1 always means "the other layout is faster".
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from blockfit.schema.finding import Finding
 from blockfit.schema.result import ResultEnvelope
@@ -116,14 +120,71 @@ class BenchRun(BaseModel):
     failed: str | None = Field(default=None, description="why the run failed (OOM kill, server crash)")
 
 
+class WarmupWindow(BaseModel):
+    """One warm-up window: the work done, its rate and the device I/Os it cost."""
+
+    seconds: float
+    work: float = Field(description="units of work done (Warmup.unit): transactions, queries or rows")
+    throughput: float = Field(description="work per second")
+    device_ios: int | None = Field(default=None, description="reads + writes the filesystem's device completed")
+    ios_per_unit: float | None = Field(default=None, description="device_ios / work")
+    binding: Binding | None = None
+    failed: str | None = None
+
+
+class Warmup(BaseModel):
+    """Warm-up by evidence: windows until the last `steady_windows` agree within `steady_pct` on throughput and
+    on device I/Os per unit of work, or until the budget is spent."""
+
+    unit: Literal["transaction", "query", "row"]
+    windows: list[WarmupWindow] = Field(default_factory=list)
+    outcome: Literal["steady", "budget", "failed"] = Field(
+        description="steady: the state stopped changing; budget: warm_budget_s ran out first; failed: a window "
+                    "failed")
+    steady_windows: int
+    steady_pct: float = Field(description="the tolerance: the last block's mean against the block before, percent")
+    budget_s: float
+    seconds: float = Field(description="the warm-up's wall time")
+    work: float = Field(description="work done over all windows")
+    text: str = Field(description="the outcome in words, with the last windows' figures")
+
+
+class Drift(BaseModel):
+    """The trend across one layout's measured runs: a least-squares line of ln(score) over the run order."""
+
+    change_pct: float = Field(description="the line's change from the first run to the last, in percent")
+    first_last_pct: float = Field(description="last run / first run - 1, in percent")
+    t: float | None = Field(default=None, description="the slope's t statistic")
+    drifts: bool = Field(description="the slope is larger than the noise around it (two-sided 95 % t test)")
+
+
 class MeasureResult(BaseModel):
     measure: MeasureName
     unit: str = Field(description="TPS | seconds | rows/s")
     higher_is_better: bool
     median: float | None = None
     runs: list[BenchRun] = Field(default_factory=list)
-    warmup: BenchRun | None = None
+    warmup: Warmup | None = None
+    drift: Drift | None = Field(default=None, description="the trend across the runs (None: fewer than 3)")
     binding: Binding | None = Field(default=None, description="the most common binding over the runs")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_warmup_run(cls, data: Any) -> Any:
+        """A result from before warm-up by evidence carried one fixed-length warm-up run: not carried over."""
+        if isinstance(data, dict) and isinstance(data.get("warmup"), dict) and "score" in data["warmup"]:
+            data = {**data, "warmup": None}
+        return data
+
+
+class KnownCaps(BaseModel):
+    """Caps the bench was told (--cap, --instance-cap; the lab tells its qemu throttles): per member, and the
+    instance's over all members."""
+
+    member_iops: float | None = None
+    member_mbps: float | None = None
+    instance_iops: float | None = None
+    instance_mbps: float | None = None
 
 
 class LayoutInfo(BaseModel):
@@ -134,7 +195,10 @@ class LayoutInfo(BaseModel):
     source: str
     fs_device: str | None = Field(default=None, description="the device the filesystem sits on")
     devices: list[str] = Field(description="the mount's whole stack (filesystem device, LV/md, members)")
+    members: list[str] = Field(default_factory=list, description="the bottom of the stack, where a volume's cap "
+                               "applies")
     mount_options: list[str] = Field(default_factory=list)
+    caps: KnownCaps | None = None
     load_seconds: float = 0.0
     measures: list[MeasureResult] = Field(default_factory=list)
 
@@ -150,21 +214,45 @@ class Comparison(BaseModel):
     baseline_median: float | None = None
     other_median: float | None = None
     verdict: Verdict
-    text: str = Field(description="the verdict in words, e.g. 'B faster by 31 % [24 %, 38 %]'")
+    text: str = Field(description="the verdict in words, the ratio and its interval first, e.g. 'B is 4.02× A "
+                                  "[3.71×, 4.35×]: faster (97.5% CI, 6 pairs); within ±8 % (target ±10 %)'")
     runs_used: int = Field(description="measured runs per layout")
-    looks: int = Field(description="interim analyses taken (sequential stopping)")
+    looks: int = Field(description="looks at the interval's width (from the fourth pair on)")
+    precision_pct: float | None = Field(default=None, description="the target: the interval within ± this "
+                                        "percent of the ratio")
+    half_width_pct: float | None = Field(default=None, description="the interval's wider side, in percent of the "
+                                         "ratio")
+    precise: bool = Field(default=False, description="the interval reached the precision target")
+    stopped: Literal["precision", "rounds", "budget", "failed", "interrupted"] | None = Field(
+        default=None, description="why the rounds ended: the target was met, --repeat rounds or the time budget "
+                                  "were spent, a run failed")
+    drifting: list[str] = Field(default_factory=list, description="labels of layouts whose runs drifted")
+    model_ratio: float | None = Field(default=None, description="other / baseline from the known caps (the "
+                                      "model's rule: members x member cap, held to the instance's cap)")
+    model_basis: Literal["iops", "mbps"] | None = Field(default=None, description="which cap the model's ratio "
+                                                        "leans on: IOPS for OLTP, MB/s for DSS and load")
 
 
 class BenchSettings(BaseModel):
     profile: str
-    repeat: int
-    looks_at: list[int] = Field(description="run counts at which the comparison is checked")
+    repeat: int = Field(description="most measured rounds per measure")
+    looks_at: list[int] = Field(default_factory=list, description="(before warm-up by evidence) planned run "
+                                "counts at which the comparison was checked")
+    precision_pct: float | None = Field(default=None, description="rounds stop once the ratio's interval is "
+                                        "within ± this percent (None: every planned round runs)")
+    confidence: float | None = Field(default=None, description="the level of the verdict's interval")
+    min_pairs: int | None = Field(default=None, description="the first look at the interval's width")
+    rounds_budget_s: float | None = Field(default=None, description="most seconds of measured rounds per measure")
+    steady_windows: int | None = None
+    steady_pct: float | None = None
+    warmup_budget_s: float | None = Field(default=None, description="most warm-up seconds per layout and measure")
+    prime_seconds: float | None = None
     memory_limit_bytes: int
     postgres: dict[str, str] = Field(description="server settings given on the command line")
     oltp_scale: int
     oltp_clients: int
     run_seconds: float
-    warmup_seconds: float
+    warmup_seconds: float = Field(description="one OLTP warm-up window")
     dss_rows: int
     load_steps: list[int]
 

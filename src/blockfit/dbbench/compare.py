@@ -1,0 +1,105 @@
+"""Each layout against the baseline for one measure: the ratio with its interval, how narrow it got against the
+precision target and why the rounds ended, runs that drifted, and the model's ratio from the known caps.
+
+The model's ratio follows the model's rule for rate limits (model/predict.py): a layout's rate is its members'
+caps summed, held to the instance's cap when that is lower. IOPS caps for OLTP, MB/s caps for DSS and load (the
+lab's bases). It needs both layouts' caps; without them (a real server's caps unknown to the bench) it is None.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Literal
+
+from blockfit.dbbench import evidence, stats
+from blockfit.schema.bench import Comparison, Drift, LayoutInfo, MeasureName, MeasureResult
+from blockfit.units import fmt_num
+
+BASIS: dict[MeasureName, Literal["iops", "mbps"]] = {"oltp-select": "iops", "oltp-tpcb": "iops", "dss": "mbps",
+                                                     "load": "mbps"}
+Stopped = Literal["precision", "rounds", "budget", "failed", "interrupted"]
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """How a measure's rounds went: why they ended, the looks taken, the target and budget."""
+
+    stopped: Stopped
+    looks: int
+    precision_pct: float | None
+    budget_s: float | None
+    repeat: int
+
+
+def summarise(mr: MeasureResult) -> None:
+    """Median, most common binding and drift of a layout's runs so far."""
+    good = [r for r in mr.runs if not r.failed]
+    mr.median = statistics.median([r.score for r in good]) if good else None
+    mr.binding = evidence.most_common([r.evidence.binding for r in good if r.evidence is not None])
+    t = stats.trend(stats.speeds([r.score for r in good if r.score > 0], mr.higher_is_better))
+    mr.drift = None if t is None else Drift(change_pct=round(t.change * 100, 2),
+                                            first_last_pct=round(t.first_last * 100, 2), t=t.t, drifts=t.drifts)
+
+
+def model_rate(info: LayoutInfo, basis: Literal["iops", "mbps"]) -> float | None:
+    """The layout's rate by the model's rule over the caps it was told (None: not known)."""
+    caps = info.caps
+    if caps is None:
+        return None
+    member = caps.member_iops if basis == "iops" else caps.member_mbps
+    instance = caps.instance_iops if basis == "iops" else caps.instance_mbps
+    rates = [r for r in ((member or 0) * max(1, len(info.members)), instance or 0) if r > 0]
+    return min(rates) if rates else None
+
+
+def model_ratio(base: LayoutInfo, other: LayoutInfo, measure: MeasureName) -> float | None:
+    b, o = model_rate(base, BASIS[measure]), model_rate(other, BASIS[measure])
+    return o / b if b and o else None
+
+
+def _precision_clause(ci: stats.RatioCI, rounds: Rounds) -> str:
+    if rounds.precision_pct is None or ci.half_width is None:
+        return ""
+    got = f"±{ci.half_width * 100:.0f} %"
+    if ci.within(rounds.precision_pct / 100):
+        return f"; within {got} (target ±{rounds.precision_pct:g} %)"
+    why = {"budget": f"its {fmt_num(rounds.budget_s)} s budget was spent",
+           "rounds": f"all {rounds.repeat} rounds (--repeat) were run",
+           "failed": "a run failed", "interrupted": "the bench was interrupted",
+           "precision": "the target was met"}[rounds.stopped]
+    return f"; {got}: could not reach the ±{rounds.precision_pct:g} % target ({why})"
+
+
+def _drift_clause(drifting: list[tuple[str, Drift]]) -> str:
+    return "".join(f"; {label}'s runs drifted {d.change_pct:+.0f} % from first to last (a trend larger than their "
+                   "noise: the ratio averages a changing state)" for label, d in drifting)
+
+
+def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str, LayoutInfo, MeasureResult]],
+            rounds: Rounds) -> list[Comparison]:
+    """The comparisons of one measure (each other layout against the baseline)."""
+    label_a, info_a, mra = base
+    out = []
+    for label_b, info_b, mrb in others:
+        ci = stats.ratio_ci([r.score for r in mra.runs], [r.score for r in mrb.runs], mra.higher_is_better)
+        drifting = [(label, m.drift) for label, m in ((label_a, mra), (label_b, mrb)) if m.drift and m.drift.drifts]
+        verdict, text = stats.verdict_text(ci, label_b, label_a)
+        text += _precision_clause(ci, rounds) + _drift_clause(drifting)
+        failed = [r.failed for r in mra.runs + mrb.runs if r.failed]
+        cpu = [label for label, m in ((label_a, mra), (label_b, mrb)) if m.binding == "cpu"]
+        if failed:
+            verdict, text = "failed", f"failed run: {failed[0]}"
+        elif cpu:
+            verdict, text = "cpu-bound", (f"CPU-bound on {', '.join(cpu)}: the layouts were not what held these runs, "
+                                          f"so no winner is called (measured: {text})")
+        out.append(Comparison(
+            measure=mra.measure, baseline=label_a, other=label_b, ratio=ci.ratio, ci_low=ci.low, ci_high=ci.high,
+            confidence=ci.confidence, baseline_median=mra.median, other_median=mrb.median, verdict=verdict,
+            text=text, runs_used=min(len(mra.runs), len(mrb.runs)), looks=rounds.looks,
+            precision_pct=rounds.precision_pct,
+            half_width_pct=None if ci.half_width is None else round(ci.half_width * 100, 2),
+            precise=rounds.precision_pct is not None and ci.within(rounds.precision_pct / 100),
+            stopped=rounds.stopped, drifting=[label for label, _ in drifting],
+            model_ratio=model_ratio(info_a, info_b, mra.measure), model_basis=BASIS[mra.measure]))
+    return out

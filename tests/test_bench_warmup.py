@@ -1,0 +1,91 @@
+"""Warm-up by evidence and the bench's plan, without a server: when a series of windows is steady, how the
+warm-up ends, and how the progress total follows the stages that end early."""
+
+from __future__ import annotations
+
+import pytest
+
+from blockfit.dbbench.compare import model_ratio
+from blockfit.dbbench.plan import Plan
+from blockfit.dbbench.warmup import MIN_IOS, steady, warm
+from blockfit.schema.bench import BenchRun, Binding, DbCounters, DeviceEvidence, KnownCaps, LayoutInfo, RunEvidence
+from blockfit.schema.bench import WarmupWindow as W
+
+
+def _w(tps: float, per_tx: float, transactions: float = 1200, binding: Binding = "iops_cap") -> W:
+    return W(seconds=6, work=transactions, throughput=tps, device_ios=round(per_tx * transactions),
+             ios_per_unit=per_tx, binding=binding)
+
+
+def test_a_filling_cache_is_steady_only_once_its_io_per_transaction_stops_falling() -> None:
+    # issue 28's slower layout: 1.85 device I/Os per transaction falling to 1.28 as its cache fills
+    series = [_w(125, 1.85), _w(132, 1.84), _w(151, 1.64), _w(193, 1.28), _w(190, 1.29), _w(188, 1.27),
+              _w(191, 1.28)]
+    verdicts = [steady(series[: k + 1], 2, 5.0) for k in range(len(series))]
+    assert verdicts == [False, False, False, False, False, False, True]
+    # flat throughput does not hide a cache still filling: I/Os per transaction decide too (8 % between blocks)
+    assert not steady([_w(200, 1.40), _w(200, 1.33), _w(200, 1.28), _w(200, 1.25)], 2, 5.0)
+    # a warm layout's windows scatter by ±5 % on their own: blocks of two agree
+    assert steady([_w(160, 1.17), _w(157, 1.28), _w(155, 1.26), _w(161, 1.18)], 2, 5.0)
+
+
+def test_what_says_nothing_about_the_layouts_state_is_not_judged() -> None:
+    # too few device I/Os to count (everything cached): judged on throughput alone
+    few = [_w(900, 0.001 * k, transactions=5000) for k in (1, 2, 4, 8)]
+    assert all((w.device_ios or 0) < MIN_IOS for w in few) and steady(few, 2, 5.0)
+    # CPU-bound windows: throughput follows the other tenants, the I/Os per transaction still decide
+    tps = (700, 800, 640, 760)
+    assert steady([_w(t, 1.2, binding="cpu") for t in tps], 2, 5.0)
+    assert not steady([_w(t, 1.2) for t in tps], 2, 5.0)
+    failed = [_w(200, 1.2)] * 3 + [_w(200, 1.2).model_copy(update={"failed": "server gone"})]
+    assert not steady(failed, 2, 5.0)
+
+
+def _run(tps: float, per_tx: float, seconds: float = 6.0) -> BenchRun:
+    tx = tps * seconds
+    dev = DeviceEvidence(device="loop9", role="device", read_iops=tps * per_tx, write_iops=0, mbps=1, r_await_ms=1,
+                         w_await_ms=0, aqu_sz=1, util_pct=100, ios=round(tx * per_tx))
+    ev = RunEvidence(devices=[dev], db=DbCounters(), cpu_busy_pct=50, binding="iops_cap", binding_detail="",
+                     io_bound=True)
+    return BenchRun(index=0, started_s=0, seconds=seconds, score=tps, figures={"transactions": tx}, evidence=ev)
+
+
+def test_the_warm_up_ends_steady_or_at_its_budget_and_says_which() -> None:
+    series = iter([(125, 1.85), (151, 1.64), (193, 1.28), (190, 1.29), (188, 1.27), (191, 1.28)])
+    w = warm(lambda k: _run(*next(series)), "oltp-select", "loop9", 2, 5.0, budget_s=600)
+    assert w.outcome == "steady" and len(w.windows) == 6 and w.unit == "transaction"
+    assert w.windows[0].ios_per_unit == pytest.approx(1.85, rel=1e-3) and w.work == sum(x.work for x in w.windows)
+    assert w.text.startswith("steady after 6 windows") and "1.27-1.29 device I/Os per transaction" in w.text
+    # the next window would not fit in the budget: it ends there, not steady, and says so
+    cold = warm(lambda k: _run(120 + 10 * k, 1.9 - 0.1 * k, seconds=50), "oltp-select", "loop9", 2, 5.0,
+                budget_s=40)
+    assert cold.outcome == "budget" and len(cold.windows) == 1 and "40 s budget ran out" in cold.text
+
+
+def test_the_models_ratio_is_members_times_their_cap_held_to_the_instance() -> None:
+    def info(members: int, iops: float | None, instance: float | None = None) -> LayoutInfo:
+        return LayoutInfo(label="x", dir="/", mount_point="/", fstype="ext4", source="/dev/x", devices=[],
+                          members=[f"vd{i}" for i in range(members)],
+                          caps=KnownCaps(member_iops=iops, instance_iops=instance))
+    assert model_ratio(info(1, 250), info(1, 1000), "oltp-select") == 4.0
+    assert model_ratio(info(1, 50, 480), info(4, 50, 480), "oltp-select") == 4.0
+    assert model_ratio(info(1, 50, 150), info(4, 50, 150), "oltp-select") == 3.0  # the instance holds the stripe
+    assert model_ratio(info(1, 250), info(1, 1000), "dss") is None  # DSS leans on MB/s caps, not given
+    assert model_ratio(info(1, None), info(1, 1000), "oltp-select") is None
+
+
+def test_the_progress_total_is_the_plans_and_shrinks_when_a_stage_ends_early() -> None:
+    seen: list[tuple[str, int, int]] = []
+    plan: Plan[str] = Plan.make(2, ["oltp-select"], repeat=10, primes=True,
+                                progress=lambda phase, done, total: seen.append((phase, done, total)))
+    plan.layouts.extend(["A", "B"])  # as the set-up adds them
+    assert plan.total == 4 + 2 + 1 + 2 + 20  # set-up, prime, hook, warm-up per layout, up to 10 rounds of two
+    assert [order for _, order in plan.rounds("oltp-select")][:3] == [["A", "B"], ["B", "A"], ["A", "B"]]
+    for n, order in plan.rounds("oltp-select"):
+        for label in order:
+            plan.step("oltp-select: rounds", f"run {n} on {label}")
+        if n == 4:
+            break
+    plan.close("oltp-select: rounds")
+    assert plan.total == 4 + 2 + 1 + 2 + 8 and plan.stages["oltp-select: rounds"].done == 8
+    assert seen[0] == ("run 1 on A", 0, 29) and seen[-1] == ("run 4 on A", 7, 29)  # round 4: B A
