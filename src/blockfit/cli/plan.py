@@ -33,11 +33,13 @@ from blockfit.cli.common import (
     read_fraction,
     redundancy_option,
 )
+from blockfit.cli.fleet import FleetArgs, refuse_without_source, run_fleet
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InfeasibleError, InputError
 from blockfit.files import write_atomically
 from blockfit.history import derive_targets
+from blockfit.history.promapi import is_prometheus
 from blockfit.plan import make_plan
 from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
 from blockfit.specs import parse_instance
@@ -83,12 +85,26 @@ def plan_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
-    from_file: Annotated[Path | None, typer.Option(
+    from_file: Annotated[str | None, typer.Option(
         "--from", help="derive the targets from workload history: iostat -x -o JSON, sadf -j, a diagnose "
-                       "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s)")] = None,
-    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample",
+                       "capture, or a CSV (timestamp, read IOPS, write IOPS, read MB/s, write MB/s); or a fleet's "
+                       "from prometheus+http://HOST:PORT (docs/fleet.md)")] = None,
+    devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices to sum per sample "
+                                                     "(Prometheus: names or regular expressions)",
                                                 callback=params.comma_list)]
     = None,
+    match: Annotated[str | None, typer.Option(help="with --from prometheus+…: label selector of the hosts, e.g. "
+                                                   "'job=\"node\",instance=~\"db-.*\"'")] = None,
+    range_: Annotated[str | None, typer.Option("--range", help="with --from prometheus+…: history to read, "
+                                                               "e.g. 30d (default)")] = None,
+    step: Annotated[str | None, typer.Option(help="with --from prometheus+…: sample interval, e.g. 1m (default); at "
+                                                  "least two scrapes per step")] = None,
+    mount: Annotated[str | None, typer.Option(help="with --from prometheus+…: sum the device under this mount "
+                                                   "point instead of --devices")] = None,
+    hosts: Annotated[Path | None, typer.Option(help="with --from prometheus+…: TOML file of each host's current "
+                                                    "layout and instance (docs/fleet.md)")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="with --from prometheus+…: queries at once (default 4)",
+                                                    callback=params.count)] = None,
     percentile: Annotated[float, typer.Option(help="with --from: percentile of the samples to plan for",
                                               callback=params.percentile)] = 95.0,
     headroom: Annotated[str, typer.Option(help="with --from: added on top of the percentile, e.g. 30%",
@@ -104,9 +120,17 @@ def plan_command(
         ex = EXAMPLES[example]
         cloud, capacity, target_iops = ex["cloud"], ex["capacity"], float(ex["target_iops"])
         small_io, instance = ex["small_io"], ex["instance"]
-    if capacity is None:
+    fleet = FleetArgs(from_file or "", match, range_, step, mount, hosts, concurrency, comma_list(devices, "--devices"))
+    is_fleet = is_prometheus(fleet.source)
+    if is_fleet:
+        for name, value in (("--target-iops", target_iops), ("--target-mbps", target_mbps), ("--read-pct", read_pct)):
+            if value is not None:
+                raise InputError(f"{name}: each host's comes from its history with --from {from_file}")
+    else:
+        refuse_without_source(fleet)
+    if capacity is None and not is_fleet:
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
-    if instance is None:
+    if instance is None and not is_fleet:
         raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex")
     if manager is not None and manager not in ("lvm", "mdadm", "asm"):
         raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
@@ -117,14 +141,29 @@ def plan_command(
     if not math.isfinite(growth) or growth < 0:
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
     history = None
+    if is_fleet:   # every host's targets, capacity and instance come later: this is what they share
+        inst = parse_instance(instance, cloud, catalog_for(cloud, catalog), require_count=False) if instance else None
+        template = Requirements(
+            cloud=cloud, capacity_gb=1, growth_pct=growth, max_latency_ms=latency_ms(max_latency),
+            small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
+            instance_shape=inst.shape if inst else "", levels=comma_list(levels, "--levels"),
+            max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
+            attachment=attachment(attach), paths=positive_int(paths, "--paths"), memory_gb=memory_gb(memory),
+            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
+        if capacity is not None:
+            parse_volume_gb(capacity, "--capacity")
+        run_fleet(fleet, template, catalog_for(cloud, catalog), percentile, percent(headroom, "--headroom"),
+                  capacity, instance, json_out, out, report)
+        return
     if from_file is not None:
-        history = derive_targets(from_file, comma_list(devices, "--devices"), percentile,
+        history = derive_targets(Path(from_file), comma_list(devices, "--devices"), percentile,
                                  percent(headroom, "--headroom"))
         target_iops = history.target_iops if target_iops is None else target_iops
         target_mbps = history.target_mbps if target_mbps is None else target_mbps
         read_pct = history.read_pct if read_pct is None else read_pct
     elif devices is not None:
         raise InputError("--devices: goes with --from (the history file whose devices to sum)")
+    assert capacity is not None and instance is not None
     cat = catalog_for(cloud, catalog)
     inst = parse_instance(instance, cloud, cat, require_count=False)
     req = Requirements(

@@ -21,7 +21,9 @@ from blockfit.schema import Candidate, CostBreakdown, Instance, Layout, Plan, Re
 from blockfit.units import fmt_io_size
 
 
-def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
+def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = False) -> Plan:
+    """The `keep` cheapest layouts meeting REQ, the cost-performance front and notes. `brief` (one host of a fleet,
+    planned among hundreds): no front and no notes that search the space again (the single-volume comparison)."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
     points = _distinct(search(ev, space, keep=keep * 4))[:keep]
@@ -36,7 +38,8 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
     if req.instance_ocpus is None and first.min_ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
         notes.append(f"Smallest {space.shape} that delivers the targets: {first.min_ocpus:g} {unit}.")
-    notes += single_volume_notes(req, cat, space, first)
+    if not brief:
+        notes += single_volume_notes(req, cat, space, first)
     upgrade = upgrade_note(req, cat, space, first)
     if upgrade:
         notes.append(upgrade)
@@ -47,7 +50,7 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
                      f"to the volumes ({mbps:,.0f} MB/s).")
     return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
                 catalog_version=cat.version.isoformat(), requirements=req, candidates=candidates,
-                pareto=_pareto(req, cat, space, ev), notes=notes)
+                pareto=[] if brief else _pareto(req, cat, space, ev), notes=notes)
 
 
 def _distinct(points: list[Point], same_option_only: bool = True, tolerance: float = 0.0) -> list[Point]:

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from blockfit.errors import InputError
 from blockfit.files import write_atomically
-from blockfit.report import bench, build, calibrate, diagnose, lab, lab_bench, model, plan
+from blockfit.report import bench, build, calibrate, diagnose, fleet, lab, lab_bench, model, plan
 from blockfit.report.figures import FigureSink
 from blockfit.report.load import Loaded, load
 from blockfit.report.page import Section, render_page
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
 from blockfit.schema.bench import BenchResult
+from blockfit.schema.fleet import FleetResult
 from blockfit.schema.lab import LabBenchResult
 
 __all__ = ["load", "render", "report", "sections"]
@@ -43,6 +44,8 @@ def sections(inputs: list[Loaded], sink: FigureSink) -> list[Section]:
             out.append(bench.section(r, name, sink))
         elif isinstance(r, LabBenchResult):
             out.append(lab_bench.section(r, name, sink))
+        elif isinstance(r, FleetResult):
+            out.append(fleet.section(r, name, sink))
         else:
             raise InputError(f"{name}: no report section for a {item.kind!r} result")
     return out

@@ -19,6 +19,7 @@ from blockfit.diagnose.metrics import Interval
 from blockfit.errors import InputError
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
 from blockfit.schema.bench import BenchResult
+from blockfit.schema.fleet import FleetResult
 from blockfit.schema.lab import LabBenchResult
 from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
 
@@ -31,9 +32,12 @@ RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
     "build": BuildResult,
     "bench": BenchResult,
     "lab-bench": LabBenchResult,
+    "fleet": FleetResult,
 }
 
-EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench") for k in RESULT_TYPES)
+EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench")
+                                                         .replace("fleet", "plan --from prometheus+…")
+                                                         for k in RESULT_TYPES)
             + ", or a recording of 'blockfit diagnose --record'")
 
 

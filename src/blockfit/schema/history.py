@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-HistoryFormat = Literal["iostat", "sadf", "diagnose", "csv"]
+HistoryFormat = Literal["iostat", "sadf", "diagnose", "csv", "prometheus"]
 
 
 class DerivedTargets(BaseModel):
