@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Set up everything blockfit and its tests need on a fresh Debian machine: the system tools
-# (fio, qemu, lvm2, mdadm, xfsprogs, shellcheck, PostgreSQL 15 + pgbench, sysstat, chromium, ...) and a Python venv in .venv with blockfit
+# (fio, qemu, lvm2, mdadm, xfsprogs, shellcheck, PostgreSQL 15 + pgbench, sysstat, chromium, Prometheus +
+# node_exporter for the fleet tests, ...) and a Python venv in .venv with blockfit
 # installed in editable mode. Safe to rerun: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(fio qemu-system-x86 qemu-utils busybox-static cpio kmod lvm2 mdadm xfsprogs
-              e2fsprogs util-linux shellcheck postgresql postgresql-contrib sysstat chromium)
+              e2fsprogs util-linux shellcheck postgresql postgresql-contrib sysstat chromium
+              prometheus prometheus-node-exporter)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -17,13 +17,21 @@ from blockfit.cli.output import console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import write_atomically
 from blockfit.history.promapi import Client, parse_source
-from blockfit.history.prometheus import FleetQuery, check_selector, device_regex, fmt_span, parse_span, window
+from blockfit.history.prometheus import (
+    FleetQuery,
+    check_selector,
+    device_regex,
+    fmt_span,
+    parse_span,
+    parse_until,
+    window,
+)
 from blockfit.plan.fleet import FleetOptions, Mapping, load_mapping, plan_fleet, with_defaults
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetResult
 from blockfit.units import fmt_money, fmt_num
 
-FLEET_OPTIONS = ("--match", "--range", "--step", "--mount", "--hosts", "--concurrency")
+FLEET_OPTIONS = ("--match", "--range", "--step", "--until", "--mount", "--hosts", "--concurrency")
 
 
 @dataclass
@@ -34,13 +42,14 @@ class FleetArgs:
     match: str | None
     range: str | None
     step: str | None
+    until: str | None
     mount: str | None
     hosts: Path | None
     concurrency: int | None
     devices: list[str] | None
 
     def given(self) -> list[str]:
-        values = (self.match, self.range, self.step, self.mount, self.hosts, self.concurrency)
+        values = (self.match, self.range, self.step, self.until, self.mount, self.hosts, self.concurrency)
         return [name for name, v in zip(FLEET_OPTIONS, values, strict=True) if v is not None]
 
 
@@ -56,8 +65,9 @@ def run_fleet(args: FleetArgs, template: Requirements, cat: Catalog, percentile:
     """Check every option before the first request, plan the fleet, print it; exit 2 or 4 after printing when a
     host could not be planned (the input's fault or the server's)."""
     source = parse_source(args.source)
-    range_s = parse_span(args.range or "30d", "--range", minimum_s=120)
+    range_s = parse_span(args.range or "30d", "--range", minimum_s=2)
     step_s = parse_span(args.step or "1m", "--step", maximum_s=86400)
+    end = parse_until(args.until, time.time())
     if args.concurrency is not None and not 1 <= args.concurrency <= 64:
         raise InputError(f"--concurrency {args.concurrency}: expected a whole number from 1 to 64")
     if args.mount is not None and (not args.mount.startswith("/") or any(not c.isprintable() for c in args.mount)):
@@ -66,7 +76,7 @@ def run_fleet(args: FleetArgs, template: Requirements, cat: Catalog, percentile:
         raise InputError("--mount: give --devices or --mount, not both")
     mapping = load_mapping(args.hosts) if args.hosts is not None else Mapping()
     query = with_defaults(FleetQuery(
-        match=check_selector(args.match), window=window(time.time(), range_s, step_s), percentile=percentile,
+        match=check_selector(args.match), window=window(end, range_s, step_s), percentile=percentile,
         devices=device_regex(args.devices), mount=args.mount, concurrency=args.concurrency or 4), mapping)
     if query.devices is None and query.mount is None and not query.overrides:
         raise InputError("--devices or --mount: name the database's devices (a comma list of names or regular "
@@ -81,6 +91,9 @@ def run_fleet(args: FleetArgs, template: Requirements, cat: Catalog, percentile:
     previous = signal.signal(signal.SIGTERM, _interrupt)   # SIGTERM cleans up as Ctrl-C does (planner processes)
     try:
         result = plan_fleet(client, query, mapping, opts, cat, progress)
+    except KeyboardInterrupt:   # the planner processes are gone; nothing was written
+        print("blockfit: error: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
     if out is not None:
@@ -139,3 +152,6 @@ def render_fleet(r: FleetResult) -> None:
         console.print("Largest shortfalls: " + ", ".join(f"{a.host} {a.value:+.0f} %" for a in s.largest_shortfalls))
     if s.largest_savings:
         console.print("Largest savings: " + ", ".join(f"{a.host} {fmt_money(a.value)}" for a in s.largest_savings))
+    for h in r.hosts:
+        for note in [*h.targets.skipped, *h.notes]:
+            console.print(f"note: {h.host}: {note}", highlight=False)

@@ -99,6 +99,8 @@ def plan_command(
                                                                "e.g. 30d (default)")] = None,
     step: Annotated[str | None, typer.Option(help="with --from prometheus+…: sample interval, e.g. 1m (default); at "
                                                   "least two scrapes per step")] = None,
+    until: Annotated[str | None, typer.Option(help="with --from prometheus+…: end of the history, ISO 8601 or "
+                                                   "Unix seconds (default now)")] = None,
     mount: Annotated[str | None, typer.Option(help="with --from prometheus+…: sum the device under this mount "
                                                    "point instead of --devices")] = None,
     hosts: Annotated[Path | None, typer.Option(help="with --from prometheus+…: TOML file of each host's current "
@@ -120,7 +122,8 @@ def plan_command(
         ex = EXAMPLES[example]
         cloud, capacity, target_iops = ex["cloud"], ex["capacity"], float(ex["target_iops"])
         small_io, instance = ex["small_io"], ex["instance"]
-    fleet = FleetArgs(from_file or "", match, range_, step, mount, hosts, concurrency, comma_list(devices, "--devices"))
+    fleet = FleetArgs(from_file or "", match, range_, step, until, mount, hosts, concurrency,
+                      comma_list(devices, "--devices"))
     is_fleet = is_prometheus(fleet.source)
     if is_fleet:
         for name, value in (("--target-iops", target_iops), ("--target-mbps", target_mbps), ("--read-pct", read_pct)):

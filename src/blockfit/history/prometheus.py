@@ -59,6 +59,27 @@ def parse_span(text: str, what: str, minimum_s: float = 1, maximum_s: float = 40
     return int(seconds)
 
 
+def parse_until(text: str | None, now: float, what: str = "--until") -> float:
+    """The end of the history: ISO 8601 (2026-11-01T00:00Z, UTC unless it says otherwise) or Unix seconds; None is
+    now. A time in the future is refused (the range would hold no samples yet)."""
+    if text is None:
+        return now
+    import datetime as dt
+    stripped = text.strip()
+    try:
+        t = float(stripped)
+    except ValueError:
+        try:
+            stamp = dt.datetime.fromisoformat(stripped.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            raise InputError(f"{what} {text!r}: expected a time as ISO 8601 (e.g. 2026-11-01T00:00Z) or Unix "
+                             "seconds") from None
+        t = (stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)).timestamp()
+    if not math.isfinite(t) or t <= 0 or t > now + 60:
+        raise InputError(f"{what} {text!r}: expected a time after 1970 and not in the future")
+    return t
+
+
 def fmt_span(seconds: float) -> str:
     for unit in ("w", "d", "h", "m"):
         if seconds >= _SPAN_UNITS[unit] and seconds % _SPAN_UNITS[unit] == 0:
@@ -170,10 +191,12 @@ class FleetQuery:
 
 
 def discover(client: Client, q: FleetQuery) -> dict[str, HostSeries]:
-    """Every host the selector matches with disk series in the window (the series index only, no samples)."""
+    """Every host the selector matches with disk series in the window or the range before it (the series index
+    only, no samples): a host whose history stopped before the window is reported, not silently left out."""
     names = "|".join(METRICS)
     try:
-        rows = client.series([q.sel("", f"__name__=~{promql_str(names)}")], q.window.start, q.window.end)
+        rows = client.series([q.sel("", f"__name__=~{promql_str(names)}")], q.window.start - q.window.range_s,
+                             q.window.end)
     except QueryRefused as exc:
         raise InputError(f"--match {q.match!r}: the server refused the selector ({exc})") from None
     hosts: dict[str, HostSeries] = {}
@@ -370,7 +393,8 @@ def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
         samples = int(got["samples"].get(host, 0))
         if samples == 0 or host not in got["iops"] or host not in got["mbps"]:
             out.append(HostProblem(host, f"{host}: no samples from {_iso(q.window.start)} to {_iso(q.window.end)} "
-                                         f"at --step {fmt_span(q.window.step_s)} (a rate needs two scrapes per step)"))
+                                         f"(none scraped in the range, or fewer than two per --step "
+                                         f"{fmt_span(q.window.step_s)})"))
             continue
         reads, writes = got["reads"].get(host, 0.0), got["writes"].get(host, 0.0)
         hs = found[host]
@@ -421,13 +445,22 @@ def stream(client: Client, q: FleetQuery, prepared: Prepared) -> Iterator[HostHi
         while todo and running < max(1, q.concurrency):
             threading.Thread(target=work, args=(todo.pop(0),), daemon=True, name="blockfit-prom").start()
             running += 1
-        ok, value = results.get()
+        ok, value = _get(results)
         running -= 1
         if not ok:
             assert isinstance(value, BaseException)
             raise value
         assert isinstance(value, list)
         yield from value
+
+
+def _get(results: queue.Queue[tuple[bool, object]]) -> tuple[bool, object]:
+    """Wait for a batch in short slices: a Ctrl-C delivered to another thread still reaches this one promptly."""
+    while True:
+        try:
+            return results.get(timeout=0.2)
+        except queue.Empty:
+            continue
 
 
 def fleet_history(client: Client, q: FleetQuery) -> Iterator[HostHistory | HostProblem]:

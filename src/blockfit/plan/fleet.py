@@ -75,6 +75,7 @@ MAPPING_KEYS = ("layout", "instance", "capacity", "devices")
 DETAIL_HOSTS = 3          # hosts whose full series the result keeps (largest shortfall first)
 DETAIL_POINTS = 720       # envelope points per detail series
 TOP = 5                   # hosts named in the summary's largest savings / shortfalls
+SAME_PCT = 1e-6           # a shortfall this small is rounding in the server's arithmetic, not a shortfall
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,7 @@ def _host(host: str, targets: DerivedTargets, now: HostNow | None, plan: Plan | 
         shortfall = 100 * (max(ratios) - 1)
         if rec is not None and now.cost.total is not None and rec.total is not None:
             savings = round(now.cost.total - rec.total, 2)
-        if shortfall > 0:
+        if shortfall > SAME_PCT:
             status = "under"
         elif savings is not None and now.cost.total and savings >= now.cost.total * OVER_PCT / 100:
             status = "over"
@@ -453,7 +454,10 @@ class Planner:
 
     def rest(self) -> list[FleetHost | FleetProblem]:
         out = self.ready()
-        out += [r.get() for r in self.pending]
+        for r in self.pending:
+            while not r.ready():   # short waits: Ctrl-C reaches this thread promptly
+                r.wait(0.2)
+            out.append(r.get())
         self.pending = []
         return out
 
