@@ -7,8 +7,6 @@ Costs one block generation (~1 M samples) and a few Prometheus starts; the CLI r
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -25,7 +23,6 @@ import numpy as np
 import pytest
 
 from blockfit.catalog import load_catalog
-from blockfit.cli import main
 from blockfit.history.promapi import Client, parse_source
 from blockfit.history.prometheus import FleetQuery, fleet_history, host_series, prepare, window
 from blockfit.model import predict
@@ -41,6 +38,7 @@ from blockfit.testbed.promserver import (
     prometheus_server,
     write_openmetrics,
 )
+from fleet_helpers import run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -140,18 +138,6 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
                        + '[hosts."db-gone"]\nlayout = "1x100G@balanced"\n')
     with prometheus_server(data) as srv:
         yield Fleet(srv.url, data, hosts, demand, expected, mapping, w.end)
-
-
-def run_cli(*args: str) -> tuple[int, str, str]:
-    """blockfit in-process (its imports are paid once per session): exit code, stdout, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(list(args))
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 def fleet_args(fleet: Fleet, *extra: str) -> list[str]:

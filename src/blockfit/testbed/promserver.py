@@ -224,7 +224,8 @@ def node_exporter(device_include: str) -> Iterator[int]:
     try:
         port = free_port()
         argv = [NODE_EXPORTER, f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
-                "--collector.diskstats", f"--collector.diskstats.device-include={device_include}"]
+                "--collector.diskstats", "--collector.diskstats.device-exclude=",
+                f"--collector.diskstats.device-include={device_include}"]
         proc = _start(argv, work / "node_exporter.log", "/metrics", port, "node_exporter")
         try:
             yield port
