@@ -311,20 +311,22 @@ def _fullmatch(rule: str, device: str) -> bool:
         return False
 
 
-def batches(rules: dict[str, str], steps: int) -> list[list[str]]:
-    """Hosts in batches whose subqueries stay under BATCH_POINTS (steps × hosts) and MAX_BATCH hosts."""
-    size = max(1, min(MAX_BATCH, BATCH_POINTS // max(1, 2 * steps)))
+def batches(rules: dict[str, str], steps: int, concurrency: int = 1) -> list[list[str]]:
+    """Hosts in batches whose subqueries stay under BATCH_POINTS (steps × hosts) and MAX_BATCH hosts, and at least
+    CONCURRENCY batches where there are enough hosts (a query runs on one server core)."""
     hosts = sorted(rules)
+    size = max(1, min(MAX_BATCH, BATCH_POINTS // max(1, 2 * steps), -(-len(hosts) // max(1, concurrency))))
     return [hosts[i:i + size] for i in range(0, len(hosts), size)]
 
 
 class Queries:
     """The PromQL for one batch of hosts: each host (or hosts sharing a device rule) its own selector, joined by or."""
 
-    def __init__(self, q: FleetQuery, rules: dict[str, str]) -> None:
+    def __init__(self, q: FleetQuery, rules: dict[str, str], devices: dict[str, int] | None = None) -> None:
         self.q, self.rules = q, rules
+        self.devices = devices or {}   # host → how many devices its rule selects
 
-    def _terms(self, metric: str, hosts: list[str], fn: str, span: str) -> str:
+    def _terms(self, metric: str, hosts: list[str], fn: str, span: str, summed: bool = True) -> str:
         by_rule: dict[str, list[str]] = {}
         for h in hosts:
             by_rule.setdefault(self.rules[h], []).append(h)
@@ -333,18 +335,27 @@ class Queries:
             inst = (f"{HOST_LABEL}={promql_str(group[0])}" if len(group) == 1
                     else f"{HOST_LABEL}=~{promql_str('|'.join(re.escape(h) for h in group))}")
             terms.append(f"{fn}({self.q.sel(metric, inst, f'device=~{promql_str(rule)}')}[{span}])")
-        return f"sum by ({HOST_LABEL}) ({' or '.join(terms)})"
+        joined = " or ".join(terms)
+        return f"sum by ({HOST_LABEL}) ({joined})" if summed else (joined if len(terms) == 1 else f"({joined})")
 
     def _step(self) -> str:
         return fmt_span(self.q.window.step_s)
 
-    def iops(self, hosts: list[str]) -> str:
+    def _total(self, first: str, second: str, hosts: list[str]) -> str:
+        """FIRST + SECOND per host and step. With one device per host the two rates are added series by series (the
+        reads and writes of a device carry the same labels): no aggregation per step, half the server's work."""
         s = self._step()
-        return f"{self._terms(READS, hosts, 'rate', s)} + {self._terms(WRITES, hosts, 'rate', s)}"
+        if all(self.devices.get(h) == 1 for h in hosts):
+            a = self._terms(first, hosts, "rate", s, summed=False)
+            b = self._terms(second, hosts, "rate", s, summed=False)
+            return f"({a} + on ({HOST_LABEL}, device) {b})"
+        return f"{self._terms(first, hosts, 'rate', s)} + {self._terms(second, hosts, 'rate', s)}"
+
+    def iops(self, hosts: list[str]) -> str:
+        return self._total(READS, WRITES, hosts)
 
     def mbps(self, hosts: list[str]) -> str:
-        s = self._step()
-        return f"({self._terms(READ_BYTES, hosts, 'rate', s)} + {self._terms(WRITE_BYTES, hosts, 'rate', s)}) / 1e6"
+        return f"({self._total(READ_BYTES, WRITE_BYTES, hosts)}) / 1e6"
 
     def _sub(self, inner: str) -> str:
         return f"({inner})[{fmt_span(self.q.window.range_s)}:{self._step()}]"
@@ -352,10 +363,10 @@ class Queries:
     def all(self, hosts: list[str]) -> dict[str, str]:
         phi = f"{self.q.percentile / 100:.10g}"
         r = fmt_span(self.q.window.range_s)
-        return {
+        return {   # the two subqueries are the work; the rest reads the raw samples once
             "iops": f"quantile_over_time({phi}, {self._sub(self.iops(hosts))})",
             "mbps": f"quantile_over_time({phi}, {self._sub(self.mbps(hosts))})",
-            "samples": f"count_over_time({self._sub(self.iops(hosts))})",
+            "scrapes": self._terms(READS, hosts, "count_over_time", r),
             "reads": self._terms(READS, hosts, "increase", r),
             "writes": self._terms(WRITES, hosts, "increase", r),
             "resets": self._terms(READS, hosts, "resets", r),
@@ -383,14 +394,17 @@ def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
            found: dict[str, HostSeries]) -> list[HostHistory | HostProblem]:
     failed: dict[str, str] = {}
     got = {what: _per_host(client, q, queries, what, hosts, failed)
-           for what in ("iops", "mbps", "samples", "reads", "writes", "resets")}
+           for what in ("iops", "mbps", "scrapes", "reads", "writes", "resets")}
     out: list[HostHistory | HostProblem] = []
     for host in hosts:
         if host in failed:
             out.append(HostProblem(host, f"{host}: the server could not answer for this host alone ({failed[host]})",
                                    cause="server"))
             continue
-        samples = int(got["samples"].get(host, 0))
+        # the steps the percentile ran over: every step while the counter was scraped at least once a step
+        # (a count of the subquery's steps would cost a third subquery), fewer where it was scraped less
+        devices = max(1, len([d for d in found[host].devices if _fullmatch(queries.rules[host], d)]))
+        samples = min(q.window.steps, max(0, int(got["scrapes"].get(host, 0)) // devices - 1))
         if samples == 0 or host not in got["iops"] or host not in got["mbps"]:
             out.append(HostProblem(host, f"{host}: no samples from {_iso(q.window.start)} to {_iso(q.window.end)} "
                                          f"(none scraped in the range, or fewer than two per --step "
@@ -415,6 +429,9 @@ class Prepared:
     rules: dict[str, str]
     problems: list[HostProblem]
 
+    def device_counts(self) -> dict[str, int]:
+        return {h: len([d for d in self.found[h].devices if _fullmatch(rule, d)]) for h, rule in self.rules.items()}
+
 
 def prepare(client: Client, q: FleetQuery) -> Prepared:
     """Discover the hosts and their device rules. A selector matching no host at all is an InputError (nothing to
@@ -430,8 +447,8 @@ def prepare(client: Client, q: FleetQuery) -> Prepared:
 def stream(client: Client, q: FleetQuery, prepared: Prepared) -> Iterator[HostHistory | HostProblem]:
     """Every plannable host's reduced history (or its problem), as batches finish, at most q.concurrency batches at
     once. Worker threads are daemons: Ctrl-C does not wait for a slow query to come back."""
-    queries = Queries(q, prepared.rules)
-    todo = batches(prepared.rules, q.window.steps)
+    queries = Queries(q, prepared.rules, prepared.device_counts())
+    todo = batches(prepared.rules, q.window.steps, q.concurrency)
     results: queue.Queue[tuple[bool, object]] = queue.Queue()
     running = 0
 

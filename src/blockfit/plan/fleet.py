@@ -54,7 +54,9 @@ from blockfit.history.prometheus import (
 from blockfit.model import predict
 from blockfit.model.instance import find_shape
 from blockfit.plan.advice import workload
+from blockfit.plan.evaluate import Evaluator
 from blockfit.plan.planner import make_plan
+from blockfit.plan.space import default_space
 from blockfit.schema import CostBreakdown, DerivedTargets, Instance, Layout, Plan, Requirements
 from blockfit.schema.cost import COPIES
 from blockfit.schema.fleet import (
@@ -269,14 +271,28 @@ def _plan(req: Requirements, cat: Catalog, cache: PlanCache | None) -> Plan:
     return plan
 
 
+def _instance_allows(req: Requirements, cat: Catalog) -> bool:
+    """Could the instance alone (volumes unlimited) carry the targets with any volume type?"""
+    space = default_space(cat, req)
+    ev = Evaluator(cat, req, space)
+    return any(ev.instance_floor(option) is not None for option in space.options)
+
+
 def _recommend(req: Requirements, cat: Catalog, notes: list[str],
                cache: PlanCache | None = None) -> tuple[Plan | None, str | None]:
-    """The cheapest layout on the host's instance; failing that (a flexible shape), on more OCPUs of it."""
-    try:
-        return _plan(req, cat, cache), None
-    except InfeasibleError as exc:
-        first = str(exc)
-    if req.instance_ocpus is None or find_shape(cat, req.instance_shape).kind != "flex":
+    """The cheapest layout on the host's instance; failing that (a flexible shape), on more OCPUs of it. When the
+    instance's own caps rule every layout out, the wider search starts at once (the planner's explanation of an
+    infeasible plan searches the bigger shapes: seconds a host, spent for nothing here)."""
+    flex = req.instance_ocpus is not None and find_shape(cat, req.instance_shape).kind == "flex"
+    if flex and not _instance_allows(req, cat):
+        first = (f"the instance's own caps at {req.instance_ocpus:g} OCPUs are below "
+                 f"{req.target_iops or 0:,.0f} IOPS or {req.target_mbps or 0:,.0f} MB/s")
+    else:
+        try:
+            return _plan(req, cat, cache), None
+        except InfeasibleError as exc:
+            first = str(exc)
+    if not flex:
         return None, first
     wider = req.model_copy(update={"instance_ocpus": None, "ocpus_min": req.instance_ocpus})
     try:

@@ -23,13 +23,14 @@ from blockfit.units import fmt_io_size
 
 def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = False) -> Plan:
     """The `keep` cheapest layouts meeting REQ, the cost-performance front and notes. `brief` (one host of a fleet,
-    planned among hundreds): no front and no notes that search the space again (the single-volume comparison)."""
+    planned among hundreds): no front, no latency curve (unless a latency bound needs it) and no notes that search
+    the space again (the single-volume comparison)."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
     points = _distinct(search(ev, space, keep=keep * 4))[:keep]
     if not points:
         raise InfeasibleError(*_explain_infeasible(req, cat, space, ev))
-    candidates = [_candidate(req, cat, space, ev, p) for p in points]
+    candidates = [_candidate(req, cat, space, ev, p, with_curve=not brief) for p in points]
     notes = list(space.notes)
     first = candidates[0]
     if cat.cloud == "oci" and first.attachment == "iscsi":
@@ -64,7 +65,8 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
     return kept
 
 
-def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, p: Point) -> Candidate:
+def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, p: Point,
+               with_curve: bool = True) -> Candidate:
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
     vol = p.option.volume(cat.cloud, p.size_gb)
     ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
@@ -74,7 +76,8 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluato
     layout = Layout(members=p.members, volume=vol, stripe_size=stripe or None, manager=req.manager,
                     attachment=req.attachment, paths=paths, redundancy=req.redundancy)
     inst = Instance(cloud=cat.cloud, shape=space.shape, ocpus=ocpus)
-    pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
+    pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb,
+                   with_curve=with_curve)
     if req.target_iops is not None or req.target_mbps is None:
         limited_by = pred.iops_limited_by
     else:

@@ -119,12 +119,18 @@ def _gauge(out: IO[str], metric: str, labels: str, value: float, start: int, ste
     return steps + 1
 
 
-def create_blocks(openmetrics: Path, data_dir: Path, range_s: int) -> None:
-    """promtool → TSDB blocks in DATA_DIR (one block for the whole range, so the file is parsed once)."""
+def block_hours(range_s: int) -> int:
+    """A block duration (a multiple of the 2 h base block) longer than the range."""
+    hours = max(2, -(-range_s // 3600) + 2)
+    return hours + hours % 2
+
+
+def create_blocks(openmetrics: Path, data_dir: Path, range_s: int, hours: int | None = None) -> None:
+    """promtool → TSDB blocks in DATA_DIR, blocks of HOURS (default: longer than the range). promtool parses the
+    whole file once per block window its samples touch: history inside one window is parsed once."""
     if shutil.which(PROMTOOL) is None:
         raise EnvironmentProblem(f"{PROMTOOL} not found (install Debian's prometheus package)")
-    hours = max(2, -(-range_s // 3600) + 2)
-    hours += hours % 2                                              # a multiple of the 2 h base block
+    hours = hours or block_hours(range_s)
     proc = subprocess.run([PROMTOOL, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
                            f"--max-block-duration={hours}h", str(openmetrics), str(data_dir)],
                           capture_output=True, text=True, check=False)
