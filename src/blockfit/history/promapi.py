@@ -17,6 +17,7 @@ import base64
 import json
 import math
 import os
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -81,6 +82,7 @@ class Client:
     def __init__(self, source: Source, timeout_s: float = 120.0, max_points: int = MAX_POINTS) -> None:
         self.source, self.timeout_s, self.max_points = source, timeout_s, max_points
         self.requests = 0
+        self._lock = threading.Lock()
 
     # ---- the three endpoints ----------------------------------------------------------------------------------
 
@@ -147,7 +149,8 @@ class Client:
                                               "Accept": "application/json", "User-Agent": "blockfit"})
         if self.source.authorization:
             req.add_header("Authorization", self.source.authorization)
-        self.requests += 1
+        with self._lock:
+            self.requests += 1
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:  # noqa: S310 - http(s) only
                 payload = resp.read()

@@ -274,9 +274,9 @@ def host_rules(client: Client, q: FleetQuery, found: dict[str, HostSeries]) -> t
                 continue
             rule, what = "|".join(re.escape(d) for d in got), f"--mount {q.mount} ({', '.join(got)})"
         else:
-            raise InputError("--devices or --mount: name the database's devices (a comma list of names or regular "
-                             "expressions) or its mount point; summing every disk counts a stripe and its members "
-                             "twice")
+            problems.append(HostProblem(host, f"{host}: no devices to sum (give --devices or --mount, or devices = "
+                                              "\"…\" for it in --hosts)"))
+            continue
         chosen = sorted(d for d in hs.devices if _fullmatch(rule, d))
         if not chosen:
             have = ", ".join(sorted(hs.devices)[:12])
