@@ -41,6 +41,12 @@ class RunAs:
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
 
+def set_parent_death_signal(libc: ctypes.CDLL | None = None) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (a forked worker calls it itself)."""
+    with contextlib.suppress(OSError, AttributeError):
+        (libc or ctypes.CDLL(None, use_errno=True)).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 def child_setup(user: RunAs | None = None, before: Callable[[], None] | None = None,
                 die_with_parent: bool = True) -> Callable[[], None]:
     """The function the child runs before exec: unblock the signals ``start`` held, ``before`` (still as
@@ -56,8 +62,7 @@ def child_setup(user: RunAs | None = None, before: Callable[[], None] | None = N
             os.setgid(user.gid)
             os.setuid(user.uid)
         if die_with_parent:
-            with contextlib.suppress(OSError, AttributeError):
-                libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            set_parent_death_signal(libc)
     return setup
 
 

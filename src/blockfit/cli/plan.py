@@ -32,11 +32,13 @@ from blockfit.cli.common import (
     positive_target,
     redundancy_option,
 )
+from blockfit.cli.fleet import FleetArgs, refuse_without_source, run_fleet
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.history import derive_targets, describe
+from blockfit.history.promapi import is_prometheus
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
@@ -90,17 +92,19 @@ def plan_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
-    from_files: Annotated[list[Path] | None, typer.Option(
+    from_files: Annotated[list[str] | None, typer.Option(
         "--from", help="derive the targets from workload history (repeat for RAC instances or several volumes): "
                        "iostat -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
                        "read MB/s, write MB/s), an AWR or Statspack report (text or HTML), the spool of "
                        "'blockfit sql oracle|statspack|sqlserver', a CloudWatch, OCI Monitoring or Azure Monitor "
-                       "export, or a 'blockfit record' recording")] = None,
+                       "export, or a 'blockfit record' recording; or a fleet's from prometheus+http://HOST:PORT "
+                       "(docs/fleet.md)")] = None,
     from_format: Annotated[str | None, typer.Option(
         "--from-format", help="with --from: the format every --from file must be (refused if it is not); "
                               "default: detected from the content")] = None,
     devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices (or volumes, files) "
-                                                     "to sum per interval", callback=params.comma_list)]
+                                                     "to sum per interval; Prometheus: names or regular expressions)",
+                                                callback=params.comma_list)]
     = None,
     percentile: Annotated[str | None, typer.Option(
         help="with --from: the intervals' percentile to plan for: peak (100), p99.9, p99, p95 (default), median, "
@@ -111,6 +115,20 @@ def plan_command(
         help="with --from: multiply the percentile by this (the busiest minute over an interval's average); "
              "default 1, and the source's own finer maxima where it has them",
         callback=params.peak_factor)] = None,
+    match: Annotated[str | None, typer.Option(help="with --from prometheus+…: label selector of the hosts, e.g. "
+                                                   "'job=\"node\",instance=~\"db-.*\"'")] = None,
+    range_: Annotated[str | None, typer.Option("--range", help="with --from prometheus+…: history to read, "
+                                                               "e.g. 30d (default)")] = None,
+    step: Annotated[str | None, typer.Option(help="with --from prometheus+…: sample interval, e.g. 1m (default); at "
+                                                  "least two scrapes per step")] = None,
+    until: Annotated[str | None, typer.Option(help="with --from prometheus+…: end of the history, ISO 8601 or "
+                                                   "Unix seconds (default now)")] = None,
+    mount: Annotated[str | None, typer.Option(help="with --from prometheus+…: sum the device under this mount "
+                                                   "point instead of --devices")] = None,
+    hosts: Annotated[Path | None, typer.Option(help="with --from prometheus+…: TOML file of each host's current "
+                                                    "layout and instance (docs/fleet.md)")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="with --from prometheus+…: queries at once (default 4)",
+                                                    callback=params.count)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -118,16 +136,29 @@ def plan_command(
     """Search member count, size, level and OCPUs for the cheapest layouts that meet every target."""
     if out is not None:
         check_target(out, "--out")  # before minutes of searching, not after
-    check_distinct([("--out", out), ("--report", report)], [("--from", f) for f in from_files or []])
+    sources = from_files or []
+    prometheus = [f for f in sources if is_prometheus(f)]
+    if prometheus and len(sources) > 1:
+        raise InputError(f"--from {prometheus[0]}: a Prometheus source is the whole fleet; give it alone")
+    check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in sources if not prometheus])
     if example is not None:
         if example not in EXAMPLES:
             raise InputError(f"--example {example!r}: expected one of {', '.join(EXAMPLES)}")
         ex = EXAMPLES[example]
         cloud, capacity, target_iops = ex["cloud"], ex["capacity"], float(ex["target_iops"])
         small_io, instance = ex["small_io"], ex["instance"]
-    if capacity is None:
+    fleet = FleetArgs(prometheus[0] if prometheus else "", match, range_, step, until, mount, hosts, concurrency,
+                      comma_list(devices, "--devices"))
+    is_fleet = is_prometheus(fleet.source)
+    if is_fleet:
+        for name, value in (("--target-iops", target_iops), ("--target-mbps", target_mbps), ("--read-pct", read_pct)):
+            if value is not None:
+                raise InputError(f"{name}: each host's comes from its history with --from {fleet.source}")
+    else:
+        refuse_without_source(fleet)
+    if capacity is None and not is_fleet:
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
-    if instance is None:
+    if instance is None and not is_fleet:
         raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex")
     if manager is not None and manager not in ("lvm", "mdadm", "asm"):
         raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
@@ -138,9 +169,25 @@ def plan_command(
     if not math.isfinite(growth) or growth < 0:
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
     history = None
+    if is_fleet:   # every host's targets, capacity and instance come later: this is what they share
+        inst = parse_instance(instance, cloud, catalog_for(cloud, catalog), require_count=False) if instance else None
+        template = Requirements(
+            cloud=cloud, capacity_gb=1, growth_pct=growth, max_latency_ms=latency_ms(max_latency),
+            small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
+            instance_shape=inst.shape if inst else "", levels=comma_list(levels, "--levels"),
+            max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
+            attachment=attachment(attach), paths=positive_int(paths, "--paths"), memory_gb=memory_gb(memory),
+            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
+        if capacity is not None:
+            parse_volume_gb(capacity, "--capacity")
+        run_fleet(fleet, template, catalog_for(cloud, catalog),
+                  95.0 if percentile is None else parse_percentile(percentile),
+                  0.0 if headroom is None else percent(headroom, "--headroom"),
+                  capacity, instance, json_out, out, report)
+        return
     if from_files:
         history = derive_targets(
-            from_files, comma_list(devices, "--devices"),
+            [Path(f) for f in from_files], comma_list(devices, "--devices"),
             95.0 if percentile is None else parse_percentile(percentile),
             0.0 if headroom is None else percent(headroom, "--headroom"), peak_factor,
             history_format(from_format))
@@ -153,6 +200,7 @@ def plan_command(
         for name, given_value in given.items():
             if given_value is not None:
                 raise InputError(f"{name}: goes with --from (the workload history it applies to)")
+    assert capacity is not None and instance is not None   # refused above unless a fleet
     cat = catalog_for(cloud, catalog)
     inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface, ebs_weighting)
     req = Requirements(

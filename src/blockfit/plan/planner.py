@@ -28,18 +28,20 @@ from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
 
 
-def make_plan(req: Requirements, cat: Catalog, keep: int = 5) -> Plan:
+def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = False) -> Plan:
     """The cheapest layouts meeting the requirements (ties within TIE_WINDOW broken toward fewer volumes, then
     fewer OCPUs), the Pareto front of what more money buys, and notes; or, when nothing meets the targets, a plan
-    with feasible=False saying why, the best reached, and the cheapest other shapes that would meet them."""
+    with feasible=False saying why, the best reached, and the cheapest other shapes that would meet them.
+    `brief` (one host of a fleet, planned among hundreds): no front, no latency curve (unless a latency bound needs
+    it) and no notes that search the space again (the single-volume comparison)."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
     points = tie_break(_distinct(search(ev, space, keep=keep * 4)))[:keep]
     if not points:
         return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
-    candidates = [_candidate(req, cat, space, p) for p in points]
-    notes = list(space.notes) + plan_notes(req, cat, space, candidates[0])
-    return _plan(req, cat, candidates, _pareto(req, cat, space, candidates[0]), notes, None)
+    candidates = [_candidate(req, cat, space, p, with_curve=not brief) for p in points]
+    notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief)
+    return _plan(req, cat, candidates, [] if brief else _pareto(req, cat, space, candidates[0]), notes, None)
 
 
 def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: list[Candidate], notes: list[str],
@@ -49,7 +51,7 @@ def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: 
                 candidates=candidates, pareto=pareto, infeasible=infeasible, notes=notes)
 
 
-def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:
+def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, brief: bool = False) -> list[str]:
     """What the recommendation assumes and what the money buys, in sentences."""
     notes = []
     if first.session_queue_depth is not None:
@@ -67,7 +69,8 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
     if req.instance_ocpus is None and ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
         notes.append(f"Smallest {space.shape} that delivers the targets: {ocpus:g} {unit}.")
-    notes += single_volume_notes(req, cat, space, first)
+    if not brief:
+        notes += single_volume_notes(req, cat, space, first)
     upgrade = upgrade_note(req, cat, space, first)
     if upgrade:
         notes.append(upgrade)
@@ -101,7 +104,7 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
     return kept
 
 
-def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point) -> Candidate:
+def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point, with_curve: bool = True) -> Candidate:
     """The point as the model predicts it, on the requested attachment and paths (the model's own defaults
     otherwise: attachment.default_paths), judged against the requirements."""
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
@@ -109,7 +112,8 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point) ->
     layout = Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb), stripe_size=stripe or None,
                     manager=req.manager, attachment=req.attachment, paths=req.paths, redundancy=req.redundancy)
     inst = instance_for(cat, req, space.shape, ocpus)
-    pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb)
+    pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb,
+                   with_curve=with_curve)
     return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason,
                      meets_targets=meets_targets(pred, req), prediction=pred,
                      **host_settings(pred))

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from blockfit.errors import InputError
 from blockfit.files import Batch, check_distinct
-from blockfit.report import bench, build, calibrate, diagnose, lab, lab_bench, model, plan
+from blockfit.report import bench, build, calibrate, diagnose, fleet, lab, lab_bench, model, plan
 from blockfit.report.figures import FigureSink, report_style
 from blockfit.report.load import Loaded, load
 from blockfit.report.page import Section, render_page
 from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
 from blockfit.schema.bench import BenchResult
+from blockfit.schema.fleet import FleetResult
 from blockfit.schema.lab import LabBenchResult
 
 __all__ = ["load", "render", "report", "sections"]
@@ -46,6 +47,8 @@ def _section(item: Loaded, sink: FigureSink, models: list[Prediction]) -> Sectio
         return bench.section(r, name, sink)
     if isinstance(r, LabBenchResult):
         return lab_bench.section(r, name, sink)
+    if isinstance(r, FleetResult):
+        return fleet.section(r, name, sink)
     raise InputError(f"{name}: no report section for a {item.kind!r} result")
 
 

@@ -18,7 +18,9 @@ from blockfit.inputs import check_envelope, load_json, read_text, validate
 from blockfit.schema.kinds import RESULT_TYPES
 from blockfit.schema.result import ResultEnvelope
 
-EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench") for k in RESULT_TYPES)
+EXPECTED = ("the --json output of blockfit " + ", ".join(k.replace("lab-bench", "lab --bench")
+                                                         .replace("fleet", "plan --from prometheus+…")
+                                                         for k in RESULT_TYPES)
             + ", or a recording of 'blockfit diagnose --record'")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from blockfit.schema.bench import BenchResult
 from blockfit.schema.build import BuildResult
 from blockfit.schema.finding import Diagnosis
+from blockfit.schema.fleet import FleetResult
 from blockfit.schema.lab import LabBenchResult, LabResult
 from blockfit.schema.measurement import Measurement
 from blockfit.schema.plan import Plan
@@ -20,4 +21,5 @@ RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
     "build": BuildResult,
     "bench": BenchResult,
     "lab-bench": LabBenchResult,
+    "fleet": FleetResult,
 }

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = 2
 
-ResultKind = Literal["model", "plan", "calibrate", "lab", "diagnose", "build", "bench", "lab-bench"]
+ResultKind = Literal["model", "plan", "calibrate", "lab", "diagnose", "build", "bench", "lab-bench", "fleet"]
 
 
 class ResultEnvelope(BaseModel):

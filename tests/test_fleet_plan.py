@@ -1,0 +1,106 @@
+"""The fleet's planning without a server: the mapping file, the exact plan reuse between hosts, the classification
+and the totals."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from blockfit.catalog import load_catalog
+from blockfit.errors import InputError
+from blockfit.history.prometheus import HostHistory, parse_span, parse_until
+from blockfit.plan import make_plan
+from blockfit.plan.fleet import FleetOptions, HostConfig, PlanCache, load_mapping, plan_host, summarize
+from blockfit.schema import Requirements
+from blockfit.schema.fleet import FleetHost, FleetProblem
+
+CAT = load_catalog("oci")
+
+
+def test_cached_plan_is_the_plan_the_planner_makes() -> None:
+    """Host B's targets between host A's and what A's plan delivers: the cache answers B with A's layout, and a
+    fresh search for B finds the same layout, instance and cost."""
+    rnd = random.Random(24)
+    for _ in range(4):
+        cap = rnd.choice([500, 1000, 2000])
+        base = Requirements(cloud="oci", capacity_gb=cap, target_iops=rnd.uniform(500, 40000),
+                            target_mbps=rnd.uniform(10, 600), instance_shape="VM.Standard.E4.Flex",
+                            instance_ocpus=rnd.choice([4.0, 16.0]), read_pct=70)
+        cache = PlanCache()
+        first = make_plan(base, CAT, keep=1, brief=True)
+        cache.put(base, first)
+        best = first.candidates[0]
+        f = rnd.uniform(0.05, 0.95)
+        other = base.model_copy(update={"target_iops": base.target_iops + f * (best.max_iops - base.target_iops),
+                                        "target_mbps": base.target_mbps + f * (best.max_mbps - base.target_mbps)})
+        reused = cache.get(other)
+        assert reused is not None and reused.requirements == other and cache.hits == 1
+        fresh = make_plan(other, CAT, keep=1, brief=True).candidates[0]
+        got = reused.candidates[0]
+        assert (got.layout, got.instance, got.cost) == (fresh.layout, fresh.instance, fresh.cost)
+        # below A's targets, or above what the plan delivers, or another host shape: no reuse
+        assert cache.get(base.model_copy(update={"target_iops": base.target_iops * 0.9})) is None
+        assert cache.get(other.model_copy(update={"target_iops": best.max_iops * 1.01})) is None
+        assert cache.get(other.model_copy(update={"read_pct": 50})) is None
+        assert cache.get(other.model_copy(update={"max_latency_ms": 5.0})) is None
+
+
+def test_mapping_file(tmp_path: Path) -> None:
+    path = tmp_path / "hosts.toml"
+    path.write_text('[defaults]\ninstance = "VM.Standard.E4.Flex:8"\n\n[hosts."db-01"]\nlayout = "2x1T@balanced"\n'
+                    'devices = "dm-3"\n')
+    m = load_mapping(path)
+    assert m.config("db-01:9100", {}) == HostConfig(layout="2x1T@balanced", instance="VM.Standard.E4.Flex:8",
+                                                    devices="dm-3")
+    # a label fills what the file does not say; the file's own entry wins over the label
+    assert m.config("db-02:9100", {"blockfit_layout": "1x1T@higher"}).layout == "1x1T@higher"
+    assert m.config("db-01:9100", {"blockfit_layout": "1x1T@higher"}).layout == "2x1T@balanced"
+    for text, expect in (('[hosts."a"]\nsize = "1T"\n', "unknown key 'size'"), ('[hosts."a"]\nlayout = 3\n',
+                                                                               "must be a non-empty string"),
+                         ("[nodes]\n", "unknown table 'nodes'"), ("layout = \n", "not TOML")):
+        path.write_text(text)
+        with pytest.raises(InputError, match=expect) as info:
+            load_mapping(path)
+        assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_spans_and_times() -> None:
+    assert parse_span("30d", "--range") == 30 * 86400 and parse_span("1m", "--step") == 60
+    for bad in ("30", "1.5s", "0s", "1y", "-1d", "nan", "999w"):
+        with pytest.raises(InputError, match="--range"):
+            parse_span(bad, "--range")
+    assert parse_until("2026-01-01T00:00Z", 2e9) == 1767225600
+    assert parse_until("1767225600", 2e9) == 1767225600
+    for bad in ("yesterday", "3000-01-01", "-5", "inf"):
+        with pytest.raises(InputError, match="--until"):
+            parse_until(bad, 2e9)
+
+
+def _host(name: str, iops: float, layout: str | None) -> FleetHost | FleetProblem:
+    h = HostHistory(host=name, devices=["dm-3"], samples=100, expected=100, iops=iops, mbps=iops * 16384 / 1e6,
+                    read_pct=70.0, resets=0, labels={}, device_rule="dm-3")
+    template = Requirements(cloud="oci", capacity_gb=1, instance_shape="")
+    opts = FleetOptions(template=template, percentile=99, headroom_pct=20)
+    return plan_host(h, HostConfig(layout=layout, instance="VM.Standard.E4.Flex:8"), opts, CAT, "test", 60)
+
+
+def test_classification_headroom_and_totals() -> None:
+    under = _host("a", 30000, "1x500G@balanced")          # the layout delivers 25,000 IOPS: +20 % headroom on top
+    over = _host("b", 2000, "8x1000G@higher")
+    unknown = _host("c", 2000, None)
+    assert isinstance(unknown, FleetProblem) and "no capacity" in unknown.message
+    assert isinstance(under, FleetHost) and isinstance(over, FleetHost)
+    assert under.status == "under" and under.targets.target_iops == pytest.approx(36000)
+    now = under.now
+    assert now is not None   # the larger of the two shortfalls, IOPS and MB/s
+    assert under.shortfall_pct == pytest.approx(100 * (max(36000 / now.max_iops,
+                                                           36000 * 16384 / 1e6 / now.max_mbps) - 1))
+    assert over.status == "over" and over.savings and over.savings > 0.1 * over.now.cost.total  # type: ignore[union-attr]
+    bad = _host("d", 2000, "2x1T@nosuchlevel")
+    assert isinstance(bad, FleetProblem) and bad.message.startswith("d (--hosts): ") and "nosuchlevel" in bad.message
+    s = summarize([under, over], [bad])
+    assert (s.hosts, s.planned, s.under, s.over, s.problems, s.priced) == (3, 2, 1, 1, 1, 2)
+    assert s.cost_now.total == pytest.approx(under.now.cost.total + over.now.cost.total)  # type: ignore[union-attr,operator]
+    assert s.largest_savings[0].host == "b" and s.largest_shortfalls[0].host == "a"
