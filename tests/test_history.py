@@ -80,8 +80,8 @@ def test_iostat_json_sums_named_devices_and_drops_the_since_boot_report(tmp_path
     ('{"foo": 1}', "not sysstat JSON"),
     ("t,1,2,3\n", "4 fields; expected 5"),
     ("t,1,x,3,4\n", "non-numeric 'write IOPS'"),
-    ("t,1,-2,3,4\n", "expected a finite rate"),
-    ("t,1,nan,3,4\n", "expected a finite rate"),
+    ("t,1,-2,3,4\n", "expected a rate from 0"),
+    ("t,1,nan,3,4\n", "expected a rate from 0"),
     ("t,0,0,0,0\n", "did no I/O"),
 ])
 def test_bad_history_is_one_line_error_naming_the_file(tmp_path: Path, content: str, message: str) -> None:

@@ -78,6 +78,16 @@ def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
     raise InputError(f"layout {spec!r} level {level!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
 
 
+INSTANCE_EXAMPLES = {"oci": "VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex", "aws": "r6i.2xlarge or m5.12xlarge",
+                     "azure": "Standard_E16s_v5", "gcp": "n2-standard-16 or n2:16"}
+
+
+def instance_expected(cloud: str) -> str:
+    """'expected SHAPE[:OCPUS], e.g. ...' with shapes of this cloud: an AWS user is not shown an OCI shape."""
+    unit = "OCPUS" if cloud == "oci" else "VCPUS"
+    return f"expected SHAPE[:{unit}], e.g. {INSTANCE_EXAMPLES.get(cloud, INSTANCE_EXAMPLES['oci'])}"
+
+
 def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True,
                    what: str = "--instance") -> Instance:
     """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan). A GCP
@@ -85,7 +95,7 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
     cat = catalog or load_catalog(cloud)
     m = _INSTANCE_RE.match(spec or "")
     if not m:
-        raise InputError(f"{what} {spec!r}: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
+        raise InputError(f"{what} {spec!r}: {instance_expected(cat.cloud)}")
     name, count = m.group(1), m.group(2)
     unit = "OCPU" if cat.cloud == "oci" else "vCPU"
     if count is not None and len(count) > 7:

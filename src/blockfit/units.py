@@ -20,7 +20,13 @@ MIB = 1024**2
 GIB = 1024**3
 MB = 1_000_000
 
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+# re.ASCII: \d is 0-9 only; without it "٥٠٠G" (Arabic-Indic digits, which float() also takes) read as 500G.
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$", re.ASCII)
+# A count or target: 150000, 150k, 1.5M, 2e5. k/K = 10^3, M = 10^6, G = 10^9 (a lower-case m would read as milli).
+_QUANTITY_RE = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([kKMG]?)\s*$", re.ASCII)
+_QUANTITY_UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+# A percentage: 70, 70%, 0.5%, 99.9 (no sign: every share here is at least 0).
+_PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$", re.ASCII)
 _VOLUME_UNITS = {"g": 1.0, "gb": 1.0, "gib": 1.0, "t": 1024.0, "tb": 1024.0, "tib": 1024.0}
 _IO_UNITS = {
     "": 1, "b": 1,
@@ -35,6 +41,9 @@ _DURATION_UNITS = {"": 1.0, "s": 1.0, "ms": 0.001, "m": 60.0, "min": 60.0, "h": 
 def parse_volume_gb(text: str, what: str = "size") -> float:
     """Parse a volume size like '500G', '3.5T', '1 TiB' into the cloud's billing GB (may be fractional)."""
     m = _SIZE_RE.match(text)
+    if m and re.fullmatch(r"[GT]b", m.group(2)):
+        raise InputError(f"{what} {text!r}: {m.group(2)} reads as bits; expected bytes: {m.group(1)}{m.group(2)[0]} "
+                         f"(or {m.group(2)[0]}B, {m.group(2)[0]}iB)")
     if not m or m.group(2).lower() not in _VOLUME_UNITS or not m.group(2):
         raise InputError(f"{what} {text!r}: expected a number with a unit G, GB, GiB, T, TB or TiB (e.g. 500G, 3.5T)")
     value = float(m.group(1)) * _VOLUME_UNITS[m.group(2).lower()]
@@ -75,7 +84,7 @@ def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum
     zero where it means nothing, and values out of range all fail here with the option's name.
     """
     try:
-        number = float(value)
+        number = math.nan if isinstance(value, str) and not value.isascii() else float(value)  # "٥" is 5 to float()
     except (TypeError, ValueError):
         number = math.nan
     low = "at least" if allow_minimum else "more than"
@@ -88,6 +97,45 @@ def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum
             or (number == maximum and allow_maximum)):
         raise InputError(f"{what} {value!r}: {expected}")
     return number
+
+
+def parse_quantity(value: str | float, what: str, *, minimum: float = 0.0, maximum: float = math.inf,
+                   allow_minimum: bool = False, integer: bool = False) -> float:
+    """A count or target as people write it: '150000', '150k', '1.5M', '2e5' (k = 10^3, M = 10^6, G = 10^9).
+
+    ASCII digits only; then the range checks of parse_number. A number (a default) is checked as it is.
+    """
+    if isinstance(value, str):
+        m = _QUANTITY_RE.match(value)
+        if not m:
+            kind = "a whole number" if integer else "a number"
+            raise InputError(f"{what} {value!r}: expected {kind}, optionally with k (thousand), M (million) or "
+                             "G (billion), e.g. 150k")
+        number = float(m.group(1)) * _QUANTITY_UNITS[m.group(2)]
+        value = number
+    return parse_number(value, what, minimum=minimum, maximum=maximum, allow_minimum=allow_minimum, integer=integer)
+
+
+def parse_percent(value: str | float, what: str, *, maximum: float = 100.0, allow_maximum: bool = True,
+                  allow_zero: bool = True, factor_like: bool = False) -> float:
+    """A percentage: '70', '70%', '0.5%'. A bare fraction ('0.7') is refused with the accepted forms: a share
+    written as a fraction of 1 would otherwise plan for 0.7 % (issue 22). With FACTOR_LIKE (headroom, growth) a
+    bare 1.3 is refused too: it reads as a factor (+30 %), not +1.3 %.
+    """
+    if isinstance(value, str):
+        m = _PERCENT_RE.match(value)
+        if not m:
+            raise InputError(f"{what} {value!r}: expected a percentage such as 30 or 30%")
+        number, sign = float(m.group(1)), m.group(2)
+        if not sign and 0 < number < 1:
+            raise InputError(f"{what} {value!r}: a bare fraction is ambiguous; write {100 * number:g}% (or "
+                             f"{number:g}% if you mean less than one percent)")
+        if not sign and factor_like and 1 < number < 2 and not number.is_integer():
+            raise InputError(f"{what} {value!r}: reads as a factor; write {100 * (number - 1):g}% for x{number:g} "
+                             f"(or {number:g}% if you mean that)")
+    else:
+        number = value
+    return parse_number(number, what, allow_minimum=allow_zero, maximum=maximum, allow_maximum=allow_maximum)
 
 
 def parse_list(text: str, what: str) -> list[str]:

@@ -126,7 +126,7 @@ def bench_command(
     profile: Annotated[str, typer.Option("--profile", help="quick | standard")] = "quick",
     repeat: Annotated[int | None, typer.Option("--repeat", help="most measured rounds per measure (stops earlier "
                                                "once the ratio's interval is within --precision)",
-                                               callback=params.count)] = None,
+                                               **params.NUMBER, callback=params.count)] = None,
     precision: Annotated[str | None, typer.Option("--precision", help="percent: measure until the ratio's interval "
                                                   "is within ± this much of the ratio, or the profile's time budget "
                                                   "ends (quick and standard: 10)",

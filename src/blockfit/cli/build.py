@@ -39,7 +39,7 @@ def build_command(
                                                   callback=params.comma_list)],
     out: Annotated[Path, typer.Option("--out", help="directory to write the scripts and README.md into")],
     candidate: Annotated[int, typer.Option("--candidate", help="which plan candidate (0 = cheapest)",
-                                                    callback=params.index)] = 0,
+                                                    **params.NUMBER, callback=params.index)] = 0,
     mount: Annotated[str | None, typer.Option("--mount", help="mount point for the filesystem, e.g. /u01")] = None,
     fs: Annotated[str, typer.Option("--fs", help="xfs | ext4")] = "xfs",
     migrate_from: Annotated[str | None, typer.Option("--migrate-from", help="device or LV with the data now")] = None,

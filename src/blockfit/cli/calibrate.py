@@ -89,7 +89,7 @@ def calibrate_command(
                                                 callback=params.byte_size)] = "4G",
     write: Annotated[int, typer.Option("--write", help="percentage of small I/Os that are writes (needs "
                                        "--allow-write on block devices and existing files; never on mounted "
-                                       "devices)", callback=params.percent)] = 0,
+                                       "devices)", **params.PERCENT, callback=params.whole_percent)] = 0,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="allow a write test on a block device or "
                                               "existing file")] = False,
     host: Annotated[list[str] | None, typer.Option("--host", help="HOST[:PORT] of a 'fio --server' (repeat for "

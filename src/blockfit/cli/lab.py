@@ -64,7 +64,7 @@ def lab_command(
     = None,
     paths: Annotated[int | None, typer.Option(help="paths per volume (each capped at the model's per-path ceiling; "
                                                    "dm-multipath round-robin over them in the guest)",
-                                              callback=params.count)] = None,
+                                              **params.NUMBER, callback=params.count)] = None,
     redundancy: Annotated[str | None, typer.Option(help="raid10: build an mdadm RAID10 (needs --manager mdadm) and "
                                                         "measure writes against the model's; default: the plan's")]
     = None,
@@ -80,7 +80,7 @@ def lab_command(
                                           "manager), xfs or ext4 (the other filesystem)")] = "single",
     profile: Annotated[str, typer.Option(help="with --bench: quick | standard")] = "quick",
     repeat: Annotated[int | None, typer.Option(help="with --bench: most measured runs per layout and measure",
-                                                     callback=params.count)]
+                                                     **params.NUMBER, callback=params.count)]
     = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the LabResult as JSON")] = False,
     report: ReportOption = None,

@@ -47,17 +47,18 @@ def model_command(
     large_io: Annotated[str, typer.Option(help="large I/O size (max MB/s)", callback=params.io_size)] = "1m",
     queue_depth: Annotated[int | None, typer.Option(
         help="per-volume host queue depth, e.g. iSCSI node.session.queue_depth (32 by default on OCI iSCSI)",
-        callback=params.count)] = None,
+        **params.NUMBER, callback=params.count)] = None,
     outstanding: Annotated[int | None, typer.Option(help="total outstanding I/Os the workload keeps in flight",
-                                                         callback=params.count)] = None,
+                                                         **params.NUMBER, callback=params.count)] = None,
     max_latency: Annotated[str | None, typer.Option(help="also answer: max IOPS at mean latency <= this (e.g. 2ms)",
                                                            callback=params.latency)]
     = None,
     stripe_size: Annotated[str | None, typer.Option(help="stripe size (LVM -I), e.g. 4m; for warnings only",
                                                            callback=params.io_size)] = None,
     attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
-    paths: Annotated[int | None, typer.Option(help=PATHS_HELP, callback=params.count)] = None,
-    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, callback=params.percent)] = None,
+    paths: Annotated[int | None, typer.Option(help=PATHS_HELP, **params.NUMBER, callback=params.count)] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
+                                                   callback=params.percent)] = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
     memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
     interface: Annotated[str | None, typer.Option(help=INTERFACE_HELP)] = None,
@@ -71,7 +72,8 @@ def model_command(
     cat = catalog_for(cloud, catalog)
     if not instance:
         from blockfit.errors import InputError
-        raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")
+        from blockfit.specs import instance_expected
+        raise InputError(f"--instance: {instance_expected(cat.cloud)}")
     stripe = parse_io_size(stripe_size, "--stripe-size") if stripe_size else None
     lay = parse_layout(layout, cloud, cat, stripe_size=stripe)
     mirror, manager = redundancy_option(redundancy, None)   # normal/high: ASM, raid10: mdadm

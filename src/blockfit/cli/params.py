@@ -1,8 +1,11 @@
 """Typer parameter callbacks: every numeric, size, duration and list option is checked here, once, by the shared
 parsers in units.py, before a command does any work.
 
-Each callback names its option in the error (``--target-iops nan: expected ...``; one line, exit 2) and returns
-the value unchanged, so a command body keeps its types and may parse the same text again with the same parser.
+Each callback names its option in the error (``--target-iops nan: expected ...``; one line, exit 2). Numbers
+follow one grammar (units.py): counts and targets take k/M/G suffixes ('150k'), shares take '%' and refuse a
+bare fraction ('0.7'), digits are ASCII. Options declared ``parser=str`` reach their callback as text, and the
+callback returns the parsed number (NUMBER below), so the command body gets an int or a float; text options
+(sizes, durations, lists) are checked and returned unchanged, for the body to parse with the same parser.
 The fuzz test (tests/test_cli_fuzz.py) reads ``KIND`` off each option's callback to know which values are wrong.
 """
 
@@ -13,11 +16,25 @@ from typing import Any, TypeVar
 
 import typer
 
-from blockfit.units import GIB, parse_duration, parse_io_size, parse_list, parse_number, parse_volume_gb
+from blockfit.errors import InputError
+from blockfit.units import (
+    GIB,
+    parse_duration,
+    parse_io_size,
+    parse_list,
+    parse_number,
+    parse_percent,
+    parse_quantity,
+    parse_volume_gb,
+)
 
 T = TypeVar("T")
 MAX_COUNT = 1_000_000  # outstanding I/Os, queue depths, volume counts: beyond this a count is a typo
 MAX_IO_SIZE = GIB
+# typer.Option(**NUMBER, callback=...): click hands the text to the callback, which parses it with the grammar above
+# (click's own int/float would refuse '150k' and take '٥٠٠').
+NUMBER: dict[str, Any] = {"parser": str, "metavar": "NUMBER"}
+PERCENT: dict[str, Any] = {"parser": str, "metavar": "PERCENT"}
 
 
 def _name(param: typer.CallbackParam) -> str:
@@ -39,47 +56,62 @@ def _each(value: Any, check: Callable[[Any], object]) -> None:
         check(v)
 
 
+def _map(value: Any, parse: Callable[[Any], T]) -> Any:
+    """Parse a value, or every value of a repeatable option; None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [parse(v) for v in value]
+    return parse(value)
+
+
 @_kind("positive")
-def positive(param: typer.CallbackParam, value: float | None) -> float | None:
-    """A rate or target: finite and above 0."""
-    _each(value, lambda v: parse_number(v, _name(param)))
-    return value
+def positive(param: typer.CallbackParam, value: str | float | None) -> float | None:
+    """A rate or target: finite and above 0 ('150000', '150k', '1.5M')."""
+    return _map(value, lambda v: parse_quantity(v, _name(param)))
 
 
 @_kind("growth")
-def growth_pct(param: typer.CallbackParam, value: float) -> float:
-    """Extra headroom in percent: 0 to 1000 ('30' or '30%')."""
-    _each(value, lambda v: parse_number(str(v).strip().removesuffix("%"), _name(param), allow_minimum=True,
-                                        maximum=1000))
-    return value
+def growth_pct(param: typer.CallbackParam, value: str | float | None) -> float | None:
+    """Extra headroom in percent: 0 to 1000 ('30' or '30%'; '0.3' and '1.3' are refused as a fraction, a factor)."""
+    return _map(value, lambda v: parse_percent(v, _name(param), maximum=1000, factor_like=True))
 
 
 @_kind("count")
-def count(param: typer.CallbackParam, value: int | None) -> int | None:
-    """A count of things (I/Os, volumes): a whole number from 1 to MAX_COUNT."""
-    _each(value, lambda v: parse_number(v, _name(param), minimum=1, allow_minimum=True, maximum=MAX_COUNT,
-                                        integer=True))
-    return value
+def count(param: typer.CallbackParam, value: str | int | None) -> int | None:
+    """A count of things (I/Os, volumes): a whole number from 1 to MAX_COUNT ('32', '1k')."""
+    return _map(value, lambda v: int(parse_quantity(v, _name(param), minimum=1, allow_minimum=True,
+                                                    maximum=MAX_COUNT, integer=True)))
 
 
 @_kind("index")
-def index(param: typer.CallbackParam, value: int) -> int:
+def index(param: typer.CallbackParam, value: str | int) -> int:
     """A position in a list: 0 to MAX_COUNT."""
-    _each(value, lambda v: parse_number(v, _name(param), allow_minimum=True, maximum=MAX_COUNT, integer=True))
-    return value
+    return _map(value, lambda v: int(parse_quantity(v, _name(param), allow_minimum=True, maximum=MAX_COUNT,
+                                                    integer=True)))
 
 
 @_kind("percent")
-def percent(param: typer.CallbackParam, value: int | float | str) -> Any:
-    """A share in percent, 0 to 100 ('30', '30%')."""
-    _each(value, lambda v: parse_number(str(v).rstrip("%"), _name(param), allow_minimum=True, maximum=100))
-    return value
+def percent(param: typer.CallbackParam, value: str | float | None) -> float | None:
+    """A share in percent, 0 to 100 ('30', '30%'; a bare '0.3' is refused as a fraction)."""
+    return _map(value, lambda v: parse_percent(v, _name(param)))
+
+
+@_kind("percent")
+def whole_percent(param: typer.CallbackParam, value: str | int) -> int:
+    """A share in whole percent, 0 to 100 (fio's rwmixwrite takes no fraction)."""
+    def parse(v: str | int) -> int:
+        number = parse_percent(v, _name(param))
+        if not number.is_integer():
+            raise InputError(f"{_name(param)} {v!r}: expected a whole percentage from 0 to 100")
+        return int(number)
+    return _map(value, parse)
 
 
 @_kind("percentile")
 def percentile(param: typer.CallbackParam, value: str) -> str:
-    """A latency percentile strictly between 0 and 100 ('95', '99.9', '99.9%')."""
-    _each(value, lambda v: parse_number(str(v).rstrip("%"), _name(param), maximum=100, allow_maximum=False))
+    """A latency percentile strictly between 0 and 100 ('95', '99.9', '99.9%'; a bare '0.95' is refused)."""
+    _each(value, lambda v: parse_percent(v, _name(param), allow_zero=False, allow_maximum=False))
     return value
 
 
@@ -92,16 +124,15 @@ def history_percentile(param: typer.CallbackParam, value: str | None) -> str | N
 
 
 @_kind("peak_factor")
-def peak_factor(param: typer.CallbackParam, value: float | None) -> float | None:
+def peak_factor(param: typer.CallbackParam, value: str | float | None) -> float | None:
     """The busiest minute over an interval's average: 1 to 100."""
-    _each(value, lambda v: parse_number(v, _name(param), minimum=1, allow_minimum=True, maximum=100))
-    return value
+    return _map(value, lambda v: parse_quantity(v, _name(param), minimum=1, allow_minimum=True, maximum=100))
 
 
 @_kind("percentile")
 def open_percent(param: typer.CallbackParam, value: str | None) -> str | None:
     """A target in percent strictly between 0 and 100 ('10', '10%'), e.g. a precision."""
-    _each(value, lambda v: parse_number(str(v).rstrip("%"), _name(param), maximum=100, allow_maximum=False))
+    _each(value, lambda v: parse_percent(v, _name(param), allow_zero=False, allow_maximum=False))
     return value
 
 

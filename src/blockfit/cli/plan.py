@@ -27,7 +27,6 @@ from blockfit.cli.common import (
     latency_ms,
     memory_gb,
     ocpu_range,
-    percent,
     positive_int,
     positive_target,
     redundancy_option,
@@ -44,7 +43,7 @@ from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
 from blockfit.schema import Candidate, Plan, Requirements
-from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
+from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, instance_expected, parse_instance, with_instance_options
 from blockfit.units import parse_volume_gb
 
 EXAMPLES: dict[str, dict[str, str]] = {
@@ -58,11 +57,12 @@ def plan_command(
     cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
     capacity: Annotated[str | None, typer.Option(help="usable capacity needed, e.g. 4.5T or 800G",
                                                         callback=params.volume_size)] = None,
-    growth: Annotated[float, typer.Option(help="extra capacity headroom in percent", callback=params.growth_pct)] = 0.0,
+    growth: Annotated[float, typer.Option(help="extra capacity headroom in percent, e.g. 20%", **params.PERCENT,
+                                          callback=params.growth_pct)] = 0.0,
     target_iops: Annotated[float | None, typer.Option(help="IOPS needed at the small I/O size",
-                                                            callback=params.positive)] = None,
+                                                            **params.NUMBER, callback=params.positive)] = None,
     target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size",
-                                                            callback=params.positive)] = None,
+                                                            **params.NUMBER, callback=params.positive)] = None,
     max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms",
                                                            callback=params.latency)] = None,
     small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
@@ -77,7 +77,7 @@ def plan_command(
                                             "by default: AWS counts every random I/O as 1 MiB of their throughput")]
     = False,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)",
-                                                           callback=params.count)] = None,
+                                                           **params.NUMBER, callback=params.count)] = None,
     manager: Annotated[str | None, typer.Option(
         help="volume manager: lvm, mdadm or asm (sets the stripe advice); default lvm, or what --redundancy needs")]
     = None,
@@ -87,8 +87,9 @@ def plan_command(
     attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
     paths: Annotated[int | None, typer.Option(
         help="paths per volume the host can use; default: plan says how many each layout needs",
-        callback=params.count)] = None,
-    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, callback=params.percent)] = None,
+        **params.NUMBER, callback=params.count)] = None,
+    read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
+                                                   callback=params.percent)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
@@ -109,12 +110,13 @@ def plan_command(
     percentile: Annotated[str | None, typer.Option(
         help="with --from: the intervals' percentile to plan for: peak (100), p99.9, p99, p95 (default), median, "
              "or a number", callback=params.history_percentile)] = None,
-    headroom: Annotated[str | None, typer.Option(help="with --from: added on top of the percentile, e.g. 30% "
-                                                      "(default 0%)", callback=params.growth_pct)] = None,
+    headroom: Annotated[float | None, typer.Option(help="with --from: added on top of the percentile, e.g. 30% "
+                                                        "(default 0%)", **params.PERCENT,
+                                                   callback=params.growth_pct)] = None,
     peak_factor: Annotated[float | None, typer.Option(
         help="with --from: multiply the percentile by this (the busiest minute over an interval's average); "
              "default 1, and the source's own finer maxima where it has them",
-        callback=params.peak_factor)] = None,
+        **params.NUMBER, callback=params.peak_factor)] = None,
     match: Annotated[str | None, typer.Option(help="with --from prometheus+…: label selector of the hosts, e.g. "
                                                    "'job=\"node\",instance=~\"db-.*\"'")] = None,
     range_: Annotated[str | None, typer.Option("--range", help="with --from prometheus+…: history to read, "
@@ -128,7 +130,7 @@ def plan_command(
     hosts: Annotated[Path | None, typer.Option(help="with --from prometheus+…: TOML file of each host's current "
                                                     "layout and instance (docs/fleet.md)")] = None,
     concurrency: Annotated[int | None, typer.Option(help="with --from prometheus+…: queries at once (default 4)",
-                                                    callback=params.count)] = None,
+                                                    **params.NUMBER, callback=params.count)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -145,6 +147,11 @@ def plan_command(
         if example not in EXAMPLES:
             raise InputError(f"--example {example!r}: expected one of {', '.join(EXAMPLES)}")
         ex = EXAMPLES[example]
+        sets = {"--capacity": capacity, "--target-iops": target_iops, "--instance": instance,
+                "--cloud": None if cloud == "oci" else cloud, "--small-io": None if small_io == "8k" else small_io}
+        for name, value in sets.items():
+            if value is not None:
+                raise InputError(f"{name}: --example {example} sets it ({', '.join(sets)}); give one or the other")
         cloud, capacity, target_iops = ex["cloud"], ex["capacity"], float(ex["target_iops"])
         small_io, instance = ex["small_io"], ex["instance"]
     fleet = FleetArgs(prometheus[0] if prometheus else "", match, range_, step, until, mount, hosts, concurrency,
@@ -159,7 +166,7 @@ def plan_command(
     if capacity is None and not is_fleet:
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
     if instance is None and not is_fleet:
-        raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex")
+        raise InputError(f"--instance: {instance_expected(cloud)}")
     if manager is not None and manager not in ("lvm", "mdadm", "asm"):
         raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
     redundancy, manager = redundancy_option(redundancy, manager)
@@ -182,14 +189,14 @@ def plan_command(
             parse_volume_gb(capacity, "--capacity")
         run_fleet(fleet, template, catalog_for(cloud, catalog),
                   95.0 if percentile is None else parse_percentile(percentile),
-                  0.0 if headroom is None else percent(headroom, "--headroom"),
+                  headroom or 0.0,
                   capacity, instance, json_out, out, report)
         return
     if from_files:
         history = derive_targets(
             [Path(f) for f in from_files], comma_list(devices, "--devices"),
             95.0 if percentile is None else parse_percentile(percentile),
-            0.0 if headroom is None else percent(headroom, "--headroom"), peak_factor,
+            headroom or 0.0, peak_factor,
             history_format(from_format))
         target_iops = history.target_iops if target_iops is None else target_iops
         target_mbps = history.target_mbps if target_mbps is None else target_mbps

@@ -46,15 +46,19 @@ WORDS = {"peak": 100.0, "max": 100.0, "p100": 100.0, "median": 50.0, "p50": 50.0
 
 def parse_percentile(text: str | float, option: str = "--percentile") -> float:
     """'peak', 'median', 'p99.9', '99.9', '99.9%' or 100 as a number above 0 and at most 100."""
-    s = str(text).strip().lower().removesuffix("%")
+    raw = str(text).strip().lower()
+    s = raw.removesuffix("%")
     if s in WORDS:
         return WORDS[s]
     s = s.removeprefix("p")
     try:
-        value = float(s)
+        value = float(s) if s.isascii() else math.nan
     except ValueError:
         raise InputError(f"{option} {text}: expected peak, median, p99.9, p99, p95 or a number above 0 and at "
                          "most 100") from None
+    if isinstance(text, str) and raw == s and 0 < value < 1:   # neither 'p' nor '%': 0.95 meant p95
+        raise InputError(f"{option} {text}: a bare fraction is ambiguous; write p{100 * value:g} (or {value:g}% "
+                         "if you mean that percentile)")
     if not math.isfinite(value) or not 0 < value <= 100:
         raise InputError(f"{option} {text}: expected a number above 0 and at most 100 (100 = the peak)")
     return value

@@ -74,6 +74,8 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     if att is None:
         return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite)
     warnings: list[str] = []
+    if layout.paths is not None:
+        check_paths(vt, att, layout.paths)
     paths = layout.paths or default_paths(vt, att, caps, member)
     if vt.max_paths is not None and paths > vt.max_paths:
         raise InputError(f"--paths {paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
@@ -102,6 +104,24 @@ def default_paths(vt: VolumeType, attachment: str, caps: InstanceCaps, member: M
     if attachment != "iscsi" or member is None or vt.max_paths is not None or caps.uhp_ok is False:
         return fallback
     return max(fallback, paths_needed(member.iops, member.mbps, vt.path_max_iops, vt.path_max_mbps))
+
+
+def check_paths(vt: VolumeType, attachment: str, paths: int) -> None:
+    """Paths the user names must be paths there can be: iSCSI only, and no more than the type's fastest level
+    needs (a path beyond that carries nothing; '--paths 64' is a typo, not a setup)."""
+    if vt.max_paths is not None and paths > vt.max_paths:
+        raise InputError(f"--paths {paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
+    if paths > 1 and attachment != "iscsi":
+        raise InputError(f"--paths {paths}: a {attachment} attachment has one path; several go with "
+                         "--attachment iscsi")
+    levels = [lv for lv in vt.levels if lv.vpu >= vt.min_vpu]
+    if vt.max_paths is not None or not levels or not (vt.path_max_iops or vt.path_max_mbps):
+        return
+    fastest = max(levels, key=lambda lv: (lv.max_iops, lv.max_mbps))
+    most = paths_needed(fastest.max_iops, fastest.max_mbps, vt.path_max_iops, vt.path_max_mbps)
+    if paths > most:
+        raise InputError(f"--paths {paths}: expected at most {most} for {vt.name}: {most} paths carry its fastest "
+                         f"level ({fastest.max_iops:,.0f} IOPS, {fastest.max_mbps:,.0f} MB/s), more carry nothing")
 
 
 def _latency_figure(vt: VolumeType, shape: Shape, att: str | None) -> LatencyFigure | None:
