@@ -97,7 +97,7 @@ def test_a_plan_from_history_says_where_its_targets_came_from(tmp_path: Path) ->
     assert cli("report", str(tmp_path / "plan.json"), "-o", str(out)).returncode == 0
     text = _text(_sections(out.read_text())["plan"])
     h = plan["requirements"]["history"]
-    assert "h.csv" in text and "20 samples" in text and "30 % headroom" in text
+    assert "h.csv" in text and "20 intervals" in text and "30 % headroom" in text
     assert fmt_qty(plan["requirements"]["target_iops"], "IOPS") in text
     assert h is not None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from blockfit.schema.citation import Citation
 from blockfit.schema.cost import Cost
@@ -78,3 +78,14 @@ class Prediction(ResultEnvelope):
     write_amplification: float = Field(default=1.0, description="volume I/Os per logical I/O: reads + writes x copies")
     usable_gb: float | None = Field(default=None, description="capacity after mirroring (raw / copies)")
     redundancy_note: str | None = Field(default=None, description="which side the mirrored writes exhaust")
+
+    @model_validator(mode="after")
+    def _binding_limits_are_rows(self) -> Prediction:
+        """The binding limits name rows of the table: a file that says otherwise is refused when read, not
+        rendered half (the report reads each binding limit's description from its row)."""
+        names = {row.name for row in self.limits}
+        for field in ("iops_limited_by", "mbps_limited_by"):
+            name = getattr(self, field)
+            if name not in names:
+                raise ValueError(f"{field} {name!r} is not one of the limits ({', '.join(sorted(names))})")
+        return self
