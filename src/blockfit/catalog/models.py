@@ -204,6 +204,8 @@ class Shape(Sourced):
     machine_families: dict[str, MachineFamily] = Field(default_factory=dict, description="GCP: predefined "
                                                        "families of this series (n2-standard-16 = standard, 16)")
     unknown: list[str] = Field(default_factory=list, description="figures not found in the sources read")
+    current: bool = Field(default=True, description="a current-generation size (AWS CurrentGeneration); plan's "
+                                                    "search of every family ('--instance any') leaves others out")
 
 
 class ComputePrice(Sourced):
@@ -237,6 +239,7 @@ class Catalog(BaseModel):
     instance_rule: InstanceRule | None = None
     shapes: dict[str, Shape]
     compute_prices: dict[str, ComputePrice] = Field(default_factory=dict)
+    based_on: date | None = Field(default=None, description="an imported catalog: the shipped version it starts from")
     path: str = ""
 
     def source(self, source_id: str) -> Source:
