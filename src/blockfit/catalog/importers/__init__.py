@@ -359,8 +359,8 @@ def _changes(base: Catalog, new: Catalog, replaced: list[str], c: Contribution) 
         for i, (a, b) in enumerate(zip(old.caps, fresh.caps, strict=True)):
             compare(f"shapes.{name}.caps[{i}]", a, b, CAP_FIGURES)
     for name in c.compute_prices:
-        if name in base.compute_prices:
-            compare(f"compute_prices.{name}", base.compute_prices[name], new.compute_prices[name], PRICE_FIGURES)
+        if name in base.shapes:   # a price of a shape the base has: changed, or known now (old None)
+            compare(f"compute_prices.{name}", base.compute_prices.get(name), new.compute_prices[name], PRICE_FIGURES)
     for key, fields in c.volume_types.items():
         compare(f"volume_types.{key}", base.volume_types[key], new.volume_types[key], tuple(fields))
     return out
