@@ -195,6 +195,12 @@ def test_region_picks_one_of_several(tmp_path: Path) -> None:
                    region="eu-west-1")
     price = load_catalog_file(str(out)).compute_prices["r7i.2xlarge"]
     assert (price.per_hour, price.region) == (0.6, "eu-west-1")
+    with pytest.raises(InputError, match="--region eu-west-1: goes with a price file"):
+        import_catalog("aws", [types], tmp_path / "never.toml", load_catalog("aws"), region="eu-west-1")
+    with pytest.raises(InputError, match="--region mars-1: .* has no prices for it"):
+        import_catalog("aws", [types, str(tmp_path / "two.json")], tmp_path / "never.toml", load_catalog("aws"),
+                       region="mars-1")
+    assert not (tmp_path / "never.toml").exists()
 
 
 def test_catalog_option_takes_a_date_or_a_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

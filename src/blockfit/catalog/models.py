@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
 class Source(BaseModel):
@@ -242,8 +243,18 @@ class Catalog(BaseModel):
     based_on: date | None = Field(default=None, description="an imported catalog: the shipped version it starts from")
     path: str = ""
 
+    _derived: dict[Any, Any] = PrivateAttr(default_factory=dict)
+
     def source(self, source_id: str) -> Source:
         return self.sources[source_id]
+
+    def derived(self, key: Any, make: Callable[[], Any]) -> Any:
+        """A value computed from this catalog once and kept with it (a loaded catalog is not changed): plan's priced
+        sizes per volume option, member caps and prices, which every shape plan searches shares."""
+        mine = (id(self), key)   # a shallow model_copy shares the dict: its own entries
+        if mine not in self._derived:
+            self._derived[mine] = make()
+        return self._derived[mine]
 
     def cite(self, entry: Sourced, field: str) -> str:
         """'OCI-PERF (2024-07-19) https://…' for one figure of one entry."""

@@ -39,7 +39,8 @@ from blockfit.errors import InfeasibleError, InputError
 from blockfit.files import write_atomically
 from blockfit.history import derive_targets
 from blockfit.plan import make_plan
-from blockfit.schema import Candidate, DerivedTargets, Plan, Requirements
+from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
+from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requirements
 from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
 from blockfit.units import parse_volume_gb
 
@@ -51,7 +52,7 @@ EXAMPLES: dict[str, dict[str, str]] = {
 
 @app.command("plan")
 def plan_command(
-    cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
+    cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     capacity: Annotated[str | None, typer.Option(help="usable capacity needed, e.g. 4.5T or 800G",
                                                         callback=params.volume_size)] = None,
     growth: Annotated[float, typer.Option(help="extra capacity headroom in percent", callback=params.growth_pct)] = 0.0,
@@ -63,7 +64,15 @@ def plan_command(
                                                            callback=params.latency)] = None,
     small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
     large_io: Annotated[str, typer.Option(help="large I/O size", callback=params.io_size)] = "1m",
-    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS]; leave OCPUS off to find the smallest")] = None,
+    instance: Annotated[str | None, typer.Option(
+        help="SHAPE[:OCPUS] (leave OCPUS off to find the smallest), a FAMILY (r7i, Ebdsv5: search its sizes) or "
+             "'any' (every current family; also when left out)")] = None,
+    family: Annotated[str | None, typer.Option(help="with a search: only these families, comma list, e.g. r7i,r6i",
+                                               callback=params.comma_list)] = None,
+    min_memory: Annotated[str | None, typer.Option(help="with a search: machines with at least this memory, e.g. "
+                                                        "256G", callback=params.volume_size)] = None,
+    min_vcpus: Annotated[int | None, typer.Option(help="with a search: machines with at least this many vCPUs "
+                                                       "(licence-bound cores)", callback=params.count)] = None,
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                            callback=params.comma_list)]
     = None,
@@ -111,8 +120,6 @@ def plan_command(
         small_io, instance = ex["small_io"], ex["instance"]
     if capacity is None:
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
-    if instance is None:
-        raise InputError("--instance: expected SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex")
     if manager is not None and manager not in ("lvm", "mdadm", "asm"):
         raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
     redundancy, manager = redundancy_option(redundancy, manager)
@@ -131,7 +138,21 @@ def plan_command(
     elif devices is not None:
         raise InputError("--devices: goes with --from (the history file whose devices to sum)")
     cat = catalog_for(cloud, catalog)
-    inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface, ebs_weighting)
+    cloud = cat.cloud
+    query = None
+    if is_search(cat, instance):
+        query = ShapeQuery(text=(instance or ANY).strip(), families=comma_list(family, "--family"),
+                           min_memory_gb=memory_gb(min_memory, "--min-memory"),
+                           min_vcpus=positive_int(min_vcpus, "--min-vcpus"))
+        inst = with_instance_options(Instance(cloud=cloud, shape=query.text), interface, ebs_weighting)
+    else:
+        assert instance is not None
+        for name, given in (("--family", family), ("--min-memory", min_memory), ("--min-vcpus", min_vcpus)):
+            if given is not None:
+                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any or no --instance), "
+                                 f"not with one shape ({instance})")
+        inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface,
+                                     ebs_weighting)
     req = Requirements(
         cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
@@ -145,7 +166,7 @@ def plan_command(
     if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
         raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
     try:
-        plan = make_plan(req, cat)
+        plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
     except InfeasibleError as exc:
         if json_out:
             print_json({"error": str(exc), "feasible": False, **(exc.details or {})})  # type: ignore[dict-item]

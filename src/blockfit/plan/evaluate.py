@@ -52,10 +52,18 @@ class Point:
     compute: float | None = None
 
 
+MemberCache = dict[tuple[LevelOption, int, int], "Member | None"]
+
+
 class Evaluator:
-    def __init__(self, cat: Catalog, req: Requirements, space: SearchSpace) -> None:
+    def __init__(self, cat: Catalog, req: Requirements, space: SearchSpace,
+                 members: MemberCache | None = None) -> None:
+        """`members`: a cache of member caps and prices; by default the one kept with the catalog, shared by every
+        evaluator of it (they depend on the catalog and the volume option, size and count only, not on the shape or
+        the targets: plan searches many shapes, Pareto points and alternatives over the same members)."""
         self.cat, self.req, self.space = cat, req, space
-        self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
+        self._members: MemberCache = members if members is not None else cat.derived(
+            ("plan-members", frozenset(space.unknown_price)), dict)
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
         self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
         self._compute: dict[float | None, float | None] = {}

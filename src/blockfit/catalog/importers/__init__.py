@@ -33,6 +33,7 @@ class Format:
     key: str
     title: str            # what the user ran, e.g. "aws ec2 describe-instance-types"
     doc_url: str          # public reference of the format
+    prices: bool = False  # a price list (--region picks among its regions)
 
 
 @dataclass
@@ -160,6 +161,10 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
     check_target(out, "--out")
     provider = providers()[cloud]
     files = [_load(provider, text, i + 1) for i, text in enumerate(paths)]
+    if region is not None and (cloud == "oci" or not any(f.format.prices for f in files)):
+        raise InputError(f"--region {region}: " + ("OCI prices are the same in every commercial region; drop it"
+                                                   if cloud == "oci" else "goes with a price file (it picks one of "
+                                                   "the regions the file prices)"))
     contribution = provider.read(files, base, region)
     raw = copy.deepcopy(raw_catalog(base))
     stamp = today or datetime.now(UTC).date()

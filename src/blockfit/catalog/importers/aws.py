@@ -29,7 +29,7 @@ TYPES = Format("describe-instance-types", "aws ec2 describe-instance-types",
                "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeInstanceTypes.html")
 PRICES = Format("price-list", "AWS Price List bulk file (AmazonEC2, one region)",
                 "https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/reading-service-price-list-file-for-"
-                "services.html")
+                "services.html", prices=True)
 
 # EBS volume prices in the EC2 price list: (productFamily, unit) → catalog field and the factor to its unit
 _EBS_PRICES: dict[tuple[str, str], tuple[str, float]] = {

@@ -27,7 +27,7 @@ from blockfit.catalog.names import azure_series
 SKUS = Format("list-skus", "az vm list-skus",
               "https://learn.microsoft.com/rest/api/compute/resource-skus/list")
 PRICES = Format("retail-prices", "Azure Retail Prices API response",
-                "https://learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices")
+                "https://learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices", prices=True)
 MIB = 1 << 20
 
 

@@ -21,7 +21,7 @@ from blockfit.catalog.models import Catalog
 SHAPES = Format("shape-list", "oci compute shape list",
                 "https://docs.oracle.com/en-us/iaas/api/#/en/iaas/latest/Shape/")
 PRICES = Format("products", "OCI products price list",
-                "https://docs.oracle.com/en-us/iaas/Content/Billing/Tasks/signingup_topic-Estimating_Costs.htm")
+                "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/", prices=True)
 _GEN = re.compile(r"\.(E\d+|A\d+)\.")
 # the price list's product names for a shape family: (kind, generation) as in "Compute - Standard - E4 - OCPU"
 _PRICE_NAME = re.compile(r"compute(standard|optimized|denseio)(e\d+|a\d+|x\d+)(ocpu|memory)$")
