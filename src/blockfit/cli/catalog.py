@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from blockfit.catalog import CLOUDS, Catalog, load_catalog, load_catalog_file, versions
+from blockfit.catalog import CLOUDS, Catalog, is_catalog_date, load_catalog, load_catalog_file, versions
 from blockfit.catalog.models import Shape, VolumeType
 from blockfit.cli import app
 from blockfit.cli.common import CATALOG_HELP, catalog_for
@@ -48,8 +48,9 @@ def show_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the whole catalog version as JSON")] = False,
 ) -> None:
     """Volume types and levels, instance shapes, and the sources behind them."""
-    if cloud is None and catalog is None:
-        raise InputError("catalog show: expected a CLOUD (oci, aws, azure, gcp) or --catalog PATH")
+    if cloud is None and (catalog is None or is_catalog_date(catalog)):
+        raise InputError("catalog show: expected a CLOUD (oci, aws, azure, gcp) or --catalog PATH (a date needs the "
+                         "CLOUD too)")
     cat = catalog_for(cloud, catalog, what="cloud")
     if json_out:
         print_json(cat)

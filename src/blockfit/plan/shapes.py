@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from blockfit.catalog import Catalog
 from blockfit.catalog.names import families, family_of, nearest
 from blockfit.errors import InfeasibleError, InputError
+from blockfit.model.compute import compute_cost
 from blockfit.model.instance import machine_type
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.planner import make_plan
@@ -105,7 +106,8 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
         if any(f in s.unknown for f in ("iops", "mbps", "tiers")):
             drop("instance caps not known (name it with --instance to plan it with the caps not applied)", s.name)
         elif s.name not in cat.compute_prices:
-            drop("no compute price (import a price list: blockfit catalog import)", s.name)
+            drop("no compute price" + ("" if cat.cloud == "gcp" else " (import a price list: blockfit catalog "
+                                                                     "import)"), s.name)
         elif query.min_memory_gb is not None and s.kind == "fixed" and (s.memory_gb or 0) < query.min_memory_gb - 1e-9:
             drop("memory unknown" if s.memory_gb is None else "less memory than --min-memory", s.name)
         elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
@@ -135,7 +137,9 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
             continue
         compute = ev.compute(space.ocpus[min(floors)])
         if compute is None or compute == math.inf:
-            outcome.left_out.setdefault("no compute price at the counts that meet the targets", []).append(name)
+            why = compute_cost(cat, name, space.ocpus[min(floors)], sreq.memory_gb).note if compute is None else ""
+            outcome.left_out.setdefault("compute price unknown at the counts that meet the targets"
+                                        + (f" ({why.split(': ', 1)[-1]})" if why else ""), []).append(name)
             continue
         entries.append(_Entry(name, sreq, space, ev, compute))
     entries.sort(key=lambda e: (e.floor, e.name))
@@ -208,7 +212,9 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     record.left_out = _reasons(outcome.left_out)
     record.cheapest = [_offer(cat, p, name) for p, name in outcome.best]
     if not outcome.best:
-        raise InfeasibleError(f"no layout on any of the {len(names)} {cat.cloud} shapes of {what} meets the targets"
+        head = (f"none of the {len(names)} {cat.cloud} shapes of {what} could be planned" if not outcome.planned else
+                f"no layout on any of the {len(names)} {cat.cloud} shapes of {what} meets the targets")
+        raise InfeasibleError(head
                               + (f" ({'; '.join(record.left_out)})" if record.left_out else ""),
                               {"instance_search": record.model_dump(mode="json")})
     winner = outcome.best[0][1]
