@@ -188,6 +188,17 @@ def _two_regions() -> dict:
     return a
 
 
+def test_out_never_replaces_an_input_or_a_shipped_catalog(tmp_path: Path) -> None:
+    types, prices = aws_files(tmp_path)
+    before = Path(types).read_bytes()
+    with pytest.raises(InputError, match="is one of the files to import"):
+        import_catalog("aws", [types, prices], Path(types), load_catalog("aws"))
+    shipped = Path(load_catalog("aws").path)
+    with pytest.raises(InputError, match="a catalog blockfit ships"):
+        import_catalog("aws", [types], shipped, load_catalog("aws"))
+    assert Path(types).read_bytes() == before
+
+
 def test_region_picks_one_of_several(tmp_path: Path) -> None:
     types, _prices = aws_files(tmp_path)
     out = tmp_path / "aws.toml"

@@ -15,6 +15,7 @@ import copy
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -161,6 +162,7 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
     check_target(out, "--out")
     provider = providers()[cloud]
     files = [_load(provider, text, i + 1) for i, text in enumerate(paths)]
+    _check_out(out, files)
     if region is not None and (cloud == "oci" or not any(f.format.prices for f in files)):
         raise InputError(f"--region {region}: " + ("OCI prices are the same in every commercial region; drop it"
                                                    if cloud == "oci" else "goes with a price file (it picks one of "
@@ -202,6 +204,15 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
                                 entries=contribution.counts.get(f.source_id, 0)) for f in files],
         added=added, replaced=replaced, prices=len(contribution.compute_prices), changes=changes,
         skipped=contribution.skipped, notes=contribution.notes)
+
+
+def _check_out(out: Path, files: list[InputFile]) -> None:
+    """--out may not replace an input file or a catalog blockfit ships (they are read, never rewritten)."""
+    target = out.resolve()
+    if any(f.path.resolve() == target for f in files):
+        raise InputError(f"--out {str(out)!r}: is one of the files to import; expected a new catalog file")
+    if target.is_relative_to(Path(str(resources.files("blockfit.catalog") / "data")).resolve()):
+        raise InputError(f"--out {str(out)!r}: a catalog blockfit ships; expected a file of your own")
 
 
 def _load(provider: Provider, text: str, number: int) -> InputFile:
