@@ -53,6 +53,7 @@ class Point:
 
 
 MemberCache = dict[tuple[LevelOption, int, int], "Member | None"]
+MEMBER_CACHE_MAX = 50_000   # about 90 MB of members kept with a catalog; beyond, the cache starts again
 
 
 class Evaluator:
@@ -64,6 +65,8 @@ class Evaluator:
         self.cat, self.req, self.space = cat, req, space
         self._members: MemberCache = members if members is not None else cat.derived(
             ("plan-members", frozenset(space.unknown_price)), dict)
+        if len(self._members) > MEMBER_CACHE_MAX:   # a long-lived process (a test session) plans many targets
+            self._members.clear()
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
         self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
         self._compute: dict[float | None, float | None] = {}
