@@ -134,7 +134,9 @@ def import_command(
                                                "response; oci compute shape list and the OCI products price list")],
     cloud: Annotated[str, typer.Option(help="aws, azure or oci")],
     out: Annotated[Path, typer.Option(help="the catalog file to write (TOML), for --catalog PATH")],
-    catalog: Annotated[str | None, typer.Option(help="the catalog to start from: " + CATALOG_HELP)] = None,
+    catalog: Annotated[str | None, typer.Option(help="the catalog to start from: a date YYYY-MM-DD / YYYY-MM (the "
+                                                     "shipped version in force) or a catalog file; default the "
+                                                     "newest shipped")] = None,
     region: Annotated[str | None, typer.Option(help="the price region to take when a price file holds several "
                                                     "(AWS regionCode, Azure armRegionName)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the ImportResult as JSON")] = False,
