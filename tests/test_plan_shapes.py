@@ -117,6 +117,8 @@ def test_filters_and_families(wide: Catalog) -> None:
     names, left = candidate_shapes(wide, ShapeQuery(ANY, min_memory_gb=256, min_vcpus=40), req)
     assert set(names) == {"r6i.16xlarge", "r7i.12xlarge", "x2idn.16xlarge"}
     assert any("less memory" in reason for reason in left)
+    names, left = candidate_shapes(wide, ShapeQuery(ANY), req.model_copy(update={"ocpus_min": 16, "ocpus_max": 32}))
+    assert set(names) == {"m6i.8xlarge", "r6i.4xlarge", "r6i.8xlarge", "c7i.8xlarge"}
     names, _ = candidate_shapes(wide, ShapeQuery(ANY, families=["c7i", "m6i"]), req)
     assert names and all(n.startswith(("c7i.", "m6i.")) for n in names)
     with pytest.raises(InputError, match="nearest: r6i"):

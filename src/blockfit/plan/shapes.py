@@ -112,6 +112,10 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
             drop("memory unknown" if s.memory_gb is None else "less memory than --min-memory", s.name)
         elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
             drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --min-vcpus", s.name)
+        elif s.kind == "fixed" and (req.ocpus_min is not None or req.ocpus_max is not None) and not (
+                (count := s.ocpus if cat.cloud == "oci" else s.vcpus) is not None
+                and (req.ocpus_min or 0) <= count <= (req.ocpus_max or math.inf)):
+            drop("OCPU / vCPU count unknown or outside --ocpus", s.name)
         else:
             out.append(s.name)
     return out, left
