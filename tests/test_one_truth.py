@@ -31,7 +31,9 @@ def instances(draw: st.DrawFn, cloud: str) -> Instance:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         ocpus: float | None = float(draw(st.integers(int(shape.ocpus_min), int(shape.ocpus_max))))
     elif shape.kind == "vcpu_tiers":
-        ocpus = float(draw(st.sampled_from(sorted({t["vcpus_min"] for t in shape.tiers}))))
+        # a series listed without its tiers (GCP n4, c4, ...: caps unknown) is named with any vCPU count
+        counts = sorted({t["vcpus_min"] for t in shape.tiers}) or [2, 4, 8, 16, 32]
+        ocpus = float(draw(st.sampled_from(counts)))
     else:
         ocpus = None
     return Instance(cloud=cloud, shape=shape.name, ocpus=ocpus)
