@@ -2,10 +2,13 @@
 
 `load_catalog("oci")` gives the newest version; `load_catalog("oci", as_of=date(2020, 12, 31))` the
 newest version in force on that date, so an old measurement can be checked against the limits of its day.
+`resolve_catalog(cloud, "--catalog" text)` takes either such a date or the path of a catalog file that
+`blockfit catalog import` wrote (`load_catalog_file`).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from datetime import date
 from functools import cache
@@ -30,8 +33,15 @@ from blockfit.errors import InputError
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
 
-__all__ = ["CLOUDS", "CapSet", "Catalog", "ComputePrice", "InstanceRule", "MachineFamily", "OciLevel", "Shape",
-           "Source", "VolumeType", "load_catalog", "parse_catalog_date", "versions"]
+__all__ = ["CATALOG_SPEC_HELP", "CLOUDS", "CapSet", "Catalog", "ComputePrice", "InstanceRule", "MachineFamily",
+           "OciLevel", "Shape", "Source", "VolumeType", "is_catalog_date", "load_catalog", "load_catalog_file",
+           "parse_catalog_date", "raw_catalog", "resolve_catalog", "versions"]
+
+# --catalog takes a date (YYYY-MM-DD or YYYY-MM) or a file path: text of exactly this form is always a date (give a
+# file named like a date as ./2026-11-25), anything else is a path
+_DATE_FORM = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+CATALOG_SPEC_HELP = ("catalog: a date YYYY-MM-DD or YYYY-MM (the shipped version in force that day; default the "
+                     "newest) or the path of a catalog file 'blockfit catalog import' wrote")
 
 
 def _data_dir() -> Path:
@@ -51,6 +61,65 @@ def parse_catalog_date(text: str | None) -> date | None:
         return date.fromisoformat(text) if len(text) == 10 else date.fromisoformat(text + "-28")
     except ValueError:
         raise InputError(f"--catalog {text!r}: expected a date YYYY-MM-DD or YYYY-MM") from None
+
+
+def is_catalog_date(text: str) -> bool:
+    return bool(_DATE_FORM.match(text.strip()))
+
+
+def resolve_catalog(cloud: str | None, spec: str | None, what: str = "--catalog") -> Catalog:
+    """The catalog `--catalog SPEC` names for `cloud`: the shipped version in force on a date, or a catalog file.
+    A file's own cloud decides when `cloud` is None; a different one is an input error."""
+    if cloud is not None:
+        _check_cloud(cloud)
+    if spec is None or is_catalog_date(spec):
+        return load_catalog(cloud or "oci", parse_catalog_date(spec.strip() if spec else None))
+    cat = load_catalog_file(spec, what)
+    if cloud is not None and cat.cloud != cloud:
+        raise InputError(f"{what} {spec!r}: a catalog of {cat.cloud}, not {cloud} (give --cloud {cat.cloud} or leave "
+                         "--cloud out)")
+    return cat
+
+
+def load_catalog_file(path_text: str, what: str = "--catalog") -> Catalog:
+    """A catalog file (as `blockfit catalog import` writes them: the shipped TOML layout); one-line InputError
+    when it cannot be read or is not a catalog."""
+    path = Path(path_text).expanduser()
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(f"{what} {path_text!r}: expected a date YYYY-MM-DD / YYYY-MM or a catalog file "
+                         f"({exc.strerror.lower() if exc.strerror else 'cannot be read'})") from None
+    if not path.is_file():
+        raise InputError(f"{what} {path_text!r}: expected a catalog file, not a directory or device")
+    return _load_user_file(str(path.resolve()), st.st_mtime_ns, st.st_size, what, path_text)
+
+
+@cache
+def _load_user_file(path: str, _mtime_ns: int, _size: int, what: str, shown: str) -> Catalog:
+    """Cached by modification time and size, so a file rewritten by an import is read again."""
+    try:
+        with open(path, "rb") as fh:
+            raw = tomllib.load(fh)
+    except OSError as exc:
+        raise InputError(f"{what} {shown!r}: cannot be read ({exc.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{what} {shown!r}: not a blockfit catalog (TOML: {exc})") from None
+    if not isinstance(raw.get("catalog"), dict) or raw["catalog"].get("cloud") not in CLOUDS:
+        raise InputError(f"{what} {shown!r}: not a blockfit catalog (expected a [catalog] table naming the cloud, "
+                         f"one of {', '.join(CLOUDS)})")
+    try:
+        return catalog_from_toml(raw, path)
+    except ValueError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        detail = " ".join(lines[:3]).replace(f"catalog {path}: ", "")
+        raise InputError(f"{what} {shown!r}: not a valid blockfit catalog ({detail})") from None
+
+
+def raw_catalog(cat: Catalog) -> dict[str, Any]:
+    """The parsed TOML a catalog was loaded from (an import starts from it and writes it back with its changes)."""
+    with open(cat.path, "rb") as fh:
+        return tomllib.load(fh)
 
 
 def load_catalog(cloud: str, as_of: date | None = None) -> Catalog:

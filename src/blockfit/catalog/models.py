@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any, Literal
 
@@ -206,6 +207,8 @@ class Shape(Sourced):
     machine_families: dict[str, MachineFamily] = Field(default_factory=dict, description="GCP: predefined "
                                                        "families of this series (n2-standard-16 = standard, 16)")
     unknown: list[str] = Field(default_factory=list, description="figures not found in the sources read")
+    current: bool = Field(default=True, description="a current-generation size (AWS CurrentGeneration); plan's "
+                                                    "search of every family ('--instance any') leaves others out")
 
 
 class ComputePrice(Sourced):
@@ -239,11 +242,22 @@ class Catalog(BaseModel):
     instance_rule: InstanceRule | None = None
     shapes: dict[str, Shape]
     compute_prices: dict[str, ComputePrice] = Field(default_factory=dict)
+    based_on: date | None = Field(default=None, description="an imported catalog: the shipped version it starts from")
     path: str = ""
     _citations: dict[str, Citation] = PrivateAttr(default_factory=dict)
 
+    _derived: dict[Any, Any] = PrivateAttr(default_factory=dict)
+
     def source(self, source_id: str) -> Source:
         return self.sources[source_id]
+
+    def derived(self, key: Any, make: Callable[[], Any]) -> Any:
+        """A value computed from this catalog once and kept with it (a loaded catalog is not changed): plan's priced
+        sizes per volume option, member caps and prices, which every shape plan searches shares."""
+        mine = (id(self), key)   # a shallow model_copy shares the dict: its own entries
+        if mine not in self._derived:
+            self._derived[mine] = make()
+        return self._derived[mine]
 
     def cite(self, entry: Sourced, field: str) -> Citation:
         """The source of one figure of one entry: id, public URL (None where blockfit assumed it), date. Made once

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from blockfit.catalog import CLOUDS, Catalog, load_catalog, versions
-from blockfit.catalog.models import VolumeType
+from blockfit.catalog import CLOUDS, Catalog, is_catalog_date, load_catalog, load_catalog_file, versions
+from blockfit.catalog.models import Shape, VolumeType
 from blockfit.cli import app, print_help_without_command
 from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
+from blockfit.errors import InputError
 
 catalog_app = typer.Typer(help="Show the dated, sourced cloud limits and prices the model uses.",
                           invoke_without_command=True, callback=print_help_without_command)
@@ -19,31 +21,43 @@ app.add_typer(catalog_app, name="catalog")
 
 
 @catalog_app.command("list")
-def list_command(json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Every catalog version of every cloud."""
-    rows = [{"cloud": c, "version": v.isoformat(), "title": load_catalog(c, v).title} for c in CLOUDS
-            for v in versions(c)]
+def list_command(
+    catalog: Annotated[list[str] | None, typer.Option(help="also list this catalog file (repeatable), e.g. one "
+                                                            "'blockfit catalog import' wrote")] = None,
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Every shipped catalog version of every cloud, and the catalog files named with --catalog."""
+    rows: list[dict[str, Any]] = [{"cloud": c, "version": v.isoformat(), "title": load_catalog(c, v).title,
+                                   "file": None, "based_on": None} for c in CLOUDS for v in versions(c)]
+    for path in catalog or []:
+        cat = load_catalog_file(path)
+        rows.append({"cloud": cat.cloud, "version": cat.version.isoformat(), "title": cat.title, "file": path,
+                     "based_on": cat.based_on.isoformat() if cat.based_on else None})
     if json_out:
         print_json(rows)
         return
-    table = Table("cloud", "version", "title")
+    table = Table("cloud", "version", "title", "file")
     for r in rows:
-        table.add_row(r["cloud"], r["version"], r["title"])
+        table.add_row(r["cloud"], r["version"], r["title"], r["file"] or "shipped")
     console.print(table)
 
 
 @catalog_app.command("show")
 def show_command(
-    cloud: Annotated[str, typer.Argument(help="oci, aws, azure or gcp")],
+    cloud: Annotated[str | None, typer.Argument(help="oci, aws, azure or gcp (default: the --catalog file's)")] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the whole catalog version as JSON")] = False,
 ) -> None:
     """Volume types and levels, instance shapes, and the sources behind them."""
+    if cloud is None and (catalog is None or is_catalog_date(catalog)):
+        raise InputError("catalog show: expected a CLOUD (oci, aws, azure, gcp) or --catalog PATH (a date needs the "
+                         "CLOUD too)")
     cat = catalog_for(cloud, catalog, what="cloud")
     if json_out:
         print_json(cat)
         return
-    console.print(f"[bold]{cat.title}[/] (version {cat.version}, {cat.path})")
+    shipped = "shipped" if cat.based_on is None else f"imported over the shipped {cat.based_on}, {cat.path}"
+    console.print(f"[bold]{cat.title}[/] (version {cat.version}, {shipped})")
     console.print(f"size unit: {cat.size_unit}")
     for key, vt in cat.volume_types.items():
         console.print(f"\n[bold]{key}[/]: {vt.name} — {vt.description}; {vt.min_gb:g}-{vt.max_gb:g} GB "
@@ -58,13 +72,16 @@ def show_command(
             _latency_table(vt)
         if vt.note:
             console.print(f"  [dim]{vt.note}[/]")
-    t = Table("shape", "kind", "OCPUs", "IOPS cap", "MB/s cap", "attach", "source", title="instance shapes",
-              title_justify="left")
+    t = Table("shape", "kind", "OCPUs", "vCPUs", "memory GB", "IOPS cap", "MB/s cap", "attach", "source",
+              title="instance shapes", title_justify="left")
     for name, s in cat.shapes.items():
         ocpus = f"{s.ocpus_min:g}-{s.ocpus_max:g}" if s.kind == "flex" else (f"{s.ocpus:g}" if s.ocpus else "")
-        iops = "20,000 x Gbps" if s.kind == "flex" else (f"{s.iops:,.0f}" if s.iops else "per tier")
-        mbps = "120 x Gbps" if s.kind == "flex" else (f"{s.mbps:,.0f}" if s.mbps else "per tier")
-        t.add_row(name, s.kind, ocpus, iops, mbps, str(s.attach_max or "?"), s.source)
+        iops = "20,000 x Gbps" if s.kind == "flex" else _figure(s, "iops", "per tier")
+        mbps = "120 x Gbps" if s.kind == "flex" else _figure(s, "mbps", "per tier")
+        t.add_row(name, s.kind, ocpus, "" if s.vcpus is None else str(s.vcpus),
+                  "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps,
+                  str(s.attach_max) if s.attach_max else ("unknown" if "attach_max" in s.unknown else "?"),
+                  ", ".join(dict.fromkeys([s.source, *s.sources.values()])))
     console.print(t)
     if cat.compute_prices:
         _compute_table(cat)
@@ -74,6 +91,13 @@ def show_command(
     console.print(st)
     for note in cat.notes:
         console.print(f"[dim]note: {note}[/]")
+
+
+def _figure(s: Shape, name: str, fallback: str) -> str:
+    value = getattr(s, name)
+    if value is not None:
+        return f"{value:,.6g}"
+    return "unknown" if name in s.unknown else fallback
 
 
 def _latency_table(vt: VolumeType) -> None:
@@ -102,3 +126,49 @@ def _compute_table(cat: Catalog) -> None:
     unpriced = [s for s in cat.shapes if s not in cat.compute_prices]
     if unpriced:
         console.print(f"[dim]no compute price (compute cost unknown): {', '.join(unpriced)}[/]")
+
+
+@catalog_app.command("import")
+def import_command(
+    files: Annotated[list[str], typer.Argument(help="the provider CLI's JSON output: aws ec2 describe-instance-types "
+                                               "and an AWS Price List file; az vm list-skus and a Retail Prices API "
+                                               "response; oci compute shape list and the OCI products price list")],
+    cloud: Annotated[str, typer.Option(help="aws, azure or oci")],
+    out: Annotated[Path, typer.Option(help="the catalog file to write (TOML), for --catalog PATH")],
+    catalog: Annotated[str | None, typer.Option(help="the catalog to start from: a date YYYY-MM-DD / YYYY-MM (the "
+                                                     "shipped version in force) or a catalog file; default the "
+                                                     "newest shipped")] = None,
+    region: Annotated[str | None, typer.Option(help="the price region to take when a price file holds several "
+                                                    "(AWS regionCode, Azure armRegionName)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the ImportResult as JSON")] = False,
+) -> None:
+    """Refresh a catalog from your own provider CLI's output (blockfit needs no network): the newest shipped catalog
+    with the imported shapes added or updated, each imported figure citing its file and that file's date."""
+    from blockfit.catalog.importers import IMPORTABLE, import_catalog
+
+    if cloud not in CLOUDS:
+        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(IMPORTABLE)}")
+    base = catalog_for(cloud, catalog)
+    result = import_catalog(cloud, files, out, base, region)
+    if json_out:
+        print_json(result)
+        return
+    console.print(f"[bold]wrote {result.out}[/]: {cloud} catalog {result.version} over the shipped "
+                  f"{result.based_on}: {len(result.added)} shapes added, {len(result.replaced)} updated, "
+                  f"{result.prices} compute prices", highlight=False)
+    for f in result.files:
+        console.print(f"  {f.source}: {f.path} ({f.format}, dated {f.date}): {f.entries} entries", highlight=False,
+                      markup=False)
+    if result.changes:
+        t = Table("entry", "field", "old", "new", title="figures the import changed (old -> new)",
+                  title_justify="left")
+        for ch in result.changes:
+            t.add_row(ch.item, ch.field, "unknown" if ch.old is None else f"{ch.old}",
+                      "none" if ch.new is None else f"{ch.new}")
+        console.print(t)
+    else:
+        console.print("  no figure of the base catalog changed")
+    for line in [*result.skipped, *result.notes]:
+        console.print(f"  [dim]{line}[/]", highlight=False)
+    console.print(f"use it with --catalog {result.out} (model, plan, lab; catalog show --catalog {result.out})",
+                  highlight=False, markup=False)

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import math
 
-from blockfit.catalog import CLOUDS, Catalog, load_catalog, parse_catalog_date
+from blockfit.catalog import CATALOG_SPEC_HELP, CLOUDS, Catalog, resolve_catalog
 from blockfit.errors import InputError
 from blockfit.units import parse_duration, parse_io_size
 
-CLOUD_HELP = f"cloud: {', '.join(CLOUDS)}"
-CATALOG_HELP = "catalog version in force on this date (YYYY-MM-DD); default the newest"
+CLOUD_HELP = f"cloud: {', '.join(CLOUDS)} (default oci, or the cloud of a --catalog file)"
+CATALOG_HELP = CATALOG_SPEC_HELP
 
 
-def catalog_for(cloud: str, catalog_date: str | None, what: str = "--cloud") -> Catalog:
-    if cloud not in CLOUDS:
+def catalog_for(cloud: str | None, catalog: str | None, what: str = "--cloud") -> Catalog:
+    """The catalog a command works with: --catalog DATE (the shipped version in force) or --catalog PATH (a file
+    `catalog import` wrote, whose cloud --cloud must match or leave out); cloud None = the file's, else oci."""
+    if cloud is not None and cloud not in CLOUDS:
         raise InputError(f"{what} {cloud!r}: expected one of {', '.join(CLOUDS)}")
-    return load_catalog(cloud, parse_catalog_date(catalog_date))
+    return resolve_catalog(cloud, catalog)
 
 
 def io_size(text: str, option: str) -> int:
@@ -102,9 +104,9 @@ def redundancy_option(value: str, manager: str | None) -> tuple[str, str]:
     return value, needed
 
 
-def memory_gb(text: str | None) -> float | None:
+def memory_gb(text: str | None, option: str = "--memory") -> float | None:
     from blockfit.units import parse_volume_gb
-    return None if text is None else parse_volume_gb(text, "--memory")
+    return None if text is None else parse_volume_gb(text, option)
 
 
 def ocpu_range(text: str | None) -> tuple[float | None, float | None]:

@@ -48,6 +48,9 @@ def needed_tools(manager: str, fs: str, bench: str | None, bench_vs: str) -> lis
 def lab_command(
     plan: Annotated[Path | None, typer.Option(help="plan.json from 'blockfit plan' (its first candidate)")] = None,
     cloud: Annotated[str | None, typer.Option(help="cloud: oci, aws, azure, gcp (with --layout, --instance)")] = None,
+    catalog: Annotated[str | None, typer.Option(help="catalog: a date YYYY-MM-DD / YYYY-MM or a catalog file "
+                                                     "'blockfit catalog import' wrote (with --plan: the one the plan "
+                                                     "was made with)")] = None,
     layout: Annotated[str | None, typer.Option(help="layout spec, e.g. 9x500G@balanced")] = None,
     instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12")] = None,
     scale: Annotated[str, typer.Option(help="factor applied to every IOPS and MB/s cap, or auto")] = "auto",
@@ -96,13 +99,14 @@ def lab_command(
     if cloud is not None:
         from blockfit.cli.common import catalog_for
 
-        catalog_for(cloud, None)  # validates the cloud name
+        catalog_for(cloud, catalog)  # validates the cloud name and the catalog
     from blockfit.cli.common import attachment as check_attachment
     from blockfit.cli.common import positive_int
 
     if paths is not None and not 1 <= paths <= 8:
         raise InputError(f"--paths {paths}: expected 1 to 8 (the lab gives each path its own guest device)")
     req = LabRequest(cloud=cloud, layout=layout, instance=instance, plan=plan, scale=parse_scale(scale),
+                     catalog=catalog,
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
                      paths=positive_int(paths, "--paths"), redundancy=redundancy,

@@ -40,7 +40,7 @@ from blockfit.units import parse_io_size
 
 @app.command("model")
 def model_command(
-    cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
+    cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     layout: Annotated[str, typer.Option(help=f"layout spec: {LAYOUT_HELP}")] = "1x1T@balanced",
     instance: Annotated[str, typer.Option(help="SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")] = "",
     small_io: Annotated[str, typer.Option(help="small random I/O size (max IOPS)", callback=params.io_size)] = "8k",
@@ -70,6 +70,7 @@ def model_command(
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
     check_distinct([("--report", report)])
     cat = catalog_for(cloud, catalog)
+    cloud = cat.cloud
     if not instance:
         from blockfit.errors import InputError
         from blockfit.specs import instance_expected

@@ -42,8 +42,9 @@ from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
-from blockfit.schema import Candidate, Plan, Requirements
-from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, instance_expected, parse_instance, with_instance_options
+from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
+from blockfit.schema import Candidate, Instance, Plan, Requirements
+from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
 from blockfit.units import parse_volume_gb
 
 EXAMPLES: dict[str, dict[str, str]] = {
@@ -54,7 +55,7 @@ EXAMPLES: dict[str, dict[str, str]] = {
 
 @app.command("plan")
 def plan_command(
-    cloud: Annotated[str, typer.Option(help=CLOUD_HELP)] = "oci",
+    cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     capacity: Annotated[str | None, typer.Option(help="usable capacity needed, e.g. 4.5T or 800G",
                                                         callback=params.volume_size)] = None,
     growth: Annotated[float, typer.Option(help="extra capacity headroom in percent, e.g. 20%", **params.PERCENT,
@@ -67,7 +68,15 @@ def plan_command(
                                                            callback=params.latency)] = None,
     small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
     large_io: Annotated[str, typer.Option(help="large I/O size", callback=params.io_size)] = "1m",
-    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS]; leave OCPUS off to find the smallest")] = None,
+    instance: Annotated[str | None, typer.Option(
+        help="SHAPE[:OCPUS] (leave OCPUS off to find the smallest), a FAMILY (r7i, Ebdsv5: search its sizes) or "
+             "'any' (every current family; also when left out)")] = None,
+    family: Annotated[str | None, typer.Option(help="with a search: only these families, comma list, e.g. r7i,r6i",
+                                               callback=params.comma_list)] = None,
+    min_memory: Annotated[str | None, typer.Option(help="with a search: machines with at least this memory, e.g. "
+                                                        "256G", callback=params.volume_size)] = None,
+    min_vcpus: Annotated[int | None, typer.Option(help="with a search: machines with at least this many vCPUs "
+                                                       "(licence-bound cores)", callback=params.count)] = None,
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                            callback=params.comma_list)]
     = None,
@@ -148,7 +157,7 @@ def plan_command(
             raise InputError(f"--example {example!r}: expected one of {', '.join(EXAMPLES)}")
         ex = EXAMPLES[example]
         sets = {"--capacity": capacity, "--target-iops": target_iops, "--instance": instance,
-                "--cloud": None if cloud == "oci" else cloud, "--small-io": None if small_io == "8k" else small_io}
+                "--cloud": cloud, "--small-io": None if small_io == "8k" else small_io}
         for name, value in sets.items():
             if value is not None:
                 raise InputError(f"{name}: --example {example} sets it ({', '.join(sets)}); give one or the other")
@@ -165,8 +174,6 @@ def plan_command(
         refuse_without_source(fleet)
     if capacity is None and not is_fleet:
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
-    if instance is None and not is_fleet:
-        raise InputError(f"--instance: {instance_expected(cloud)}")
     if manager is not None and manager not in ("lvm", "mdadm", "asm"):
         raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
     redundancy, manager = redundancy_option(redundancy, manager)
@@ -177,7 +184,16 @@ def plan_command(
         raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
     history = None
     if is_fleet:   # every host's targets, capacity and instance come later: this is what they share
-        inst = parse_instance(instance, cloud, catalog_for(cloud, catalog), require_count=False) if instance else None
+        fleet_cat = catalog_for(cloud, catalog)
+        cloud = fleet_cat.cloud
+        for name, given_option in (("--family", family), ("--min-memory", min_memory), ("--min-vcpus", min_vcpus)):
+            if given_option is not None:
+                raise InputError(f"{name}: goes with a search on one workload (--instance FAMILY or any), not with "
+                                 f"a fleet (--from {fleet.source})")
+        if instance is not None and is_search(fleet_cat, instance):
+            raise InputError(f"--instance {instance}: a fleet plans each host on one shape (its own, or the one "
+                             "named here); searching a family or every shape goes with one workload")
+        inst = parse_instance(instance, cloud, fleet_cat, require_count=False) if instance else None
         template = Requirements(
             cloud=cloud, capacity_gb=1, growth_pct=growth, max_latency_ms=latency_ms(max_latency),
             small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
@@ -187,7 +203,7 @@ def plan_command(
             ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
         if capacity is not None:
             parse_volume_gb(capacity, "--capacity")
-        run_fleet(fleet, template, catalog_for(cloud, catalog),
+        run_fleet(fleet, template, fleet_cat,
                   95.0 if percentile is None else parse_percentile(percentile),
                   headroom or 0.0,
                   capacity, instance, json_out, out, report)
@@ -207,9 +223,23 @@ def plan_command(
         for name, given_value in given.items():
             if given_value is not None:
                 raise InputError(f"{name}: goes with --from (the workload history it applies to)")
-    assert capacity is not None and instance is not None   # refused above unless a fleet
+    assert capacity is not None   # refused above unless a fleet (which returned); no --instance: a search
     cat = catalog_for(cloud, catalog)
-    inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface, ebs_weighting)
+    cloud = cat.cloud
+    query = None
+    if is_search(cat, instance):
+        query = ShapeQuery(text=(instance or ANY).strip(), families=comma_list(family, "--family"),
+                           min_memory_gb=memory_gb(min_memory, "--min-memory"),
+                           min_vcpus=positive_int(min_vcpus, "--min-vcpus"))
+        inst = with_instance_options(Instance(cloud=cloud, shape=query.text), interface, ebs_weighting)
+    else:
+        assert instance is not None   # None is a search (is_search)
+        for name, given_option in (("--family", family), ("--min-memory", min_memory), ("--min-vcpus", min_vcpus)):
+            if given_option is not None:
+                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any or no --instance), "
+                                 f"not with one shape ({instance})")
+        inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface,
+                                     ebs_weighting)
     req = Requirements(
         cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
@@ -223,7 +253,7 @@ def plan_command(
         memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
     if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
         raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
-    plan = make_plan(req, cat)
+    plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
     if out is not None:
         write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out")
     save_report(plan, report)

@@ -112,7 +112,7 @@ def sides(req: LabBenchRequest, subject: Subject) -> tuple[Side, Side]:
 
     def stripe(label: str, manager: str, fs: str) -> Side:
         lay = layout.model_copy(update={"manager": manager})
-        pred = predict(lay, subject.instance, subject.stripe.workload)
+        pred = predict(lay, subject.instance, subject.stripe.workload, subject.cat)
         return Side(label, manager, fs, pred, layout.volume.size_gb, layout.members,
                     ("--vg", f"vg_{label}", "--lv", "lv", "--md-name", label))
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from blockfit.catalog.models import Catalog
 from blockfit.errors import InputError
 from blockfit.lab import disks as disk_files
 from blockfit.lab.buildscripts import GUEST_MOUNT, builder, guest_device_names, plan_for, write_build_scripts
@@ -85,6 +86,7 @@ class LabRequest:
     redundancy: str | None = None  # --redundancy: none | raid10 (mdadm); None: the plan's (none for a layout spec)
     stripe_size: int | None = None  # --stripe-size in bytes; None: the plan's (4 MiB for a layout spec; lab --bench:
     #                                 one scaled with its data, see lab.bench.bench_stripe)
+    catalog: str | None = None  # --catalog: a date or a catalog file (catalog import); None: the newest shipped
 
 
 @dataclass
@@ -98,6 +100,7 @@ class Subject:
     single: Prediction | None
     stripe_size: int
     direction: Direction = "read"  # write: a mirrored layout, measured for what mirroring costs (writes)
+    cat: Catalog | None = None  # the catalog the predictions used (--catalog); None: the newest shipped
 
 
 def check_redundancy(redundancy: str, manager: str) -> Direction:
@@ -127,6 +130,7 @@ def check_stripe_size(size: int, text: str | None = None) -> int:
 
 def resolve(req: LabRequest) -> Subject:
     """Turn the request (a plan file, or cloud + layout + instance specs) into predictions."""
+    from blockfit.catalog import resolve_catalog
     from blockfit.model import predict
     from blockfit.specs import parse_instance, parse_layout
 
@@ -147,15 +151,17 @@ def resolve(req: LabRequest) -> Subject:
             raise InputError(f"--plan {req.plan}: the plan has no candidates")
         best = plan.candidates[0]
         cloud, layout = plan.cloud, best.layout_detail
-        instance = parse_instance(best.instance, cloud)
+        cat = resolve_catalog(cloud, req.catalog)
+        instance = parse_instance(best.instance, cloud, cat)
         workload = best.prediction.workload
         stripe_size = layout.stripe_size or 0
     else:
         if not (req.cloud and req.layout and req.instance):
             raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")
         cloud = req.cloud
-        layout = parse_layout(req.layout, cloud, manager="lvm" if req.manager == "lvm" else "mdadm")
-        instance = parse_instance(req.instance, cloud)
+        cat = resolve_catalog(cloud, req.catalog)
+        layout = parse_layout(req.layout, cloud, cat, manager="lvm" if req.manager == "lvm" else "mdadm")
+        instance = parse_instance(req.instance, cloud, cat)
         workload = Workload()
         stripe_size = layout.stripe_size or DEFAULT_STRIPE
     if req.attachment is not None or req.paths is not None:
@@ -177,19 +183,19 @@ def resolve(req: LabRequest) -> Subject:
         where = f"--plan {req.plan}" if req.plan is not None else "--layout"
         raise InputError(f"{where}: stripe size {stripe_size} bytes: the lab stripes with a power of two from 64k "
                          "to 4m (or give --stripe-size)")
-    stripe = predict(layout, instance, workload)
+    stripe = predict(layout, instance, workload, cat)
     single: Prediction | None = None
     if layout.members > 1:
         one = layout.model_copy(update={"members": 1, "redundancy": "none",  # one volume does not mirror itself
                                         "volume": layout.volume.model_copy(update={"size_gb": layout.total_gb})})
         try:
-            single = predict(one, instance, workload)
+            single = predict(one, instance, workload, cat)
         except InputError:
             single = None  # no single volume that big exists on this cloud
     else:
         single = stripe
     return Subject(cloud=cloud, layout=layout, instance=instance, stripe=stripe, single=single,
-                   stripe_size=stripe_size, direction=direction)
+                   stripe_size=stripe_size, direction=direction, cat=cat)
 
 
 def emulated_paths(subject: Subject) -> int | None:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from blockfit.catalog.models import CapSet, Catalog, Direction, Shape
+from blockfit.catalog.names import unknown_instance_message
 from blockfit.errors import InputError
 from blockfit.schema import Citation, Instance, Layout
 
@@ -74,9 +75,7 @@ def find_shape(cat: Catalog, name: str) -> Shape:
     for key, shape in cat.shapes.items():
         if key.lower() == name.lower():
             return shape
-    close = [k for k in cat.shapes if name.lower().split(".")[0] in k.lower()][:6] or list(cat.shapes)[:6]
-    raise InputError(f"instance shape {name!r}: not in the {cat.cloud} catalog {cat.version} "
-                     f"(e.g. {', '.join(close)}; see 'blockfit catalog show {cat.cloud}')")
+    raise InputError(unknown_instance_message(cat, name))
 
 
 def alternative_shapes(cat: Catalog, name: str) -> list[str]:

@@ -53,10 +53,21 @@ class Point:
     compute: float | None = None
 
 
+MemberCache = dict[tuple[LevelOption, int, int], "Member | None"]
+MEMBER_CACHE_MAX = 50_000   # about 90 MB of members kept with a catalog; beyond, the cache starts again
+
+
 class Evaluator:
-    def __init__(self, cat: Catalog, req: Requirements, space: SearchSpace) -> None:
+    def __init__(self, cat: Catalog, req: Requirements, space: SearchSpace,
+                 members: MemberCache | None = None) -> None:
+        """`members`: a cache of member caps and prices; by default the one kept with the catalog, shared by every
+        evaluator of it (they depend on the catalog and the volume option, size and count only, not on the shape or
+        the targets: plan searches many shapes, Pareto points and alternatives over the same members)."""
         self.cat, self.req, self.space = cat, req, space
-        self._members: dict[tuple[LevelOption, int, int], Member | None] = {}
+        self._members: MemberCache = members if members is not None else cat.derived(
+            ("plan-members", frozenset(space.unknown_price)), dict)
+        if len(self._members) > MEMBER_CACHE_MAX:   # a long-lived process (a test session) plans many targets
+            self._members.clear()
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
         self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
         self._compute: dict[float | None, float | None] = {}

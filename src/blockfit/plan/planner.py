@@ -36,12 +36,18 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     it) and no notes that search the space again (the single-volume comparison)."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
-    points = tie_break(_distinct(search(ev, space, keep=keep * 4)))[:keep]
+    points = ranked_points(ev, space, keep)
     if not points:
         return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
     candidates = [_candidate(req, cat, space, p, with_curve=not brief) for p in points]
     notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief)
     return _plan(req, cat, candidates, [] if brief else _pareto(req, cat, space, candidates[0]), notes, None)
+
+
+def ranked_points(ev: Evaluator, space: SearchSpace, keep: int = 5) -> list[Point]:
+    """The points make_plan turns into its candidates, in its order (the first is the recommendation): the cheapest,
+    distinct, ties within TIE_WINDOW broken toward fewer volumes, then fewer OCPUs."""
+    return tie_break(_distinct(search(ev, space, keep=keep * 4)))[:keep]
 
 
 def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: list[Candidate], notes: list[str],

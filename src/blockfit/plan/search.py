@@ -57,6 +57,10 @@ def cheapest_for(ev: Evaluator, space: SearchSpace, option: LevelOption, members
         return None
     cheapest_compute = ev.compute_or_zero(ocpus[j_floor])
     floor_cost = ev.cost(option, members, sizes[lo])
+    if floor_cost is None:   # provisioned figures too high for the smallest size (IOPS per GB): the smallest valid
+        # size bounds instead (validity only improves with size); without it every such pair was searched in full
+        first = _first_priced(ev, sizes, option)
+        floor_cost = None if first is None else ev.cost(option, members, sizes[max(lo, first)])
     if floor_cost is not None and floor_cost + cheapest_compute > bound:
         return None
 
@@ -87,18 +91,27 @@ def cheapest_for(ev: Evaluator, space: SearchSpace, option: LevelOption, members
     return best if best.cost <= bound else None
 
 
+def _first_priced(ev: Evaluator, sizes: list[int], option: LevelOption) -> int | None:
+    """Index of the smallest size the option is valid and priced at (kept with the catalog: it does not depend on the
+    shape, the member count or the targets)."""
+    return ev.cat.derived(("first-priced-size", option, len(sizes), sizes[0]), lambda: _first_true(
+        0, len(sizes) - 1, lambda i: ev.cost(option, 1, sizes[i]) is not None))
+
+
 # Totals within this factor of the cheapest count as a tie (planner.tie_break): a DBA would rather run 9 volumes than
 # 23 to save $0.17 a month, so the search keeps every pair that close to the cheapest.
 TIE_WINDOW = 1.01
 
 
-def search(ev: Evaluator, space: SearchSpace, keep: int = 10) -> list[Point]:
+def search(ev: Evaluator, space: SearchSpace, keep: int = 10, bound: float = math.inf) -> list[Point]:
     """The `keep` cheapest (option, member count) pairs at their cheapest feasible size, and every pair within
-    TIE_WINDOW of the cheapest, ranked."""
+    TIE_WINDOW of the cheapest, ranked; none dearer than `bound` (total cost; plan/shapes.py passes the best total
+    found on other shapes)."""
     best: list[Point] = []
+    outer = bound
     for option in _cheap_first(ev, space):
         for members in space.members:
-            bound = max(best[keep - 1].cost, best[0].cost * TIE_WINDOW) + 1e-9 if len(best) >= keep else math.inf
+            bound = max(best[keep - 1].cost, best[0].cost * TIE_WINDOW) + 1e-9 if len(best) >= keep else outer
             point = cheapest_for(ev, space, option, members, bound)
             if point is not None:
                 best.append(point)

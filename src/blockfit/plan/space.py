@@ -61,6 +61,12 @@ def sizes_for(vt: VolumeType) -> list[int]:
     return list(range(int(vt.min_gb), int(vt.max_gb) + 1, step))
 
 
+def _sizes(cat: Catalog, key: str) -> list[int]:
+    """sizes_for, kept with the catalog (a search over many shapes asks for the same list for each)."""
+    found: list[int] = cat.derived(("sizes", key), lambda: sizes_for(cat.volume_types[key]))
+    return found
+
+
 def options_for(vt_key: str, vt: VolumeType) -> list[LevelOption]:
     if vt.kind == "oci_vpu":
         return [LevelOption(vt_key, vpu=lv.vpu) for lv in vt.levels]
@@ -107,7 +113,14 @@ def _price_known(cat: Catalog, option: LevelOption, size: int) -> bool | None:
 
 def priced_sizes(cat: Catalog, option: LevelOption, sizes: list[int]) -> list[int]:
     """The sizes plan can rank by cost. Tiered types price each tier (some tiers have no known price);
-    for the others the price does not depend on size, so one valid size decides for all."""
+    for the others the price does not depend on size, so one valid size decides for all. Kept with the catalog:
+    a search over many shapes asks the same for each."""
+    key = ("priced_sizes", option, len(sizes), sizes[0] if sizes else None, sizes[-1] if sizes else None)
+    found: list[int] = cat.derived(key, lambda: _priced_sizes(cat, option, sizes))
+    return found
+
+
+def _priced_sizes(cat: Catalog, option: LevelOption, sizes: list[int]) -> list[int]:
     if cat.volume_types[option.type].kind == "azure_tiered":
         return [s for s in sizes if _price_known(cat, option, s) is not False]
     step = max(len(sizes) // 32, 1)
@@ -163,7 +176,7 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
             and (req.ocpus_min, req.ocpus_max) != (None, None):
         ocpus = bounded_ocpus(shape.name, ocpus, req.ocpus_min, req.ocpus_max)
     _check_memory_fits(cat, shape.name, ocpus, req.memory_gb)
-    all_sizes = {key: sizes_for(cat.volume_types[key]) for key in {o.type for o in options}}
+    all_sizes: dict[str, list[int]] = {key: _sizes(cat, key) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
     unpriced: set[str] = set()

@@ -131,6 +131,29 @@ class Infeasible(BaseModel):
                                                                             "cheapest total first")
 
 
+class ShapeOffer(BaseModel):
+    """The cheapest plan of one searched shape: its layout and what it costs a month (storage + compute = total)."""
+
+    instance: str = Field(description="instance spec SHAPE[:OCPUS] of that shape's cheapest plan")
+    layout: str = Field(description="layout in spec grammar")
+    cost: Cost = Field(description="storage None: a volume type without a price (and the total unknown)")
+
+
+class InstanceSearch(BaseModel):
+    """`plan --instance FAMILY|any`: which shapes were searched and how the cheapest was found."""
+
+    query: str = Field(description="'any' or the family named with --instance (r7i, Ebdsv5, ...)")
+    families: list[str] | None = Field(default=None, description="--family: the families searched")
+    min_memory_gb: float | None = Field(default=None, description="--min-memory: GB (2^30 bytes) at least")
+    min_vcpus: int | None = Field(default=None, description="--min-vcpus: vCPUs at least")
+    shapes: int = Field(description="shapes that passed the filters and were candidates")
+    planned: int = Field(description="shapes whose cheapest plan was searched; the others could not beat the best "
+                                     "on compute price (a lower bound of their total) alone")
+    left_out: list[str] = Field(default_factory=list, description="why shapes were not searched, with counts")
+    cheapest: list[ShapeOffer] = Field(default_factory=list, description="the cheapest shapes, best first; the "
+                                                                         "plan's candidates are on the first")
+
+
 class Plan(ResultEnvelope):
 
     kind: Literal["plan"] = "plan"
@@ -144,3 +167,5 @@ class Plan(ResultEnvelope):
     pareto: list[Candidate] = Field(default_factory=list, description="total cost vs IOPS vs MB/s frontier")
     infeasible: Infeasible | None = None
     notes: list[str] = Field(default_factory=list)
+    instance_search: InstanceSearch | None = Field(default=None, description="--instance FAMILY|any: the shapes "
+                                                   "searched; None when one shape was named")

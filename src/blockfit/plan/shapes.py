@@ -1,0 +1,296 @@
+"""Search instance shapes as plan searches OCPU counts: `--instance r7i` (a family's sizes) or `--instance any`
+(every current family of the cloud), filtered by `--family`, `--min-memory` and `--min-vcpus`.
+
+The answer is the cheapest of the per-shape plans, found without planning every shape: shapes are taken in order of
+the cheapest compute their instance caps could meet the targets with (a lower bound of any plan on them: storage
+costs at least nothing), each searched by plan's exact search (plan/search.py) with the best total so far as its
+bound, until the next shape's compute alone cannot beat it. Member caps and prices are shared between the shapes'
+evaluators, and fixed sizes whose instance caps are the same for every volume type share one storage search. Totals
+within TIE_WINDOW of the cheapest tie as they do within one plan (plan/planner.tie_break): of the shapes whose
+cheapest point is that close, the one whose own plan recommends the cheapest total wins. The winner is then planned
+in full by `make_plan`, so its candidates are exactly that shape's plan. When no shape meets the targets the result
+is a plan with `infeasible` set (as make_plan's), saying why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from blockfit import __version__
+from blockfit.catalog import Catalog
+from blockfit.catalog.names import families, family_of, nearest
+from blockfit.errors import InputError
+from blockfit.model.compute import compute_cost
+from blockfit.model.cost import price_region
+from blockfit.model.instance import machine_type
+from blockfit.model.resolve import layout_spec
+from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.planner import make_plan, ranked_points
+from blockfit.plan.search import TIE_WINDOW, rank_key, search
+from blockfit.plan.space import SearchSpace, default_space
+from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
+from blockfit.schema.plan import InstanceSearch, ShapeOffer
+
+ANY = "any"
+OFFERS = 3          # the cheapest shapes listed in the plan's instance_search
+
+
+@dataclass
+class ShapeQuery:
+    text: str                                  # 'any' or a family name
+    families: list[str] | None = None          # --family
+    min_memory_gb: float | None = None         # --min-memory, GB
+    min_vcpus: int | None = None               # --min-vcpus
+
+
+@dataclass
+class _Entry:
+    name: str
+    req: Requirements
+    space: SearchSpace
+    ev: Evaluator
+    floor: float          # the least compute a plan on this shape can cost (its instance caps alone decide)
+
+
+@dataclass
+class Outcome:
+    """The cheapest point of the cheapest shapes searched (best first: the `offers` cheapest and every one within
+    TIE_WINDOW of the cheapest), their evaluators, and why others were left out."""
+
+    best: list[tuple[Point, str]] = field(default_factory=list)
+    entries: dict[str, _Entry] = field(default_factory=dict)
+    shapes: int = 0
+    planned: int = 0
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+
+
+def is_search(cat: Catalog, text: str | None) -> bool:
+    """Whether --instance TEXT asks for a search (absent, 'any' or a family) rather than naming one shape."""
+    if text is None or text.strip().lower() == ANY:
+        return True
+    name = text.strip().split(":")[0]
+    try:
+        if machine_type(cat, name) is not None:
+            return False
+    except InputError:
+        return False        # a GCP machine type of an unknown series: parse_instance says which
+    if any(k.lower() == name.lower() for k in cat.shapes):
+        return False
+    return ":" not in text and any(f.lower() == name.lower() for f in families(cat))
+
+
+def _family_names(cat: Catalog, names: list[str], what: str) -> list[str]:
+    known = {f.lower(): f for f in families(cat)}
+    out = []
+    for n in names:
+        if n.lower() not in known:
+            raise InputError(f"{what} {n!r}: not a family of the {cat.cloud} catalog {cat.version}; nearest: "
+                             f"{', '.join(nearest(n, list(known.values())))}")
+        out.append(known[n.lower()])
+    return out
+
+
+def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tuple[list[str], dict[str, list[str]]]:
+    """The shapes the query names, after the filters, and the ones left out by reason."""
+    left: dict[str, list[str]] = {}
+
+    def drop(reason: str, name: str) -> None:
+        left.setdefault(reason, []).append(name)
+
+    if query.text.lower() == ANY:
+        chosen = list(cat.shapes.values())
+        for s in [s for s in chosen if not s.current]:
+            drop("previous generation (name its family to search it)", s.name)
+        chosen = [s for s in chosen if s.current]
+    else:
+        fam = _family_names(cat, [query.text], "--instance")[0]
+        chosen = [s for s in cat.shapes.values() if family_of(s, cat.cloud) == fam]
+    if query.families:
+        wanted = set(_family_names(cat, query.families, "--family"))
+        chosen = [s for s in chosen if family_of(s, cat.cloud) in wanted]
+    out = []
+    for s in chosen:
+        if any(f in s.unknown for f in ("iops", "mbps", "tiers")):
+            drop("instance caps not known (name it with --instance to plan it with the caps not applied)", s.name)
+        elif s.name not in cat.compute_prices:
+            drop("no compute price" + ("" if cat.cloud == "gcp" else " (import a price list: blockfit catalog "
+                                                                     "import)"), s.name)
+        elif query.min_memory_gb is not None and s.kind == "fixed" and (s.memory_gb or 0) < query.min_memory_gb - 1e-9:
+            drop("memory unknown" if s.memory_gb is None else "less memory than --min-memory", s.name)
+        elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
+            drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --min-vcpus", s.name)
+        elif s.kind == "fixed" and (req.ocpus_min is not None or req.ocpus_max is not None) and not (
+                (count := s.ocpus if cat.cloud == "oci" else s.vcpus) is not None
+                and (req.ocpus_min or 0) <= count <= (req.ocpus_max or math.inf)):
+            drop("OCPU / vCPU count unknown or outside --ocpus", s.name)
+        else:
+            out.append(s.name)
+    return out, left
+
+
+def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[str, list[str]] | None = None,
+                  offers: int = OFFERS) -> Outcome:
+    """The cheapest point of the cheapest `offers` shapes among `names`, and of every shape within TIE_WINDOW of the
+    cheapest (exact: equal to the cheapest of their per-shape searches), by branch and bound on compute price."""
+    outcome = Outcome(shapes=len(names), left_out=dict(left or {}))
+    entries: list[_Entry] = []
+    for name in names:
+        sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
+        try:
+            space = default_space(cat, sreq)
+        except InputError as exc:       # --ocpus, --memory, --interface, --levels this shape cannot take
+            outcome.left_out.setdefault(f"cannot take the options ({exc})", []).append(name)
+            continue
+        ev = Evaluator(cat, sreq, space)   # member caps and prices: shared through the catalog
+        floors = [j for j in (ev.instance_floor(o) for o in space.options) if j is not None]
+        if not floors or not space.options:
+            outcome.left_out.setdefault("its instance caps cannot meet the targets", []).append(name)
+            continue
+        compute = ev.compute(space.ocpus[min(floors)])
+        if compute is None or compute == math.inf:
+            why = compute_cost(cat, name, space.ocpus[min(floors)], sreq.memory_gb).note if compute is None else ""
+            outcome.left_out.setdefault("compute price unknown at the counts that meet the targets"
+                                        + (f" ({why.split(': ', 1)[-1]})" if why else ""), []).append(name)
+            continue
+        entries.append(_Entry(name, sreq, space, ev, compute))
+    entries.sort(key=lambda e: (e.floor, e.name))
+    outcome.entries = {e.name: e for e in entries}
+    best: list[tuple[Point, str]] = []
+    solved: dict[tuple, Point] = {}           # fixed sizes with the same caps: their cheapest point carries over
+    storage_above: dict[tuple, float] = {}    # ... or their storage is known to cost more than this
+    for e in entries:
+        bound = (max(best[offers - 1][0].cost, best[0][0].cost * TIE_WINDOW) + 1e-9 if len(best) >= offers
+                 else math.inf)
+        if e.floor > bound:
+            break
+        key = _caps_key(e)
+        found: list[Point]
+        if key is not None and key in solved:
+            p = solved[key]
+            again = e.ev.evaluate(p.option, p.members, p.size_gb, None)
+            found = [again] if again is not None and again.cost <= bound else []
+        elif key is not None and key in storage_above and e.floor + storage_above[key] > bound:
+            continue
+        else:
+            outcome.planned += 1
+            found = search(e.ev, e.space, keep=1, bound=bound)
+            if key is not None and found:
+                solved[key] = found[0]
+            elif key is not None:
+                storage_above[key] = max(bound - e.floor, 0.0)
+        if found:
+            best.append((found[0], e.name))
+            best.sort(key=lambda pn: (*rank_key(pn[0]), pn[1]))
+            window = best[0][0].cost * TIE_WINDOW + 1e-9
+            best = best[:offers] + [pn for pn in best[offers:] if pn[0].cost <= window]
+    outcome.best = best
+    return outcome
+
+
+def _caps_key(e: _Entry) -> tuple | None:
+    """Fixed sizes whose instance caps, attachment limit and options are the same for every volume type have the
+    same cheapest storage (compute is one price for the size): the search's result carries over."""
+    if e.space.ocpus != [None]:
+        return None
+    caps = []
+    for vtype in sorted({o.type for o in e.space.options}):
+        try:
+            c = e.ev.caps(None, vtype)
+        except InputError:
+            return None
+        caps.append((vtype, c.iops, c.mbps, c.direction, c.attach_max, c.attach_pv_max, c.uhp_ok))
+    return (tuple(caps), tuple(e.space.options), e.space.members[-1], tuple(sorted(e.space.unknown_price)))
+
+
+def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
+    """plan over the shapes the query names: the cheapest shape's full plan, with the search said in
+    `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
+    if query.min_vcpus is not None and cat.cloud == "oci":
+        raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from a "
+                         "count with --ocpus MIN-, e.g. --ocpus 8-")
+    if query.min_vcpus is not None and req.ocpus_min is None:
+        req = req.model_copy(update={"ocpus_min": float(query.min_vcpus)})   # GCP series: search from that count
+    if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory
+        req = req.model_copy(update={"memory_gb": max(req.memory_gb or 0.0, query.min_memory_gb)})
+    names, left = candidate_shapes(cat, query, req)
+    record = InstanceSearch(query=query.text, families=query.families, min_memory_gb=query.min_memory_gb,
+                            min_vcpus=query.min_vcpus, shapes=len(names), planned=0)
+    what = "every current family" if query.text.lower() == ANY else f"family {query.text}"
+    if not names:
+        record.left_out = _reasons(left)
+        return _infeasible(req, cat, record, f"no {cat.cloud} shape of {what} to plan on"
+                           + (f": {'; '.join(record.left_out)}" if record.left_out else ""))
+    outcome = search_shapes(cat, req, names, left)
+    record.planned = outcome.planned
+    record.left_out = _reasons(outcome.left_out)
+    if not outcome.best:
+        head = (f"none of the {len(names)} {cat.cloud} shapes of {what} could be planned" if not outcome.planned else
+                f"no layout on any of the {len(names)} {cat.cloud} shapes of {what} meets {_targets(req)}")
+        return _infeasible(req, cat, record, head + (f" ({'; '.join(record.left_out)})" if record.left_out else ""))
+    offers = _ranked_offers(cat, outcome)
+    winner = offers[0][1]
+    record.cheapest = [offer for _key, _name, offer in offers[:OFFERS]]
+    plan = make_plan(req.model_copy(update={"instance_shape": winner, "instance_ocpus": None}), cat)
+    others = ", ".join(f"{o.instance} {_dollars(o.cost)}" for o in record.cheapest[1:])
+    plan.notes.insert(0, f"Searched {what} of the {cat.cloud} catalog {cat.version}: {len(names)} shapes, "
+                         f"{outcome.planned} planned (the rest could not beat ${outcome.best[0][0].cost:,.2f}/month on "
+                         f"compute price alone); cheapest {winner}" + (f"; next {others}" if others else "") + ".")
+    plan.notes[1:1] = [f"Left out: {r}." for r in record.left_out]
+    plan.instance_search = record
+    return plan
+
+
+def _ranked_offers(cat: Catalog, outcome: Outcome) -> list[tuple[tuple[float, float, float, int], str, ShapeOffer]]:
+    """The shapes found, cheapest first, each with its offer. A shape within TIE_WINDOW of the cheapest is ranked by
+    what its own plan recommends (the tie rule may pick a dearer layout with fewer volumes there), the others by their
+    cheapest point (dearer than any tied shape's recommendation)."""
+    cheapest = outcome.best[0][0].cost
+    ranked = []
+    for p, name in outcome.best:
+        if len(outcome.best) > 1 and p.cost <= cheapest * TIE_WINDOW + 1e-9:
+            e = outcome.entries[name]
+            first = ranked_points(e.ev, e.space)
+            p = first[0] if first else p
+        ranked.append((rank_key(p), name, _offer(cat, p, name)))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return ranked
+
+
+def _infeasible(req: Requirements, cat: Catalog, record: InstanceSearch, reason: str) -> Plan:
+    """The search's infeasible plan: no candidates, the reason, the search record (make_plan's contract)."""
+    return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
+                catalog_version=cat.version.isoformat(), requirements=req, feasible=False, candidates=[],
+                infeasible=Infeasible(reason=reason), instance_search=record,
+                notes=[f"Left out: {r}." for r in record.left_out])
+
+
+def _targets(req: Requirements) -> str:
+    """The targets in words: '150,000 IOPS and 2,000 MB/s'."""
+    parts = [f"{req.needed_gb:,.0f} GB"]
+    if req.target_iops:
+        parts.append(f"{req.target_iops:,.0f} IOPS")
+    if req.target_mbps:
+        parts.append(f"{req.target_mbps:,.0f} MB/s")
+    if req.max_latency_ms is not None:
+        parts.append(f"<= {req.max_latency_ms:g} ms mean latency")
+    return " and ".join(parts)
+
+
+def _dollars(cost: Cost) -> str:
+    return "(price unknown)" if cost.total is None else f"${cost.total:,.2f}"
+
+
+def _offer(cat: Catalog, p: Point, name: str) -> ShapeOffer:
+    instance = name if p.ocpus is None else f"{name}:{p.ocpus:g}"
+    layout = layout_spec(cat, Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb)))
+    storage = None if p.storage is None else round(p.storage, 2)
+    compute = None if p.compute is None else round(p.compute, 2)
+    total = None if storage is None or compute is None else round(storage + compute, 2)
+    return ShapeOffer(instance=instance, layout=layout,
+                      cost=Cost(storage=storage, compute=compute, total=total, region=price_region(cat)))
+
+
+def _reasons(left: dict[str, list[str]]) -> list[str]:
+    return [f"{len(names)} {reason} (e.g. {', '.join(names[:3])})" for reason, names in left.items() if names]
