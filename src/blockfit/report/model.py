@@ -29,6 +29,8 @@ def _headroom(binds: bool, pct: float) -> str:
 
 def summary(p: Prediction) -> str:
     why = {row.name: row.description for row in p.limits}
+    for name in (p.iops_limited_by, p.mbps_limited_by):   # a hand-made prediction may carry no table
+        why.setdefault(name, limit_name(name) or "an unnamed limit")
     mix = fmt_random_mix(p.workload.read_share)
     text = (f"{p.layout} on {p.instance} gives {fmt_qty(p.max_iops, 'IOPS')} at {fmt_io_size(p.workload.small_io)} "
             f"{mix} and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os for "
