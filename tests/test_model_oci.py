@@ -20,8 +20,9 @@ def one_volume(spec: str, small_io: int = 4096, large_io: int = 1024 * 1024, clo
     return predict(layout, parse_instance(vm, cloud, cat), Workload(small_io=small_io, large_io=large_io, **wl), cat)
 
 
-# The volume's own caps, with enough iSCSI paths and queue depth that neither binds (UHP needs up to 6 paths).
-VOLUME_ONLY = dict(paths=8, host_queue_depth=128)
+# The volume's own caps, with enough iSCSI paths and queue depth that neither binds: UHP needs up to 6 paths,
+# and --paths refuses more than the fastest level needs.
+VOLUME_ONLY = dict(paths=6, host_queue_depth=128)
 KIB = 1.024   # OCI's tables compute "KB/s per GB" x GB / 1000; volumes move KiB/s (BV4DB-S1: 24.74 MB/s at 50 GB)
 
 

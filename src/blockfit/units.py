@@ -77,7 +77,8 @@ def parse_duration(text: str, what: str = "duration") -> float:
 
 
 def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum: float = math.inf,
-                 allow_minimum: bool = False, allow_maximum: bool = True, integer: bool = False) -> float:
+                 allow_minimum: bool = False, allow_maximum: bool = True, integer: bool = False,
+                 shown: str | None = None) -> float:
     """A finite number between minimum and maximum (each end excluded unless allowed); NaN and ±inf never.
 
     The one check behind every numeric option: a float option's NaN/inf (which float() accepts), negatives, a
@@ -91,11 +92,12 @@ def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum
     high = "at most" if allow_maximum else "less than"
     kind = "a whole number" if integer else "a finite number"
     expected = f"expected {kind} {low} {minimum:g}" + ("" if math.isinf(maximum) else f" and {high} {maximum:g}")
+    text = repr(value) if shown is None else shown   # SHOWN: the text as the user typed it ('150k', not 150000.0)
     if not math.isfinite(number) or (integer and number != int(number)):
-        raise InputError(f"{what} {value!r}: {expected}")
+        raise InputError(f"{what} {text}: {expected}")
     if not (minimum < number < maximum or (number == minimum and allow_minimum)
             or (number == maximum and allow_maximum)):
-        raise InputError(f"{what} {value!r}: {expected}")
+        raise InputError(f"{what} {text}: {expected}")
     return number
 
 
@@ -111,8 +113,8 @@ def parse_quantity(value: str | float, what: str, *, minimum: float = 0.0, maxim
             kind = "a whole number" if integer else "a number"
             raise InputError(f"{what} {value!r}: expected {kind}, optionally with k (thousand), M (million) or "
                              "G (billion), e.g. 150k")
-        number = float(m.group(1)) * _QUANTITY_UNITS[m.group(2)]
-        value = number
+        return parse_number(float(m.group(1)) * _QUANTITY_UNITS[m.group(2)], what, minimum=minimum,
+                            maximum=maximum, allow_minimum=allow_minimum, integer=integer, shown=value.strip())
     return parse_number(value, what, minimum=minimum, maximum=maximum, allow_minimum=allow_minimum, integer=integer)
 
 
@@ -133,9 +135,9 @@ def parse_percent(value: str | float, what: str, *, maximum: float = 100.0, allo
         if not sign and factor_like and 1 < number < 2 and not number.is_integer():
             raise InputError(f"{what} {value!r}: reads as a factor; write {100 * (number - 1):g}% for x{number:g} "
                              f"(or {number:g}% if you mean that)")
-    else:
-        number = value
-    return parse_number(number, what, allow_minimum=allow_zero, maximum=maximum, allow_maximum=allow_maximum)
+        return parse_number(number, what, allow_minimum=allow_zero, maximum=maximum, allow_maximum=allow_maximum,
+                            shown=value.strip())
+    return parse_number(value, what, allow_minimum=allow_zero, maximum=maximum, allow_maximum=allow_maximum)
 
 
 def parse_list(text: str, what: str) -> list[str]:

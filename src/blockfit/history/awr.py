@@ -326,6 +326,18 @@ def _slice(line: str, a: int, b: int, spans: list[tuple[int, int]]) -> str:
     return line[a:nxt].strip() if a < len(line) else ""
 
 
+def _instance_row(rep: Report, vals: dict[str, str], instance: str, elapsed: list[float]) -> None:
+    """One instance's row of a RAC global report's snapshot table (text or HTML): its name, release, elapsed
+    minutes (appended to ELAPSED) and the snapshot times."""
+    rep.instances.append(instance)
+    rep.release = rep.release or vals.get("Release", "")
+    e = number(vals.get("Elapsed Time(min)", "") or "")
+    if e:
+        elapsed.append(e)
+    rep.begin_time = rep.begin_time or oracle_time(vals.get("Begin Snap Time", ""))
+    rep.end_time = rep.end_time or oracle_time(vals.get("End Snap Time", ""))
+
+
 def _parse_global_text(rep: Report, lines: list[str]) -> None:
     summary = _dash_table(lines, ("Begin", "End"))
     if summary:
@@ -341,18 +353,12 @@ def _parse_global_text(rep: Report, lines: list[str]) -> None:
         if "I#" in lines[i] and re.fullmatch(r"[\s\-~]+", lines[i + 1] or "x"):
             spans = _spans(lines[i + 1])
             head = [_slice(lines[i], a, b, spans) for a, b in spans]
-            elapsed = []
+            elapsed: list[float] = []
             for row in lines[i + 2:]:
                 if not re.match(r"^\s*\d+\s+\S", row):
                     break
                 vals = dict(zip(head, [_slice(row, a, b, spans) for a, b in spans], strict=True))
-                rep.instances.append(vals.get("Instance", vals.get("I#", "")))
-                rep.release = rep.release or vals.get("Release", "")
-                e = number(vals.get("Elapsed Time(min)", "") or "")
-                if e:
-                    elapsed.append(e)
-                rep.begin_time = rep.begin_time or oracle_time(vals.get("Begin Snap Time", ""))
-                rep.end_time = rep.end_time or oracle_time(vals.get("End Snap Time", ""))
+                _instance_row(rep, vals, vals.get("Instance", vals.get("I#", "")), elapsed)
             if elapsed and not rep.elapsed_s:
                 rep.elapsed_s = max(elapsed) * 60
             rep.instances_total = max(rep.instances_total or 0, len(rep.instances)) or None
@@ -430,18 +436,12 @@ def _parse_global_html(rep: Report, tables: list[tuple[str, list[list[str]]]]) -
             rep.db_name = rep.db_name or vals.get("Name", "")
         if summ.startswith("Database Instances Included In Report") and rows:
             head = rows[0]
-            elapsed = []
+            elapsed: list[float] = []
             for r in rows[1:]:
                 vals = dict(zip(head, r, strict=False))
                 if not vals.get("I#", "").isdigit():
                     continue
-                rep.instances.append(vals.get("Instance", vals["I#"]))
-                rep.release = rep.release or vals.get("Release", "")
-                e = number(vals.get("Elapsed Time(min)", "") or "")
-                if e:
-                    elapsed.append(e)
-                rep.begin_time = rep.begin_time or oracle_time(vals.get("Begin Snap Time", ""))
-                rep.end_time = rep.end_time or oracle_time(vals.get("End Snap Time", ""))
+                _instance_row(rep, vals, vals.get("Instance", vals["I#"]), elapsed)
             if elapsed and not rep.elapsed_s:
                 rep.elapsed_s = max(elapsed) * 60
             rep.instances_total = len(rep.instances) or None

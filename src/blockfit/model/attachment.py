@@ -77,12 +77,12 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     if layout.paths is not None:
         check_paths(vt, att, layout.paths)
     paths = layout.paths or default_paths(vt, att, caps, member)
-    if vt.max_paths is not None and paths > vt.max_paths:
-        raise InputError(f"--paths {paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
     multipath_ok = caps.uhp_ok
     if paths > 1 and multipath_ok is False:
+        which = (f"VMs from {shape.uhp_min_ocpus:g} OCPUs" if shape.uhp_min_ocpus is not None
+                 else "the catalog lists no OCPU count that gets them")
         warnings.append(f"{paths} paths need a multipath-enabled attachment, which {instance.spec} does not get "
-                        f"(VMs from {shape.uhp_min_ocpus:g} OCPUs); modelled with 1 path.")
+                        f"({which}); modelled with 1 path.")
         paths = 1
     iscsi = att == "iscsi"
     depth = host_queue_depth or vt.iscsi_session_depth
