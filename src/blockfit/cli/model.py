@@ -116,7 +116,8 @@ def cost_line(c: Cost) -> str:
 
 
 def limit_label(name: str) -> str:
-    return LIMIT_LABELS.get(name, name.replace("_", " ").replace("mbps", "throughput").replace("iops", "IOPS"))
+    return LIMIT_LABELS.get(name, name.replace("per_gb", "per GB").replace("_", " ").replace("mbps", "throughput")
+                            .replace("iops", "IOPS"))
 
 
 def _headroom(binds: bool, pct: float) -> str:

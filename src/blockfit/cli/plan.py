@@ -272,7 +272,7 @@ def _dollars(value: float | None) -> str:
 
 
 def _row(c: Candidate, req: Requirements) -> list[str]:
-    mark = "" if c.meets_targets else " [dim](misses a target)[/]"
+    mark = "" if c.meets_targets else " [dim]*[/]"   # the caption says what * means: the column stays narrow
     return [c.layout + mark, c.instance, f"{c.max_iops:,.0f}", f"{c.max_mbps:,.0f}", _dollars(c.cost.storage),
             _dollars(c.cost.compute), _dollars(c.cost.total), limit_label(c.limited_by(req))]
 
@@ -329,6 +329,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
         pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
         for c in plan.pareto:
             pt.add_row(*_row(c, req))
+        if not all(c.meets_targets for c in plan.pareto):
+            pt.caption, pt.caption_justify = "* misses a target (shown for what it costs)", "left"
         console.print(pt)
     for w in best.prediction.warnings:
         console.print(f"[yellow]warning:[/] {w}")

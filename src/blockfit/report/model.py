@@ -20,7 +20,7 @@ from blockfit.units import fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt
 
 def limit_name(name: str) -> str:
     """volume_iops_cap → 'volume IOPS cap' (bar labels; the table carries each limit's full description)."""
-    return name.replace("_", " ").replace("mbps", "MB/s").replace("iops", "IOPS")
+    return name.replace("per_gb", "per GB").replace("_", " ").replace("mbps", "MB/s").replace("iops", "IOPS")
 
 
 def _headroom(binds: bool, pct: float) -> str:
