@@ -129,8 +129,9 @@ def diagnose_during(fio_args: list[str], devices: list[str], seconds: int, recor
         assert record is not None, "a timed load needs --record to see when sampling started"
         diag = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            def sampling() -> bool:
-                return any(len(p.read_text().splitlines()) >= 2 for p in record.parent.glob(f".{record.name}.*.part"))
+            def sampling() -> bool:   # the recording grows in its temp file beside the target (files.py)
+                temps = [p for p in record.parent.glob(f".{record.name}.*") if not p.name.endswith("-lock")]
+                return any(len(p.read_text().splitlines()) >= 2 for p in temps)
 
             _wait("diagnose's first sample", sampling, diag)
             load = fio(fio_args, cgroup)

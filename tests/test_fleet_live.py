@@ -76,5 +76,5 @@ def test_live_scrape_during_fio_matches_fio() -> None:
     print(f"\nlive: fio {point.iops:,.0f} IOPS (cap {IOPS_CAP}); node_exporter p50 of {t['samples']} 2 s steps "
           f"{t['iops']:,.0f} IOPS, ratio {t['iops'] / point.iops:.3f}; read share {t['read_pct']:.1f} %")
     assert abs(t["target_iops"] / point.iops - 1) <= 0.10
-    assert t["devices"] == [dev.name] and t["read_pct"] > 99
+    assert t["sources"][0]["members"] == [dev.name] and t["read_pct"] > 99
     assert abs(t["mbps"] - point.iops * 8192 / 1e6) <= 0.10 * point.iops * 8192 / 1e6   # 8 KiB reads

@@ -162,7 +162,8 @@ def test_targets_within_one_percent_and_classified(fleet: Fleet, fleet_json: tup
         t = got[host]["targets"]
         assert abs(t["iops"] / fleet.demand[host] - 1) <= 0.01, (host, t["iops"], fleet.demand[host])
         assert abs(t["mbps"] / (fleet.demand[host] * IO / 1e6) - 1) <= 0.01, host
-        assert abs(t["read_pct"] - 70) < 0.01 and t["format"] == "prometheus" and t["devices"] == ["dm-3"]
+        src = t["sources"][0]
+        assert abs(t["read_pct"] - 70) < 0.01 and src["format"] == "prometheus" and src["members"] == ["dm-3"]
         assert t["samples"] == RANGE // STEP
     for host, status in fleet.expected.items():
         assert got[host]["status"] == status, (host, got[host]["shortfall_pct"], got[host]["savings"])
@@ -179,7 +180,7 @@ def test_fleet_totals_are_the_sum_of_the_host_plans(fleet_json: tuple[int, dict,
     for part in ("storage", "compute", "total"):
         assert s["cost_now"][part] == pytest.approx(sum(h["now"]["cost"][part] for h in priced), abs=0.005)
         assert s["cost_recommended"][part] == pytest.approx(
-            sum(h["plan"]["candidates"][0]["cost"][part] for h in priced), abs=0.005)
+            sum(h["plan"]["candidates"][0]["prediction"]["cost"][part] for h in priced), abs=0.005)
     assert s["savings"] == pytest.approx(s["cost_now"]["total"] - s["cost_recommended"]["total"], abs=0.01)
     counts = {k: sum(1 for h in r["hosts"] if h["status"] == k) for k in ("under", "within", "over", "unknown")}
     assert {k: s[k] for k in counts} == counts
@@ -278,7 +279,7 @@ def test_mount_point_selects_the_device_under_it(fleet: Fleet) -> None:
     got = {h["host"]: h for h in r["hosts"]}
     assert set(got) == {"db-mount-0:9100", "db-mount-1:9100"}
     for host, h in got.items():
-        assert h["targets"]["devices"] == ["dm-7"]
+        assert h["targets"]["sources"][0]["members"] == ["dm-7"]
         assert abs(h["targets"]["iops"] / fleet.demand[host] - 1) <= 0.01
         assert h["now"]["layout"] == "2x1000G@balanced"   # from the blockfit_layout label
     assert code == 2 and [p["host"] for p in r["problems"]] == ["db-mount-nodm:9100"]

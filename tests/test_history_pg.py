@@ -127,7 +127,7 @@ def test_record_during_pgbench_matches_the_device_and_plans_for_it(tmp_path: Pat
     p = json.loads(capsys.readouterr().out)
     req, best = p["requirements"], p["candidates"][0]
     assert req["history"]["percentile_name"] == "p99" and req["target_iops"] > rec_iops
-    assert best["max_iops"] >= req["target_iops"] and best["max_mbps"] >= req["target_mbps"]
+    assert best["prediction"]["max_iops"] >= req["target_iops"] and best["prediction"]["max_mbps"] >= req["target_mbps"]
 
 
 def test_a_recording_whose_time_runs_backwards_is_refused(tmp_path: Path) -> None:
