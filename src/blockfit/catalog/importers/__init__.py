@@ -271,17 +271,7 @@ def _lay_shapes(raw: dict[str, Any], c: Contribution, provider: Provider) -> tup
         else:
             replaced.append(name)
             main = entry.get("source", "")
-        sources = dict(entry.get("sources", {}))
-        for key, value in fields.items():
-            if value is None:
-                entry.pop(key, None)
-                sources.pop(key, None)
-                continue
-            entry[key] = value
-            if cited.get(key) and cited[key] != main:
-                sources[key] = cited[key]
-            else:
-                sources.pop(key, None)
+        sources = _set_fields(entry, fields, cited, main)
         _lay_capsets(entry, fields, cited, provider)
         unknown = [u for u in entry.get("unknown", []) if entry.get(u) in (None, [], {})]
         if unknown:
@@ -294,6 +284,23 @@ def _lay_shapes(raw: dict[str, Any], c: Contribution, provider: Provider) -> tup
             entry.pop("sources", None)
         shapes[name] = _ordered(entry)
     return added, replaced
+
+
+def _set_fields(entry: dict[str, Any], fields: dict[str, Any], cited: dict[str, str], main: str) -> dict[str, str]:
+    """Write FIELDS into a catalog entry (None removes a field) and return its per-field sources: a field cited
+    by other than the entry's MAIN source keeps its own."""
+    sources = dict(entry.get("sources", {}))
+    for key, value in fields.items():
+        if value is None:
+            entry.pop(key, None)
+            sources.pop(key, None)
+            continue
+        entry[key] = value
+        if cited.get(key) and cited[key] != main:
+            sources[key] = cited[key]
+        else:
+            sources.pop(key, None)
+    return sources
 
 
 def _lay_capsets(entry: dict[str, Any], fields: dict[str, Any], cited: dict[str, str], provider: Provider) -> None:
@@ -331,17 +338,7 @@ def _lay_prices(raw: dict[str, Any], c: Contribution) -> None:
         if entry is None:
             entry = prices[name] = {"source": next(iter(cited.values()))}
         main = entry["source"]
-        sources = dict(entry.get("sources", {}))
-        for key, value in fields.items():
-            if value is None:
-                entry.pop(key, None)
-                sources.pop(key, None)
-                continue
-            entry[key] = value
-            if cited[key] != main:
-                sources[key] = cited[key]
-            else:
-                sources.pop(key, None)
+        sources = _set_fields(entry, fields, cited, main)
         if sources:
             entry["sources"] = sources
         else:
