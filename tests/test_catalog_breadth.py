@@ -63,7 +63,8 @@ def test_an_unknown_figure_is_warned_when_it_would_apply(cloud):
 EXPECTED_FAMILIES = {
     "aws": ["m6a", "r6a", "m7i", "r7i", "r7iz", "m7a", "r7a", "c7i", "m7g", "r7g", "m8g", "r8g", "x8g", "x2idn",
             "x2iedn", "r5b", "r6idn", "r8i"],
-    "azure": ["Esv5", "Ebdsv5", "Ebsv5", "Esv6", "Edsv5"],
+    "azure": ["Esv5", "Ebdsv5", "Ebsv5", "Esv6", "Edsv5", "Dsv5", "Ddsv5", "Dsv6", "Easv5", "Eadsv5", "Edsv6", "Ebsv6",
+              "Ebdsv6", "Msv2", "Mdsv2", "Msv3", "Mdsv3", "Mbsv3", "Mbdsv3"],
     "oci": ["VM.DenseIO", "VM.Standard", "BM.DenseIO"],
 }
 
