@@ -95,22 +95,22 @@ def test_aws_import_model_reports_the_imported_figures(tmp_path: Path) -> None:
 def test_azure_import_replaces_the_default_interface_caps(tmp_path: Path) -> None:
     files = [write(tmp_path / "skus.json", azure_skus(
         azure_sku("Standard_E8bds_v5", 8, 64, 25000, 700, 16, ("eastus", "westeurope")),
-        azure_sku("Standard_E8ads_v5", 8, 64, 12800, 200, 16),
+        azure_sku("Standard_E8ads_v6", 8, 64, 12800, 200, 16),
         azure_sku("Standard_B1ls", 1, 0.5, 0, 0, 2, premium=False))),
-        write(tmp_path / "prices.json", azure_prices({"Standard_E8bds_v5": 0.62, "Standard_E8ads_v5": 0.52}))]
+        write(tmp_path / "prices.json", azure_prices({"Standard_E8bds_v5": 0.62, "Standard_E8ads_v6": 0.52}))]
     out = tmp_path / "azure.toml"
     result = import_catalog("azure", files, out, load_catalog("azure"))
     cat = load_catalog_file(str(out))
-    assert result.added == ["Standard_E8ads_v5"]
-    assert cat.shapes["Standard_E8ads_v5"].series == "Eadsv5"
+    assert result.added == ["Standard_E8ads_v6"]
+    assert cat.shapes["Standard_E8ads_v6"].series == "Eadsv6"
     lay = parse_layout("8x1T@premium-v1", "azure", cat)
     scsi = predict(lay, Instance(cloud="azure", shape="Standard_E8bds_v5"), Workload(), cat)
     assert scsi.max_mbps == 700.0                           # the imported SCSI Premium SSD cap
     nvme = predict(lay, Instance(cloud="azure", shape="Standard_E8bds_v5", interface="nvme"), Workload(), cat)
     assert nvme.max_mbps == 930.0                           # not in the API: kept from the size page
-    new = predict(lay, Instance(cloud="azure", shape="Standard_E8ads_v5"), Workload(), cat)
+    new = predict(lay, Instance(cloud="azure", shape="Standard_E8ads_v6"), Workload(), cat)
     assert (new.max_iops, new.max_mbps) == (12800, 200.0)
-    assert cat.compute_prices["Standard_E8ads_v5"].per_hour == 0.52   # Linux, not Spot or Windows
+    assert cat.compute_prices["Standard_E8ads_v6"].per_hour == 0.52   # Linux, not Spot or Windows
 
 
 def test_oci_import_flex_fixed_and_prices(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def test_unknown_instance_names_the_nearest_and_how_to_import(capsys: pytest.Cap
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "nearest: r7i.2xlarge" in err and "blockfit catalog import --cloud aws" in err
     code, _, err = run(["model", "--cloud", "azure", "--layout", "1x1T@premium-v1", "--instance",
-                        "Standard_E8bds_v6"], capsys)
+                        "Standard_E8bds_v7"], capsys)
     assert code == 2 and "Standard_E8bds_v5" in err.split("nearest:")[1] and "az vm list-skus" in err
 
 
