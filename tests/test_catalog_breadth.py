@@ -64,7 +64,8 @@ EXPECTED_FAMILIES = {
     "aws": ["m6a", "r6a", "m7i", "r7i", "r7iz", "m7a", "r7a", "c7i", "m7g", "r7g", "m8g", "r8g", "x8g", "x2idn",
             "x2iedn", "r5b", "r6idn", "r8i"],
     "azure": ["Esv5", "Ebdsv5", "Ebsv5", "Esv6", "Edsv5"],
-    "oci": ["VM.DenseIO", "VM.Standard", "BM.DenseIO"],
+    "gcp": ["n2", "n2d", "c3", "c3d", "m3", "n4", "c4", "c4a", "c4d", "m4", "e2"],
+    "oci": ["VM.DenseIO", "VM.Standard", "BM.DenseIO", "BM.Standard"],
 }
 
 
