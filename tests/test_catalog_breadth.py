@@ -65,7 +65,8 @@ EXPECTED_FAMILIES = {
             "x2iedn", "r5b", "r6idn", "r8i"],
     "azure": ["Esv5", "Ebdsv5", "Ebsv5", "Esv6", "Edsv5", "Dsv5", "Ddsv5", "Dsv6", "Easv5", "Eadsv5", "Edsv6", "Ebsv6",
               "Ebdsv6", "Msv2", "Mdsv2", "Msv3", "Mdsv3", "Mbsv3", "Mbdsv3"],
-    "oci": ["VM.DenseIO", "VM.Standard", "BM.DenseIO"],
+    "gcp": ["n2", "n2d", "c3", "c3d", "m3", "n4", "c4", "c4a", "c4d", "m4", "e2"],
+    "oci": ["VM.DenseIO", "VM.Standard", "BM.DenseIO", "BM.Standard"],
 }
 
 

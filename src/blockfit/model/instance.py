@@ -107,7 +107,7 @@ def instance_caps(cat: Catalog, inst: Instance, volume_type: str | None = None) 
     caps.direction, caps.direction_cite = _direction(cat, shape)
     if caps.attach_max is not None and caps.attach_cite is None:
         caps.attach_cite = cat.cite(shape, "attach_max")
-    if shape.attach_max is None and "attach_max" in shape.unknown:
+    if caps.attach_max is None and "attach_max" in shape.unknown:
         caps.warnings.append(f"{shape.name}: its volume attachment limit was not found in the sources read; the "
                              "number of volumes is not checked.")
     return caps
@@ -257,16 +257,23 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
     tiers = [t for t in shape.tiers if t["vcpus_min"] <= vcpus <= t.get("vcpus_max", 10**6)]
     if not tiers:
         raise InputError(f"instance {inst.spec!r}: no {shape.name} size with {vcpus:g} vCPUs in the catalog")
+    # a tier may carry its own attachment limit (GCP Hyperdisk-only series: the volume count grows with size)
+    attach = tiers[0].get("attach_max", shape.attach_max)
+    attach_cite = cat.cite(shape, "tiers") if "attach_max" in tiers[0] else None
     caps = tiers[0].get(volume_type or "", None)
     if caps is None:
+        no_limits = not any(isinstance(v, dict) for v in tiers[0].values())   # a row of volume counts only
+        warning = (f"{shape.name}: its per-VM disk limits were not found in the sources read ({volume_type}); the "
+                   "instance cap is not applied." if no_limits else
+                   f"{shape.name} per-VM limits for {volume_type} are not in the catalog; "
+                   "the instance cap is not applied.")
         return InstanceCaps(iops=None, iops_rule="instance cap unknown for this disk type", mbps=None,
-                            mbps_rule="instance cap unknown for this disk type", attach_max=shape.attach_max,
-                            warnings=[f"{shape.name} per-VM limits for {volume_type} are not in the catalog; "
-                                      "the instance cap is not applied."])
+                            mbps_rule="instance cap unknown for this disk type", attach_max=attach,
+                            attach_cite=attach_cite, warnings=[warning])
     unit = shape.note or ""
     mbps = caps["mbps"] * (1.048576 if "MiB/s" in unit else 1)
     return InstanceCaps(
         iops=caps["iops"], iops_rule=f"per-VM {volume_type} IOPS ({shape.name}, {vcpus:g} vCPU)", mbps=mbps,
         mbps_rule=f"per-VM {volume_type} throughput ({shape.name}, {vcpus:g} vCPU)",
         iops_cite=cat.cite(shape, "tiers"), mbps_cite=cat.cite(shape, "tiers"),
-        attach_max=shape.attach_max)
+        attach_max=attach, attach_cite=attach_cite)
