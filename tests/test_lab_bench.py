@@ -72,7 +72,9 @@ def test_lab_bench_script_gives_the_bench_the_instance_cap(tmp_path: Path) -> No
             assert expected in text
 
 
-IO_CAPS = ("iops_cap", "mbps_cap", "instance_cap")
+# Storage held the run: a known cap, or the layout's own device busy with a queue below it (the emulator's throttles
+# delivered 76-100 % of the stripe's instance cap to DSS from run to run, its dm-0 busy all the while).
+IO_HELD = ("iops_cap", "mbps_cap", "instance_cap", "device_busy")
 
 
 @pytest.mark.slow
@@ -110,11 +112,12 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
         assert x["verdict"] == "faster", x  # the stripe (the other layout) wins, its CI excluding "no difference"
         assert x["ci_low"] > 1.0, x
         assert x["predicted_ratio"] == pytest.approx(predicted, rel=0.01)
-    # I/O-bound by the bench's own evidence, not by assumption: each layout's DSS runs mostly held at a cap (the
-    # single volume at its MB/s cap, the stripe at the instance's), so the win is the layout's, not the CPU's
+    # I/O-bound by the bench's own evidence, not by assumption: each layout's DSS runs mostly held by storage (the
+    # single volume at its MB/s cap, the stripe at the instance's or its dm device busy below it), so the win is the
+    # layout's, not the CPU's
     for label in ("single", "stripe"):
         held = bindings[(label, "dss")]
-        assert sum(b in IO_CAPS for b in held) * 2 > len(held), (label, held)
+        assert sum(b in IO_HELD for b in held) * 2 > len(held), (label, held)
     load = ratios["load"]
     assert load["verdict"] not in ("failed",), load  # completes; a winner is not expected (fsync-bound)
     for lay in bench["layouts"]:

@@ -19,11 +19,23 @@ from typing import Any
 
 from blockfit.diagnose import mounts, rules, sampler
 from blockfit.diagnose.diskstats import DiskStat
-from blockfit.schema.bench import Binding, DbCounters, DeviceEvidence, LayoutInfo, MemoryEvidence, RunEvidence
+from blockfit.schema.bench import (
+    IO_BINDINGS,
+    Binding,
+    DbCounters,
+    DeviceEvidence,
+    LayoutInfo,
+    MemoryEvidence,
+    RunEvidence,
+)
 
 CPU_BOUND_PCT = 85.0     # host CPU busy at or above this, with no device at a cap: the run measured CPU
 INTERVAL_S = 1.0
-IO_BINDINGS = ("iops_cap", "mbps_cap", "instance_cap", "flush_latency")
+# The layout's own device (a stripe's top, a single volume) busy this share of the time with at least this many
+# I/Os in flight on average: it was never idle waiting for the database, so storage held the run even where no
+# known cap was reached (an emulated or real volume that delivers less than its published cap).
+BUSY_UTIL_PCT = 90.0
+BUSY_QUEUE = 2.0
 
 
 @dataclass
@@ -217,6 +229,11 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
     elif cpu_pct >= CPU_BOUND_PCT:
         binding = "cpu"
         detail = f"CPU: host {cpu_pct:.0f} % busy and no device at a cap"
+    elif (busy := busy_device(devices)) is not None:
+        binding = "device_busy"
+        detail = (f"{busy.device} busy {busy.util_pct:.0f} % of the time with {busy.aqu_sz:.1f} I/Os in flight on "
+                  f"average at {busy.mbps:.1f} MB/s, {busy.read_iops + busy.write_iops:,.0f} IOPS, below any known "
+                  f"cap; host CPU {cpu_pct:.0f} %")
     else:
         binding = "unknown"
         top = max(devices, key=lambda d: d.read_iops + d.write_iops, default=None)
@@ -225,6 +242,14 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
                      f"{top.r_await_ms:.1f} ms" if top else ""))
     return RunEvidence(devices=devices, db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding,
                        binding_detail=detail, io_bound=binding in IO_BINDINGS, findings=diag.findings)
+
+
+def busy_device(devices: list[DeviceEvidence]) -> DeviceEvidence | None:
+    """The layout's own device (the stack's top, or the lone device) when it never waited for work: busy at least
+    BUSY_UTIL_PCT of the time with a queue of at least BUSY_QUEUE. Members are not asked: one busy member of an
+    otherwise idle stripe is a hot spot, not the layout's limit."""
+    top = [d for d in devices if d.role in ("top", "device")]
+    return next((d for d in top if d.util_pct >= BUSY_UTIL_PCT and d.aqu_sz >= BUSY_QUEUE), None)
 
 
 def most_common(bindings: list[Binding]) -> Binding | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from blockfit.report.figures import ACCENT, GREY, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.page import Section, Table
-from blockfit.schema.bench import BenchResult, BenchRun, Comparison, MeasureResult
+from blockfit.schema.bench import IO_BINDINGS, BenchResult, BenchRun, Comparison, MeasureResult
 from blockfit.units import fmt_count, fmt_num, fmt_pct, fmt_times
 
 
@@ -27,7 +27,7 @@ def summary(r: BenchResult) -> str:
     if cold:
         text += f" Warm-up not steady within its budget: {', '.join(cold)}."
     bindings = {f"{lay.label} {m.measure}": m.binding for lay in r.layouts for m in lay.measures if m.binding}
-    storage = ("iops_cap", "mbps_cap", "flush_latency")
+    storage = IO_BINDINGS
     io = [k for k, b in bindings.items() if b in storage]
     if bindings:
         rest = sorted({b for b in bindings.values() if b not in storage})

@@ -25,7 +25,10 @@ from blockfit.schema.finding import Finding
 from blockfit.schema.result import ResultEnvelope
 
 MeasureName = Literal["oltp-select", "oltp-tpcb", "dss", "load"]
-Binding = Literal["iops_cap", "mbps_cap", "instance_cap", "cpu", "flush_latency", "unknown"]
+Binding = Literal["iops_cap", "mbps_cap", "instance_cap", "device_busy", "cpu", "flush_latency", "unknown"]
+# The bindings that mean storage held the run (the layout's, not the CPU's): at a known cap, its devices busy
+# with a queue below any known cap, or fsync/flush latency.
+IO_BINDINGS: tuple[Binding, ...] = ("iops_cap", "mbps_cap", "instance_cap", "device_busy", "flush_latency")
 Verdict = Literal["faster", "slower", "no significant difference", "cpu-bound", "failed"]
 
 
