@@ -15,7 +15,9 @@ import time
 from rich.console import Console
 from rich.table import Table
 
+from blockfit.catalog import load_catalog
 from blockfit.lab import LabRequest, run_lab
+from blockfit.lab.target import from_specs
 
 TARGET = 0.90
 
@@ -32,10 +34,11 @@ def main() -> None:
                 "limit (model)", "limit (lab)", "guest s"):
         table.add_column(col, justify="left" if col.startswith("limit") else "right")
     worst = 10.0
+    cat = load_catalog("oci")
     for n in (int(x) for x in args.members.split(",")):
         t0 = time.monotonic()
-        r = run_lab(LabRequest(cloud="oci", layout=f"{n}x500G@balanced", instance=args.instance,
-                               runtime_s=args.runtime, single=False),
+        target = from_specs(cat, f"{n}x500G@balanced", args.instance)
+        r = run_lab(LabRequest(target=target, runtime_s=args.runtime, single=False),
                     progress=lambda msg, n=n: console.log(f"[{n} members] {msg}"))
         worst = min(worst, r.iops_ratio, r.mbps_ratio)
         table.add_row(str(n), f"{r.scale:g}", f"{r.predicted_iops:,.0f}", f"{r.measured_iops:,.0f}",

@@ -10,7 +10,29 @@ itself stoppable by Ctrl-C.
 
 from __future__ import annotations
 
+import shutil
 import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(scope="session")
+def small_lab(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, Path]:
+    """One small lab guest run, as a user runs it, that several tests read: 2 x 500 GB Balanced under mdadm RAID0
+    and ext4 on VM.Standard.E3.Flex:12, 3 s windows, no single volume, with its --report page. Each guest run costs
+    1.5-3 minutes under TCG, so the teardown test (built, checked, nothing left) and the report's browser test (the
+    page draws) share this one. Returns (the result, its runs dir, the report page)."""
+    if shutil.which("qemu-system-x86_64") is None:
+        pytest.skip("needs qemu")
+    from lab_helpers import run_lab_cli
+
+    runs = tmp_path_factory.mktemp("small-lab") / "runs"
+    html = runs.parent / "lab.html"
+    result = run_lab_cli(runs, "--cloud", "oci", "--layout", "2x500G@balanced", "--instance", "VM.Standard.E3.Flex:12",
+                         "--manager", "mdadm", "--fs", "ext4", "--runtime", "3s", "--no-single", "--report", str(html))
+    return result, runs, html

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from blockfit.lab.run import LabRequest
+
 BLOCKFIT = str(Path(sys.executable).parent / "blockfit")
 
 
@@ -120,3 +122,20 @@ def assert_matches_model(f: dict[str, Any], kind: str, tolerance: float) -> None
           f"emulator headroom {headroom if headroom is not None else float('nan'):.2f}")
     verdict = judge(figures, kind, tolerance)  # type: ignore[arg-type]
     assert verdict is None, verdict
+
+
+def lab_request(cloud: str | None = None, layout: str | None = None, instance: str | None = None,
+                plan: Path | None = None, catalog: str | None = None, **options: Any) -> LabRequest:
+    """A LabRequest as `blockfit lab` builds it at its edge: the plan file read and checked, or the layout and
+    instance specs parsed, on the catalog loaded once; OPTIONS are the lab's own (manager, stripe_size, ...)."""
+    from blockfit.catalog import resolve_catalog
+    from blockfit.inputs import read_plan
+    from blockfit.lab.target import from_plan, from_specs
+
+    if plan is not None:
+        given = read_plan(Path(plan))
+        target = from_plan(given, resolve_catalog(given.cloud, catalog), f"--plan {plan}")
+    else:
+        assert cloud and layout and instance
+        target = from_specs(resolve_catalog(cloud, catalog), layout, instance, options.get("manager", "lvm"))
+    return LabRequest(target=target, **options)

@@ -259,9 +259,10 @@ def test_imported_catalog_refuses_a_volume_beyond_attach_limit(tmp_path: Path) -
 
 def test_lab_takes_the_imported_catalog_of_a_plan(tmp_path: Path) -> None:
     """A plan made on an imported catalog: lab --plan resolves it with --catalog PATH, and says how without it."""
-    from blockfit.lab.run import LabRequest, resolve
+    from blockfit.lab.run import resolve
     from blockfit.plan import make_plan
     from blockfit.schema import Requirements
+    from lab_helpers import lab_request
 
     out = tmp_path / "aws.toml"
     import_catalog("aws", aws_files(tmp_path), out, load_catalog("aws"))
@@ -270,9 +271,9 @@ def test_lab_takes_the_imported_catalog_of_a_plan(tmp_path: Path) -> None:
                                   instance_shape="r8i.2xlarge"), cat)
     saved = tmp_path / "plan.json"
     saved.write_text(plan.model_dump_json())
-    subject = resolve(LabRequest(plan=saved, catalog=str(out)))
+    subject = resolve(lab_request(plan=saved, catalog=str(out)))
     assert subject.instance.shape == "r8i.2xlarge"
     assert 14000 <= subject.stripe.max_iops <= 15000          # the imported instance cap (15,000) holds
     assert subject.cat is cat
     with pytest.raises(InputError, match="r8i.2xlarge.*catalog import"):
-        resolve(LabRequest(plan=saved))
+        resolve(lab_request(plan=saved))

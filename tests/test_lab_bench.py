@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import time
@@ -11,8 +12,8 @@ import pytest
 
 from blockfit.lab.bench import LabBenchRequest, sides
 from blockfit.lab.kernel import ensure_kernel
-from blockfit.lab.run import LabRequest, resolve
-from lab_helpers import BLOCKFIT, assert_nothing_left, interrupt_lab_when, lab_env, run_lab_cli
+from blockfit.lab.run import resolve
+from lab_helpers import BLOCKFIT, assert_nothing_left, interrupt_lab_when, lab_env, lab_request, run_lab_cli
 from report_helpers import check_self_contained, kinds_in_order, section_html
 
 OCI = ("--cloud", "oci", "--instance", "VM.Standard.E3.Flex:12")
@@ -41,13 +42,13 @@ def test_bad_bench_input_is_one_line_exit_2_and_creates_nothing(tmp_path: Path, 
 
 
 def test_sides_single_against_stripe_and_manager_against_manager() -> None:
-    lab = LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
+    lab = lab_request(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
     subject = resolve(lab)
     base, other = sides(LabBenchRequest(lab=lab, versus="single"), subject)
     assert (base.members, base.manager, base.size_gb) == (1, "none", 4000)
     assert (other.members, other.manager, other.size_gb) == (4, "lvm", 1000)
     assert other.iops == pytest.approx(4 * base.iops)  # over the rate caps the lab emulates
-    base, other = sides(LabBenchRequest(lab=LabRequest(**{**lab.__dict__, "manager": "mdadm"}), versus="lvm"),
+    base, other = sides(LabBenchRequest(lab=dataclasses.replace(lab, manager="mdadm"), versus="lvm"),
                         subject)
     assert (base.label, base.manager, other.label, other.manager) == ("mdadm", "mdadm", "lvm", "lvm")
     assert base.members == other.members == 4

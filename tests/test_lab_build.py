@@ -24,8 +24,8 @@ from blockfit.lab.buildscripts import guest_device_names, plan_for
 from blockfit.lab.disks import Disk, create
 from blockfit.lab.guest import run_script
 from blockfit.lab.kernel import ensure_kernel
-from blockfit.lab.run import LabRequest, resolve
-from lab_helpers import BLOCKFIT, processes_mentioning
+from blockfit.lab.run import resolve
+from lab_helpers import BLOCKFIT, lab_request, processes_mentioning
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 
@@ -46,17 +46,17 @@ def guest_results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, s
     work = tmp_path_factory.mktemp("lab-build")
     dev = dict(zip(SERIALS, guest_device_names(len(SERIALS)), strict=True))
     plan3 = work / "plan3.json"
-    plan3.write_text(plan_for(resolve(LabRequest(cloud="oci", layout="3x50G@balanced",
+    plan3.write_text(plan_for(resolve(lab_request(cloud="oci", layout="3x50G@balanced",
                                                  instance="VM.Standard.E3.Flex:4"))).model_dump_json())
     plan1 = work / "plan1.json"
-    plan1.write_text(plan_for(resolve(LabRequest(cloud="oci", layout="1x50G@balanced",
+    plan1.write_text(plan_for(resolve(lab_request(cloud="oci", layout="1x50G@balanced",
                                                  instance="VM.Standard.E3.Flex:4"))).model_dump_json())
     _build(plan3, work / "off", "--manager", "lvm", "--devices", ",".join(dev[s] for s in ("m1", "m2", "m3")),
            "--vg", "lab_off", "--fs", "ext4", "--mount", "/mnt/off", "--migrate-from", dev["src"],
            "--method", "offline")
     _build(plan1, work / "sig", "--manager", "lvm", "--devices", dev["sig"], "--vg", "lab_sig")
     plan2 = work / "plan2.json"
-    plan2.write_text(plan_for(resolve(LabRequest(cloud="oci", layout="2x50G@balanced",
+    plan2.write_text(plan_for(resolve(lab_request(cloud="oci", layout="2x50G@balanced",
                                                  instance="VM.Standard.E3.Flex:4"))).model_dump_json())
     _build(plan2, work / "md", "--manager", "mdadm", "--devices", f"{dev['r1']},{dev['r2']}", "--fs", "ext4",
            "--mount", "/mnt/md")

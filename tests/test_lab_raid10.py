@@ -17,11 +17,18 @@ from typing import Any
 import pytest
 
 from blockfit.lab.figures import emulated_limit
-from blockfit.lab.run import LabRequest, fio_rw, resolve
+from blockfit.lab.run import fio_rw, resolve
 from blockfit.model import predict
 from blockfit.schema import Workload
 from blockfit.specs import parse_instance, parse_layout
-from lab_helpers import assert_matches_model, assert_nothing_left, assert_valid_bash, render_lab_script, run_lab_cli
+from lab_helpers import (
+    assert_matches_model,
+    assert_nothing_left,
+    assert_valid_bash,
+    lab_request,
+    render_lab_script,
+    run_lab_cli,
+)
 
 LAYOUT, INSTANCE = "4x50G@balanced", "VM.Standard.E4.Flex:8"
 ARGS = ("--cloud", "oci", "--layout", LAYOUT, "--instance", INSTANCE, "--manager", "mdadm")
@@ -38,7 +45,7 @@ def test_raid10_write_prediction_is_half_of_raid0_when_volume_bound() -> None:
     assert raid0.iops_limited_by == raid10.iops_limited_by == "volume_iops_per_gb"
     assert raid0.mbps_limited_by == raid10.mbps_limited_by == "volume_mbps_per_gb"
     # the lab compares with the same figure: its emulated limits at read share 0, mirrored
-    subject = resolve(LabRequest(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm", redundancy="raid10"))
+    subject = resolve(lab_request(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm", redundancy="raid10"))
     assert subject.direction == "write" and subject.layout.redundancy == "raid10"
     assert subject.stripe.workload.read_pct == 0 and subject.stripe.write_amplification == 2
     assert emulated_limit(subject.stripe, "iops")[1] == pytest.approx(6_000, rel=1e-3)
@@ -49,7 +56,7 @@ def test_raid10_write_prediction_is_half_of_raid0_when_volume_bound() -> None:
 
 
 def test_without_redundancy_the_lab_still_measures_reads() -> None:
-    subject = resolve(LabRequest(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm"))
+    subject = resolve(lab_request(cloud="oci", layout=LAYOUT, instance=INSTANCE, manager="mdadm"))
     assert subject.direction == "read" and subject.stripe.workload.read_pct == 100
     assert [fio_rw("read", small) for small in (True, False)] == ["randread", "randread"]
     assert [fio_rw("write", small) for small in (True, False)] == ["randwrite", "write"]

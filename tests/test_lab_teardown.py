@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,6 @@ from lab_helpers import (
     assert_nothing_left,
     interrupt_lab_when,
     processes_mentioning,
-    run_lab_cli,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
@@ -49,10 +49,8 @@ def test_hung_guest_is_stopped_once_idle(tmp_path: Path) -> None:
     assert processes_mentioning(str(work)) == []
 
 
-def test_mdadm_and_ext4_stripe_small(tmp_path: Path) -> None:
-    runs = tmp_path / "runs"
-    r = run_lab_cli(runs, "--cloud", "oci", "--layout", "2x500G@balanced", "--instance", "VM.Standard.E3.Flex:12",
-                    "--manager", "mdadm", "--fs", "ext4", "--runtime", "3s", "--no-single")
+def test_mdadm_and_ext4_stripe_small(small_lab: tuple[dict[str, Any], Path, Path]) -> None:
+    r, runs, _ = small_lab
     steps = {s["name"]: s for s in r["steps"]}
     assert steps["mdadm raid0"]["ok"] and "raid0 2 4096" in steps["mdadm raid0"]["detail"]
     assert steps["ext4 check"]["ok"]

@@ -18,7 +18,7 @@ from blockfit.lab.disks import Disk, Throttle, create, disk_bytes
 from blockfit.lab.figures import emulated_limit, nearest_limit
 from blockfit.lab.initramfs import newc_archive
 from blockfit.lab.qemu import VmConfig, command
-from blockfit.lab.run import LabRequest, iodepth_for, resolve
+from blockfit.lab.run import iodepth_for, resolve
 from blockfit.lab.scale import IOPS_BUDGET, MBPS_BUDGET, choose_scale, parse_scale
 from blockfit.schema.bench import (
     BenchResult,
@@ -30,7 +30,7 @@ from blockfit.schema.bench import (
     RunEvidence,
 )
 from blockfit.units import KIB
-from lab_helpers import assert_valid_bash, render_lab_script
+from lab_helpers import assert_valid_bash, lab_request, render_lab_script
 
 rates = st.floats(min_value=1.0, max_value=5e6, allow_nan=False)
 
@@ -111,7 +111,7 @@ def test_disk_sizes_are_clamped() -> None:
 
 
 def test_nearest_limit_names_the_model_limit_the_rate_sits_on() -> None:
-    subject = resolve(LabRequest(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:20"))
+    subject = resolve(lab_request(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:20"))
     p = subject.stripe
     f = 0.01
     # the lab compares against the limits it emulates (rate caps); queueing limits depend on cloud latency
@@ -132,7 +132,7 @@ def test_bench_stripe_unit_is_the_smallest_whole_unit_io_the_mbps_cap_holds() ->
     from blockfit.lab.scale import Scale
     from blockfit.units import KIB, MIB
 
-    lab = LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
+    lab = lab_request(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
     subject = resolve(lab)
     _base, other = sides(LabBenchRequest(lab=lab), subject)
     cap = _member_cap(other, Scale(iops=0.002, mbps=0.016))
@@ -149,7 +149,7 @@ def test_stripe_size_reaches_the_plan_and_the_build_scripts(tmp_path: Path) -> N
     """--stripe-size replaces the plan's unit; `blockfit build` stripes and aligns the filesystem with it."""
     from blockfit.lab.buildscripts import plan_for
 
-    subject = resolve(LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
+    subject = resolve(lab_request(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
                                  stripe_size=256 << 10))
     assert subject.stripe_size == 256 << 10
     plan = tmp_path / "plan.json"
@@ -163,12 +163,12 @@ def test_stripe_size_reaches_the_plan_and_the_build_scripts(tmp_path: Path) -> N
     assert "STRIPE_BYTES=262144" in scripts and "STRIPES=4" in scripts
     assert "su=256k,sw=4" in scripts
     with pytest.raises(InputError, match="--stripe-size"):
-        resolve(LabRequest(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
+        resolve(lab_request(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12",
                            stripe_size=96 << 10))
 
 
 def test_single_alternative_is_one_volume_of_the_same_total_size() -> None:
-    subject = resolve(LabRequest(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:12"))
+    subject = resolve(lab_request(cloud="oci", layout="9x500G@balanced", instance="VM.Standard.E3.Flex:12"))
     assert subject.single is not None
     assert subject.single.layout_detail.members == 1
     assert subject.single.layout_detail.volume.size_gb == 4500
@@ -240,7 +240,7 @@ def test_plan_file_is_resolved_as_its_first_candidate(tmp_path: Path) -> None:
                            str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     best = Plan.model_validate_json(out.read_text()).candidates[0]
-    subject = resolve(LabRequest(plan=out))
+    subject = resolve(lab_request(plan=out))
     assert subject.layout == best.layout_detail
     assert subject.stripe_size == best.layout_detail.stripe_size
     assert subject.stripe.max_iops == pytest.approx(best.max_iops, rel=1e-6)
@@ -259,7 +259,7 @@ def test_a_plan_whose_stripe_the_build_cannot_make_is_input_error(tmp_path: Path
     proc = _cli("lab", "--plan", str(out))
     assert proc.returncode == 2 and "--plan" in proc.stderr and "power of two" in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
-    assert resolve(LabRequest(plan=out, stripe_size=256 * KIB)).stripe_size == 256 * KIB
+    assert resolve(lab_request(plan=out, stripe_size=256 * KIB)).stripe_size == 256 * KIB
 
 
 def test_not_a_plan_file_is_input_error(tmp_path: Path) -> None:
@@ -319,13 +319,13 @@ def test_paths_reach_the_prediction_and_the_emulation() -> None:
     from blockfit.lab.run import emulated_paths
 
     base = dict(cloud="oci", layout="1x1000G@120vpu", instance="VM.Standard.E4.Flex:32")
-    four = resolve(LabRequest(**base, paths=4))  # type: ignore[arg-type]
+    four = resolve(lab_request(**base, paths=4))  # type: ignore[arg-type]
     assert four.layout.paths == 4 and four.stripe.paths == 4 and emulated_paths(four) == 4
     assert four.single is not None and four.single.paths == 4
-    plain = resolve(LabRequest(**base))  # type: ignore[arg-type]
+    plain = resolve(lab_request(**base))  # type: ignore[arg-type]
     assert emulated_paths(plain) is None  # no --paths/--attachment: disks as before, no multipath
     with pytest.raises(InputError, match="--attachment/--paths"):
-        resolve(LabRequest(cloud="aws", layout="2x500G@gp3", instance="m5.12xlarge", paths=2))
+        resolve(lab_request(cloud="aws", layout="2x500G@gp3", instance="m5.12xlarge", paths=2))
 
 
 @pytest.mark.parametrize("value", ["0", "9"])
@@ -393,3 +393,19 @@ def test_a_checkout_under_tmp_is_bound_back_into_the_guest() -> None:
     assert under_tmp([Path("/tmp/clone/.venv"), Path("/tmp/clone/src/blockfit"), Path("/work/x/.venv"),
                       Path("/tmp")]) == ["/tmp/clone"]
     assert under_tmp([Path("/root/.venv")]) == []
+
+
+def test_the_lab_takes_what_the_cli_parsed_once() -> None:
+    """Issue 25, parse at the edge: the CLI reads the plan and parses the specs on the catalog loaded once
+    (lab.target); nothing else under lab/ parses a spec, loads a catalog or reads a plan file again."""
+    import re
+
+    import blockfit.lab
+
+    lab_dir = Path(blockfit.lab.__file__).parent
+    offenders = [f"{p.name}: {m.group(0)}" for p in sorted(lab_dir.glob("*.py")) if p.name != "target.py"
+                 for m in re.finditer(r"\b(parse_layout|parse_instance|resolve_catalog|load_catalog|read_plan|"
+                                      r"Plan\.model_validate\w*)\b", p.read_text())]
+    assert offenders == []
+    req = lab_request(cloud="oci", layout="4x1000G@balanced", instance="VM.Standard.E3.Flex:12")
+    assert resolve(req).cat is req.target.cat  # the predictions use the catalog the edge loaded

@@ -13,7 +13,7 @@ from blockfit.lab.caps import CapControl
 from blockfit.lab.figures import EMULATOR_BOUND, EMULATOR_HEADROOM, emulated_limit, figures, judge
 from blockfit.lab.qemu import QEMU
 from blockfit.lab.qmp import Qmp
-from blockfit.lab.run import Fit, LabRequest, Rig, measurements, resolve
+from blockfit.lab.run import Fit, Rig, measurements, resolve
 from blockfit.lab.windows import (
     MIN_SUB_WINDOWS,
     MIN_WINDOW_IOS,
@@ -24,8 +24,9 @@ from blockfit.lab.windows import (
     window_plan,
     window_rate,
 )
+from lab_helpers import lab_request
 
-RAID10 = LabRequest(cloud="oci", layout="4x50G@balanced", instance="VM.Standard.E4.Flex:8", manager="mdadm",
+RAID10 = lab_request(cloud="oci", layout="4x50G@balanced", instance="VM.Standard.E4.Flex:8", manager="mdadm",
                     redundancy="raid10")
 
 

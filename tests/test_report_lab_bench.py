@@ -15,11 +15,12 @@ import pytest
 
 from blockfit.cli import main
 from blockfit.lab import bench as lab_bench
-from blockfit.lab.run import LabRequest, resolve
+from blockfit.lab.run import resolve
 from blockfit.lab.scale import Scale, choose_scale, instance_throttle
 from blockfit.schema.bench import BenchResult
 from blockfit.schema.lab import LabBenchResult, LabStep
 from blockfit.units import fmt_times
+from lab_helpers import lab_request
 from report_helpers import check_self_contained, cli, kinds_in_order, section_html
 
 EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "bench.json"
@@ -31,7 +32,7 @@ def lab_bench_result(balance: dict[str, float] | None = None) -> LabBenchResult:
     """The single 4,000 GB volume (A) against the 4 x 1000 GB LVM stripe (B) as `run_lab_bench` would report them,
     with the example bench's measurements (its layouts are labelled A and B, so the sides take those labels)."""
     bench = BenchResult.model_validate_json(EXAMPLE.read_text())
-    req = lab_bench.LabBenchRequest(lab=LabRequest(cloud="oci", layout="4x1000G@balanced",
+    req = lab_bench.LabBenchRequest(lab=lab_request(cloud="oci", layout="4x1000G@balanced",
                                                    instance="VM.Standard.E3.Flex:12"), workloads="oltp,dss")
     subject = resolve(req.lab)
     base, other = lab_bench.sides(req, subject)

@@ -14,7 +14,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pydantic
 
@@ -28,6 +28,9 @@ MAX_NUMBER = 1e300  # beyond this, sums and products of the figures overflow to 
 _PHYSICAL = re.compile(r"(^|_)(iops|mbps)$|_gb$|_size$|_bytes$|^(small|large)_io$|_ms$|_s$"
                        r"|^(monthly|storage|compute|total|cost_per_month|unit_price|quantity|hours_per_month)$")
 _PERCENT = re.compile(r"^(read|write)_pct$")
+
+if TYPE_CHECKING:
+    from blockfit.schema import Plan
 
 Envelope = TypeVar("Envelope", bound=ResultEnvelope)
 
@@ -121,3 +124,21 @@ def read_text(path: Path, where: str, expected: str) -> str:
         raise InputError(f"{where}: not UTF-8 text (a binary or UTF-16 file?); expected {expected}") from None
     except OSError as exc:
         raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_plan(path: Path, where: str | None = None) -> Plan:
+    """The plan at PATH, checked as report checks every result: bounded, finite, its kind and schema version known
+    (`build --plan` and `lab --plan` read it here, once)."""
+    from blockfit.schema import Plan
+
+    where, expected = where or f"--plan {path}", "a plan.json written by 'blockfit plan'"
+    text = read_text(path, where, expected)
+    try:
+        data = load_json(text, where)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"{where}: expected {expected} ({exc})") from None
+    if isinstance(data, dict) and "kind" not in data:
+        data = {**data, "kind": "plan"}  # written before results carried their kind
+    return validate(check_envelope(data, where, {"plan": Plan}, expected), data, where)

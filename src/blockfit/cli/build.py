@@ -12,23 +12,7 @@ from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.emit import build as build_scripts
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
-from blockfit.inputs import check_envelope, load_json, read_text, validate
-from blockfit.schema import Plan
-
-
-def load_plan(path: Path) -> Plan:
-    """The plan, checked as report checks every result: bounded, finite, its kind and schema version known."""
-    where, expected = f"--plan {path}", "a plan.json written by 'blockfit plan'"
-    text = read_text(path, where, expected)
-    try:
-        data = load_json(text, where)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(f"{where}: expected {expected} ({exc})") from None
-    if isinstance(data, dict) and "kind" not in data:
-        data = {**data, "kind": "plan"}  # written before results carried their kind
-    return validate(check_envelope(data, where, {"plan": Plan}, expected), data, where)
+from blockfit.inputs import read_plan
 
 
 @app.command("build")
@@ -58,7 +42,7 @@ def build_command(
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
     if not device_list:
         raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")
-    result = build_scripts(load_plan(plan), manager=manager, devices=device_list, out_dir=out, candidate=candidate,
+    result = build_scripts(read_plan(plan), manager=manager, devices=device_list, out_dir=out, candidate=candidate,
                            mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision_with=provision,
                            force=force, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
     save_report(result, report)

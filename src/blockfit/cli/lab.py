@@ -19,6 +19,7 @@ from blockfit.lab.bench import LabBenchRequest, run_lab_bench, validate
 from blockfit.lab.figures import judge
 from blockfit.lab.run import check_stripe_size
 from blockfit.lab.scale import parse_scale
+from blockfit.lab.target import LabTarget
 from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
 from blockfit.units import fmt_io_size, parse_duration, parse_io_size
 
@@ -96,17 +97,12 @@ def lab_command(
     window = parse_duration(runtime, "--runtime")
     if not 2 <= window <= 600:
         raise InputError(f"--runtime {runtime!r}: expected between 2s and 10m")
-    if cloud is not None:
-        from blockfit.cli.common import catalog_for
-
-        catalog_for(cloud, catalog)  # validates the cloud name and the catalog
     from blockfit.cli.common import attachment as check_attachment
     from blockfit.cli.common import positive_int
 
     if paths is not None and not 1 <= paths <= 8:
         raise InputError(f"--paths {paths}: expected 1 to 8 (the lab gives each path its own guest device)")
-    req = LabRequest(cloud=cloud, layout=layout, instance=instance, plan=plan, scale=parse_scale(scale),
-                     catalog=catalog,
+    req = LabRequest(target=_target(plan, cloud, catalog, layout, instance, manager), scale=parse_scale(scale),
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
                      paths=positive_int(paths, "--paths"), redundancy=redundancy,
@@ -141,6 +137,22 @@ def lab_command(
         save_report(result, report)
     except InputError as exc:
         raise InputError(f"{exc} (the result was printed to stdout first)") from None
+
+
+def _target(plan: Path | None, cloud: str | None, catalog: str | None, layout: str | None, instance: str | None,
+            manager: str) -> LabTarget:
+    """What the lab emulates, parsed here once: the plan file read and checked as `build --plan` reads it, or the
+    layout and instance specs on the catalog, loaded once."""
+    from blockfit.cli.common import catalog_for
+    from blockfit.inputs import read_plan
+    from blockfit.lab.target import from_plan, from_specs
+
+    if plan is not None:
+        given = read_plan(plan)
+        return from_plan(given, catalog_for(given.cloud, catalog, "--plan"), f"--plan {plan}")
+    if not (cloud and layout and instance):
+        raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")
+    return from_specs(catalog_for(cloud, catalog), layout, instance, manager)
 
 
 def _ratio(r: float) -> str:

@@ -47,9 +47,10 @@ from blockfit.lab.scale import (
     round_down,
 )
 from blockfit.lab.session import GuestRun, render, run_guest, work_dir
+from blockfit.lab.target import LabTarget
 from blockfit.lab.windows import BUDGET_FACTOR, REFERENCE_PLAN, Kind, Rate, WindowWatch, window_plan, window_rate
 from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
-from blockfit.schema import Instance, Layout, Plan, Prediction, Workload
+from blockfit.schema import Instance, Layout, Prediction
 from blockfit.schema.lab import LabFigures, LabResult
 from blockfit.units import KIB, MB, MIB
 
@@ -70,10 +71,7 @@ MAP_PREFIX = "bfmp_"  # the guest's multipath maps: /dev/mapper/bfmp_m1, bfmp_si
 
 @dataclass
 class LabRequest:
-    cloud: str | None = None
-    layout: str | None = None
-    instance: str | None = None
-    plan: Path | None = None
+    target: LabTarget  # what to emulate, parsed at the edge (lab.target)
     scale: float | None = None  # None: choose automatically
     manager: str = "lvm"
     fs: str = "xfs"
@@ -86,7 +84,6 @@ class LabRequest:
     redundancy: str | None = None  # --redundancy: none | raid10 (mdadm); None: the plan's (none for a layout spec)
     stripe_size: int | None = None  # --stripe-size in bytes; None: the plan's (4 MiB for a layout spec; lab --bench:
     #                                 one scaled with its data, see lab.bench.bench_stripe)
-    catalog: str | None = None  # --catalog: a date or a catalog file (catalog import); None: the newest shipped
 
 
 @dataclass
@@ -129,10 +126,8 @@ def check_stripe_size(size: int, text: str | None = None) -> int:
 
 
 def resolve(req: LabRequest) -> Subject:
-    """Turn the request (a plan file, or cloud + layout + instance specs) into predictions."""
-    from blockfit.catalog import resolve_catalog
+    """Turn the request (a target parsed at the edge, the lab's options) into predictions."""
     from blockfit.model import predict
-    from blockfit.specs import parse_instance, parse_layout
 
     if req.manager not in ("lvm", "mdadm"):
         raise InputError(f"--manager {req.manager!r}: expected lvm or mdadm")
@@ -140,30 +135,10 @@ def resolve(req: LabRequest) -> Subject:
         check_stripe_size(req.stripe_size)
     if req.fs not in ("xfs", "ext4"):
         raise InputError(f"--fs {req.fs!r}: expected xfs or ext4")
-    if req.plan is not None:
-        try:
-            plan = Plan.model_validate_json(Path(req.plan).read_text())
-        except FileNotFoundError:
-            raise InputError(f"--plan {req.plan}: file not found") from None
-        except ValueError as exc:
-            raise InputError(f"--plan {req.plan}: not a blockfit plan.json ({str(exc).splitlines()[0]})") from None
-        if not plan.candidates:
-            raise InputError(f"--plan {req.plan}: the plan has no candidates")
-        best = plan.candidates[0]
-        cloud, layout = plan.cloud, best.layout_detail
-        cat = resolve_catalog(cloud, req.catalog)
-        instance = parse_instance(best.instance, cloud, cat)
-        workload = best.prediction.workload
-        stripe_size = layout.stripe_size or 0
-    else:
-        if not (req.cloud and req.layout and req.instance):
-            raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")
-        cloud = req.cloud
-        cat = resolve_catalog(cloud, req.catalog)
-        layout = parse_layout(req.layout, cloud, cat, manager="lvm" if req.manager == "lvm" else "mdadm")
-        instance = parse_instance(req.instance, cloud, cat)
-        workload = Workload()
-        stripe_size = layout.stripe_size or DEFAULT_STRIPE
+    t = req.target
+    cloud, cat, layout, instance, workload = t.cloud, t.cat, t.layout, t.instance, t.workload
+    # a plan's layout carries the stripe it was planned with (none for one volume); a layout spec gets the lab's
+    stripe_size = layout.stripe_size or (0 if t.plan is not None else DEFAULT_STRIPE)
     if req.attachment is not None or req.paths is not None:
         if cloud != "oci":
             raise InputError(f"--attachment/--paths: attachments with paths are modelled for oci, not {cloud}")
@@ -180,8 +155,7 @@ def resolve(req: LabRequest) -> Subject:
         stripe_size = req.stripe_size
     elif not buildable_stripe(stripe_size):
         # a hand-edited plan: refuse here, not inside the guest when `blockfit build` refuses it
-        where = f"--plan {req.plan}" if req.plan is not None else "--layout"
-        raise InputError(f"{where}: stripe size {stripe_size} bytes: the lab stripes with a power of two from 64k "
+        raise InputError(f"{t.origin}: stripe size {stripe_size} bytes: the lab stripes with a power of two from 64k "
                          "to 4m (or give --stripe-size)")
     stripe = predict(layout, instance, workload, cat)
     single: Prediction | None = None
@@ -358,7 +332,8 @@ def script_for(req: LabRequest, rig: Rig, jobs: list[Measurement], caps: CapCont
         guest_device_names(members)
     exe = builder()
     if exe:
-        plan = (Path(req.plan).read_text() if req.plan is not None and req.redundancy is None and not req.stripe_size
+        given = req.target.plan
+        plan = (given.model_dump_json(indent=2) if given is not None and req.redundancy is None and not req.stripe_size
                 else plan_for(s).model_dump_json(indent=2))
         write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
     return render(
