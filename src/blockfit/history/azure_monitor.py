@@ -19,14 +19,13 @@ data points spaced other than the interval are refused.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from blockfit.errors import InputError
-from blockfit.history.series import Sample, Series, check_rate, iso, parse_time
+from blockfit.history.series import Sample, Series, check_rate, iso, json_export, parse_time
 
 DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
 MINUTE = 60.0
@@ -55,10 +54,7 @@ def _kind(name: str) -> tuple[str, str, bool] | None:
 
 
 def read(path: Path, text: str) -> Series:
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
-        raise InputError(f"--from {path}: not valid JSON") from None
+    doc = json_export(path, text)
     if not isinstance(doc, dict) or not isinstance(doc.get("value"), list):
         raise InputError(f"--from {path}: not Azure Monitor metrics JSON (expected 'interval' and 'value')")
     if "interval" not in doc:

@@ -21,13 +21,12 @@ its metric (Bytes for VolumeReadOps), is refused: its rates would be wrong by th
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from blockfit.errors import InputError
-from blockfit.history.series import Sample, Series, check_rate, parse_time
+from blockfit.history.series import Sample, Series, check_rate, json_export, parse_time
 
 METRICS = {"VolumeReadOps": "Count", "VolumeWriteOps": "Count", "VolumeReadBytes": "Bytes",
            "VolumeWriteBytes": "Bytes"}
@@ -36,10 +35,7 @@ MINUTE = 60.0
 
 
 def read(path: Path, text: str) -> Series:
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
-        raise InputError(f"--from {path}: not valid JSON") from None
+    doc = json_export(path, text)
     if isinstance(doc, dict) and "MetricDataResults" in doc:
         points, period = _metric_data(path, doc)
     elif isinstance(doc, dict) and "Datapoints" in doc:

@@ -16,14 +16,13 @@ contradicts its metric (bytes for VolumeReadOps), is refused.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from blockfit.errors import InputError
-from blockfit.history.series import Sample, Series, check_rate, iso, parse_time
+from blockfit.history.series import Sample, Series, check_rate, iso, json_export, parse_time
 
 METRICS = {"VolumeReadOps": "ops", "VolumeWriteOps": "ops", "VolumeReadThroughput": "bytes",
            "VolumeWriteThroughput": "bytes"}
@@ -34,10 +33,7 @@ MINUTE = 60.0
 
 
 def read(path: Path, text: str) -> Series:
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
-        raise InputError(f"--from {path}: not valid JSON") from None
+    doc = json_export(path, text)
     parts = doc if isinstance(doc, list) else [doc]
     if parts and isinstance(parts[0], dict) and "aggregated-datapoints" in parts[0]:
         raise InputError(f"--from {path}: OCI data without its query: the interval and the statistic are in the query, "

@@ -12,9 +12,12 @@ source's own clock read as UTC); `None` when the source has no clock (a CSV with
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 from blockfit.errors import InputError
 
@@ -80,6 +83,15 @@ class Series:
     @property
     def members(self) -> list[str]:
         return sorted({s.member for s in self.samples})
+
+
+def json_export(path: Path, text: str) -> Any:
+    """A cloud metrics export's JSON document; anything that is not JSON (or nests past the parser's stack) is one
+    line naming the file."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise InputError(f"--from {path}: not valid JSON") from None
 
 
 def check_rate(source: str, where: str, name: str, value: float) -> float:
