@@ -24,7 +24,7 @@ from blockfit.plan.advice import (
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.host import host_settings
 from blockfit.plan.search import TIE_WINDOW, rank_key, search
-from blockfit.plan.space import SearchSpace, default_space, instance_for
+from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
 
@@ -255,8 +255,9 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
                 best = p
     alternatives = _bigger_shapes(req, cat, space)
     if best is None:
-        reason = (f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
-                  f"(capacity x growth) on {space.shape}")
+        reason = _unpriced_reason(req, cat, space) or (
+            f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
+            f"(capacity x growth) on {space.shape}")
         return Infeasible(reason=reason + _alternative_clause(alternatives), alternatives=alternatives)
     # the cheapest layout that reaches (nearly) that best performance, rather than the biggest one
     reach = relaxed.model_copy(update={"target_iops": best.iops * 0.999, "target_mbps": best.mbps * 0.999})
@@ -274,6 +275,21 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
     return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
                       alternatives=alternatives)
+
+
+def _unpriced_reason(req: Requirements, cat: Catalog, space: SearchSpace) -> str | None:
+    """When no option is left because every type the shape can attach lacks a price (GCP's Hyperdisk-only series):
+    that reason, and how to plan them on performance (as --levels premium-v2 on Azure), instead of a capacity one."""
+    if space.options:
+        return None
+    attachable = find_shape(cat, req.instance_shape).volume_types
+    unpriced = [t for t in dict.fromkeys(o.type for o in selected_types(cat, req.levels, req.allow_hdd))
+                if (not attachable or t in attachable) and t not in space.sizes]
+    if not unpriced:
+        return None
+    return (f"none of the volume types {space.shape} can attach has a price in the {cat.cloud} catalog {cat.version} "
+            f"({', '.join(unpriced)}): name one with --levels (e.g. --levels {unpriced[0]}) to plan it on "
+            "performance alone, its cost unknown")
 
 
 def _alternative_clause(alternatives: list[Candidate]) -> str:
