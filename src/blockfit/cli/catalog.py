@@ -76,11 +76,11 @@ def show_command(
               title="instance shapes", title_justify="left")
     for name, s in cat.shapes.items():
         ocpus = f"{s.ocpus_min:g}-{s.ocpus_max:g}" if s.kind == "flex" else (f"{s.ocpus:g}" if s.ocpus else "")
-        iops = "20,000 x Gbps" if s.kind == "flex" else _figure(s, "iops", "per tier")
-        mbps = "120 x Gbps" if s.kind == "flex" else _figure(s, "mbps", "per tier")
+        per_tier = "per tier" if not s.tiers or _tier_caps(s) else "unknown"
+        iops = "20,000 x Gbps" if s.kind == "flex" else _figure(s, "iops", per_tier)
+        mbps = "120 x Gbps" if s.kind == "flex" else _figure(s, "mbps", per_tier)
         t.add_row(name, s.kind, ocpus, "" if s.vcpus is None else str(s.vcpus),
-                  "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps,
-                  str(s.attach_max) if s.attach_max else ("unknown" if "attach_max" in s.unknown else "?"),
+                  "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps, _attach(s),
                   ", ".join(dict.fromkeys([s.source, *s.sources.values()])))
     console.print(t)
     if cat.compute_prices:
@@ -91,6 +91,24 @@ def show_command(
     console.print(st)
     for note in cat.notes:
         console.print(f"[dim]note: {note}[/]")
+
+
+def _tier_caps(s: Shape) -> bool:
+    """Do the shape's size tiers carry per-volume-type caps (GCP N2: {pd-ssd = {iops, mbps}}), not only counts?"""
+    return any(isinstance(v, dict) for t in s.tiers for v in t.values())
+
+
+def _attach(s: Shape) -> str:
+    """The volumes the shape attaches: one figure, or the range its size tiers give (GCP C4: 8 at 2 vCPUs up to 128
+    from 96), 'some unknown' where a tier has none."""
+    if s.attach_max:
+        return str(s.attach_max)
+    per_size = [t.get("attach_max") for t in s.tiers]
+    known = sorted({int(v) for v in per_size if v is not None})
+    if known:
+        span = f"{known[0]}" if len(known) == 1 else f"{known[0]}-{known[-1]}"
+        return f"{span} by size" + ("; some unknown" if None in per_size else "")
+    return "unknown" if "attach_max" in s.unknown else "?"
 
 
 def _figure(s: Shape, name: str, fallback: str) -> str:

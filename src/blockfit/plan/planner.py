@@ -3,6 +3,7 @@ a Pareto table of what each extra dollar buys, and an explanation when nothing m
 
 from __future__ import annotations
 
+import bisect
 import math
 from datetime import UTC, datetime
 
@@ -23,7 +24,7 @@ from blockfit.plan.advice import (
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.host import host_settings
 from blockfit.plan.search import TIE_WINDOW, rank_key, search
-from blockfit.plan.space import SearchSpace, default_space, instance_for
+from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
 
@@ -103,11 +104,37 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
     """Drop points that an earlier (cheaper or equal) kept point matches in IOPS and MB/s: the same offer
     with more, smaller members adds nothing. With a tolerance, near-equal offers collapse too (Pareto)."""
     kept: list[Point] = []
+    stairs: dict[object, _Staircase] = {}
     for p in sorted(points, key=rank_key):
-        if not any((q.option == p.option or not same_option_only) and q.iops >= p.iops * (1 - tolerance)
-                   and q.mbps >= p.mbps * (1 - tolerance) for q in kept):
+        stair = stairs.setdefault(p.option if same_option_only else None, _Staircase())
+        if not stair.covers(p.iops * (1 - tolerance), p.mbps * (1 - tolerance)):
             kept.append(p)
+            stair.add(p.iops, p.mbps)
     return kept
+
+
+class _Staircase:
+    """The kept points not dominated by another kept point, by IOPS ascending (so MB/s strictly descending): whether
+    some kept point reaches both an IOPS and an MB/s figure is then one bisection (a plan over a provisioned type's
+    thousands of Pareto points compared each with every kept one: minutes)."""
+
+    def __init__(self) -> None:
+        self.iops: list[float] = []
+        self.mbps: list[float] = []
+
+    def covers(self, iops: float, mbps: float) -> bool:
+        """Does a kept point have at least this IOPS and at least this MB/s?"""
+        i = bisect.bisect_left(self.iops, iops)
+        return i < len(self.iops) and self.mbps[i] >= mbps
+
+    def add(self, iops: float, mbps: float) -> None:
+        """Keep a point no kept point covers, dropping those it dominates."""
+        k = bisect.bisect_right(self.iops, iops)
+        j = k
+        while j > 0 and self.mbps[j - 1] <= mbps:
+            j -= 1
+        self.iops[j:k] = [iops]
+        self.mbps[j:k] = [mbps]
 
 
 def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point, with_curve: bool = True) -> Candidate:
@@ -153,12 +180,21 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
     return None
 
 
+# Offers (distinct within 2 %) the Pareto table predicts, per row it shows. A provisioned type (Hyperdisk, Premium SSD
+# v2) on a machine whose per-VM caps are unknown offers thousands (every IOPS x throughput step x member count); each
+# predicted with its latency curve and compared with every other row took minutes (issue 27).
+PARETO_OFFERS = 4
+
+
 def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, limit: int = 12) -> list[Candidate]:
     """What each extra dollar, storage or compute, buys: the recommendation and the smallest-size layouts of every
     level and member count, kept where no other row is at least as good on every count (meets the targets, total
     cost, IOPS, MB/s) and better on one."""
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     points = _distinct(pareto_points(relaxed, cat, space), same_option_only=False, tolerance=0.02)
+    if len(points) > PARETO_OFFERS * limit:   # thinned evenly by cost before each is predicted (see PARETO_OFFERS)
+        step = (len(points) - 1) / (PARETO_OFFERS * limit - 1)
+        points = [points[round(k * step)] for k in range(PARETO_OFFERS * limit)]
     rows = [first] + [c for c in (_candidate(req, cat, space, p) for p in points) if not _tie_of(c, first)]
     front = pareto_front(rows)
     if len(front) > limit:   # evenly spaced by cost, the recommendation always among them
@@ -219,8 +255,9 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
                 best = p
     alternatives = _bigger_shapes(req, cat, space)
     if best is None:
-        reason = (f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
-                  f"(capacity x growth) on {space.shape}")
+        reason = _unpriced_reason(req, cat, space) or (
+            f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
+            f"(capacity x growth) on {space.shape}")
         return Infeasible(reason=reason + _alternative_clause(alternatives), alternatives=alternatives)
     # the cheapest layout that reaches (nearly) that best performance, rather than the biggest one
     reach = relaxed.model_copy(update={"target_iops": best.iops * 0.999, "target_mbps": best.mbps * 0.999})
@@ -238,6 +275,21 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
     return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
                       alternatives=alternatives)
+
+
+def _unpriced_reason(req: Requirements, cat: Catalog, space: SearchSpace) -> str | None:
+    """When no option is left because every type the shape can attach lacks a price (GCP's Hyperdisk-only series):
+    that reason, and how to plan them on performance (as --levels premium-v2 on Azure), instead of a capacity one."""
+    if space.options:
+        return None
+    attachable = find_shape(cat, req.instance_shape).volume_types
+    unpriced = [t for t in dict.fromkeys(o.type for o in selected_types(cat, req.levels, req.allow_hdd))
+                if (not attachable or t in attachable) and t not in space.sizes]
+    if not unpriced:
+        return None
+    return (f"none of the volume types {space.shape} can attach has a price in the {cat.cloud} catalog {cat.version} "
+            f"({', '.join(unpriced)}): name one with --levels (e.g. --levels {unpriced[0]}) to plan it on "
+            "performance alone, its cost unknown")
 
 
 def _alternative_clause(alternatives: list[Candidate]) -> str:

@@ -113,11 +113,17 @@ def search(ev: Evaluator, space: SearchSpace, keep: int = 10, bound: float = mat
         for members in space.members:
             bound = max(best[keep - 1].cost, best[0].cost * TIE_WINDOW) + 1e-9 if len(best) >= keep else outer
             point = cheapest_for(ev, space, option, members, bound)
-            if point is not None:
-                best.append(point)
-                best.sort(key=rank_key)
-                window = best[0].cost * TIE_WINDOW + 1e-9
+            if point is None:
+                continue
+            # ranked by insertion (after equal keys, as a stable sort would): a type without a price ranks by a
+            # proxy far below a known compute price, so thousands of pairs tie and re-sorting each time took minutes
+            i = bisect.bisect_right(best, rank_key(point), key=rank_key)
+            best.insert(i, point)
+            window = best[0].cost * TIE_WINDOW + 1e-9
+            if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
                 best = best[:keep] + [p for p in best[keep:] if p.cost <= window]
+            elif max(i, keep) < len(best) and best[max(i, keep)].cost > window:
+                del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
     return best
 
 

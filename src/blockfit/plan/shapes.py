@@ -127,7 +127,19 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
             drop("OCPU / vCPU count unknown or outside --ocpus", s.name)
         else:
             out.append(s.name)
+    if cat.cloud == "gcp" and req.memory_gb is None:   # no memory to price a series at: its predefined types
+        out = [typ for name in out for typ in _machine_types(cat, name, req)]
     return out, left
+
+
+def _machine_types(cat: Catalog, series: str, req: Requirements) -> list[str]:
+    """A GCP series as its predefined machine types within --ocpus / --min-vcpus (n2 -> n2-standard-2 ...
+    n2-highcpu-96): each name fixes the vCPUs and memory, so each is priced, where the series is priced only at a
+    memory given (--memory, --min-memory)."""
+    shape = cat.shapes[series]
+    lo, hi = req.ocpus_min or 0.0, req.ocpus_max or math.inf
+    types = [f"{series}-{fam}-{v}" for fam, mf in shape.machine_families.items() for v in mf.vcpus if lo <= v <= hi]
+    return types if shape.machine_families else [series]
 
 
 def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[str, list[str]] | None = None,

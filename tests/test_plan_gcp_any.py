@@ -1,0 +1,55 @@
+"""plan --cloud gcp --instance any: without a memory figure a series has no price, so the search walks the
+predefined machine types (their names fix vCPUs and memory); the answer equals the cheapest of their own plans."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blockfit.catalog import load_catalog
+from blockfit.errors import InputError
+from blockfit.plan.evaluate import Evaluator
+from blockfit.plan.search import TIE_WINDOW, search
+from blockfit.plan.shapes import ANY, ShapeQuery, plan_shapes
+from blockfit.plan.space import default_space
+from blockfit.schema import Requirements
+
+GCP = load_catalog("gcp")
+
+
+def every_priced_machine_type(min_vcpus: int | None) -> list[str]:
+    return [f"{series}-{fam}-{v}" for series, shape in GCP.shapes.items() if series in GCP.compute_prices
+            for fam, mf in shape.machine_families.items() for v in mf.vcpus if v >= (min_vcpus or 0)]
+
+
+def cheapest_plan(req: Requirements, names: list[str]) -> float | None:
+    costs = []
+    for name in names:
+        sreq = req.model_copy(update={"instance_shape": name})
+        try:
+            space = default_space(GCP, sreq)
+        except InputError:
+            continue
+        found = search(Evaluator(GCP, sreq, space), space, keep=1)
+        if found and found[0].compute is not None:
+            costs.append(found[0].cost)
+    return min(costs) if costs else None
+
+
+@settings(max_examples=6, deadline=None)
+@given(capacity=st.integers(100, 20_000), iops=st.one_of(st.none(), st.integers(1000, 90_000)),
+       mbps=st.one_of(st.none(), st.integers(50, 1300)), min_vcpus=st.one_of(st.none(), st.sampled_from([8, 32])))
+def test_gcp_any_equals_the_cheapest_machine_type_plan(capacity: int, iops: int | None, mbps: int | None,
+                                                       min_vcpus: int | None) -> None:
+    req = Requirements(cloud="gcp", capacity_gb=capacity, target_iops=iops, target_mbps=mbps, instance_shape=ANY)
+    plan = plan_shapes(req, GCP, ShapeQuery(ANY, min_vcpus=min_vcpus))
+    expected = cheapest_plan(req, every_priced_machine_type(min_vcpus))
+    if expected is None:
+        assert not plan.feasible
+        return
+    assert plan.feasible, plan.infeasible
+    first = plan.candidates[0]
+    assert first.cost.compute is not None and first.cost.total is not None   # a priced machine, not 'unknown'
+    assert expected - 0.01 <= first.ranked_cost <= expected * TIE_WINDOW + 0.01   # ties: within TIE_WINDOW
+    vcpus = int(plan.requirements.instance_shape.rsplit("-", 1)[1])
+    assert vcpus >= (min_vcpus or 0)
