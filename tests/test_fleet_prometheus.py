@@ -38,7 +38,7 @@ from blockfit.testbed.promserver import (
     prometheus_server,
     write_openmetrics,
 )
-from fleet_helpers import run_cli
+from fleet_helpers import hanging_prometheus, run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -344,22 +344,31 @@ def test_server_that_cannot_answer_is_exit_4_and_names_each_host(fleet: Fleet, t
 
 
 def test_ctrl_c_leaves_no_planner_process(fleet: Fleet, tmp_path: Path) -> None:
-    """SIGINT while hosts are being planned (forked workers, one per CPU): exit 130, and no process that carries
-    this run's marker survives it."""
+    """SIGINT while the planner workers are up (forked, one per CPU) and the server holds a query unanswered (the
+    run holds more queries than the 12 it lets through), so the run cannot finish before the signal: exit 130 with
+    one line, and no process that carries this run's marker survives it."""
     marker = f"BLOCKFIT_FLEET_TEST={uuid.uuid4().hex}"
     env = {**os.environ, "BLOCKFIT_FLEET_TEST": marker.split("=", 1)[1]}
-    with open(tmp_path / "out.json", "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-c", "from blockfit.cli import main; main()",
-                                 *fleet_args(fleet, "--devices", "dm-3", "--json")],
+    upstream = fleet.url.removeprefix("prometheus+")
+    with hanging_prometheus(upstream, answered=12) as server, open(tmp_path / "out.json", "wb") as out:
+        args = fleet_args(fleet, "--devices", "dm-3", "--json")
+        args[args.index("--from") + 1] = server.url
+        proc = subprocess.Popen([sys.executable, "-c", "from blockfit.cli import main; main()", *args],
                                 stdout=out, stderr=subprocess.PIPE, env=env)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and len(_marked(marker)) < 3:
-        time.sleep(0.05)   # the CLI and its planner workers are up
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode in (130, 2), err   # 2: it finished before the signal arrived
-    if proc.returncode == 130:
-        assert err.decode().strip() == "blockfit: error: interrupted"
+        try:
+            assert server.held.wait(120), "no query reached the server"
+            cpus = len(os.sched_getaffinity(0))
+            while proc.poll() is None and len(_marked(marker)) < (1 + cpus if cpus > 1 else 1):
+                time.sleep(0.05)   # the CLI and its planner workers are up
+            assert proc.poll() is None
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 130, err
+    assert err.decode().strip() == "blockfit: error: interrupted"
     time.sleep(0.5)
     assert _marked(marker) == []
 
