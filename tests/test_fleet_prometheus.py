@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -34,7 +35,6 @@ from blockfit.testbed.promserver import (
     PROMETHEUS,
     SyntheticHost,
     create_blocks,
-    free_port,
     prometheus_server,
     write_openmetrics,
 )
@@ -287,8 +287,12 @@ def test_mount_point_selects_the_device_under_it(fleet: Fleet) -> None:
 
 
 def test_unreachable_server_is_exit_4() -> None:
-    code, out, err = run_cli("plan", "--from", f"prometheus+http://127.0.0.1:{free_port()}", "--devices", "sda",
-                             "--instance", INSTANCE, "--capacity", "1T")
+    """A port held bound but not listening: the connection is refused for sure (a port merely free a moment ago
+    could be taken by another process before blockfit connects)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        code, out, err = run_cli("plan", "--from", f"prometheus+http://127.0.0.1:{held.getsockname()[1]}",
+                                 "--devices", "sda", "--instance", INSTANCE, "--capacity", "1T")
     assert code == 4 and out == ""
     assert err.startswith("blockfit: error: prometheus+http://127.0.0.1:") and "cannot reach" in err
     assert len(err.strip().splitlines()) == 1
