@@ -226,9 +226,12 @@ def main() -> None:
     s = last["summary"]
     print(f"\n{last['hosts']} hosts: {s['under']} under, {s['within']} within, {s['over']} over; now "
           f"${s['cost_now']['total']:,.2f} vs recommended ${s['cost_recommended']['total']:,.2f} a month")
-    ideal = max(last["cpu"], last["server_cpu"], (last["cpu"] + last["server_cpu"]) / (os.cpu_count() or 1))
-    print(f"CPU: blockfit {last['cpu']:.0f} s + server {last['server_cpu']:.0f} s; on this machine idle the run "
-          f"could not take less than {ideal:.0f} s")
+    cpus = os.cpu_count() or 1
+    used = last["cpu"] + last["server_cpu"]
+    print(f"CPU: blockfit {last['cpu']:.0f} s + server {last['server_cpu']:.0f} s = {used:.0f} s in "
+          f"{last['wall']:.0f} s wall: the run had {used / last['wall']:.2f} of the {cpus} CPUs on average (the "
+          f"rest went to other work; load average {os.getloadavg()[0]:.1f} at the end); with them all to itself "
+          f"(blockfit's planners and the server's queries both run one per CPU) about {used / cpus:.0f} s")
     print(f"acceptance: {last['hosts']} hosts in {last['wall']:.1f} s (<= 60: {last['wall'] <= 60}), peak "
           f"{last['pss'] / 2**30:.2f} GiB (<= 1: {last['pss'] <= 2**30}), targets within 1 %: {last['worst'] <= 0.01}")
 

@@ -2,7 +2,7 @@
 blockfit's measure/ runs fio on a loop device capped by cgroup-v1 blkio; `plan --from prometheus+…` over a window
 inside the run must give targets within 10 % of the IOPS fio measured in that same run.
 
-About 50 s: a 40 s fio run, the plan taken 26 s into it over its last 20 s.
+About 50 s: a 40 s fio run, the plan over the 20 s that end 26 s after fio's first reads.
 """
 
 from __future__ import annotations
@@ -62,9 +62,13 @@ def test_live_scrape_during_fio_matches_fio() -> None:
             deadline = time.monotonic() + 60
             while reads(dev.name) - start < 100 and time.monotonic() < deadline and runner.is_alive():
                 time.sleep(0.1)          # fio's first reads: the run (with its warm-up) has begun
-            time.sleep(RAMP_S + WINDOW_S + 4)
+            # the window is fixed from fio's first reads (after its warm-up, well before its end), not from when
+            # the plan happens to run: a busy machine that delays the plan cannot slide it past fio's run
+            until = time.time() + RAMP_S + WINDOW_S + 4
+            time.sleep(max(0.0, until - time.time()) + 3)   # 3 scrapes past the window's end
             code, out, err = run_cli("plan", "--from", srv.url, "--match", 'job="node"', "--devices", dev.name,
                                      "--range", f"{WINDOW_S}s", "--step", "2s", "--percentile", "50",
+                                     "--until", f"{until:.3f}",
                                      "--instance", "VM.Standard.E4.Flex:2", "--capacity", "100G", "--json")
             runner.join(timeout=RUN_S + 120)
     point = measured.get("point")

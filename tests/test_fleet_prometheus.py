@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -34,11 +35,10 @@ from blockfit.testbed.promserver import (
     PROMETHEUS,
     SyntheticHost,
     create_blocks,
-    free_port,
     prometheus_server,
     write_openmetrics,
 )
-from fleet_helpers import run_cli
+from fleet_helpers import hanging_prometheus, run_cli
 
 pytestmark = [
     pytest.mark.slow,
@@ -287,8 +287,12 @@ def test_mount_point_selects_the_device_under_it(fleet: Fleet) -> None:
 
 
 def test_unreachable_server_is_exit_4() -> None:
-    code, out, err = run_cli("plan", "--from", f"prometheus+http://127.0.0.1:{free_port()}", "--devices", "sda",
-                             "--instance", INSTANCE, "--capacity", "1T")
+    """A port held bound but not listening: the connection is refused for sure (a port merely free a moment ago
+    could be taken by another process before blockfit connects)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        code, out, err = run_cli("plan", "--from", f"prometheus+http://127.0.0.1:{held.getsockname()[1]}",
+                                 "--devices", "sda", "--instance", INSTANCE, "--capacity", "1T")
     assert code == 4 and out == ""
     assert err.startswith("blockfit: error: prometheus+http://127.0.0.1:") and "cannot reach" in err
     assert len(err.strip().splitlines()) == 1
@@ -324,37 +328,51 @@ def test_bad_options_fail_before_any_request(args: list[str], names: str) -> Non
 
 
 def test_server_that_cannot_answer_is_exit_4_and_names_each_host(fleet: Fleet, tmp_path: Path) -> None:
-    """A server whose every query times out (--query.timeout=1ms): split to single hosts, each then reported as
-    the server's problem, exit 4."""
+    """A server whose every query times out: split to single hosts, each then reported as the server's problem,
+    exit 4. --query.timeout=0s makes the timeout certain: each query's deadline has passed when it is made, and
+    Prometheus checks it before any work (a few milliseconds would let the small queries finish in time)."""
     data = tmp_path / "data"
     shutil.copytree(fleet.data, data, ignore=BLOCKS_ONLY)
-    with prometheus_server(data, extra_args=["--query.timeout=1ms"]) as slow:
+    with prometheus_server(data, extra_args=["--query.timeout=0s"]) as slow:
         code, out, err = run_cli("plan", "--from", slow.url, "--match", 'job="node",instance=~"db-over-.*"',
                                  "--range", "1d", "--until", str(fleet.end), "--devices", "dm-3", "--json")
     assert code == 4
     r = json.loads(out)
     assert r["hosts"] == []
-    assert {p["host"] for p in r["problems"] if p["cause"] == "server"} == {f"db-over-{i}:9100" for i in range(3)}
-    assert all(line.startswith("blockfit: ") for line in err.strip().splitlines())
+    assert {p["host"] for p in r["problems"]} == {f"db-over-{i}:9100" for i in range(3)}
+    for p in r["problems"]:
+        assert p["cause"] == "server" and "the server could not answer for this host alone" in p["message"], p
+        assert "timed out" in p["message"], p
+    lines = err.strip().splitlines()
+    assert len(lines) == 3 and all(line.startswith("blockfit: ") for line in lines), lines
 
 
 def test_ctrl_c_leaves_no_planner_process(fleet: Fleet, tmp_path: Path) -> None:
-    """SIGINT while hosts are being planned (forked workers, one per CPU): exit 130, and no process that carries
-    this run's marker survives it."""
+    """SIGINT while the planner workers are up (forked, one per CPU) and the server holds a query unanswered (the
+    run holds more queries than the 12 it lets through), so the run cannot finish before the signal: exit 130 with
+    one line, and no process that carries this run's marker survives it."""
     marker = f"BLOCKFIT_FLEET_TEST={uuid.uuid4().hex}"
     env = {**os.environ, "BLOCKFIT_FLEET_TEST": marker.split("=", 1)[1]}
-    with open(tmp_path / "out.json", "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-c", "from blockfit.cli import main; main()",
-                                 *fleet_args(fleet, "--devices", "dm-3", "--json")],
+    upstream = fleet.url.removeprefix("prometheus+")
+    with hanging_prometheus(upstream, answered=12) as server, open(tmp_path / "out.json", "wb") as out:
+        args = fleet_args(fleet, "--devices", "dm-3", "--json")
+        args[args.index("--from") + 1] = server.url
+        proc = subprocess.Popen([sys.executable, "-c", "from blockfit.cli import main; main()", *args],
                                 stdout=out, stderr=subprocess.PIPE, env=env)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and len(_marked(marker)) < 3:
-        time.sleep(0.05)   # the CLI and its planner workers are up
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode in (130, 2), err   # 2: it finished before the signal arrived
-    if proc.returncode == 130:
-        assert err.decode().strip() == "blockfit: error: interrupted"
+        try:
+            assert server.held.wait(120), "no query reached the server"
+            cpus = len(os.sched_getaffinity(0))
+            while proc.poll() is None and len(_marked(marker)) < (1 + cpus if cpus > 1 else 1):
+                time.sleep(0.05)   # the CLI and its planner workers are up
+            assert proc.poll() is None
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 130, err
+    assert err.decode().strip() == "blockfit: error: interrupted"
     time.sleep(0.5)
     assert _marked(marker) == []
 
