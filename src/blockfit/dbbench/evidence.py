@@ -3,7 +3,8 @@ counters, the host CPU, and from those the binding resource in words.
 
 Why diagnose: it already resolves a mount's whole stack (filesystem → LV/md → members), reads cgroup
 throttle caps, and decides when a device sits at a cap (median ≥ 90 % of it over active intervals). A run
-is called I/O-bound only on that evidence (or flush latency); otherwise, if the host CPU was busy, it is
+is called I/O-bound only on that evidence, on flush latency, or when the layout's own device never waited for
+work (busy with a queue, below any known cap: ``device_busy``); otherwise, if the host CPU was busy, it is
 CPU-bound and the comparison refuses to name a winner.
 """
 
