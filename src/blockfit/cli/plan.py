@@ -303,7 +303,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     console.print(f"[bold]Plan[/] for {', '.join(targets)} on {req.instance_shape}"
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
-    table = _table("Candidates meeting every target, cheapest total (storage + compute, 730 h a month) first")
+    where = f", prices in {plan.candidates[0].cost.region}" if plan.candidates[0].cost.region else ""
+    table = _table(f"Candidates meeting every target, cheapest total (storage + compute, 730 h a month{where}) first")
     for c in plan.candidates:
         table.add_row(*_row(c, req))
     if req.history is not None:
@@ -364,3 +365,6 @@ def render_infeasible(plan: Plan) -> None:
     for alt in inf.alternatives:
         print(f"  on {alt.instance}: {alt.layout}, {alt.max_iops:,.0f} IOPS / {alt.max_mbps:,.0f} MB/s for "
               f"{money(alt.cost)} a month", file=sys.stderr)
+    regions = {c.cost.region for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
+    if regions:
+        print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)

@@ -66,7 +66,8 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
         history.extend(s, req.history, sink)
     best = plan.candidates[0]
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
-    s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front", rows, req))
+    s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front" + _where(best),
+                                     rows, req))
     _common_lists(s, plan, best)
     return s
 
@@ -80,6 +81,11 @@ def _candidate_table(title: str, rows: list[Candidate], req: Requirements) -> Ta
           fmt_io_size(c.layout_detail.stripe_size) if c.layout_detail.stripe_size else "none"] for c in rows],
         numeric={2, 3, 4, 5, 6}, strong_rows={0},
         muted_rows={i for i, c in enumerate(rows) if i and not c.meets_targets})
+
+
+def _where(c: Candidate) -> str:
+    """The price region of a table's costs (one per result: the catalog's)."""
+    return f" (per month, 730 h, prices in {c.cost.region})" if c.cost.region else ""
 
 
 def _common_lists(s: Section, plan: Plan, best: Candidate | None) -> None:
@@ -107,7 +113,7 @@ def _infeasible_section(plan: Plan, source: str, title: str, sink: FigureSink) -
     rows = ([inf.best] if inf.best is not None else []) + list(inf.alternatives)
     if rows:
         s.tables.append(_candidate_table("The best on this instance (first, misses a target) and the cheapest other "
-                                         "shapes that meet the targets", rows, plan.requirements))
+                                         "shapes that meet the targets" + _where(rows[0]), rows, plan.requirements))
         s.tables[-1].muted_rows = {0} if inf.best is not None else set()
     if inf.missed:
         s.lists.append(("Targets missed", list(inf.missed)))
