@@ -114,7 +114,8 @@ def small_spaces(draw: st.DrawFn) -> tuple[str, Requirements, SearchSpace]:
     cat = CATALOGS[cloud]
     shape = {"oci": "VM.Standard.E4.Flex", "aws": "r6i.4xlarge", "azure": "Standard_E16s_v5",
              "gcp": "n2-standard-16"}[cloud]
-    keys = [k for k, vt in cat.volume_types.items() if vt.levels_from is None and k not in ("st1", "sc1", "boot") and vt.price_region]
+    keys = [k for k, vt in cat.volume_types.items()
+            if vt.levels_from is None and k not in ("st1", "sc1", "boot") and vt.price_region]
     key = draw(st.sampled_from(sorted(keys)))
     vt = cat.volume_types[key]
     drawn = draw(st.lists(st.sampled_from(options_for(key, vt)), min_size=1, max_size=3, unique=True))
