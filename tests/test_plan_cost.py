@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from blockfit.catalog import catalog_from_toml, load_catalog
+from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.plan import make_plan
@@ -152,14 +153,31 @@ def test_redundancy_by_hand_instance_bound_writes_double():
 
 
 def test_redundancy_by_hand_volume_bound_mixed_high():
-    lay = parse_layout("2x500G@balanced", "oci", OCI).model_copy(update={"redundancy": "high", "manager": "asm"})
+    lay = parse_layout("3x500G@balanced", "oci", OCI).model_copy(update={"redundancy": "high", "manager": "asm"})
     p = predict(lay, parse_instance("VM.Standard.E4.Flex:40", "oci", OCI), Workload(read_pct=70), OCI,
                 with_curve=False)
-    # 2 x 25,000 IOPS of volume I/O; 0.7 reads + 0.3 writes x 3 = 1.6 volume I/Os per I/O
+    # 3 x 25,000 IOPS of volume I/O; 0.7 reads + 0.3 writes x 3 = 1.6 volume I/Os per I/O
     assert p.write_amplification == pytest.approx(1.6)
-    assert p.max_iops == pytest.approx(50_000 / 1.6, rel=1e-3)
+    assert p.max_iops == pytest.approx(75_000 / 1.6, rel=1e-3)
     assert p.redundancy_note.startswith("writes x 3 at high redundancy exhaust the volumes'")
-    assert p.usable_gb == pytest.approx(1000 / 3)
+    assert p.usable_gb == pytest.approx(1500 / 3)
+
+
+@pytest.mark.parametrize("spec,redundancy,least", [("1x1T@balanced", "normal", 2), ("2x500G@balanced", "high", 3),
+                                                   ("1x1T@balanced", "raid10", 2)])
+def test_a_mirror_on_fewer_volumes_than_copies_is_refused_in_model_and_plan(spec, redundancy, least):
+    """ASM keeps each copy in another failure group (one per volume here), mdadm RAID10 each leg on another device:
+    a 1-volume normal-redundancy layout cannot be built. model predicted it and plan recommended it (the tie rule
+    prefers fewer volumes)."""
+    lay = parse_layout(spec, "oci", OCI).model_copy(update={"redundancy": redundancy})
+    with pytest.raises(InputError, match=f"expected at least {least} volumes"):
+        predict(lay, parse_instance("VM.Standard.E4.Flex:16", "oci", OCI), Workload(), OCI)
+    plan = make_plan(Requirements(cloud="oci", capacity_gb=500, target_iops=10_000, redundancy=redundancy,
+                                  instance_shape="VM.Standard.E4.Flex", instance_ocpus=16), OCI)
+    assert all(c.layout_detail.members >= least for c in plan.candidates + plan.pareto)
+    with pytest.raises(InputError, match=f"expected at least {least}"):
+        make_plan(Requirements(cloud="oci", capacity_gb=500, redundancy=redundancy, max_volumes=least - 1,
+                               instance_shape="VM.Standard.E4.Flex", instance_ocpus=16), OCI)
 
 
 def test_write_heavy_plan_at_normal_redundancy_buys_twice_the_write_capacity():
