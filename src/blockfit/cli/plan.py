@@ -314,7 +314,7 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money(best.cost)} a month, "
-                  f"limited by {limit_label(best.limited_by(req))}.")
+                  f"limited by {_limit_words(best, req)}.")
     if best.prediction.redundancy_note:
         console.print(f"  redundancy: {best.prediction.redundancy_note} "
                       f"(usable {best.prediction.usable_gb or 0:,.0f} GB of {best.layout_detail.total_gb:,} GB)")
@@ -340,6 +340,12 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if out is not None:
         console.print(f"plan written to {out} (feed it to 'blockfit build --plan {out}' "
                       f"or 'blockfit lab --plan {out}')")
+
+
+def _limit_words(c: Candidate, req: Requirements) -> str:
+    """The binding limit in the words `model` prints for the same layout (its limits table's description)."""
+    name = c.limited_by(req)
+    return next((r.description for r in c.prediction.limits if r.name == name), limit_label(name))
 
 
 def attachment_advice(c: Candidate) -> str | None:

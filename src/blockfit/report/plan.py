@@ -30,7 +30,7 @@ def summary(plan: Plan) -> str:
     req = plan.requirements
     text = (f"The cheapest layout that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
-            f"limited by {limit_name(best.limited_by(req))}. "
+            f"limited by {_limit_words(best, req)}. "
             f"{fmt_count(len(plan.candidates), 'layout')} "
             f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target.")
     front = plan.pareto
@@ -40,6 +40,12 @@ def summary(plan: Plan) -> str:
                  f"{fmt_qty(top.max_iops, 'IOPS')} ({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} "
                  "a month in all).")
     return text
+
+
+def _limit_words(c: Candidate, req: Requirements) -> str:
+    """The binding limit in the words the model section uses for it (its limits table's description)."""
+    name = c.limited_by(req)
+    return next((r.description for r in c.prediction.limits if r.name == name), limit_name(name))
 
 
 def _infeasible_summary(plan: Plan) -> str:
