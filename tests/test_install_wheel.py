@@ -88,14 +88,14 @@ def test_the_wheel_runs_plan_build_and_report_without_the_dev_extras(tmp_path: P
     work = tmp_path / "work"
     work.mkdir()
     shown = _run(venv, "plan", "--example", "part3", cwd=work)
-    assert "Recommended: 8x576G@balanced" in shown.stdout
+    assert "Recommended: 6x768G@balanced" in shown.stdout
     _run(venv, "plan", "--example", "part3", "--out", "plan.json", cwd=work)
     assert json.loads((work / "plan.json").read_text())["kind"] == "plan"
-    members = 8  # the recommended layout's member count, as asserted above
+    members = 6  # the recommended layout's member count, as asserted above
     devices = ",".join(f"/dev/oracleoci/oraclevd{chr(ord('b') + i)}" for i in range(members))
     _run(venv, "build", "--plan", "plan.json", "--manager", "lvm", "--devices", devices, "--mount", "/u01",
          "--out", "scripts", cwd=work)
     assert (work / "scripts" / "run-all.sh").exists() and (work / "scripts" / "20-lvm.sh").exists()
     _run(venv, "report", "plan.json", "-o", "report.html", cwd=work)
     page = (work / "report.html").read_text()
-    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "8x576G@balanced" in page
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "6x768G@balanced" in page

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from blockfit.catalog import catalog_from_toml, load_catalog
+from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.plan import make_plan
@@ -75,28 +76,35 @@ def test_catalog_show_lists_compute_prices_with_sources():
 
 # ---- Part 3 with compute priced ----------------------------------------------------------------------
 
-def test_part3_fixed_12_ocpus_is_the_part3_answer_and_says_what_more_ocpus_buy():
+def test_part3_fixed_12_ocpus_ties_toward_fewer_volumes_and_says_what_more_ocpus_move():
+    """Part 3's 8x576G (175,781 IOPS, bound by the instance network) and 6x768G (150,000, the volumes' caps) cost
+    the same: a tie, which the fewest volumes win (issue 22); 8x576G is listed among the candidates at that price,
+    and the front, which must hold the recommendation, leaves the tie out."""
     plan = part3()
     first = plan.candidates[0]
-    assert first.layout == "8x576G@balanced" and first.instance == "VM.Standard.E3.Flex:12"
-    assert first.limited_by(plan.requirements) == "instance_mbps"
+    assert first.layout == "6x768G@balanced" and first.instance == "VM.Standard.E3.Flex:12"
+    assert first.limited_by(plan.requirements) == "volume_iops_cap" and first.max_iops == 150_000
     assert first.cost.storage == pytest.approx(4608 * BALANCED_GB_MONTH, abs=0.01)
     assert first.cost.compute == pytest.approx(12 * E3_OCPU_MONTH, abs=0.01)
     assert first.ranked_cost == pytest.approx(first.cost.storage + first.cost.compute, abs=0.01)
-    note = next(n for n in plan.notes if "more OCPUs" in n)
-    more = int(note.split(" more OCPUs")[0])
-    at = predict(first.layout_detail, parse_instance(f"VM.Standard.E3.Flex:{12 + more}", "oci", OCI), Workload(),
-                 OCI, with_curve=False)
-    below = predict(first.layout_detail, parse_instance(f"VM.Standard.E3.Flex:{11 + more}", "oci", OCI), Workload(),
+    part3_answer = next(c for c in plan.candidates if c.layout == "8x576G@balanced")
+    front = {c.layout for c in plan.pareto}
+    assert first.layout in front and part3_answer.layout not in front
+    assert part3_answer.ranked_cost == first.ranked_cost and part3_answer.max_iops == pytest.approx(175_781, abs=1)
+    note = next(n for n in plan.notes if n.startswith("From "))
+    at = int(note.split()[1])
+    above = predict(first.layout_detail, parse_instance(f"VM.Standard.E3.Flex:{at}", "oci", OCI), Workload(), OCI,
+                    with_curve=False)
+    below = predict(first.layout_detail, parse_instance(f"VM.Standard.E3.Flex:{at - 1}", "oci", OCI), Workload(),
                     OCI, with_curve=False)
-    assert at.mbps_limited_by.startswith("volume_") and below.mbps_limited_by == "instance_mbps"
-    assert f"${more * E3_OCPU_MONTH:,.2f}/month" in note and f"{at.max_mbps:,.0f} MB/s" in note
+    assert above.mbps_limited_by.startswith("volume_") and below.mbps_limited_by == "instance_mbps"
+    assert f"({above.max_mbps:,.0f} MB/s)" in note
 
 
 def test_part3_total_beats_one_big_volume_on_the_same_shape_in_dollars():
     plan = part3(ocpus=None)
     first = plan.candidates[0]
-    assert first.layout == "8x576G@balanced"
+    assert first.layout == "6x768G@balanced"   # ties 8x576G at 11 OCPUs: the fewest volumes win
     # 150,000 x 8 KiB = 1,229 MB/s needs 10.24 Gbps: 11 OCPUs at 120 MB/s per Gbps
     assert first.instance_detail.ocpus == 11 and first.cost.compute == pytest.approx(11 * E3_OCPU_MONTH, abs=0.01)
     single = next(n for n in plan.notes if n.startswith("The cheapest single volume"))
@@ -145,14 +153,31 @@ def test_redundancy_by_hand_instance_bound_writes_double():
 
 
 def test_redundancy_by_hand_volume_bound_mixed_high():
-    lay = parse_layout("2x500G@balanced", "oci", OCI).model_copy(update={"redundancy": "high", "manager": "asm"})
+    lay = parse_layout("3x500G@balanced", "oci", OCI).model_copy(update={"redundancy": "high", "manager": "asm"})
     p = predict(lay, parse_instance("VM.Standard.E4.Flex:40", "oci", OCI), Workload(read_pct=70), OCI,
                 with_curve=False)
-    # 2 x 25,000 IOPS of volume I/O; 0.7 reads + 0.3 writes x 3 = 1.6 volume I/Os per I/O
+    # 3 x 25,000 IOPS of volume I/O; 0.7 reads + 0.3 writes x 3 = 1.6 volume I/Os per I/O
     assert p.write_amplification == pytest.approx(1.6)
-    assert p.max_iops == pytest.approx(50_000 / 1.6, rel=1e-3)
+    assert p.max_iops == pytest.approx(75_000 / 1.6, rel=1e-3)
     assert p.redundancy_note.startswith("writes x 3 at high redundancy exhaust the volumes'")
-    assert p.usable_gb == pytest.approx(1000 / 3)
+    assert p.usable_gb == pytest.approx(1500 / 3)
+
+
+@pytest.mark.parametrize("spec,redundancy,least", [("1x1T@balanced", "normal", 2), ("2x500G@balanced", "high", 3),
+                                                   ("1x1T@balanced", "raid10", 2)])
+def test_a_mirror_on_fewer_volumes_than_copies_is_refused_in_model_and_plan(spec, redundancy, least):
+    """ASM keeps each copy in another failure group (one per volume here), mdadm RAID10 each leg on another device:
+    a 1-volume normal-redundancy layout cannot be built. model predicted it and plan recommended it (the tie rule
+    prefers fewer volumes)."""
+    lay = parse_layout(spec, "oci", OCI).model_copy(update={"redundancy": redundancy})
+    with pytest.raises(InputError, match=f"expected at least {least} volumes"):
+        predict(lay, parse_instance("VM.Standard.E4.Flex:16", "oci", OCI), Workload(), OCI)
+    plan = make_plan(Requirements(cloud="oci", capacity_gb=500, target_iops=10_000, redundancy=redundancy,
+                                  instance_shape="VM.Standard.E4.Flex", instance_ocpus=16), OCI)
+    assert all(c.layout_detail.members >= least for c in plan.candidates + plan.pareto)
+    with pytest.raises(InputError, match=f"expected at least {least}"):
+        make_plan(Requirements(cloud="oci", capacity_gb=500, redundancy=redundancy, max_volumes=least - 1,
+                               instance_shape="VM.Standard.E4.Flex", instance_ocpus=16), OCI)
 
 
 def test_write_heavy_plan_at_normal_redundancy_buys_twice_the_write_capacity():

@@ -29,7 +29,8 @@ def _distinct_by_definition(points, same_option_only=True, tolerance=0.0):
     kept = []
     for p in sorted(points, key=rank_key):
         if not any((q.option == p.option or not same_option_only) and q.iops >= p.iops * (1 - tolerance)
-                   and q.mbps >= p.mbps * (1 - tolerance) for q in kept):
+                   and q.mbps >= p.mbps * (1 - tolerance) and (q.members <= p.members or not same_option_only)
+                   for q in kept):
             kept.append(p)
     return kept
 

@@ -27,7 +27,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     d = tmp_path_factory.mktemp("results")
     model = cli_json(d / "model.json", *MODEL)
     plan = cli_json(d / "plan.json", "plan", "--example", "part3", "--out", str(d / "plan-out.json"))
-    devices = ",".join(f"/dev/oracleoci/oraclevd{c}" for c in "bcdefghi")
+    members = plan["candidates"][0]["prediction"]["layout_detail"]["members"]
+    devices = ",".join(f"/dev/oracleoci/oraclevd{chr(ord('b') + i)}" for i in range(members))
     build = cli_json(d / "build.json", "build", "--plan", str(d / "plan-out.json"), "--manager", "lvm",
                      "--devices", devices, "--mount", "/u01", "--out", str(d / "build"))
     return {"dir": d, "model": model, "plan": plan, "build": build}

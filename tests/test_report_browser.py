@@ -58,9 +58,10 @@ def test_every_result_kind_in_one_report_opens_in_chromium(capped: ThrottledLoop
 
     keep("model.json", "model", "--cloud", "oci", "--layout", "9x500G@balanced", "--instance",
          "VM.Standard.E3.Flex:12", "--max-latency", "2ms")
-    keep("plan.json", "plan", "--example", "part3", "--out", str(tmp_path / "plan-out.json"))
+    plan = keep("plan.json", "plan", "--example", "part3", "--out", str(tmp_path / "plan-out.json"))
+    members = plan["candidates"][0]["prediction"]["layout_detail"]["members"]
     keep("build.json", "build", "--plan", str(tmp_path / "plan-out.json"), "--manager", "mdadm",
-         "--devices", ",".join(f"/dev/sd{c}" for c in "bcdefghi"), "--out", str(tmp_path / "build"))
+         "--devices", ",".join(f"/dev/sd{chr(ord('b') + i)}" for i in range(members)), "--out", str(tmp_path / "build"))
     gp3 = keep("gp3.json", "model", "--cloud", "aws", "--layout", "1x100G@gp3", "--instance", "m5.12xlarge")
     assert gp3["max_iops"] == IOPS_CAP
     # calibrate on the capped loop device, with the --report shortcut

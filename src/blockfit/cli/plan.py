@@ -303,7 +303,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     console.print(f"[bold]Plan[/] for {', '.join(targets)} on {req.instance_shape}"
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
-    table = _table("Candidates meeting every target, cheapest total (storage + compute, 730 h a month) first")
+    where = f", prices in {plan.candidates[0].cost.region}" if plan.candidates[0].cost.region else ""
+    table = _table(f"Candidates meeting every target, cheapest total (storage + compute, 730 h a month{where}) first")
     for c in plan.candidates:
         table.add_row(*_row(c, req))
     if req.history is not None:
@@ -313,7 +314,7 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money(best.cost)} a month, "
-                  f"limited by {limit_label(best.limited_by(req))}.")
+                  f"limited by {_limit_words(best, req)}.")
     if best.prediction.redundancy_note:
         console.print(f"  redundancy: {best.prediction.redundancy_note} "
                       f"(usable {best.prediction.usable_gb or 0:,.0f} GB of {best.layout_detail.total_gb:,} GB)")
@@ -341,6 +342,12 @@ def render_plan(plan: Plan, out: Path | None) -> None:
                       f"or 'blockfit lab --plan {out}')")
 
 
+def _limit_words(c: Candidate, req: Requirements) -> str:
+    """The binding limit in the words `model` prints for the same layout (its limits table's description)."""
+    name = c.limited_by(req)
+    return next((r.description for r in c.prediction.limits if r.name == name), limit_label(name))
+
+
 def attachment_advice(c: Candidate) -> str | None:
     """How each volume must be attached: for UHP the iSCSI paths that must carry I/O."""
     p = c.prediction
@@ -364,3 +371,6 @@ def render_infeasible(plan: Plan) -> None:
     for alt in inf.alternatives:
         print(f"  on {alt.instance}: {alt.layout}, {alt.max_iops:,.0f} IOPS / {alt.max_mbps:,.0f} MB/s for "
               f"{money(alt.cost)} a month", file=sys.stderr)
+    regions = {c.cost.region for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
+    if regions:
+        print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)

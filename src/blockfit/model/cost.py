@@ -26,13 +26,37 @@ def layout_cost(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance
     storage = None if any(c.monthly is None for c in items) else round(sum(c.monthly or 0.0 for c in items), 2)
     compute = compute_cost(cat, instance.shape, instance.ocpus, memory_gb)
     total = None if storage is None or compute.monthly is None else round(storage + compute.monthly, 2)
-    return Cost(storage=storage, compute=compute.monthly, total=total, region=compute.region or price_region(cat),
+    return Cost(storage=storage, compute=compute.monthly, total=total,
+                region=cost_region(vt if storage is not None else None, compute.region, cat),
                 items=items, compute_detail=compute)
+
+
+def region_name(region: str | None) -> str | None:
+    """A catalog's region as a reader reads it: 'eastus (as the copy's ... match East US)' -> 'eastus'."""
+    return region.split(" (", 1)[0].strip() or None if region else None
+
+
+def cost_region(vt: VolumeType | None, compute_region: str | None, cat: Catalog) -> str | None:
+    """The one region a cost's figures hold in. Storage priced in one region and compute in another (the catalog
+    has no prices of one region for both) is said, both named, never passed off as one (issue 22)."""
+    storage, compute = region_name(vt.price_region if vt else None), region_name(compute_region)
+    if storage and compute and storage != compute:
+        return f"{storage} (storage), {compute} (compute)"
+    return storage or compute or price_region(cat)
+
+
+def region_warnings(vt: VolumeType, compute_region: str | None, storage_known: bool) -> list[str]:
+    """A warning when a result's total adds prices of two regions."""
+    storage, compute = region_name(vt.price_region), region_name(compute_region)
+    if not storage_known or not storage or not compute or storage == compute:
+        return []
+    return [f"Prices of two regions: the catalog prices {vt.name} storage in {storage} and the compute in {compute} "
+            "(it has no prices of one region for both); the total adds them."]
 
 
 def price_region(cat: Catalog) -> str | None:
     """The region the catalog's prices hold in (the compute prices name it; one region per catalog)."""
-    regions = {p.region for p in cat.compute_prices.values() if p.region}
+    regions = {region_name(p.region) for p in cat.compute_prices.values() if p.region}
     return next(iter(regions)) if len(regions) == 1 else None
 
 

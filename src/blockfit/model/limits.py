@@ -37,20 +37,24 @@ class Cap:
     mbps: float | None = None           # MB/s
     accounting_bytes: int | None = None
     sources: list[Citation] = field(default_factory=list)
+    merges_sequential: bool = False     # sequential I/Os below accounting_bytes merge into one operation
 
-    def iops_at(self, io_bytes: int) -> float:
-        """I/Os per second of io_bytes this cap allows."""
+    def iops_at(self, io_bytes: int, sequential: bool = False) -> float:
+        """I/Os per second of io_bytes this cap allows (random; sequential ones may merge, see merges_sequential)."""
         vals = []
         if self.ops is not None:
-            split = math.ceil(io_bytes / self.accounting_bytes) if self.accounting_bytes else 1
-            vals.append(self.ops / max(split, 1))
+            split = io_bytes / self.accounting_bytes if self.accounting_bytes else 1.0
+            if not (sequential and self.merges_sequential):
+                split = max(math.ceil(split), 1)
+            vals.append(self.ops / split)
         if self.mbps is not None:
             vals.append(self.mbps * 1e6 / io_bytes)
         assert vals
         return min(vals)
 
     def mbps_at(self, io_bytes: int) -> float:
-        return self.iops_at(io_bytes) * io_bytes / 1e6
+        """MB/s of sequential io_bytes I/Os (the large-I/O figure)."""
+        return self.iops_at(io_bytes, sequential=True) * io_bytes / 1e6
 
 
 def member_perf(cat: Catalog, vt: VolumeType, vol: Volume, members: int) -> MemberPerf:
@@ -68,7 +72,7 @@ def volume_caps(cat: Catalog, vt: VolumeType, layout: Layout, mp: MemberPerf) ->
     each_mb = f" ({n} x {mp.mbps:,.1f})" if n > 1 else ""
     return [
         Cap(mp.iops_name, f"volume IOPS, {mp.iops_rule}{each}", ops=n * mp.iops, accounting_bytes=mp.accounting_bytes,
-            sources=[_cite_member(cat, vt, layout.volume, mp.iops_field)]),
+            sources=[_cite_member(cat, vt, layout.volume, mp.iops_field)], merges_sequential=mp.merges_sequential),
         Cap(mp.mbps_name, f"volume throughput, {mp.mbps_rule}{each_mb}", mbps=n * mp.mbps,
             sources=[_cite_member(cat, vt, layout.volume, mp.mbps_field)]),
     ]
@@ -149,7 +153,8 @@ def ceilings(mp: MemberPerf, members: int, caps: InstanceCaps, small_io: int, la
     """(max IOPS at small_io, max MB/s at large_io) from the caps alone: the fast path plan searches with, the
     same arithmetic as predict's cap rows (the in-flight row aside: plan checks it on its candidates). With
     stations_only, from the caps the MVA queues at (`is_station`), as the plan's latency check needs."""
-    found = [Cap("volume_iops", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes),
+    found = [Cap("volume_iops", "", ops=members * mp.iops, accounting_bytes=mp.accounting_bytes,
+                 merges_sequential=mp.merges_sequential),
              Cap("volume_mbps", "", mbps=members * mp.mbps), *instance_caps_list(caps, read_share, COPIES[mirror])]
     if att is not None:
         found += attachment_caps(att, members)

@@ -14,7 +14,7 @@ from blockfit.catalog import Catalog, load_catalog
 from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import paths_needed
-from blockfit.model.cost import layout_cost
+from blockfit.model.cost import layout_cost, region_warnings
 from blockfit.model.limits import (
     HOST_QUEUE_DEPTH,
     OUTSTANDING_IOS,
@@ -61,6 +61,8 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         latency_bound_ms=latency_bound_ms, max_iops_at_latency=at_bound, latency_ms_at_max_iops=lat_at_max,
         base_latency_ms=r.att.base_latency_ms, curve=curve,
         warnings=prediction_warnings(cat, r.layout, instance, r.caps, r.vt, r.member, r.att, table.iops_limited_by)
+        + _latency_floor(r, curve, latency_bound_ms)
+        + region_warnings(r.vt, cost.compute_detail.region if cost.compute_detail else None, cost.storage is not None)
         + ([] if cost.storage is not None else
            ["Some storage prices are not in the catalog (see cost): the storage cost is unknown."]),
         notes=table.notes, attachment=r.att.attachment, paths=r.att.paths if r.att.attachment else None,
@@ -72,6 +74,18 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         usable_gb=r.layout.usable_gb,
         redundancy_note=None if bind is None else mirroring.binding_sentence(
             r.layout.redundancy, wl.read_share, bind, r.caps.mbps))
+
+
+def _latency_floor(r: Resolved, curve: list[CurvePoint], latency_bound_ms: float | None) -> list[str]:
+    """Why no load meets a latency bound below what one I/O alone takes (issue 22: '--max-latency 1ms' on E3
+    printed 0 without saying that an 8k I/O there takes 1.1 ms at the least)."""
+    if latency_bound_ms is None or not curve or curve[0].latency_ms <= latency_bound_ms:
+        return []
+    att, io = r.att, fmt_io_size(r.workload.small_io)
+    cite = f" ({att.latency_cite.url or att.latency_cite.id})" if att.latency_cite else ""
+    return [f"No load keeps the mean latency within {latency_bound_ms:g} ms: one {io} I/O alone takes "
+            f"{curve[0].latency_ms:.3g} ms here ({att.base_latency_ms:.4g} ms base time per I/O, {att.latency_rule}"
+            f"{cite}, plus its transfer), so the IOPS within that bound are 0."]
 
 
 def all_caps(r: Resolved) -> list[Cap]:

@@ -13,6 +13,7 @@ from blockfit.model.instance import InstanceCaps, check_attachable, instance_cap
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.limits import member_perf
 from blockfit.schema import Instance, Layout, Volume, Workload
+from blockfit.schema.cost import COPIES
 from blockfit.units import fmt_gb
 
 
@@ -54,6 +55,10 @@ def resolve(cat: Catalog, layout: Layout, instance: Instance, workload: Workload
         raise InputError(f"layout/instance cloud: expected {cat.cloud} for both")
     layout = layout.model_copy(update={"volume": normalize_volume(cat, layout.volume)})
     vt = volume_type(cat, layout.volume)
+    least = COPIES[layout.redundancy]
+    if layout.members < least:   # ASM needs a failure group per copy, mdadm RAID10 a device per leg
+        raise InputError(f"layout {layout_spec(cat, layout)}: {layout.redundancy} redundancy keeps {least} copies of "
+                         f"every block on different volumes: expected at least {least} volumes")
     caps = instance_caps(cat, instance, layout.volume.type)
     member = member_perf(cat, vt, layout.volume, layout.members)
     att = attachment_perf(cat, vt, layout, instance, caps, workload.host_queue_depth, member)

@@ -16,6 +16,7 @@ from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
 from blockfit.schema import Candidate, Cost, Instance, Layout, Requirements, Workload
+from blockfit.schema.cost import COPIES
 
 VOLUME_LIMITS = ("volume_",)
 
@@ -39,7 +40,7 @@ def workload(req: Requirements) -> Workload:
 def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:
     """One volume of the same level holding everything, on the same shape (the seed's 'same price, N x IOPS'),
     and the cheapest single volume that meets the targets on this shape, both in storage + compute dollars."""
-    if first.layout_detail.members == 1:
+    if first.layout_detail.members == 1 or COPIES[req.redundancy] > 1:   # a mirror is never one volume
         return []
     out = []
     vol = first.layout_detail.volume.model_copy(update={"size_gb": first.layout_detail.total_gb})

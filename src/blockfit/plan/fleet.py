@@ -353,8 +353,9 @@ def _sum(costs: Iterable[Cost]) -> Cost:
 
     def total(values: list[float | None]) -> float | None:
         return None if any(v is None for v in values) else round(sum(v or 0.0 for v in values), 2)
+    regions = {c.region for c in items}
     return Cost(storage=total([c.storage for c in items]), compute=total([c.compute for c in items]),
-                total=total([c.total for c in items]))
+                total=total([c.total for c in items]), region=regions.pop() if len(regions) == 1 else None)
 
 
 def sort_key(h: FleetHost) -> tuple[float, str]:

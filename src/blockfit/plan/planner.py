@@ -101,15 +101,27 @@ def tie_break(points: list[Point]) -> list[Point]:
 
 
 def _distinct(points: list[Point], same_option_only: bool = True, tolerance: float = 0.0) -> list[Point]:
-    """Drop points that an earlier (cheaper or equal) kept point matches in IOPS and MB/s: the same offer
-    with more, smaller members adds nothing. With a tolerance, near-equal offers collapse too (Pareto)."""
+    """Drop points that an earlier (cheaper or equal) kept point of no more members matches in IOPS and MB/s: the
+    same offer with more, smaller members adds nothing. A point with fewer members stays even where a point of the
+    same cost and more IOPS was kept: the tie rule prefers it (1x2T@gp3 beside 4x512G@gp3 at the same price; dropped,
+    the plan paid $5 more for 1x2T@gp3:4000). With a tolerance, near-equal offers of any size collapse too
+    (Pareto, where dominance sorts the rest)."""
     kept: list[Point] = []
-    stairs: dict[object, _Staircase] = {}
+    # Per option and member count m, a staircase of the kept points of that option on at most m members (every
+    # point with the tolerance: one staircase): whether a kept point covers p is then one bisection (a plan over a
+    # provisioned type's thousands of offers compared each with every kept one: minutes).
+    counts: dict[object, set[int]] = {}
+    for p in points:
+        counts.setdefault(p.option if same_option_only else None, set()).add(p.members if same_option_only else 0)
+    stairs: dict[tuple[object, int], _Staircase] = {}
     for p in sorted(points, key=rank_key):
-        stair = stairs.setdefault(p.option if same_option_only else None, _Staircase())
-        if not stair.covers(p.iops * (1 - tolerance), p.mbps * (1 - tolerance)):
+        option, members = (p.option, p.members) if same_option_only else (None, 0)
+        if not stairs.setdefault((option, members), _Staircase()).covers(p.iops * (1 - tolerance),
+                                                                           p.mbps * (1 - tolerance)):
             kept.append(p)
-            stair.add(p.iops, p.mbps)
+            for m in counts[option]:
+                if m >= members:
+                    stairs.setdefault((option, m), _Staircase()).add(p.iops, p.mbps)
     return kept
 
 
@@ -128,7 +140,9 @@ class _Staircase:
         return i < len(self.iops) and self.mbps[i] >= mbps
 
     def add(self, iops: float, mbps: float) -> None:
-        """Keep a point no kept point covers, dropping those it dominates."""
+        """Keep a point unless a kept point covers it, dropping those it dominates."""
+        if self.covers(iops, mbps):
+            return
         k = bisect.bisect_right(self.iops, iops)
         j = k
         while j > 0 and self.mbps[j - 1] <= mbps:
@@ -195,7 +209,9 @@ def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidat
     if len(points) > PARETO_OFFERS * limit:   # thinned evenly by cost before each is predicted (see PARETO_OFFERS)
         step = (len(points) - 1) / (PARETO_OFFERS * limit - 1)
         points = [points[round(k * step)] for k in range(PARETO_OFFERS * limit)]
-    rows = [first] + [c for c in (_candidate(req, cat, space, p) for p in points) if not _tie_of(c, first)]
+    others = [_candidate(req, cat, space, p) for p in points]
+    cheapest = min([first.ranked_cost] + [c.ranked_cost for c in others if c.meets_targets])
+    rows = [first] + [c for c in others if not _tie_of(c, cheapest)]
     front = pareto_front(rows)
     if len(front) > limit:   # evenly spaced by cost, the recommendation always among them
         step = (len(front) - 1) / (limit - 1)
@@ -236,9 +252,11 @@ def pareto_front(rows: list[Candidate]) -> list[Candidate]:
     return sorted(front, key=lambda c: (c.ranked_cost, -c.max_iops, -c.max_mbps))
 
 
-def _tie_of(c: Candidate, first: Candidate) -> bool:
-    """A layout the tie rule passed over for the recommendation: cheaper by less than the tie window."""
-    return c.ranked_cost < first.ranked_cost <= c.ranked_cost * TIE_WINDOW + 1e-9
+def _tie_of(c: Candidate, cheapest: float) -> bool:
+    """A layout the tie rule passed over for the recommendation: it meets the targets within the tie window of the
+    cheapest total. (Kept, 8x576G at Part 3's price with more IOPS would push the recommended 6x768G off the
+    front, which must hold it; the candidates table lists the ties.)"""
+    return c.meets_targets and c.ranked_cost <= cheapest * TIE_WINDOW + 1e-9
 
 
 def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator) -> Infeasible:
@@ -265,13 +283,18 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     cand = _candidate(req, cat, space, cheapest[0] if cheapest else best)
     pred = cand.prediction
     missed = []
+    why = {row.name: row.description for row in pred.limits}   # words a reader follows, not the JSON name
     if req.target_iops and pred.max_iops < req.target_iops:
-        missed.append(f"{req.target_iops:,.0f} IOPS (best {pred.max_iops:,.0f}, limited by {pred.iops_limited_by})")
+        missed.append(f"{req.target_iops:,.0f} IOPS (best {pred.max_iops:,.0f}, limited by "
+                      f"{why.get(pred.iops_limited_by, pred.iops_limited_by)})")
     if req.target_mbps and pred.max_mbps < req.target_mbps:
-        missed.append(f"{req.target_mbps:,.0f} MB/s (best {pred.max_mbps:,.0f}, limited by {pred.mbps_limited_by})")
+        missed.append(f"{req.target_mbps:,.0f} MB/s (best {pred.max_mbps:,.0f}, limited by "
+                      f"{why.get(pred.mbps_limited_by, pred.mbps_limited_by)})")
     if not missed and req.max_latency_ms is not None:
+        floor = (f": one I/O alone takes {pred.curve[0].latency_ms:.3g} ms" if pred.curve
+                 and pred.curve[0].latency_ms > req.max_latency_ms else "")
         missed.append(f"{req.target_iops or 0:,.0f} IOPS within {req.max_latency_ms:g} ms mean latency (best "
-                      f"{pred.max_iops_at_latency or 0:,.0f})")
+                      f"{pred.max_iops_at_latency or 0:,.0f}{floor})")
     reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
     return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
                       alternatives=alternatives)

@@ -13,6 +13,7 @@ from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.oci import vpu_from_level_text
 from blockfit.schema import Instance, Requirements, Volume
+from blockfit.schema.cost import COPIES
 
 # Provisioning grids for types that sell IOPS / throughput separately (rounded steps a DBA would pick).
 IOPS_GRID = [1000, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000, 25000, 32000, 40000,
@@ -149,6 +150,10 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
                          "I/O's share of throughput; --allow-hdd or --levels to consider them")
     attach = shape.attach_max or 32
     max_members = req.max_volumes or attach
+    least = COPIES[req.redundancy]   # mirroring keeps each copy on another volume (ASM failure group, RAID10 leg)
+    if max_members < least:
+        raise InputError(f"--max-volumes {max_members}: {req.redundancy} redundancy keeps {least} copies of every "
+                         f"block on different volumes: expected at least {least}")
     if req.max_volumes and shape.attach_max and req.max_volumes > shape.attach_max:
         raise InputError(f"--max-volumes {req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
     if req.interface is not None and req.interface not in shape.interfaces:
@@ -205,7 +210,7 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
               "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
     name = req.instance_shape.lower() if fixed_name else shape.name
-    return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(1, max_members + 1)),
+    return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(least, max_members + 1)),
                        sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price)
 
 

@@ -31,7 +31,8 @@ def summary(r: FleetResult) -> str:
             + (f", {s.unknown} without a current layout" if s.unknown else "") + ".")
     if s.priced:
         text += (f" The {fmt_count(s.priced, 'host')} priced both ways cost {fmt_money(s.cost_now.total)} a month now "
-                 f"and {fmt_money(s.cost_recommended.total)} recommended")
+                 f"and {fmt_money(s.cost_recommended.total)} recommended"
+                 + (f" (prices in {s.cost_now.region})" if s.cost_now.region else ""))
         if s.savings is not None:
             text += f" ({'saving' if s.savings >= 0 else 'adding'} {fmt_money(abs(s.savings))})"
         text += "."

@@ -33,7 +33,7 @@ def summary(p: Prediction) -> str:
         why.setdefault(name, limit_name(name) or "an unnamed limit")
     mix = fmt_random_mix(p.workload.read_share)
     text = (f"{p.layout} on {p.instance} gives {fmt_qty(p.max_iops, 'IOPS')} at {fmt_io_size(p.workload.small_io)} "
-            f"{mix} and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os for "
+            f"{mix} and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os "
             f"{cost_phrase(p.cost)}. IOPS are limited by {why[p.iops_limited_by]}")
     text += "; so is MB/s." if p.mbps_limited_by == p.iops_limited_by else f"; MB/s by {why[p.mbps_limited_by]}."
     others = [r for r in p.limits if r.name != p.iops_limited_by]

@@ -30,7 +30,7 @@ def summary(plan: Plan) -> str:
     req = plan.requirements
     text = (f"The cheapest layout that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
-            f"limited by {limit_name(best.limited_by(req))}. "
+            f"limited by {_limit_words(best, req)}. "
             f"{fmt_count(len(plan.candidates), 'layout')} "
             f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target.")
     front = plan.pareto
@@ -40,6 +40,12 @@ def summary(plan: Plan) -> str:
                  f"{fmt_qty(top.max_iops, 'IOPS')} ({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} "
                  "a month in all).")
     return text
+
+
+def _limit_words(c: Candidate, req: Requirements) -> str:
+    """The binding limit in the words the model section uses for it (its limits table's description)."""
+    name = c.limited_by(req)
+    return next((r.description for r in c.prediction.limits if r.name == name), limit_name(name))
 
 
 def _infeasible_summary(plan: Plan) -> str:
@@ -66,7 +72,8 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
         history.extend(s, req.history, sink)
     best = plan.candidates[0]
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
-    s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front", rows, req))
+    s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front" + _where(best),
+                                     rows, req))
     _common_lists(s, plan, best)
     return s
 
@@ -80,6 +87,11 @@ def _candidate_table(title: str, rows: list[Candidate], req: Requirements) -> Ta
           fmt_io_size(c.layout_detail.stripe_size) if c.layout_detail.stripe_size else "none"] for c in rows],
         numeric={2, 3, 4, 5, 6}, strong_rows={0},
         muted_rows={i for i, c in enumerate(rows) if i and not c.meets_targets})
+
+
+def _where(c: Candidate) -> str:
+    """The price region of a table's costs (one per result: the catalog's)."""
+    return f" (per month, 730 h, prices in {c.cost.region})" if c.cost.region else ""
 
 
 def _common_lists(s: Section, plan: Plan, best: Candidate | None) -> None:
@@ -107,7 +119,7 @@ def _infeasible_section(plan: Plan, source: str, title: str, sink: FigureSink) -
     rows = ([inf.best] if inf.best is not None else []) + list(inf.alternatives)
     if rows:
         s.tables.append(_candidate_table("The best on this instance (first, misses a target) and the cheapest other "
-                                         "shapes that meet the targets", rows, plan.requirements))
+                                         "shapes that meet the targets" + _where(rows[0]), rows, plan.requirements))
         s.tables[-1].muted_rows = {0} if inf.best is not None else set()
     if inf.missed:
         s.lists.append(("Targets missed", list(inf.missed)))

@@ -141,7 +141,9 @@ class ProvisionedIops:
 class Hdd(FixedPerformance):
     """st1 / sc1. AWS: "an I/O request of 1 MiB or less counts as a 1 MiB I/O credit" (hdd-vols), so a random
     8 KiB I/O spends as much of the volume's throughput as a 1 MiB one: the volume's IOPS at any I/O size up to
-    1 MiB is its MiB/s (baseline), capped by the published IOPS maximum (of 1 MiB I/Os)."""
+    1 MiB is its MiB/s (baseline), capped by the published IOPS maximum (of 1 MiB I/Os). "However, if the I/Os
+    are sequential, they are merged into 1 MiB I/O blocks": the MB/s figure (sequential large I/O) spends one credit
+    per MiB whatever the I/O size (merges_sequential)."""
 
     def perf(self, cat: Catalog, vt: VolumeType, vol: Volume) -> MemberPerf:
         assert vt.iops_max and vt.tput_per_gb and vt.tput_max
@@ -165,7 +167,7 @@ class Hdd(FixedPerformance):
             iops_name="volume_iops_per_gb" if by_tput else "volume_iops_cap", mbps=to_mbps(mib, vt),
             mbps_rule=f"baseline {per_tib:g} MiB/s per TiB" if mib < vt.tput_max else "per-volume cap",
             mbps_field="tput_per_gb", mbps_name="volume_mbps_per_gb" if mib < vt.tput_max else "volume_mbps_cap",
-            accounting_bytes=_accounting(vt), warnings=warnings)
+            accounting_bytes=_accounting(vt), merges_sequential=True, warnings=warnings)
 
     def cost(self, cat: Catalog, vt: VolumeType, vol: Volume) -> list[CostItem]:
         return [_storage(cat, vt, vol)]

@@ -27,6 +27,7 @@ class MemberPerf:
     mbps_rule: str
     mbps_field: str
     accounting_bytes: int | None = None
+    merges_sequential: bool = False   # sequential I/Os smaller than accounting_bytes merge into one (AWS st1/sc1)
     iops_name: str = "volume_iops"
     mbps_name: str = "volume_mbps"
     warnings: list[str] = field(default_factory=list)
