@@ -94,11 +94,14 @@ class Fixtures:
 
 def base_args(path: str, fx: Fixtures) -> list[str] | None:
     """The smallest valid invocation of a known command (outputs inside the run's cwd); None: not known here."""
+    from blockfit.schema import Plan
+
+    members = Plan.model_validate_json(fx.plan.read_text()).candidates[0].layout_detail.members
+    devices = ",".join(f"/dev/sd{chr(ord('a') + 10 + i)}" for i in range(members))  # one per member: sdk, sdl, ...
     known = {
         "model": ["--instance", "VM.Standard.E3.Flex:4"],
         "plan": ["--capacity", "1T", "--instance", "VM.Standard.E3.Flex:4", "--target-iops", "1000", "--out", "p.json"],
-        "build": ["--plan", str(fx.plan), "--manager", "lvm", "--devices", "/dev/sdw,/dev/sdx,/dev/sdy,/dev/sdz",
-                  "--out", "out"],
+        "build": ["--plan", str(fx.plan), "--manager", "lvm", "--devices", devices, "--out", "out"],
         "calibrate": ["/nonexistent-blockfit-fuzz-target", "--plot", "curve.png"],
         "lab": ["--cloud", "oci", "--layout", "1x50G@balanced", "--instance", "VM.Standard.E3.Flex:1"],
         "diagnose": ["--duration", "1s", "--interval", "1s", "--record", "cap.jsonl"],
