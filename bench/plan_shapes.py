@@ -1,7 +1,7 @@
 """Benchmark: `plan --instance any` (every current family of the wide AWS catalog) against planning every shape.
 
 The shipped AWS catalog prices only 21 of its sizes, so the bench first imports a catalog that prices all of them:
-files in the real describe-instance-types and Price List layouts (tests/catalog_files.py) carrying each shipped
+files in the real describe-instance-types and Price List layouts (tests/support/catalog_files.py) carrying each shipped
 size's own EBS figures, with vCPUs and memory from the size's name and a price of $0.05 per vCPU-hour times a
 family factor (invented: this measures speed, it is not a price list). Then, per target, side by side in one run:
 
@@ -35,7 +35,7 @@ from blockfit.plan.space import default_space
 from blockfit.schema import Requirements
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from catalog_files import aws_price_list, aws_type, aws_types, write  # noqa: E402
+from support.catalog_files import aws_price_list, aws_type, aws_types, write  # noqa: E402
 
 GB_PER_VCPU = {"r": 8, "x": 16, "m": 4, "c": 2}
 SIZE_VCPUS = {"medium": 1, "large": 2, "xlarge": 4, "metal": 192}

@@ -29,7 +29,7 @@ def small_lab(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     page draws) share this one. Returns (the result, its runs dir, the report page)."""
     if shutil.which("qemu-system-x86_64") is None:
         pytest.skip("needs qemu")
-    from lab_helpers import run_lab_cli
+    from support.lab import run_lab_cli
 
     runs = tmp_path_factory.mktemp("small-lab") / "runs"
     html = runs.parent / "lab.html"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from blockfit.errors import InputError
 from blockfit.history.targets import parse_percentile
 from blockfit.units import parse_percent, parse_quantity, parse_volume_gb
-from fault_helpers import run
+from support.faults import run
 
 PLAN = ["plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E4.Flex:16"]
 MODEL = ["model", "--cloud", "oci", "--layout", "1x2T@120vpu", "--instance", "VM.Standard.E4.Flex:16"]

@@ -23,7 +23,7 @@ from blockfit.cli.output import CheckedStream, StdoutFailed, finish_stdout, quie
 from blockfit.errors import BlockfitError
 
 # Every command: its module is blockfit.cli.NAME, which registers it on `app` when imported. The short
-# help is the first line of its docstring, kept here so --help needs no import (tests/test_cli_startup.py
+# help is the first line of its docstring, kept here so --help needs no import (tests/cli/test_cli_startup.py
 # checks the two agree).
 COMMANDS: dict[str, str] = {
     "model": "Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it.",

@@ -121,7 +121,7 @@ def quiet_stdout(stream: Any) -> None:
 
 def print_json(obj: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Print a model or plain data as indented JSON on stdout (no rich markup, safe to pipe)."""
-    from pydantic import BaseModel  # lazy: --help imports no pydantic (tests/test_cli_startup.py)
+    from pydantic import BaseModel  # lazy: --help imports no pydantic (tests/cli/test_cli_startup.py)
     if isinstance(obj, BaseModel):
         text = obj.model_dump_json(indent=2)
     else:

@@ -6,7 +6,7 @@ follow one grammar (units.py): counts and targets take k/M/G suffixes ('150k'), 
 bare fraction ('0.7'), digits are ASCII. Options declared ``parser=str`` reach their callback as text, and the
 callback returns the parsed number (NUMBER below), so the command body gets an int or a float; text options
 (sizes, durations, lists) are checked and returned unchanged, for the body to parse with the same parser.
-The fuzz test (tests/test_cli_fuzz.py) reads ``KIND`` off each option's callback to know which values are wrong.
+The fuzz test (tests/cli/test_cli_fuzz.py) reads ``KIND`` off each option's callback to know which values are wrong.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ The choice, and why:
   which costs coverage: simulated with pair noise of 2-16 %, 95 % intervals checked from the third pair on
   covered the true ratio only 91-95 % of the time. The interval is therefore given at 97.5 % and first checked
   at the fourth pair (MIN_PAIRS), which keeps its coverage at or above 95 % under that rule (96-98 %; an A/A
-  ends in "no significant difference" as often; tests/test_bench_stats.py simulates it with this module's
+  ends in "no significant difference" as often; tests/dbbench/test_bench_stats.py simulates it with this module's
   own rule). What it costs: about one pair more than a 95 % interval needs.
 - Drift: a layout's runs are fitted with a least-squares line of ln(score) over the run order; a slope whose t
   statistic passes the two-sided 95 % quantile (n − 2 degrees of freedom) is a trend larger than the noise, and

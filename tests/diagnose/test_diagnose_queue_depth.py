@@ -1,0 +1,63 @@
+"""The queue-depth case for real: one loop device under a cgroup-v1 blkio read-IOPS cap, driven by fio.
+
+A loop device over a sparse file is CPU-bound here and its speed swings by 2x with the other load on the
+machine, so the caps are placed with a wide margin around the iodepth-1 rate measured uncapped in this test:
+- cap 3x that rate, iodepth 1: the cap does not bind, one I/O stays in flight → queue_depth_bound, not member_cap;
+- cap 1/2 that rate, iodepth 16: the cap binds → member_cap naming the throttle, not queue_depth_bound.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.diagnose_testbed import (
+    blkio_cgroup,
+    diagnose_during,
+    fio,
+    kinds,
+    loop_device,
+    replay,
+    skip_reason,
+    workdir,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.skipif(skip_reason() is not None,
+                                                                     reason=skip_reason() or "")]
+
+SECONDS = 6
+
+
+def test_queue_depth_bound_versus_cap_bound(tmp_path: Path) -> None:
+    with workdir() as d, loop_device(d, 256) as dev:
+        base = ["--name=qd", f"--filename=/dev/{dev}", "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio"]
+        r1 = fio(base + ["--iodepth=1", "--runtime=3", "--time_based"])["jobs"][0]["read"]["iops"]
+        caps = {1: int(3 * r1), 16: int(r1 / 2)}
+        runs = {}
+        for depth, cap in caps.items():
+            with blkio_cgroup({"read_iops": cap}, dev) as cg:
+                record = tmp_path / f"qd{depth}.jsonl"
+                runs[depth] = diagnose_during(base + [f"--iodepth={depth}"], [dev], SECONDS, record=record, cgroup=cg)
+    for depth, (diag, job) in runs.items():
+        s = next(x for x in diag["devices"] if x["device"] == dev)
+        print(f"uncapped QD1 {r1:.0f} IOPS; cap {caps[depth]}; QD{depth}: fio {job['jobs'][0]['read']['iops']:.0f}"
+              f" IOPS, {dev} {s['iops']:.0f} IOPS aqu {s['aqu_sz']:.2f} util {s['util_pct']:.0f}% "
+              f"await {s['r_await_ms']:.3f} ms; findings {sorted(kinds(diag, dev))}")
+
+    low, _ = runs[1]
+    assert "queue_depth_bound" in kinds(low, dev), low["findings"]
+    assert "member_cap" not in kinds(low, dev)
+    qd = next(f for f in low["findings"] if f["kind"] == "queue_depth_bound")
+    assert qd["measurements"]["needed_in_flight"] > qd["measurements"]["in_flight"]
+    assert any("blkio" in e for e in qd["evidence"])
+
+    high, _ = runs[16]
+    assert "member_cap" in kinds(high, dev), high["findings"]
+    assert "queue_depth_bound" not in kinds(high, dev)
+    cap_finding = next(f for f in high["findings"] if f["kind"] == "member_cap")
+    assert cap_finding["measurements"]["cap"] == caps[16]
+    assert any("throttle in cgroup" in e for e in cap_finding["evidence"])
+
+    for depth, (diag, _job) in runs.items():
+        assert replay(tmp_path / f"qd{depth}.jsonl")["findings"] == diag["findings"]
