@@ -6,7 +6,7 @@ import math
 
 from blockfit.catalog import CATALOG_SPEC_HELP, CLOUDS, Catalog, resolve_catalog
 from blockfit.errors import InputError
-from blockfit.units import parse_duration, parse_io_size
+from blockfit.units import parse_duration, parse_io_size, parse_list
 
 CLOUD_HELP = f"cloud: {', '.join(CLOUDS)} (default oci, or the cloud of a --catalog file)"
 CATALOG_HELP = CATALOG_SPEC_HELP
@@ -44,13 +44,9 @@ def positive_int(value: int | None, option: str) -> int | None:
 
 
 def comma_list(text: str | None, option: str) -> list[str] | None:
-    """'a,b' → ['a', 'b']; None stays None; a list with no item (',' or '') is an error, not 'no filter'."""
-    if text is None:
-        return None
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    if not items:
-        raise InputError(f"{option} {text!r}: expected a comma-separated list with at least one item")
-    return items
+    """'a,b' → ['a', 'b']; None stays None. One rule with the options' own check (units.parse_list): ',' or 'a,,b'
+    is a mistake, not 'no filter'."""
+    return None if text is None else parse_list(text, option)
 
 
 def percent(text: str, option: str, *, lo: float = 0.0, hi: float = math.inf) -> float:
