@@ -12,6 +12,7 @@ same page with Debian's chromium.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -50,8 +51,9 @@ def inputs(work: Path) -> list[Path]:
     model = run("model.json", "model", "--cloud", "oci", "--layout", "9x500G@balanced", "--instance",
                 "VM.Standard.E3.Flex:12", "--max-latency", "2ms")
     plan = run("plan.json", "plan", "--example", "part3", "--out", str(work / "plan-out.json"))
+    members = json.loads(plan.read_text())["candidates"][0]["prediction"]["layout_detail"]["members"]
     build = run("build.json", "build", "--plan", str(work / "plan-out.json"), "--manager", "lvm", "--devices",
-                ",".join(f"/dev/oracleoci/oraclevd{c}" for c in "bcdefghi"), "--mount", "/u01",
+                ",".join(f"/dev/oracleoci/oraclevd{chr(ord('b') + i)}" for i in range(members)), "--mount", "/u01",
                 "--out", str(work / "build"))
     capture = ROOT / "tests" / "data" / "diagnose" / "lab_stripe_slow_member.jsonl"
     return [model, plan, EXAMPLES / "calibrate.json", capture, EXAMPLES / "bench.json", build]
