@@ -140,8 +140,8 @@ def render_prediction(p: Prediction) -> None:
     console.print(f"  max MB/s  [bold green]{p.max_mbps:>12,.1f}[/] at {fmt_io_size(wl.large_io)} I/Os, "
                   f"limited by [bold]{why[p.mbps_limited_by]}[/]")
     if p.max_iops_at_latency is not None:
-        floor = (f" (one I/O alone takes {p.curve[0].latency_ms:.3g} ms)"
-                 if p.curve and p.latency_bound_ms is not None and p.curve[0].latency_ms > p.latency_bound_ms else "")
+        one = p.latency_floor_ms()
+        floor = f" (one I/O alone takes {one:.3g} ms)" if one is not None else ""
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}{floor}")
     console.print(f"  cost      {cost_line(p.cost)}")
     if p.redundancy_note:

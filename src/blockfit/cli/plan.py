@@ -345,7 +345,7 @@ def render_plan(plan: Plan, out: Path | None) -> None:
 def _limit_words(c: Candidate, req: Requirements) -> str:
     """The binding limit in the words `model` prints for the same layout (its limits table's description)."""
     name = c.limited_by(req)
-    return next((r.description for r in c.prediction.limits if r.name == name), limit_label(name))
+    return c.prediction.limit_description(name) or limit_label(name)
 
 
 def attachment_advice(c: Candidate) -> str | None:

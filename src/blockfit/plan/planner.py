@@ -283,16 +283,16 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     cand = _candidate(req, cat, space, cheapest[0] if cheapest else best)
     pred = cand.prediction
     missed = []
-    why = {row.name: row.description for row in pred.limits}   # words a reader follows, not the JSON name
+    # the binding limits in words a reader follows, not their JSON names
     if req.target_iops and pred.max_iops < req.target_iops:
         missed.append(f"{req.target_iops:,.0f} IOPS (best {pred.max_iops:,.0f}, limited by "
-                      f"{why.get(pred.iops_limited_by, pred.iops_limited_by)})")
+                      f"{pred.limit_description(pred.iops_limited_by) or pred.iops_limited_by})")
     if req.target_mbps and pred.max_mbps < req.target_mbps:
         missed.append(f"{req.target_mbps:,.0f} MB/s (best {pred.max_mbps:,.0f}, limited by "
-                      f"{why.get(pred.mbps_limited_by, pred.mbps_limited_by)})")
+                      f"{pred.limit_description(pred.mbps_limited_by) or pred.mbps_limited_by})")
     if not missed and req.max_latency_ms is not None:
-        floor = (f": one I/O alone takes {pred.curve[0].latency_ms:.3g} ms" if pred.curve
-                 and pred.curve[0].latency_ms > req.max_latency_ms else "")
+        one = pred.latency_floor_ms()
+        floor = f": one I/O alone takes {one:.3g} ms" if one is not None else ""
         missed.append(f"{req.target_iops or 0:,.0f} IOPS within {req.max_latency_ms:g} ms mean latency (best "
                       f"{pred.max_iops_at_latency or 0:,.0f}{floor})")
     reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])

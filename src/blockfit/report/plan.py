@@ -45,7 +45,7 @@ def summary(plan: Plan) -> str:
 def _limit_words(c: Candidate, req: Requirements) -> str:
     """The binding limit in the words the model section uses for it (its limits table's description)."""
     name = c.limited_by(req)
-    return next((r.description for r in c.prediction.limits if r.name == name), limit_name(name))
+    return c.prediction.limit_description(name) or limit_name(name)
 
 
 def _infeasible_summary(plan: Plan) -> str:

@@ -79,6 +79,16 @@ class Prediction(ResultEnvelope):
     usable_gb: float | None = Field(default=None, description="capacity after mirroring (raw / copies)")
     redundancy_note: str | None = Field(default=None, description="which side the mirrored writes exhaust")
 
+    def limit_description(self, name: str) -> str | None:
+        """The words of the limits row NAME (what `model` prints for it); None where the table has no such row."""
+        return next((row.description for row in self.limits if row.name == name), None)
+
+    def latency_floor_ms(self) -> float | None:
+        """What one I/O alone takes, when that is already above the latency bound (no load then meets it)."""
+        if self.latency_bound_ms is None or not self.curve or self.curve[0].latency_ms <= self.latency_bound_ms:
+            return None
+        return self.curve[0].latency_ms
+
     @model_validator(mode="after")
     def _binding_limits_are_rows(self) -> Prediction:
         """The binding limits name rows of the table: a file that says otherwise is refused when read, not
