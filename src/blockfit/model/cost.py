@@ -36,21 +36,26 @@ def region_name(region: str | None) -> str | None:
     return region.split(" (", 1)[0].strip() or None if region else None
 
 
+def _two_regions(vt: VolumeType | None, compute_region: str | None) -> tuple[str, str] | None:
+    """(storage region, compute region) when the catalog prices the two in different regions; None otherwise."""
+    storage, compute = region_name(vt.price_region if vt else None), region_name(compute_region)
+    return (storage, compute) if storage and compute and storage != compute else None
+
+
 def cost_region(vt: VolumeType | None, compute_region: str | None, cat: Catalog) -> str | None:
     """The one region a cost's figures hold in. Storage priced in one region and compute in another (the catalog
     has no prices of one region for both) is said, both named, never passed off as one (issue 22)."""
-    storage, compute = region_name(vt.price_region if vt else None), region_name(compute_region)
-    if storage and compute and storage != compute:
-        return f"{storage} (storage), {compute} (compute)"
-    return storage or compute or price_region(cat)
+    if two := _two_regions(vt, compute_region):
+        return f"{two[0]} (storage), {two[1]} (compute)"
+    return region_name(vt.price_region if vt else None) or region_name(compute_region) or price_region(cat)
 
 
 def region_warnings(vt: VolumeType, compute_region: str | None, storage_known: bool) -> list[str]:
     """A warning when a result's total adds prices of two regions."""
-    storage, compute = region_name(vt.price_region), region_name(compute_region)
-    if not storage_known or not storage or not compute or storage == compute:
+    two = _two_regions(vt, compute_region) if storage_known else None
+    if two is None:
         return []
-    return [f"Prices of two regions: the catalog prices {vt.name} storage in {storage} and the compute in {compute} "
+    return [f"Prices of two regions: the catalog prices {vt.name} storage in {two[0]} and the compute in {two[1]} "
             "(it has no prices of one region for both); the total adds them."]
 
 
