@@ -107,9 +107,8 @@ def _distinct(points: list[Point], same_option_only: bool = True, tolerance: flo
     the plan paid $5 more for 1x2T@gp3:4000). With a tolerance, near-equal offers of any size collapse too
     (Pareto, where dominance sorts the rest)."""
     kept: list[Point] = []
-    # Per option and member count m, a staircase of the kept points of that option on at most m members (every
-    # point with the tolerance: one staircase): whether a kept point covers p is then one bisection (a plan over a
-    # provisioned type's thousands of offers compared each with every kept one: minutes).
+    # per option and member count m, a staircase of the kept points of that option on at most m members (with the
+    # tolerance: one staircase for every point), so that "does a kept point cover p" is one bisection
     counts: dict[object, set[int]] = {}
     for p in points:
         counts.setdefault(p.option if same_option_only else None, set()).add(p.members if same_option_only else 0)
@@ -207,17 +206,21 @@ def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidat
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     points = _distinct(pareto_points(relaxed, cat, space), same_option_only=False, tolerance=0.02)
     if len(points) > PARETO_OFFERS * limit:   # thinned evenly by cost before each is predicted (see PARETO_OFFERS)
-        step = (len(points) - 1) / (PARETO_OFFERS * limit - 1)
-        points = [points[round(k * step)] for k in range(PARETO_OFFERS * limit)]
+        points = [points[i] for i in sorted(_evenly(len(points), PARETO_OFFERS * limit))]
     others = [_candidate(req, cat, space, p) for p in points]
     cheapest = min([first.ranked_cost] + [c.ranked_cost for c in others if c.meets_targets])
     rows = [first] + [c for c in others if not _tie_of(c, cheapest)]
     front = pareto_front(rows)
     if len(front) > limit:   # evenly spaced by cost, the recommendation always among them
-        step = (len(front) - 1) / (limit - 1)
-        keep = {round(k * step) for k in range(limit)}
+        keep = _evenly(len(front), limit)
         front = [c for i, c in enumerate(front) if i in keep or c is first][:limit + 1]
     return front
+
+
+def _evenly(count: int, n: int) -> set[int]:
+    """N indices spread evenly over COUNT items sorted by cost, the first and the last among them."""
+    step = (count - 1) / (n - 1)
+    return {round(k * step) for k in range(n)}
 
 
 def dominates(a: Candidate, b: Candidate) -> bool:
