@@ -126,16 +126,10 @@ def assert_matches_model(f: dict[str, Any], kind: str, tolerance: float) -> None
 
 def lab_request(cloud: str | None = None, layout: str | None = None, instance: str | None = None,
                 plan: Path | None = None, catalog: str | None = None, **options: Any) -> LabRequest:
-    """A LabRequest as `blockfit lab` builds it at its edge: the plan file read and checked, or the layout and
-    instance specs parsed, on the catalog loaded once; OPTIONS are the lab's own (manager, stripe_size, ...)."""
-    from blockfit.catalog import resolve_catalog
-    from blockfit.inputs import read_plan
-    from blockfit.lab.target import from_plan, from_specs
+    """A LabRequest as `blockfit lab` builds it, through the CLI's own edge (cli.lab.lab_target: the plan file read
+    and checked, or the specs parsed, on the catalog loaded once); OPTIONS are the lab's own (manager, ...)."""
+    from blockfit.cli.lab import lab_target
 
-    if plan is not None:
-        given = read_plan(Path(plan))
-        target = from_plan(given, resolve_catalog(given.cloud, catalog), f"--plan {plan}")
-    else:
-        assert cloud and layout and instance
-        target = from_specs(resolve_catalog(cloud, catalog), layout, instance, options.get("manager", "lvm"))
+    target = lab_target(None if plan is None else Path(plan), cloud, catalog, layout, instance,
+                        options.get("manager", "lvm"))
     return LabRequest(target=target, **options)

@@ -102,7 +102,7 @@ def lab_command(
 
     if paths is not None and not 1 <= paths <= 8:
         raise InputError(f"--paths {paths}: expected 1 to 8 (the lab gives each path its own guest device)")
-    req = LabRequest(target=_target(plan, cloud, catalog, layout, instance, manager), scale=parse_scale(scale),
+    req = LabRequest(target=lab_target(plan, cloud, catalog, layout, instance, manager), scale=parse_scale(scale),
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
                      paths=positive_int(paths, "--paths"), redundancy=redundancy,
@@ -139,8 +139,8 @@ def lab_command(
         raise InputError(f"{exc} (the result was printed to stdout first)") from None
 
 
-def _target(plan: Path | None, cloud: str | None, catalog: str | None, layout: str | None, instance: str | None,
-            manager: str) -> LabTarget:
+def lab_target(plan: Path | None, cloud: str | None, catalog: str | None, layout: str | None,
+               instance: str | None, manager: str) -> LabTarget:
     """What the lab emulates, parsed here once: the plan file read and checked as `build --plan` reads it, or the
     layout and instance specs on the catalog, loaded once."""
     from blockfit.cli.common import catalog_for
