@@ -269,3 +269,9 @@ class Catalog(BaseModel):
             found = self._citations[sid] = Citation(id=s.id, url=None if s.url == "none" else s.url,
                                                     date=s.date.isoformat())
         return found
+
+
+def tier_caps(tier: dict[str, Any]) -> bool:
+    """Does a vCPU tier carry per-VM caps by volume type (GCP N2: pd-ssd = {iops, mbps}), not only volume counts
+    (the Hyperdisk-only series, whose per-VM limits were not found)?"""
+    return any(isinstance(v, dict) for v in tier.values())

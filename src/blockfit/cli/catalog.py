@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from blockfit.catalog import CLOUDS, Catalog, is_catalog_date, load_catalog, load_catalog_file, versions
-from blockfit.catalog.models import Shape, VolumeType
+from blockfit.catalog.models import Shape, VolumeType, tier_caps
 from blockfit.cli import app, print_help_without_command
 from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
@@ -95,7 +95,7 @@ def show_command(
 
 def _tier_caps(s: Shape) -> bool:
     """Do the shape's size tiers carry per-volume-type caps (GCP N2: {pd-ssd = {iops, mbps}}), not only counts?"""
-    return any(isinstance(v, dict) for t in s.tiers for v in t.values())
+    return any(tier_caps(t) for t in s.tiers)
 
 
 def _attach(s: Shape) -> str:

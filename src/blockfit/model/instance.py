@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from blockfit.catalog.models import CapSet, Catalog, Direction, Shape
+from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
 from blockfit.catalog.names import unknown_instance_message
 from blockfit.errors import InputError
 from blockfit.schema import Citation, Instance, Layout
@@ -262,7 +262,7 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
     attach_cite = cat.cite(shape, "tiers") if "attach_max" in tiers[0] else None
     caps = tiers[0].get(volume_type or "", None)
     if caps is None:
-        no_limits = not any(isinstance(v, dict) for v in tiers[0].values())   # a row of volume counts only
+        no_limits = not tier_caps(tiers[0])   # a row of volume counts only
         warning = (f"{shape.name}: its per-VM disk limits were not found in the sources read ({volume_type}); the "
                    "instance cap is not applied." if no_limits else
                    f"{shape.name} per-VM limits for {volume_type} are not in the catalog; "
