@@ -106,6 +106,15 @@ def validate(model: type[Envelope], data: Any, where: str) -> Envelope:
         raise InputError(f"{where}: not a valid blockfit {kind} result ({loc}: {first['msg']})") from None
 
 
+def user_path(text: str, what: str) -> Path:
+    """A path option as typed, with a leading ``~`` or ``~user`` expanded; one-line InputError when there is no such
+    user or home (Path.expanduser raises RuntimeError, e.g. for "~\\n")."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        raise InputError(f"{what} {text!r}: '~' names no user or home directory here; expected a file path") from None
+
+
 def read_text(path: Path, where: str, expected: str) -> str:
     """A file's text (UTF-8, a byte-order mark dropped); a device is refused before reading (/dev/zero never ends),
     binary or UTF-16 text is named as such."""

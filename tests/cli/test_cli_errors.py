@@ -34,6 +34,8 @@ OK = ["model", "--cloud", "oci", "--layout", "9x500G@balanced", "--instance", "V
     (["--small-io", "8q"], "--small-io"),
     (["--catalog", "1999-01-01"], "no oci catalog version that early"),
     (["--catalog", "yesterday"], "--catalog 'yesterday'"),
+    (["--catalog", "~\n"], "names no user or home"),  # Path.expanduser raised RuntimeError (fuzz found it)
+    (["--catalog", "~no-such-user/c.toml"], "names no user or home"),
     (["--queue-depth", "0"], "--queue-depth"),
     (["--no-such-option"], "No such option"),
 ])

@@ -30,6 +30,7 @@ from blockfit.catalog.models import (
     VolumeType,
 )
 from blockfit.errors import InputError
+from blockfit.inputs import user_path
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
 
@@ -84,7 +85,7 @@ def resolve_catalog(cloud: str | None, spec: str | None, what: str = "--catalog"
 def load_catalog_file(path_text: str, what: str = "--catalog") -> Catalog:
     """A catalog file (as `blockfit catalog import` writes them: the shipped TOML layout); one-line InputError
     when it cannot be read or is not a catalog."""
-    path = Path(path_text).expanduser()
+    path = user_path(path_text, what)
     try:
         st = path.stat()
     except OSError as exc:

@@ -25,6 +25,7 @@ from blockfit.catalog import CLOUDS, Catalog, catalog_from_toml, raw_catalog
 from blockfit.catalog.toml_out import dumps
 from blockfit.errors import InputError
 from blockfit.files import check_target, write_atomically
+from blockfit.inputs import user_path
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,7 @@ def _check_out(out: Path, files: list[InputFile]) -> None:
 
 
 def _load(provider: Provider, text: str, number: int) -> InputFile:
-    path = Path(text).expanduser()
+    path = user_path(text, "file")
     try:
         body = path.read_bytes()
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC).date()
