@@ -1,8 +1,12 @@
 """The queue-depth case for real: one loop device under a cgroup-v1 blkio read-IOPS cap, driven by fio.
 
-A loop device over a sparse file is CPU-bound here and its speed swings by 2x with the other load on the
-machine, so the caps are placed with a wide margin around the iodepth-1 rate measured uncapped in this test:
-- cap 3x that rate, iodepth 1: the cap does not bind, one I/O stays in flight → queue_depth_bound, not member_cap;
+A loop device is CPU-bound here and its speed swings by 2-3x with the other load on the machine (beside
+stress-ng: an uncapped iodepth-1 rate of 8,766 IOPS measured first, then 26,172 in the capped run), so:
+- the device is filled first: reads of a sparse file's holes never reach the disk, so at iodepth 1 the device
+  idled (aqu-sz 0.29, 25 % busy) while fio's own CPU time set the rate; written blocks are read from the disk,
+  which keeps one I/O in flight most of the time (aqu-sz 0.7-0.9 measured beside stress-ng);
+- cap 20x the iodepth-1 rate measured uncapped, iodepth 1: far above anything one I/O at a time reaches, even
+  3x faster than measured → queue_depth_bound, not member_cap;
 - cap 1/2 that rate, iodepth 16: the cap binds → member_cap naming the throttle, not queue_depth_bound.
 """
 
@@ -32,8 +36,10 @@ SECONDS = 6
 def test_queue_depth_bound_versus_cap_bound(tmp_path: Path) -> None:
     with workdir() as d, loop_device(d, 256) as dev:
         base = ["--name=qd", f"--filename=/dev/{dev}", "--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio"]
+        fio(["--name=fill", f"--filename=/dev/{dev}", "--rw=write", "--bs=1m", "--direct=1", "--ioengine=libaio",
+             "--iodepth=4"])
         r1 = fio(base + ["--iodepth=1", "--runtime=3", "--time_based"])["jobs"][0]["read"]["iops"]
-        caps = {1: int(3 * r1), 16: int(r1 / 2)}
+        caps = {1: int(20 * r1), 16: int(r1 / 2)}
         runs = {}
         for depth, cap in caps.items():
             with blkio_cgroup({"read_iops": cap}, dev) as cg:
