@@ -20,6 +20,7 @@ LEARN = "https://learn.microsoft.com/azure/virtual-machines/"
 
 # every size each page lists (Basics tab / size table)
 SIZES = {
+    "Esv5": [f"Standard_E{n}s_v5" for n in (2, 4, 8, 16, 20, 32, 48, 64, 96)] + ["Standard_E104is_v5"],
     "Dsv5": [f"Standard_D{n}s_v5" for n in (2, 4, 8, 16, 32, 48, 64, 96)],
     "Ddsv5": [f"Standard_D{n}ds_v5" for n in (2, 4, 8, 16, 32, 48, 64, 96)],
     "Dsv6": [f"Standard_D{n}s_v6" for n in (2, 4, 8, 16, 32, 48, 64, 96, 128, 192)],
@@ -68,6 +69,23 @@ def test_every_size_of_the_series_is_shipped_with_its_page_as_source(cat, series
         assert src.url.startswith(LEARN) and src.date is not None, (name, src.url)
         for cs in shape.caps:
             assert cat.sources[cs.source_of("iops")].url.startswith(LEARN), name
+
+
+# the esv5-series page's Basics tab (2026-03-10): Memory (GB) per size
+ESV5_MEMORY = {"Standard_E2s_v5": 16, "Standard_E4s_v5": 32, "Standard_E8s_v5": 64, "Standard_E16s_v5": 128,
+               "Standard_E20s_v5": 160, "Standard_E32s_v5": 256, "Standard_E48s_v5": 384, "Standard_E64s_v5": 512,
+               "Standard_E96s_v5": 672, "Standard_E104is_v5": 672}
+
+
+def test_esv5_memory_is_the_size_pages_figure_not_an_unknown(cat):
+    """Every size the catalog ships carries its memory (the instance search's --min-memory filters on it); Esv5's
+    is quoted from its size page, the same source as its disk caps."""
+    assert not [s.name for s in cat.shapes.values() if "memory_gb" in s.unknown]
+    for name, gb in ESV5_MEMORY.items():
+        shape = cat.shapes[name]
+        assert shape.memory_gb == gb and "memory_gb" not in shape.unknown, name
+        src = cat.sources[shape.source_of("memory_gb")]
+        assert src.url == LEARN + "sizes/memory-optimized/esv5-series" and src.date is not None
 
 
 # (size, layout, interface, published IOPS, published MB/s, page)

@@ -136,7 +136,7 @@ def test_ebs_weighting_raises_the_bandwidth_of_8th_generation():
 
 
 @pytest.mark.parametrize("shape", ["VM.DenseIO.E4.Flex", "VM.DenseIO.E5.Flex", "VM.Standard.A2.Flex",
-                                   "BM.DenseIO.E5.128"])
+                                   "BM.DenseIO.E5.128", "VM.Standard.E6.Flex", "BM.Standard.E6.256"])
 def test_oci_shapes_of_issue_27_are_listed(shape):
     assert shape in load_catalog("oci").shapes
 

@@ -2,6 +2,7 @@
 Persistent Disk caps; N4, C4, C4A, C4D, M4 Hyperdisk only) and the OCI shapes of the same generations. Each figure
 checked here is quoted with the page of the provider that publishes it."""
 
+import os
 import subprocess
 import sys
 
@@ -179,3 +180,61 @@ def test_bm_densio_e5_caps_are_unknown_not_guessed():
     caps = instance_caps(cat, Instance(cloud="oci", shape="BM.DenseIO.E5.128"), "block")
     assert caps.iops is None and caps.mbps is None
     assert any("not found" in w for w in caps.warnings)
+
+
+OCI_SHAPES = "https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm"
+
+
+def test_e6_is_listed_with_the_compute_shapes_page_figures_and_its_unknowns():
+    """Compute shapes page (copy read 2026-11-27): VM.Standard.E6.Flex '1 OCPU minimum, 126 OCPU maximum',
+    '1 Gbps per OCPU, maximum 99 Gbps'; BM.Standard.E6.256 256 OCPU, 3072 GB, '1 x 200 Gbps'. The block-volume
+    pages read have no E6 row: the instance IOPS and MB/s caps are stated unknowns."""
+    cat = load_catalog("oci")
+    vm, bm = cat.shapes["VM.Standard.E6.Flex"], cat.shapes["BM.Standard.E6.256"]
+    assert (vm.ocpus_min, vm.ocpus_max, vm.gbps_per_ocpu, vm.gbps_max) == (1, 126, 1, 99)
+    assert (bm.ocpus, bm.memory_gb, bm.gbps) == (256, 3072, 200)
+    for shape in (vm, bm):
+        src = cat.sources[shape.source_of("ocpus_max" if shape is vm else "ocpus")]
+        assert src.url == OCI_SHAPES and src.date is not None
+        assert {"iops", "mbps"} <= set(shape.unknown) and shape.iops is None and shape.mbps is None
+
+
+@pytest.mark.parametrize("spec", ["VM.Standard.E6.Flex:8", "VM.Standard.E6.Flex:126", "BM.Standard.E6.256"])
+def test_e6_instance_caps_are_warned_not_guessed(spec):
+    """No rule of the block-volume pages is applied to E6: the prediction is bound by the volumes and paths alone
+    and says that the instance caps were not found; the same layout on E5 at 8 OCPUs is bound by the VM rule."""
+    cat = load_catalog("oci")
+    caps = instance_caps(cat, parse_instance(spec, "oci", cat), "block")
+    assert caps.iops is None and caps.mbps is None
+    assert any("not found" in w and "not applied" in w for w in caps.warnings), caps.warnings
+    layout = "16x2T@higher"
+    e6 = predict(parse_layout(layout, "oci", cat), parse_instance(spec, "oci", cat), Workload(), cat, with_curve=False)
+    assert not any(row.name.startswith("instance") for row in e6.limits)
+    assert any("not found" in w for w in e6.warnings)
+    e5 = predict(parse_layout(layout, "oci", cat), parse_instance("VM.Standard.E5.Flex:8", "oci", cat), Workload(),
+                 cat, with_curve=False)
+    assert e5.max_iops < e6.max_iops
+
+
+def test_e6_ocpu_range_is_checked():
+    cat = load_catalog("oci")
+    with pytest.raises(InputError, match="OCPUs must be 1 to 126"):
+        instance_caps(cat, parse_instance("VM.Standard.E6.Flex:127", "oci", cat), "block")
+
+
+def test_cli_model_on_e6_answers_with_the_unknown_stated():
+    out = cli("model", "--cloud", "oci", "--layout", "2x1T@balanced", "--instance", "VM.Standard.E6.Flex:8")
+    assert out.returncode == 0, out.stderr
+    assert "VM.Standard.E6.Flex: its instance IOPS and MB/s caps were not found" in " ".join(out.stdout.split())
+
+
+def test_catalog_show_prints_e6_caps_as_unknown_not_the_vm_rule():
+    out = subprocess.run([sys.executable, "-m", "blockfit", "catalog", "show", "oci"], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "COLUMNS": "220"})
+    assert out.returncode == 0, out.stderr
+    rows: dict[str, str] = {}
+    for line in out.stdout.splitlines():     # the shapes table comes before the compute prices table
+        if line.count("│") > 8:
+            rows.setdefault(line.split("│")[1].strip(), line)
+    assert "unknown" in rows["VM.Standard.E6.Flex"] and "x Gbps" not in rows["VM.Standard.E6.Flex"]
+    assert "x Gbps" in rows["VM.Standard.E5.Flex"]

@@ -154,3 +154,50 @@ def test_cli_search_with_nothing_to_plan_is_infeasible(capsys: pytest.CaptureFix
     code, _out, err = run(["plan", "--cloud", "aws", "--capacity", "1T", "--target-iops", "5000", "--min-vcpus",
                            "8"], capsys)   # the shipped AWS catalog does not know vCPUs: nothing left to plan
     assert code == 3 and "vCPUs unknown" in err
+
+
+@pytest.fixture(scope="module")
+def azure() -> Catalog:
+    return load_catalog("azure")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(capacity=st.integers(200, 8000), iops=st.one_of(st.none(), st.integers(2000, 70_000)),
+       min_memory=st.sampled_from([48, 128, 200, 256, 400, 600]))
+def test_azure_min_memory_never_proposes_a_smaller_machine(azure: Catalog, capacity: int, iops: int | None,
+                                                           min_memory: int) -> None:
+    """The shipped Azure catalog knows every size's memory (the size pages' Basics tab): --min-memory filters on it
+    and the search equals the cheapest of the per-size plans over the priced sizes that have that much memory."""
+    req = Requirements(cloud="azure", capacity_gb=capacity, target_iops=iops, instance_shape=ANY)
+    query = ShapeQuery(ANY, min_memory_gb=min_memory)
+    names, left = candidate_shapes(azure, query, req)
+    assert "memory unknown" not in left
+    assert all((azure.shapes[n].memory_gb or 0) >= min_memory for n in names)
+    assert all(azure.shapes[n].memory_gb < min_memory for n in left.get("less memory than --min-memory", []))
+    plan = plan_shapes(req, azure, query)
+    expected = cheapest_per_shape(azure, req.model_copy(update={"memory_gb": float(min_memory)}), names)
+    if not plan.feasible:
+        assert expected is None
+        return
+    assert expected is not None and math.isclose(total(plan), expected, abs_tol=0.01)
+    assert plan.instance_search is not None
+    for name in [plan.requirements.instance_shape, *(o.instance for o in plan.instance_search.cheapest)]:
+        assert (azure.shapes[name].memory_gb or 0) >= min_memory, name
+
+
+def test_cli_azure_any_with_min_memory_plans_on_the_priced_sizes(azure: Catalog,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """`plan --cloud azure --instance any --min-memory 256G` answered 'infeasible ... memory unknown' while the Esv5
+    sizes carried no memory; it plans on a priced size with at least 256 GB."""
+    code, out, err = run(["plan", "--cloud", "azure", "--capacity", "2T", "--instance", "any", "--min-memory",
+                          "256G", "--target-iops", "20000", "--json"], capsys)
+    assert code == 0, err
+    plan = json.loads(out)
+    winner = plan["requirements"]["instance_shape"]
+    assert plan["feasible"] and azure.shapes[winner].memory_gb >= 256 and winner in azure.compute_prices
+    best = plan["candidates"][0]
+    assert best["meets_targets"] and best["prediction"]["max_iops"] >= 20_000
+    assert best["prediction"]["cost"]["compute"] is not None and best["prediction"]["cost"]["total"] is not None
+    assert not any("memory unknown" in r for r in plan["instance_search"]["left_out"])
+    smaller = [n for n in azure.compute_prices if (azure.shapes[n].memory_gb or 0) < 256]
+    assert smaller and any("less memory than --min-memory" in r for r in plan["instance_search"]["left_out"])

@@ -77,8 +77,11 @@ def show_command(
     for name, s in cat.shapes.items():
         ocpus = f"{s.ocpus_min:g}-{s.ocpus_max:g}" if s.kind == "flex" else (f"{s.ocpus:g}" if s.ocpus else "")
         per_tier = "per tier" if not s.tiers or _tier_caps(s) else "unknown"
-        iops = "20,000 x Gbps" if s.kind == "flex" else _figure(s, "iops", per_tier)
-        mbps = "120 x Gbps" if s.kind == "flex" else _figure(s, "mbps", per_tier)
+        rule = cat.instance_rule
+        iops = (f"{rule.iops_per_gbps:,.0f} x Gbps" if s.kind == "flex" and rule and "iops" not in s.unknown
+                else _figure(s, "iops", per_tier))
+        mbps = (f"{rule.mbps_per_gbps:g} x Gbps" if s.kind == "flex" and rule and "mbps" not in s.unknown
+                else _figure(s, "mbps", per_tier))
         t.add_row(name, s.kind, ocpus, "" if s.vcpus is None else str(s.vcpus),
                   "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps, _attach(s),
                   ", ".join(dict.fromkeys([s.source, *s.sources.values()])))

@@ -183,6 +183,16 @@ def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
     iops = min(rule.iops_per_gbps * gbps, rule.iops_max)
     mbps = min(rule.mbps_per_gbps * gbps, rule.mbps_max)
     uhp_ok = shape.uhp_min_ocpus is not None and inst.ocpus >= shape.uhp_min_ocpus
+    if {"iops", "mbps"} & set(shape.unknown):   # a shape the block-volume pages do not list (E6): its rule is unknown
+        both = {"iops", "mbps"} <= set(shape.unknown)
+        which = "IOPS and MB/s caps were" if both else ("IOPS cap was" if "iops" in shape.unknown else "MB/s cap was")
+        return InstanceCaps(
+            iops=None if "iops" in shape.unknown else iops, iops_rule="instance IOPS cap unknown",
+            mbps=None if "mbps" in shape.unknown else mbps, mbps_rule="instance throughput cap unknown",
+            gbps=gbps, attach_max=shape.attach_max, attach_pv_max=shape.attach_pv_max, uhp_ok=uhp_ok,
+            warnings=[f"{shape.name}: its instance {which} not found in the sources read (the block-volume pages "
+                      f"give no rule for it at {gbps:g} Gbps); {'they are' if both else 'it is'} not applied, so "
+                      "only the volumes and their attachments bound this prediction."])
     return InstanceCaps(
         iops=iops,
         iops_rule=(f"instance IOPS ({rule.iops_per_gbps:,.0f} x {gbps:g} Gbps)" if iops < rule.iops_max

@@ -28,16 +28,19 @@ from blockfit.schema.cost import COPIES
 PLAN_SESSION_DEPTH = 128
 
 
-# A type without a price (space.unknown_price) is ranked by this stand-in instead: a millionth of a dollar per GB
-# and per provisioned IOPS / 1,000 and MB/s / 10, so the smallest size and provisioning that meet the targets win.
-PROXY_PER_UNIT = 1e-6
+# A type without a price (space.unknown_price) costs nothing known: its points rank by the known compute, then the
+# fewest volumes, then this stand-in for how much is bought (GB + provisioned IOPS / 1,000 + MB/s / 10, all members),
+# so the smallest size and provisioning that meet the targets win (search.rank_key). It is never added to a cost.
+def provision_units(size_gb: int, iops: float | None, tput: float | None) -> float:
+    return size_gb + (iops or 0) / 1000 + (tput or 0) / 10
 
 
 @dataclass(frozen=True)
 class Member:
     perf: MemberPerf
-    cost: float | None
+    cost: float | None     # known monthly price; 0.0 for a type planned without a price (priced False)
     priced: bool = True
+    units: float = 0.0     # provision_units of a member of a type without a price
 
 
 @dataclass(frozen=True)
@@ -46,11 +49,12 @@ class Point:
     members: int
     size_gb: int
     ocpus: float | None
-    cost: float            # what plan ranks by: storage + compute (compute 0 when its price is unknown)
+    cost: float            # the known monthly dollars plan ranks by: storage + compute (an unknown part counts 0)
     iops: float
     mbps: float
-    storage: float | None = 0.0   # None: the type has no price (ranked by PROXY_PER_UNIT)
+    storage: float | None = 0.0   # None: the type has no price (ranked by `units`, see search.rank_key)
     compute: float | None = None
+    units: float = 0.0            # provision_units of all members, for a type without a price
 
 
 MemberCache = dict[tuple[LevelOption, int, int], "Member | None"]
@@ -135,8 +139,8 @@ class Evaluator:
         items = kind.cost(self.cat, vt, vol)
         cost = None if any(i.monthly is None for i in items) else sum(i.monthly or 0.0 for i in items)
         if cost is None and option.type in self.space.unknown_price:
-            proxy = size_gb + (vol.provisioned_iops or 0) / 1000 + (vol.provisioned_throughput or 0) / 10
-            return Member(member_perf(self.cat, vt, vol, members), PROXY_PER_UNIT * proxy, priced=False)
+            units = provision_units(size_gb, vol.provisioned_iops, vol.provisioned_throughput)
+            return Member(member_perf(self.cat, vt, vol, members), 0.0, priced=False, units=units)
         return Member(member_perf(self.cat, vt, vol, members), cost)
 
     def caps(self, ocpus: float | None, vtype: str) -> InstanceCaps:
@@ -147,6 +151,7 @@ class Evaluator:
         return self._caps[key]
 
     def cost(self, option: LevelOption, members: int, size_gb: int) -> float | None:
+        """The members' known monthly storage price (0 for a type without a price); None: not valid at this size."""
         m = self.member(option, size_gb)
         return None if m is None or m.cost is None else m.cost * members
 
@@ -179,7 +184,7 @@ class Evaluator:
             return None
         storage = m.cost * members
         return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
-                     storage=storage if m.priced else None, compute=self.compute(ocpus))
+                     storage=storage if m.priced else None, compute=self.compute(ocpus), units=m.units * members)
 
     def _one_disk_does(self, option: LevelOption, members: int, size_gb: int) -> bool:
         """GCP Persistent Disk performs per VM over the total GiB of the type (kinds.gcp.GcpPd): a stripe of n disks

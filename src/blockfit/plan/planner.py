@@ -4,6 +4,7 @@ a Pareto table of what each extra dollar buys, and an explanation when nothing m
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from datetime import UTC, datetime
 
@@ -23,7 +24,7 @@ from blockfit.plan.advice import (
 )
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.host import host_settings
-from blockfit.plan.search import TIE_WINDOW, rank_key, search
+from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
@@ -42,7 +43,11 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
         return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
     candidates = [_candidate(req, cat, space, p, with_curve=not brief) for p in points]
     notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief)
-    return _plan(req, cat, candidates, [] if brief else _pareto(req, cat, space, candidates[0]), notes, None)
+    front: list[Candidate] = []
+    if not brief:
+        front = _pareto(req, cat, space, candidates[0])
+        notes += _pareto_notes(space, candidates[0], front)
+    return _plan(req, cat, candidates, front, notes, None)
 
 
 def ranked_points(ev: Evaluator, space: SearchSpace, keep: int = 5) -> list[Point]:
@@ -70,8 +75,9 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
         notes.append(f"Assumes dm-multipath carries each volume's I/O on all {first.prediction.paths} paths "
                      f"(path_grouping_policy {first.multipath.path_grouping_policy}, path_selector "
                      f"\"{first.multipath.path_selector}\"; 'blockfit build' writes it for these volumes only).")
-    notes.append(f"Ties: layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total count as equal and the "
-                 "fewest volumes, then the fewest OCPUs, win.")
+    if first.cost.storage is not None:   # a type without a price ranks by fewest volumes already (space notes)
+        notes.append(f"Ties: layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total count as equal and "
+                     "the fewest volumes, then the fewest OCPUs, win.")
     ocpus = first.instance_detail.ocpus
     if req.instance_ocpus is None and ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
@@ -95,7 +101,7 @@ def tie_break(points: list[Point]) -> list[Point]:
     ranked = sorted(points, key=rank_key)
     if not ranked:
         return ranked
-    window = ranked[0].cost * TIE_WINDOW + 1e-9
+    window = tie_window(ranked[0])
     tied = sorted((p for p in ranked if p.cost <= window), key=lambda p: (p.members, p.ocpus or 0, rank_key(p)))
     return tied + [p for p in ranked if p.cost > window]
 
@@ -202,19 +208,33 @@ PARETO_OFFERS = 4
 def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, limit: int = 12) -> list[Candidate]:
     """What each extra dollar, storage or compute, buys: the recommendation and the smallest-size layouts of every
     level and member count, kept where no other row is at least as good on every count (meets the targets, total
-    cost, IOPS, MB/s) and better on one."""
+    cost, IOPS, MB/s) and better on one. Layouts of a type without a price are left out, the recommendation too
+    when it is one (_pareto_notes says so): a front ordered by cost means nothing without the cost, and ranked as
+    free they pushed every priced row off it and filled it with what the most volumes reach."""
+    priced = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_price])
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
-    points = _distinct(pareto_points(relaxed, cat, space), same_option_only=False, tolerance=0.02)
+    points = _distinct(pareto_points(relaxed, cat, priced), same_option_only=False, tolerance=0.02)
     if len(points) > PARETO_OFFERS * limit:   # thinned evenly by cost before each is predicted (see PARETO_OFFERS)
         points = [points[i] for i in sorted(_evenly(len(points), PARETO_OFFERS * limit))]
     others = [_candidate(req, cat, space, p) for p in points]
-    cheapest = min([first.ranked_cost] + [c.ranked_cost for c in others if c.meets_targets])
-    rows = [first] + [c for c in others if not _tie_of(c, cheapest)]
+    head = [first] if first.cost.storage is not None else []
+    cheapest = min([c.ranked_cost for c in head] + [c.ranked_cost for c in others if c.meets_targets],
+                   default=math.inf)
+    rows = head + [c for c in others if not _tie_of(c, cheapest)]
     front = pareto_front(rows)
     if len(front) > limit:   # evenly spaced by cost, the recommendation always among them
         keep = _evenly(len(front), limit)
         front = [c for i, c in enumerate(front) if i in keep or c is first][:limit + 1]
     return front
+
+
+def _pareto_notes(space: SearchSpace, first: Candidate, front: list[Candidate]) -> list[str]:
+    """Why the Pareto table leaves out the layouts of types without a price."""
+    if not space.unknown_price:
+        return []
+    types = ", ".join(sorted(space.unknown_price))
+    return [f"What each extra dollar buys: {types} left out (no price in the catalog, so nothing to order its "
+            "layouts by)" + (f"; {len(front)} priced layouts shown." if front else "; no priced layout to show.")]
 
 
 def _evenly(count: int, n: int) -> set[int]:

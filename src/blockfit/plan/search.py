@@ -30,9 +30,28 @@ def _first_true(lo: int, hi: int, pred: object) -> int | None:
     return lo
 
 
-def rank_key(p: Point) -> tuple[float, float, float, int]:
-    """Cheapest first; at equal cost more IOPS, then more MB/s, then fewer members."""
-    return (round(p.cost, 6), -p.iops, -p.mbps, p.members)
+# Totals within this factor of the cheapest count as a tie (planner.tie_break): a DBA would rather run 9 volumes than
+# 23 to save $0.17 a month, so the search keeps every pair that close to the cheapest.
+TIE_WINDOW = 1.01
+
+RankKey = tuple[float, int, float, float, float, float, int]
+
+
+def rank_key(p: Point) -> RankKey:
+    """Cheapest first (known dollars: storage + compute); at equal cost more IOPS, then more MB/s, then fewer
+    members. A point whose storage has no price costs its compute alone and, at that cost, ranks by the fewest
+    members, then the fewest OCPUs, then the least bought (Point.units): with no storage price there is nothing
+    to save by striping, so fewer volumes come first and the smallest provisioning that meets the targets wins."""
+    if p.storage is None:
+        return (round(p.cost, 6), p.members, p.ocpus or 0.0, round(p.units, 6), -p.iops, -p.mbps, p.members)
+    return (round(p.cost, 6), 0, 0.0, 0.0, -p.iops, -p.mbps, p.members)
+
+
+def tie_window(cheapest: Point) -> float:
+    """The total up to which points tie with the cheapest (TIE_WINDOW of it, planner.tie_break); none when the
+    cheapest has no storage price: its cost is compute alone, within 1 % of which every layout of the unpriced type
+    would tie, and rank_key already puts the fewest volumes first."""
+    return cheapest.cost * TIE_WINDOW + 1e-9 if cheapest.storage is not None else -math.inf
 
 
 def cheapest_for(ev: Evaluator, space: SearchSpace, option: LevelOption, members: int,
@@ -98,33 +117,57 @@ def _first_priced(ev: Evaluator, sizes: list[int], option: LevelOption) -> int |
         0, len(sizes) - 1, lambda i: ev.cost(option, 1, sizes[i]) is not None))
 
 
-# Totals within this factor of the cheapest count as a tie (planner.tie_break): a DBA would rather run 9 volumes than
-# 23 to save $0.17 a month, so the search keeps every pair that close to the cheapest.
-TIE_WINDOW = 1.01
-
 
 def search(ev: Evaluator, space: SearchSpace, keep: int = 10, bound: float = math.inf) -> list[Point]:
-    """The `keep` cheapest (option, member count) pairs at their cheapest feasible size, and every pair within
-    TIE_WINDOW of the cheapest, ranked; none dearer than `bound` (total cost; plan/shapes.py passes the best total
-    found on other shapes)."""
+    """The `keep` best-ranked (option, member count) pairs at their cheapest feasible size, and every pair within
+    the tie window of the cheapest (tie_window), ranked by rank_key; none dearer than `bound` (total cost;
+    plan/shapes.py passes the best total found on other shapes)."""
     best: list[Point] = []
     outer = bound
-    for option in _cheap_first(ev, space):
-        for members in space.members:
-            bound = max(best[keep - 1].cost, best[0].cost * TIE_WINDOW) + 1e-9 if len(best) >= keep else outer
-            point = cheapest_for(ev, space, option, members, bound)
-            if point is None:
+    for option, members in _pairs(ev, space):
+        if len(best) >= keep:
+            kth = rank_key(best[keep - 1])
+            window = tie_window(best[0])
+            bound = max(best[keep - 1].cost, window) + 1e-9
+            if option.type in space.unknown_price and _behind(ev, space, option, members, kth, window):
                 continue
-            # ranked by insertion (after equal keys, as a stable sort would): a type without a price ranks by a
-            # proxy far below a known compute price, so thousands of pairs tie and re-sorting each time took minutes
-            i = bisect.bisect_right(best, rank_key(point), key=rank_key)
-            best.insert(i, point)
-            window = best[0].cost * TIE_WINDOW + 1e-9
-            if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
-                best = best[:keep] + [p for p in best[keep:] if p.cost <= window]
-            elif max(i, keep) < len(best) and best[max(i, keep)].cost > window:
-                del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
+        else:
+            bound = outer
+        point = cheapest_for(ev, space, option, members, bound)
+        if point is None:
+            continue
+        # ranked by insertion (after equal keys, as a stable sort would): thousands of pairs of a provisioned type
+        # can be found, and re-sorting after each took minutes
+        i = bisect.bisect_right(best, rank_key(point), key=rank_key)
+        best.insert(i, point)
+        window = tie_window(best[0])
+        if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
+            best = best[:keep] + [p for p in best[keep:] if p.cost <= window]
+        elif max(i, keep) < len(best) and best[max(i, keep)].cost > window:
+            del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
     return best
+
+
+def _behind(ev: Evaluator, space: SearchSpace, option: LevelOption, members: int, kth: RankKey,
+            window: float) -> bool:
+    """Can no point of this pair of a type without a price enter the result? Its cost is at least the compute of
+    the fewest OCPUs whose caps could meet the targets, and at that cost it ranks by its member count: behind the
+    k-th best already found when (that cost, members) comes after the k-th's, and outside the tie window."""
+    j = ev.instance_floor(option)
+    if j is None:
+        return True
+    least = ev.compute_or_zero(space.ocpus[j])
+    return least > window and (round(least, 6), members) > kth[:2]
+
+
+def _pairs(ev: Evaluator, space: SearchSpace) -> list[tuple[LevelOption, int]]:
+    """The (option, member count) pairs in the order that tightens the bound soonest: the types without a price
+    by member count (the fewest volumes rank first among them, so once `keep` are found every pair with more
+    volumes is passed over without a search), then the priced options cheapest first, each over its counts."""
+    unpriced = [o for o in space.options if o.type in space.unknown_price]
+    priced = [o for o in _cheap_first(ev, space) if o.type not in space.unknown_price]
+    return ([(o, m) for m in space.members for o in unpriced]
+            + [(o, m) for o in priced for m in space.members])
 
 
 def _cheap_first(ev: Evaluator, space: SearchSpace) -> list[LevelOption]:

@@ -28,7 +28,7 @@ from blockfit.model.instance import machine_type
 from blockfit.model.resolve import layout_spec
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.planner import make_plan, ranked_points
-from blockfit.plan.search import TIE_WINDOW, rank_key, search
+from blockfit.plan.search import RankKey, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
 from blockfit.schema.plan import InstanceSearch, ShapeOffer
@@ -173,7 +173,7 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
     solved: dict[tuple, Point] = {}           # fixed sizes with the same caps: their cheapest point carries over
     storage_above: dict[tuple, float] = {}    # ... or their storage is known to cost more than this
     for e in entries:
-        bound = (max(best[offers - 1][0].cost, best[0][0].cost * TIE_WINDOW) + 1e-9 if len(best) >= offers
+        bound = (max(best[offers - 1][0].cost, tie_window(best[0][0])) + 1e-9 if len(best) >= offers
                  else math.inf)
         if e.floor > bound:
             break
@@ -195,7 +195,7 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
         if found:
             best.append((found[0], e.name))
             best.sort(key=lambda pn: (*rank_key(pn[0]), pn[1]))
-            window = best[0][0].cost * TIE_WINDOW + 1e-9
+            window = tie_window(best[0][0])
             best = best[:offers] + [pn for pn in best[offers:] if pn[0].cost <= window]
     outcome.best = best
     return outcome
@@ -254,14 +254,14 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     return plan
 
 
-def _ranked_offers(cat: Catalog, outcome: Outcome) -> list[tuple[tuple[float, float, float, int], str, ShapeOffer]]:
+def _ranked_offers(cat: Catalog, outcome: Outcome) -> list[tuple[RankKey, str, ShapeOffer]]:
     """The shapes found, cheapest first, each with its offer. A shape within TIE_WINDOW of the cheapest is ranked by
     what its own plan recommends (the tie rule may pick a dearer layout with fewer volumes there), the others by their
     cheapest point (dearer than any tied shape's recommendation)."""
-    cheapest = outcome.best[0][0].cost
+    window = tie_window(outcome.best[0][0])
     ranked = []
     for p, name in outcome.best:
-        if len(outcome.best) > 1 and p.cost <= cheapest * TIE_WINDOW + 1e-9:
+        if len(outcome.best) > 1 and p.cost <= window:
             e = outcome.entries[name]
             first = ranked_points(e.ev, e.space)
             p = first[0] if first else p

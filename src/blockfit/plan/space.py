@@ -205,8 +205,9 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
             kept.append(o)
             sizes[o.type] = all_sizes[o.type]
             unknown_price.add(o.type)
-    notes += [f"{t}: no price in the {cat.cloud} catalog {cat.version}; planned on performance alone (the "
-              "smallest size and provisioning that meet the targets), its cost unknown" for t in sorted(unknown_price)]
+    notes += [f"{t}: no price in the {cat.cloud} catalog {cat.version}; planned on performance alone, its cost "
+              "unknown: after the known compute cost, the fewest volumes, then the smallest size and provisioning "
+              "that meet the targets" for t in sorted(unknown_price)]
     notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
               "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
     name = req.instance_shape.lower() if fixed_name else shape.name

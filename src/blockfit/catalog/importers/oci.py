@@ -6,7 +6,8 @@ ShapeNetworkingBandwidthOptions); the CLI prints them in kebab case (`networking
 in camel case (`networkingBandwidthInGbps`): both are read, by comparing names without case, '-' and '_'.
 There is no block-volume figure in a shape: a VM's caps follow OCI's rule per network Gbps (the catalog's
 instance_rule, 20,000 IOPS and 120 MB/s per Gbps); bare-metal caps are published apart, so a bare-metal shape the
-shipped catalog lacks gets them as stated unknowns.
+shipped catalog lacks gets them as stated unknowns. A shape the shipped catalog has keeps what the file does not
+give, its stated unknowns included (VM.Standard.E6.Flex: the block-volume pages give no rule for it).
 """
 
 from __future__ import annotations
