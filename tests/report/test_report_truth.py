@@ -145,3 +145,20 @@ def test_an_infeasible_plan_renders_with_its_reason_and_alternatives(tmp_path: P
     assert r.returncode == 0, r.stderr
     text = _text(_sections(out.read_text())["plan"])
     assert "Nothing meets" in text and "500,000 IOPS" in text and "VM.Standard.E3.Flex:35" in text
+
+
+def test_a_plan_without_a_storage_price_says_so_and_draws_no_cost_figure(tmp_path: Path) -> None:
+    """Ultra has no price in the catalog: the page must not call the recommendation "the cheapest" nor draw the
+    layouts against a cost it does not have (its ranked cost is infinite; the figure plotted nothing)."""
+    plan = cli_json(tmp_path / "plan.json", "plan", "--cloud", "azure", "--capacity", "4T", "--instance",
+                    "Standard_E32s_v5", "--target-iops", "40000", "--levels", "ultra")
+    assert plan["candidates"][0]["prediction"]["cost"]["storage"] is None
+    out = tmp_path / "r.html"
+    r = cli("report", str(tmp_path / "plan.json"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    section = _sections(out.read_text())["plan"]
+    text = _text(section)
+    assert "The cheapest layout" not in text
+    assert "no storage price to compare, the layout with the fewest volumes" in text
+    assert plan["candidates"][0]["layout"] in text and "at an unknown price" in text
+    assert not list(section.iter("svg")) and not list(section.iter("img"))

@@ -28,7 +28,9 @@ def summary(plan: Plan) -> str:
         return _infeasible_summary(plan)
     best = plan.candidates[0]
     req = plan.requirements
-    text = (f"The cheapest layout that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
+    chosen = ("The cheapest layout" if best.cost.storage is not None else
+              "With no storage price to compare, the layout with the fewest volumes and the least provisioned")
+    text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
             f"limited by {_limit_words(best, req)}. "
             f"{fmt_count(len(plan.candidates), 'layout')} "
@@ -67,7 +69,8 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     if not plan.candidates:
         raise InputError(f"{source}: a feasible plan with no candidates (expected at least the recommended layout)")
     s = Section("plan", title, source, summary(plan))
-    s.figures.append(_front_figure(plan, sink))
+    if plan.candidates[0].cost.storage is not None:   # no storage price: no cost to draw the layouts against
+        s.figures.append(_front_figure(plan, sink))
     if req.history is not None:
         history.extend(s, req.history, sink)
     best = plan.candidates[0]
