@@ -162,9 +162,8 @@ OCI_BV = "https://docs.oracle.com/en-us/iaas/Content/Block/Concepts/blockvolumep
 
 
 @pytest.mark.parametrize("spec,ocpus,iops,mbps", [
-    ("VM.DenseIO.E5.Flex:24", 24, 480_000, 2_880),   # 24 Gbps x 20,000 IOPS and x 120 MB/s (OCI_BV VM rule)
-    ("VM.DenseIO.E4.Flex:8", 8, 160_000, 960),       # 8 Gbps
-    ("VM.Standard.A2.Flex:40", 40, 600_000, 4_800),  # 40 Gbps: the rule's 600,000 IOPS / 4,800 MB/s maxima
+    ("VM.DenseIO.E4.Flex:8", 8, 160_000, 960),       # 8 Gbps x 20,000 IOPS and x 120 MB/s (OCI_BV's VM table row)
+    ("VM.DenseIO.E4.Flex:32", 32, 600_000, 3_840),   # 32 Gbps: 640,000 held to the rule's 600,000 IOPS maximum
 ])
 def test_oci_flex_shapes_follow_the_per_gbps_rule(spec, ocpus, iops, mbps):
     cat = load_catalog("oci")
@@ -173,6 +172,16 @@ def test_oci_flex_shapes_follow_the_per_gbps_rule(spec, ocpus, iops, mbps):
     assert inst.ocpus == ocpus
     assert caps.iops == pytest.approx(iops, rel=0.01) and caps.mbps == pytest.approx(mbps, rel=0.01)
     assert caps.iops_cite is not None and caps.iops_cite.url == OCI_BV
+
+
+@pytest.mark.parametrize("spec", ["VM.DenseIO.E5.Flex:24", "VM.Standard.A2.Flex:40", "VM.Standard.E6.Flex:8"])
+def test_vm_shapes_the_block_volume_table_does_not_list_have_unknown_caps(spec):
+    """OCI_BV's VM table gives each listed shape the per-Gbps rule; it lists no DenseIO E5, A2 or E6, so their caps
+    are stated unknowns with a warning, never the rule extrapolated."""
+    cat = load_catalog("oci")
+    caps = instance_caps(cat, parse_instance(spec, "oci", cat), "block")
+    assert caps.iops is None and caps.mbps is None
+    assert any("not found" in w for w in caps.warnings)
 
 
 def test_bm_densio_e5_caps_are_unknown_not_guessed():
