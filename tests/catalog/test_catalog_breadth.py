@@ -102,6 +102,34 @@ def test_x2idn_32xlarge():
     assert p.max_mbps == pytest.approx(10_000, rel=0.01) and p.mbps_limited_by == "instance_mbps"
 
 
+GUIDE = "https://docs.aws.amazon.com/ec2/latest/instancetypes/"
+
+
+# vCPUs and Memory (GiB) as the instance types guide's Performance specifications tables print them
+@pytest.mark.parametrize("name,vcpus,gib,page", [
+    ("m6i.large", 2, 8, "gp.html"), ("m6i.32xlarge", 128, 512, "gp.html"), ("m5.12xlarge", 48, 192, "gp.html"),
+    ("m7a.medium", 1, 4, "gp.html"), ("m8g.2xlarge", 8, 32, "gp.html"), ("c7i.large", 2, 4, "co.html"),
+    ("c7i.metal-48xl", 192, 384, "co.html"), ("r6i.2xlarge", 8, 64, "mo.html"), ("r6i.8xlarge", 32, 256, "mo.html"),
+    ("r7iz.metal-16xl", 64, 512, "mo.html"), ("x2idn.32xlarge", 128, 2048, "mo.html"),
+    ("x2iedn.xlarge", 4, 128, "mo.html"), ("x8g.48xlarge", 192, 3072, "mo.html"),
+    ("r8i.96xlarge", 384, 3072, "mo.html")])
+def test_aws_vcpus_and_memory_are_the_guides_figures(name, vcpus, gib, page):
+    cat = load_catalog("aws")
+    shape = cat.shapes[name]
+    assert (shape.vcpus, shape.memory_gb) == (vcpus, gib)
+    assert not {"vcpus", "memory_gb"} & set(shape.unknown)
+    for fld in ("vcpus", "memory_gb"):
+        src = cat.sources[shape.source_of(fld)]
+        assert src.url.startswith(GUIDE + page) and src.date is not None and "GiB" in (src.note or ""), fld
+
+
+def test_every_aws_size_knows_its_vcpus_and_memory():
+    """--min-memory / --min-vcpus filter every AWS size: none is left out as 'unknown'."""
+    cat = load_catalog("aws")
+    assert not [s.name for s in cat.shapes.values() if {"vcpus", "memory_gb"} & set(s.unknown)]
+    assert all(s.vcpus and s.memory_gb for s in cat.shapes.values())
+
+
 @pytest.mark.parametrize("interface,iops,mbps", [(None, 24_200, 680), ("scsi", 24_200, 680), ("nvme", 33_000, 930)])
 def test_e8bds_v5_premium_ssd_by_interface(interface, iops, mbps):
     """Microsoft, Ebdsv5 (2024-07-08): Standard_E8bds_v5 uncached Premium SSD 24,200 / 680 on SCSI, 33,000 / 930

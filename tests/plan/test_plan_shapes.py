@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -113,10 +112,12 @@ def test_filters_and_families(wide: Catalog) -> None:
     names, left = candidate_shapes(wide, ShapeQuery("r6i"), req)
     assert all(n.startswith("r6i.") for n in names) and {n for n in SIZES if n.startswith("r6i.")} <= set(names)
     names, left = candidate_shapes(wide, ShapeQuery(ANY, min_memory_gb=256, min_vcpus=40), req)
-    assert set(names) == {"r6i.16xlarge", "r7i.12xlarge", "x2idn.16xlarge"}
+    # the imported sizes, and the shipped priced sizes whose guide figures pass (m6i.16xlarge 64 vCPUs / 256 GiB)
+    assert set(names) == {"r6i.16xlarge", "r7i.12xlarge", "x2idn.16xlarge", "m6i.16xlarge", "m6i.24xlarge",
+                          "m6i.32xlarge", "m7g.16xlarge", "r5.12xlarge", "r6i.12xlarge", "r6i.24xlarge", "r6i.32xlarge"}
     assert any("less memory" in reason for reason in left)
     names, left = candidate_shapes(wide, ShapeQuery(ANY), req.model_copy(update={"ocpus_min": 16, "ocpus_max": 32}))
-    assert set(names) == {"m6i.8xlarge", "r6i.4xlarge", "r6i.8xlarge", "c7i.8xlarge"}
+    assert set(names) == {"m6i.8xlarge", "r6i.4xlarge", "r6i.8xlarge", "c7i.8xlarge", "m6i.4xlarge"}
     names, _ = candidate_shapes(wide, ShapeQuery(ANY, families=["c7i", "m6i"]), req)
     assert names and all(n.startswith(("c7i.", "m6i.")) for n in names)
     with pytest.raises(InputError, match="nearest: r6i"):
@@ -150,10 +151,12 @@ def test_cli_search(wide: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
         assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_cli_search_with_nothing_to_plan_is_infeasible(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_cli_search_with_nothing_to_plan_is_infeasible(capsys: pytest.CaptureFixture[str]) -> None:
+    aws = load_catalog("aws")
+    most = max(s.vcpus or 0 for s in aws.shapes.values())
     code, _out, err = run(["plan", "--cloud", "aws", "--capacity", "1T", "--target-iops", "5000", "--min-vcpus",
-                           "8"], capsys)   # the shipped AWS catalog does not know vCPUs: nothing left to plan
-    assert code == 3 and "vCPUs unknown" in err
+                           str(most + 1)], capsys)   # more vCPUs than any AWS size: nothing left to plan
+    assert code == 3 and "fewer vCPUs than --min-vcpus" in err and "vCPUs unknown" not in err
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +204,55 @@ def test_cli_azure_any_with_min_memory_plans_on_the_priced_sizes(azure: Catalog,
     assert not any("memory unknown" in r for r in plan["instance_search"]["left_out"])
     smaller = [n for n in azure.compute_prices if (azure.shapes[n].memory_gb or 0) < 256]
     assert smaller and any("less memory than --min-memory" in r for r in plan["instance_search"]["left_out"])
+
+
+@pytest.fixture(scope="module")
+def aws() -> Catalog:
+    return load_catalog("aws")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(capacity=st.integers(200, 8000), iops=st.one_of(st.none(), st.integers(2000, 70_000)),
+       min_memory=st.sampled_from([48, 128, 200, 256, 400, 600]))
+def test_aws_min_memory_never_proposes_a_smaller_machine(aws: Catalog, capacity: int, iops: int | None,
+                                                         min_memory: int) -> None:
+    """The shipped AWS catalog knows every size's memory (the instance types guide's Performance specifications):
+    --min-memory filters on it and the search equals the cheapest of the per-size plans over the priced sizes that
+    have that much memory."""
+    req = Requirements(cloud="aws", capacity_gb=capacity, target_iops=iops, instance_shape=ANY)
+    query = ShapeQuery(ANY, min_memory_gb=min_memory)
+    names, left = candidate_shapes(aws, query, req)
+    assert "memory unknown" not in left
+    assert all((aws.shapes[n].memory_gb or 0) >= min_memory for n in names)
+    assert all(aws.shapes[n].memory_gb < min_memory for n in left.get("less memory than --min-memory", []))
+    plan = plan_shapes(req, aws, query)
+    expected = cheapest_per_shape(aws, req.model_copy(update={"memory_gb": float(min_memory)}), names)
+    if not plan.feasible:
+        assert expected is None
+        return
+    assert expected is not None and math.isclose(total(plan), expected, abs_tol=0.01)
+    assert plan.instance_search is not None
+    for name in [plan.requirements.instance_shape, *(o.instance for o in plan.instance_search.cheapest)]:
+        assert (aws.shapes[name].memory_gb or 0) >= min_memory, name
+
+
+def test_cli_aws_any_with_min_memory_plans_on_the_priced_sizes(aws: Catalog,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`plan --cloud aws --instance any --min-memory 256G` answered 'infeasible ... 21 memory unknown' while the AWS
+    sizes carried no memory; it plans on a priced size with at least 256 GiB, the cheapest of the per-size plans."""
+    code, out, err = run(["plan", "--cloud", "aws", "--instance", "any", "--capacity", "2T", "--target-iops", "20000",
+                          "--min-memory", "256G", "--json"], capsys)
+    assert code == 0, err
+    plan = json.loads(out)
+    winner = plan["requirements"]["instance_shape"]
+    assert plan["feasible"] and aws.shapes[winner].memory_gb >= 256 and winner in aws.compute_prices
+    best = plan["candidates"][0]
+    assert best["meets_targets"] and best["prediction"]["max_iops"] >= 20_000
+    assert best["prediction"]["cost"]["compute"] is not None and best["prediction"]["cost"]["total"] is not None
+    assert not any("memory unknown" in r for r in plan["instance_search"]["left_out"])
+    smaller = [n for n in aws.compute_prices if (aws.shapes[n].memory_gb or 0) < 256]
+    assert smaller and any("less memory than --min-memory" in r for r in plan["instance_search"]["left_out"])
+    big_enough = [n for n in aws.compute_prices if (aws.shapes[n].memory_gb or 0) >= 256]
+    req = Requirements(cloud="aws", capacity_gb=2048, target_iops=20_000, instance_shape=ANY, memory_gb=256.0)
+    expected = cheapest_per_shape(aws, req, big_enough)
+    assert expected is not None and math.isclose(best["prediction"]["cost"]["total"], expected, abs_tol=0.01)
