@@ -123,6 +123,23 @@ def test_plateau_without_a_known_cap() -> None:
     assert "member_cap" not in [f.kind for f in d2.findings]
 
 
+def test_plateau_seen_through_the_intervals_in_which_the_load_changed() -> None:
+    """A busy machine's 10 s capture (beside stress-ng): 4 in flight, then 16, at a 3,000 IOPS throttle. fio's
+    start and its switch to the second job left two intervals partly idle (1,800 and 1,804 IOPS), and the
+    throttle's slices alternate 2,700 / 3,300; the plateau is still the finding, and a device that gives twice
+    the IOPS at 16 in flight still is not."""
+    devs = {"loop1": BlockDevice(name="loop1", kind="disk", dev="7:1", queue=QueueSettings())}
+    measured = [(1800, 2.0), (2700, 3.5), (3300, 4.3), (2704, 4.0), (3296, 3.9), (1804, 3.6), (3000, 15.8),
+                (3000, 15.6), (3000, 15.8), (3000, 15.9)]
+    per = {"loop1": [(n, aqu * 1000.0 * 0.9, aqu * 1000.0) for n, aqu in measured]}
+    found = [f for f in rules.diagnose(_capture(devs, per)).findings if f.device == "loop1"]
+    assert [f.kind for f in found] == ["member_cap"]
+    assert found[0].measurements["aqu_high"] >= 1.5 * found[0].measurements["aqu_low"]
+    # a device that is not capped: twice the IOPS at 16 in flight (latency rising 1.8x, as in the capped case)
+    uncapped = {"loop1": [(6000 if aqu > 10 else n, aqu * 1000.0 * 0.9, aqu * 1000.0) for n, aqu in measured]}
+    assert "member_cap" not in [f.kind for f in rules.diagnose(_capture(devs, uncapped)).findings]
+
+
 def test_misaligned_partition() -> None:
     devs = {"sdb": BlockDevice(name="sdb", kind="disk", dev="8:16", queue=QueueSettings(optimal_io_size=1048576)),
             "sdb1": BlockDevice(name="sdb1", kind="partition", dev="8:17", disk="sdb", start_sector=63)}
