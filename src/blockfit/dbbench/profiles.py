@@ -46,6 +46,9 @@ class Profile:
     warmup_budget_s: float = 120.0
     precision_pct: float = 10.0
     rounds_budget_s: float = 300.0
+    run_ios: int = 10_000        # an OLTP run lasts long enough for this many device I/Os (see below) ...
+    window_ios: int = 3_000      # ... and a warm-up window for this many
+    stretch: float = 5.0         # ... but at most this many times run_seconds / warmup_seconds
 
     def server_settings(self) -> dict[str, str]:
         """Server settings on the postgres command line (the rest are PostgreSQL's defaults)."""

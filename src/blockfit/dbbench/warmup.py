@@ -75,21 +75,39 @@ def steady(windows: list[WarmupWindow], count: int, pct: float) -> bool:
                                  [w.ios_per_unit or 0.0 for w in after]) <= pct / 100
 
 
-def warm(run_window: Callable[[int], BenchRun], measure: MeasureName, fs_device: str | None, steady_windows: int,
-         steady_pct: float, budget_s: float) -> Warmup:
-    """Run windows (``run_window(k)`` runs the k-th) until steady, a window fails, or the next window would not
-    fit in ``budget_s``."""
+def rate(windows: list[WarmupWindow]) -> float | None:
+    """Device I/Os per second over ``windows`` (None: no device counted, or too few I/Os to size anything by)."""
+    counted = [w for w in windows if w.device_ios is not None and not w.failed]
+    ios, seconds = sum(w.device_ios or 0 for w in counted), sum(w.seconds for w in counted)
+    return ios / seconds if counted and ios >= MIN_IOS and seconds > 0 else None
+
+
+def sized(target_ios: int | None, iops: float | None, floor_s: float, stretch: float) -> float:
+    """Seconds a window or run lasts: long enough for ``target_ios`` device I/Os at ``iops``, never shorter than
+    ``floor_s`` nor longer than ``stretch`` times it (``floor_s`` when the rate or the target is unknown)."""
+    if not target_ios or not iops:
+        return floor_s
+    return min(max(floor_s, target_ios / iops), floor_s * stretch)
+
+
+def warm(run_window: Callable[[int, float], BenchRun], measure: MeasureName, fs_device: str | None,
+         steady_windows: int, steady_pct: float, budget_s: float, window_s: float = 6.0,
+         window_ios: int | None = None, stretch: float = 1.0) -> Warmup:
+    """Run windows (``run_window(k, seconds)`` runs the k-th) until steady, a window fails, or the next window
+    would not fit in ``budget_s``. The first window lasts ``window_s``; each next one long enough for
+    ``window_ios`` device I/Os at the rate the window before it ran (``sized``)."""
     windows: list[WarmupWindow] = []
     outcome: Literal["steady", "budget", "failed"]
-    t0 = time.monotonic()
+    t0, seconds = time.monotonic(), window_s
     while True:
-        windows.append(window(run_window(len(windows) + 1), measure, fs_device))
+        windows.append(window(run_window(len(windows) + 1, seconds), measure, fs_device))
         elapsed = time.monotonic() - t0
+        seconds = sized(window_ios, rate(windows[-1:]), window_s, stretch)
         if windows[-1].failed:
             outcome = "failed"
         elif steady(windows, steady_windows, steady_pct):
             outcome = "steady"
-        elif elapsed + windows[-1].seconds > budget_s:
+        elif elapsed + max(seconds, windows[-1].seconds) > budget_s:  # the next window, as long as either
             outcome = "budget"
         else:
             continue
