@@ -12,7 +12,8 @@ Order of work, and why (each phase is a function below; the Plan holds the steps
    cache takes minutes to refill). A head start only: the warm-up decides when a layout is warm.
 4. ``--before-measure`` runs once.
 5. Per measure: a warm-up per layout by evidence (warmup.py: windows until throughput and device I/Os per
-   unit of work hold steady, or its budget ends), then measured rounds A B, B A, A B … until the ratio's
+   unit of work hold steady, or its budget ends), then measured rounds A B, B A, A B … (an OLTP run as long as
+   the profile's run_ios device I/Os take at the layout's warm rate: profiles.py says why) until the ratio's
    interval is within the precision target (stats.enough), --repeat rounds or the rounds' time budget. The
    order flips every round because a fixed order biases every pair the same way: with a drift (the cache
    still settling, a neighbour's load ramping) the layout that always runs second always looks faster. An A/A
