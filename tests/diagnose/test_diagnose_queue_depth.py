@@ -10,6 +10,9 @@ stress-ng: an uncapped iodepth-1 rate of 8,766 IOPS measured first, then 26,172 
   test suites) fio at nice 0 held one I/O in flight 45 % of the time, with an in-flight that was not pinned;
 - cap 20x the iodepth-1 rate measured uncapped, iodepth 1: far above anything one I/O at a time reaches, even
   3x faster than measured → queue_depth_bound, not member_cap;
+- a 12 s capture: diagnose judges only the seconds within half to one-and-a-half times the median IOPS, and
+  with the backing disk shared (two suites beside) iodepth 1 went 3,022, 1,864, 5,284, 105, 9,019, 10,057 IOPS
+  in 6 s at 0.68-0.98 in flight: 2 seconds kept, fewer than the 3 a rule needs;
 - cap 1/10 of that rate, iodepth 16: the cap binds → member_cap naming the throttle, not queue_depth_bound. (At
   1/2, the device at iodepth 16 once did only 0.9 of it: the rate measured first, 10,496, was the machine at a
   quieter moment.)
@@ -35,7 +38,7 @@ from support.diagnose_testbed import (
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.skipif(skip_reason() is not None,
                                                                      reason=skip_reason() or "")]
 
-SECONDS = 6
+SECONDS = 12  # diagnose keeps the seconds within 0.5-1.5x the median IOPS: 6 once left 2 (see below)
 
 
 def test_queue_depth_bound_versus_cap_bound(tmp_path: Path) -> None:
