@@ -164,28 +164,31 @@ def azure() -> Catalog:
     return load_catalog("azure")
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("cloud", ["aws", "azure"])
+@settings(max_examples=8, deadline=None)
 @given(capacity=st.integers(200, 8000), iops=st.one_of(st.none(), st.integers(2000, 70_000)),
        min_memory=st.sampled_from([48, 128, 200, 256, 400, 600]))
-def test_azure_min_memory_never_proposes_a_smaller_machine(azure: Catalog, capacity: int, iops: int | None,
-                                                           min_memory: int) -> None:
-    """The shipped Azure catalog knows every size's memory (the size pages' Basics tab): --min-memory filters on it
-    and the search equals the cheapest of the per-size plans over the priced sizes that have that much memory."""
-    req = Requirements(cloud="azure", capacity_gb=capacity, target_iops=iops, instance_shape=ANY)
+def test_min_memory_never_proposes_a_smaller_machine(cloud: str, capacity: int, iops: int | None,
+                                                     min_memory: int) -> None:
+    """The shipped AWS and Azure catalogs know every size's memory (AWS's instance types guide, Azure's size pages):
+    --min-memory filters on it and the search equals the cheapest of the per-size plans over the priced sizes that
+    have that much memory."""
+    cat = load_catalog(cloud)
+    req = Requirements(cloud=cloud, capacity_gb=capacity, target_iops=iops, instance_shape=ANY)
     query = ShapeQuery(ANY, min_memory_gb=min_memory)
-    names, left = candidate_shapes(azure, query, req)
+    names, left = candidate_shapes(cat, query, req)
     assert "memory unknown" not in left
-    assert all((azure.shapes[n].memory_gb or 0) >= min_memory for n in names)
-    assert all(azure.shapes[n].memory_gb < min_memory for n in left.get("less memory than --min-memory", []))
-    plan = plan_shapes(req, azure, query)
-    expected = cheapest_per_shape(azure, req.model_copy(update={"memory_gb": float(min_memory)}), names)
+    assert all((cat.shapes[n].memory_gb or 0) >= min_memory for n in names)
+    assert all(cat.shapes[n].memory_gb < min_memory for n in left.get("less memory than --min-memory", []))
+    plan = plan_shapes(req, cat, query)
+    expected = cheapest_per_shape(cat, req.model_copy(update={"memory_gb": float(min_memory)}), names)
     if not plan.feasible:
         assert expected is None
         return
     assert expected is not None and math.isclose(total(plan), expected, abs_tol=0.01)
     assert plan.instance_search is not None
     for name in [plan.requirements.instance_shape, *(o.instance for o in plan.instance_search.cheapest)]:
-        assert (azure.shapes[name].memory_gb or 0) >= min_memory, name
+        assert (cat.shapes[name].memory_gb or 0) >= min_memory, name
 
 
 def test_cli_azure_any_with_min_memory_plans_on_the_priced_sizes(azure: Catalog,
@@ -209,31 +212,6 @@ def test_cli_azure_any_with_min_memory_plans_on_the_priced_sizes(azure: Catalog,
 @pytest.fixture(scope="module")
 def aws() -> Catalog:
     return load_catalog("aws")
-
-
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(capacity=st.integers(200, 8000), iops=st.one_of(st.none(), st.integers(2000, 70_000)),
-       min_memory=st.sampled_from([48, 128, 200, 256, 400, 600]))
-def test_aws_min_memory_never_proposes_a_smaller_machine(aws: Catalog, capacity: int, iops: int | None,
-                                                         min_memory: int) -> None:
-    """The shipped AWS catalog knows every size's memory (the instance types guide's Performance specifications):
-    --min-memory filters on it and the search equals the cheapest of the per-size plans over the priced sizes that
-    have that much memory."""
-    req = Requirements(cloud="aws", capacity_gb=capacity, target_iops=iops, instance_shape=ANY)
-    query = ShapeQuery(ANY, min_memory_gb=min_memory)
-    names, left = candidate_shapes(aws, query, req)
-    assert "memory unknown" not in left
-    assert all((aws.shapes[n].memory_gb or 0) >= min_memory for n in names)
-    assert all(aws.shapes[n].memory_gb < min_memory for n in left.get("less memory than --min-memory", []))
-    plan = plan_shapes(req, aws, query)
-    expected = cheapest_per_shape(aws, req.model_copy(update={"memory_gb": float(min_memory)}), names)
-    if not plan.feasible:
-        assert expected is None
-        return
-    assert expected is not None and math.isclose(total(plan), expected, abs_tol=0.01)
-    assert plan.instance_search is not None
-    for name in [plan.requirements.instance_shape, *(o.instance for o in plan.instance_search.cheapest)]:
-        assert (aws.shapes[name].memory_gb or 0) >= min_memory, name
 
 
 def test_cli_aws_any_with_min_memory_plans_on_the_priced_sizes(aws: Catalog,
