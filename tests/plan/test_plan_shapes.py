@@ -159,11 +159,6 @@ def test_cli_search_with_nothing_to_plan_is_infeasible(capsys: pytest.CaptureFix
     assert code == 3 and "fewer vCPUs than --min-vcpus" in err and "vCPUs unknown" not in err
 
 
-@pytest.fixture(scope="module")
-def azure() -> Catalog:
-    return load_catalog("azure")
-
-
 @pytest.mark.parametrize("cloud", ["aws", "azure"])
 @settings(max_examples=8, deadline=None)
 @given(capacity=st.integers(200, 8000), iops=st.one_of(st.none(), st.integers(2000, 70_000)),
@@ -191,46 +186,25 @@ def test_min_memory_never_proposes_a_smaller_machine(cloud: str, capacity: int, 
         assert (cat.shapes[name].memory_gb or 0) >= min_memory, name
 
 
-def test_cli_azure_any_with_min_memory_plans_on_the_priced_sizes(azure: Catalog,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """`plan --cloud azure --instance any --min-memory 256G` answered 'infeasible ... memory unknown' while the Esv5
-    sizes carried no memory; it plans on a priced size with at least 256 GB."""
-    code, out, err = run(["plan", "--cloud", "azure", "--capacity", "2T", "--instance", "any", "--min-memory",
-                          "256G", "--target-iops", "20000", "--json"], capsys)
-    assert code == 0, err
-    plan = json.loads(out)
-    winner = plan["requirements"]["instance_shape"]
-    assert plan["feasible"] and azure.shapes[winner].memory_gb >= 256 and winner in azure.compute_prices
-    best = plan["candidates"][0]
-    assert best["meets_targets"] and best["prediction"]["max_iops"] >= 20_000
-    assert best["prediction"]["cost"]["compute"] is not None and best["prediction"]["cost"]["total"] is not None
-    assert not any("memory unknown" in r for r in plan["instance_search"]["left_out"])
-    smaller = [n for n in azure.compute_prices if (azure.shapes[n].memory_gb or 0) < 256]
-    assert smaller and any("less memory than --min-memory" in r for r in plan["instance_search"]["left_out"])
-
-
-@pytest.fixture(scope="module")
-def aws() -> Catalog:
-    return load_catalog("aws")
-
-
-def test_cli_aws_any_with_min_memory_plans_on_the_priced_sizes(aws: Catalog,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """`plan --cloud aws --instance any --min-memory 256G` answered 'infeasible ... 21 memory unknown' while the AWS
-    sizes carried no memory; it plans on a priced size with at least 256 GiB, the cheapest of the per-size plans."""
-    code, out, err = run(["plan", "--cloud", "aws", "--instance", "any", "--capacity", "2T", "--target-iops", "20000",
+@pytest.mark.parametrize("cloud", ["aws", "azure"])
+def test_cli_any_with_min_memory_plans_on_the_priced_sizes(cloud: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`plan --instance any --min-memory 256G` answered 'infeasible ... memory unknown' while the AWS sizes and the
+    Azure Esv5 sizes carried no memory; it plans on a priced size with at least 256 GiB, the cheapest of the
+    per-size plans."""
+    cat = load_catalog(cloud)
+    code, out, err = run(["plan", "--cloud", cloud, "--instance", "any", "--capacity", "2T", "--target-iops", "20000",
                           "--min-memory", "256G", "--json"], capsys)
     assert code == 0, err
     plan = json.loads(out)
     winner = plan["requirements"]["instance_shape"]
-    assert plan["feasible"] and aws.shapes[winner].memory_gb >= 256 and winner in aws.compute_prices
+    assert plan["feasible"] and cat.shapes[winner].memory_gb >= 256 and winner in cat.compute_prices
     best = plan["candidates"][0]
     assert best["meets_targets"] and best["prediction"]["max_iops"] >= 20_000
     assert best["prediction"]["cost"]["compute"] is not None and best["prediction"]["cost"]["total"] is not None
     assert not any("memory unknown" in r for r in plan["instance_search"]["left_out"])
-    smaller = [n for n in aws.compute_prices if (aws.shapes[n].memory_gb or 0) < 256]
+    smaller = [n for n in cat.compute_prices if (cat.shapes[n].memory_gb or 0) < 256]
     assert smaller and any("less memory than --min-memory" in r for r in plan["instance_search"]["left_out"])
-    big_enough = [n for n in aws.compute_prices if (aws.shapes[n].memory_gb or 0) >= 256]
-    req = Requirements(cloud="aws", capacity_gb=2048, target_iops=20_000, instance_shape=ANY, memory_gb=256.0)
-    expected = cheapest_per_shape(aws, req, big_enough)
+    big_enough = [n for n in cat.compute_prices if (cat.shapes[n].memory_gb or 0) >= 256]
+    req = Requirements(cloud=cloud, capacity_gb=2048, target_iops=20_000, instance_shape=ANY, memory_gb=256.0)
+    expected = cheapest_per_shape(cat, req, big_enough)
     assert expected is not None and math.isclose(best["prediction"]["cost"]["total"], expected, abs_tol=0.01)
