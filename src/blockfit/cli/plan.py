@@ -304,10 +304,11 @@ def render_plan(plan: Plan, out: Path | None) -> None:
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
     where = f", prices in {plan.candidates[0].cost.region}" if plan.candidates[0].cost.region else ""
-    order = ("cheapest total (storage + compute, 730 h a month{where}) first" if plan.candidates[0].cost.storage
-             is not None else "storage price unknown: known compute cost, then fewest volumes, then least "
-             "provisioned first")
-    table = _table(f"Candidates meeting every target, {order.format(where=where)}")
+    if plan.candidates[0].cost.storage is not None:
+        order = f"cheapest total (storage + compute, 730 h a month{where}) first"
+    else:
+        order = "storage price unknown: known compute cost, then fewest volumes, then least provisioned first"
+    table = _table(f"Candidates meeting every target, {order}")
     for c in plan.candidates:
         table.add_row(*_row(c, req))
     if req.history is not None:
