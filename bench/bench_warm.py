@@ -11,7 +11,7 @@ alternate, `--times` each, on the same devices.
 Printed per bench: wall time, the ratio with its interval, the interval's half-width, pairs, each layout's first
 and last measured run; then per side the medians and the ratio of wall times new / today.
 
-    sudo .venv/bin/python -m bench.bench_warm [--times 5] [--aa] [--hook] [--baseline REV]
+    sudo .venv/bin/python -m bench.bench_warm [--times 5] [--aa] [--hook] [--baseline REV] [--only-new] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ def main() -> None:
     ap.add_argument("--hook", action="store_true", help="caps applied by --before-measure, not from the start")
     ap.add_argument("--baseline", default=BASELINE, help="the revision 'today' runs (default %(default)s)")
     ap.add_argument("--only-new", action="store_true", help="skip today's bench")
+    ap.add_argument("--keep", type=Path, help="write each bench's result JSON into this directory")
     args = ap.parse_args()
     sides: dict[str, list[dict[str, float]]] = {"today": [], "new": []}
     tag = "-aa" if args.aa else ""
@@ -100,6 +101,10 @@ def main() -> None:
                 if name == "today" and args.only_new:
                     continue
                 r, wall = bench(bed, src, args)
+                if args.keep:
+                    args.keep.mkdir(parents=True, exist_ok=True)
+                    n = len(sides[name]) + 1
+                    (args.keep / f"{name}{tag}-{n}.json").write_text(json.dumps(r, indent=1))
                 sides[name].append(line(name + tag, r, wall, 1.0 if args.aa else CAPS[1] / CAPS[0]))
     for name, rows in sides.items():
         if rows:

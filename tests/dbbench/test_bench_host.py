@@ -93,6 +93,11 @@ def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_
             assert w["outcome"] in ("steady", "budget") and len(w["windows"]) >= w["steady_windows"], w["text"]
             assert all(x["ios_per_unit"] > 0 for x in w["windows"]) and w["work"] > 0
             assert m["drift"] is not None and "first_last_pct" in m["drift"]
+        s = r["settings"]  # each run as long as run_ios device I/Os take at its layout's warm rate: the slower longer
+        for m, cap in ((slow, SLOW), (fast, FAST)):
+            want = min(max(s["run_seconds"], s["run_ios"] / cap), s["stretch"] * s["run_seconds"])
+            assert m["run_seconds"] == pytest.approx(want, rel=0.1)
+            assert all(x["seconds"] >= 0.95 * m["run_seconds"] for x in m["runs"])
         for run in slow["runs"]:
             ev = run["evidence"]
             assert ev["binding"] == "iops_cap" and ev["io_bound"], ev["binding_detail"]

@@ -12,7 +12,8 @@ Order of work, and why (each phase is a function below; the Plan holds the steps
    cache takes minutes to refill). A head start only: the warm-up decides when a layout is warm.
 4. ``--before-measure`` runs once.
 5. Per measure: a warm-up per layout by evidence (warmup.py: windows until throughput and device I/Os per
-   unit of work hold steady, or its budget ends), then measured rounds A B, B A, A B … until the ratio's
+   unit of work hold steady, or its budget ends), then measured rounds A B, B A, A B … (an OLTP run as long as
+   the profile's run_ios device I/Os take at the layout's warm rate: profiles.py says why) until the ratio's
    interval is within the precision target (stats.enough), --repeat rounds or the rounds' time budget. The
    order flips every round because a fixed order biases every pair the same way: with a drift (the cache
    still settling, a neighbour's load ramping) the layout that always runs second always looks faster. An A/A
@@ -231,14 +232,18 @@ def _warm_up(bench: _Bench, measure: MeasureName) -> None:
         lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
         bench.plan.step(stage, f"{measure}: warm-up on {lay.label}")
 
-        def one(k: int, lay: Layout = lay) -> BenchRun:
+        def one(k: int, seconds: float, lay: Layout = lay) -> BenchRun:
             if k > 1:
                 bench.plan.say(f"{measure}: warm-up on {lay.label}, window {k}")
-            return measure_once(lay, measure, profile, bench.workdir, 0, bench.started, warmup=True)
+            return measure_once(lay, measure, profile, bench.workdir, 0, bench.started, warmup=True,
+                                seconds=seconds)
 
-        lay.results[measure].warmup = warmup.warm(
-            one, measure, lay.info.fs_device, profile.steady_windows, profile.steady_pct,
-            profile.warmup_budget_s)
+        mr = lay.results[measure]
+        mr.warmup = warmup.warm(one, measure, lay.info.fs_device, profile.steady_windows, profile.steady_pct,
+                                profile.warmup_budget_s, profile.warmup_seconds, profile.window_ios, profile.stretch)
+        if measure in ("oltp-select", "oltp-tpcb"):  # long enough for run_ios device I/Os at the warm rate
+            mr.run_seconds = warmup.sized(profile.run_ios, warmup.rate(mr.warmup.windows[-profile.steady_windows:]),
+                                          profile.run_seconds, profile.stretch)
 
 
 def _rounds(bench: _Bench, measure: MeasureName) -> None:
@@ -252,7 +257,8 @@ def _rounds(bench: _Bench, measure: MeasureName) -> None:
         for lay in order:
             plan.step(stage, f"{measure}: run {n} of ≤{plan.repeat} on {lay.label}")
             mr = lay.results[measure]
-            mr.runs.append(measure_once(lay, measure, bench.profile, bench.workdir, n, bench.started, warmup=False))
+            mr.runs.append(measure_once(lay, measure, bench.profile, bench.workdir, n, bench.started, warmup=False,
+                                        seconds=mr.run_seconds))
             summarise(mr)
         looks += n >= stats.MIN_PAIRS
         elapsed = time.monotonic() - t0
@@ -300,6 +306,7 @@ def _result(bench: _Bench, bindir: Path, started_at: str, stopped_by: str | None
                                memory_limit_bytes=profile.memory_limit_bytes, postgres=profile.server_settings(),
                                oltp_scale=profile.oltp_scale, oltp_clients=profile.oltp_clients,
                                run_seconds=profile.run_seconds, warmup_seconds=profile.warmup_seconds,
+                               run_ios=profile.run_ios, window_ios=profile.window_ios, stretch=profile.stretch,
                                dss_rows=profile.dss_rows, load_steps=list(profile.load_steps)),
         layouts=[_finish(lay, request.measures) for lay in bench.layouts], comparisons=bench.comparisons,
         warnings=_warnings(bench.layouts), partial=stopped_by is not None, stopped_by=stopped_by,

@@ -69,10 +69,11 @@ def close(lay: Layout) -> None:
             lay.conn.close()
 
 
-def _work(lay: Layout, run: BenchRun, measure: MeasureName, profile: Profile, workdir: Path, warmup: bool) -> None:
+def _work(lay: Layout, run: BenchRun, measure: MeasureName, profile: Profile, workdir: Path, warmup: bool,
+          seconds: float | None) -> None:
     """The measure's work for one run, its score and figures written into ``run``."""
     if measure in ("oltp-select", "oltp-tpcb"):
-        seconds = profile.warmup_seconds if warmup else profile.run_seconds
+        seconds = seconds or (profile.warmup_seconds if warmup else profile.run_seconds)
         run.figures = oltp.run(lay.cluster, "select" if measure == "oltp-select" else "tpcb", profile.oltp_clients,
                                seconds, workdir)
         run.score = run.figures["tps"]
@@ -84,9 +85,9 @@ def _work(lay: Layout, run: BenchRun, measure: MeasureName, profile: Profile, wo
 
 
 def measure_once(lay: Layout, measure: MeasureName, profile: Profile, workdir: Path, index: int, started: float,
-                 warmup: bool) -> BenchRun:
+                 warmup: bool, seconds: float | None = None) -> BenchRun:
     """One run of one measure on one layout (a warm-up window when ``warmup``), with the devices sampled and the
-    database counters diffed."""
+    database counters diffed; OLTP runs last ``seconds`` (default: the profile's window or run)."""
     import psycopg
 
     if lay.dead or lay.conn is None:
@@ -98,7 +99,7 @@ def measure_once(lay: Layout, measure: MeasureName, profile: Profile, workdir: P
     t0 = time.monotonic()
     run = BenchRun(index=index, started_s=t0 - started, seconds=0, score=0)
     try:
-        _work(lay, run, measure, profile, workdir, warmup)
+        _work(lay, run, measure, profile, workdir, warmup, seconds)
     except (EnvironmentProblem, psycopg.Error) as exc:
         run.failed = str(exc).splitlines()[0][:300]
     finally:

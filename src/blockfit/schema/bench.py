@@ -168,6 +168,9 @@ class MeasureResult(BaseModel):
     median: float | None = None
     runs: list[BenchRun] = Field(default_factory=list)
     warmup: Warmup | None = None
+    run_seconds: float | None = Field(default=None, description="OLTP: how long each measured run of this layout "
+                                      "lasted: long enough for the profile's run_ios device I/Os at the rate its "
+                                      "warm-up ran, within [run_seconds, stretch x run_seconds]")
     drift: Drift | None = Field(default=None, description="the trend across the runs (None: fewer than 3)")
     binding: Binding | None = Field(default=None, description="the most common binding over the runs")
 
@@ -254,8 +257,13 @@ class BenchSettings(BaseModel):
     postgres: dict[str, str] = Field(description="server settings given on the command line")
     oltp_scale: int
     oltp_clients: int
-    run_seconds: float
-    warmup_seconds: float = Field(description="one OLTP warm-up window")
+    run_seconds: float = Field(description="the shortest OLTP measured run")
+    warmup_seconds: float = Field(description="the first (and shortest) OLTP warm-up window")
+    run_ios: int | None = Field(default=None, description="an OLTP run lasts long enough for this many device "
+                                "I/Os at its layout's rate")
+    window_ios: int | None = Field(default=None, description="the same for a warm-up window")
+    stretch: float | None = Field(default=None, description="runs and windows at most this many times their "
+                                  "shortest")
     dss_rows: int
     load_steps: list[int]
 
