@@ -94,10 +94,13 @@ def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_
             assert all(x["ios_per_unit"] > 0 for x in w["windows"]) and w["work"] > 0
             assert m["drift"] is not None and "first_last_pct" in m["drift"]
         s = r["settings"]  # each run as long as run_ios device I/Os take at its layout's warm rate: the slower longer
-        for m, cap in ((slow, SLOW), (fast, FAST)):
-            want = min(max(s["run_seconds"], s["run_ios"] / cap), s["stretch"] * s["run_seconds"])
+        for label, m, cap in (("slow", slow, SLOW), ("fast", fast, FAST)):
+            want = max(s["run_seconds"], min(s["run_ios"] / cap, s["longest_run_s"]))
             assert m["run_seconds"] == pytest.approx(want, rel=0.1)
             assert all(x["seconds"] >= 0.95 * m["run_seconds"] for x in m["runs"])
+            short = cap * m["run_seconds"] < 0.95 * s["run_ios"]  # held by the rounds budget: flagged and warned
+            assert m["run_ios_short"] == short
+            assert any(w.startswith(f"{label} oltp-select: runs of") for w in r["warnings"]) == short
         for run in slow["runs"]:
             ev = run["evidence"]
             assert ev["binding"] == "iops_cap" and ev["io_bound"], ev["binding_detail"]

@@ -7,6 +7,7 @@ import pytest
 
 from blockfit.dbbench.compare import model_ratio
 from blockfit.dbbench.plan import Plan
+from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.warmup import MIN_IOS, rate, sized, steady, warm
 from blockfit.schema.bench import BenchRun, Binding, DbCounters, DeviceEvidence, KnownCaps, LayoutInfo, RunEvidence
 from blockfit.schema.bench import WarmupWindow as W
@@ -74,15 +75,31 @@ def test_a_slower_layouts_windows_and_runs_last_until_as_many_device_ios_as_a_fa
     for iops in (250.0, 1000.0):
         asked.clear()
         w = warm(lambda k, s, iops=iops: device(k, s, iops), "oltp-select", "loop9", 2, 5.0, budget_s=600,
-                 window_s=6, window_ios=3000, stretch=5)
+                 window_s=6, window_ios=3000, most_s=30)
         assert w.outcome == "steady" and rate(w.windows) == pytest.approx(iops, rel=1e-3)
         # the first window is the shortest; each next one long enough for 3,000 I/Os at the last one's rate
         assert asked[0] == 6 and asked[1:] == [pytest.approx(max(6.0, 3000 / iops), rel=1e-3)] * (len(asked) - 1)
-    assert sized(10_000, 250, 12, 5) == pytest.approx(40) and sized(10_000, 1000, 12, 5) == 12
-    assert sized(10_000, 20, 12, 5) == 60  # a very slow layout: at most 5x the shortest run
-    assert sized(10_000, None, 12, 5) == 12 and sized(None, 250, 12, 5) == 12  # nothing to size by
+    assert sized(10_000, 250, 12, 60) == pytest.approx(40) and sized(10_000, 1000, 12, 60) == 12
+    assert sized(10_000, 20, 12, 60) == 60  # a very slow layout: at most the longest allowed
+    assert sized(10_000, None, 12, 60) == 12 and sized(None, 250, 12, 60) == 12  # nothing to size by
+    assert sized(10_000, 250, 12, 8) == 12  # the floor wins over a smaller bound
     # windows without device I/Os, or too few to count, give no rate
     assert rate([_w(900, 0.001, transactions=5000)]) is None and rate([]) is None
+
+
+def test_runs_and_windows_fit_in_the_budgets_that_hold_them() -> None:
+    # the lab's single volume runs select-only at 50 IOPS, where 10,000 I/Os take 200 s: runs of 60 s on two
+    # layouts spent the 300 s rounds budget in 2 pairs and gave 3.97 [0.31, 50.79], no verdict
+    for profile in PROFILES.values():
+        for layouts in (1, 2, 3):
+            most = profile.longest_run(layouts)
+            assert profile.run_seconds <= most
+            assert most * layouts * profile.planned_pairs <= profile.rounds_budget_s
+        assert profile.warmup_seconds <= profile.longest_window()
+        assert profile.longest_window() * 2 * profile.steady_windows <= profile.warmup_budget_s
+    quick = PROFILES["quick"]
+    lab = sized(quick.run_ios, 50, quick.run_seconds, quick.longest_run(2))
+    assert lab == quick.longest_run(2) and 3 * 2 * lab < quick.rounds_budget_s  # --repeat 3 fits with room
 
 
 def test_the_models_ratio_is_members_times_their_cap_held_to_the_instance() -> None:

@@ -55,6 +55,7 @@ from blockfit.schema.bench import (
     MeasureName,
     MeasureResult,
 )
+from blockfit.units import fmt_num
 
 __all__ = ["BenchRequest", "LayoutSpec", "Progress", "parse_workloads", "round_order", "run_bench", "validate"]
 
@@ -240,10 +241,13 @@ def _warm_up(bench: _Bench, measure: MeasureName) -> None:
 
         mr = lay.results[measure]
         mr.warmup = warmup.warm(one, measure, lay.info.fs_device, profile.steady_windows, profile.steady_pct,
-                                profile.warmup_budget_s, profile.warmup_seconds, profile.window_ios, profile.stretch)
+                                profile.warmup_budget_s, profile.warmup_seconds, profile.window_ios,
+                                profile.longest_window())
         if measure in ("oltp-select", "oltp-tpcb"):  # long enough for run_ios device I/Os at the warm rate
-            mr.run_seconds = warmup.sized(profile.run_ios, warmup.rate(mr.warmup.windows[-profile.steady_windows:]),
-                                          profile.run_seconds, profile.stretch)
+            iops = warmup.rate(mr.warmup.windows[-profile.steady_windows:])
+            mr.run_seconds = warmup.sized(profile.run_ios, iops, profile.run_seconds,
+                                          profile.longest_run(len(bench.layouts)))
+            mr.run_ios_short = iops is not None and iops * mr.run_seconds < 0.95 * profile.run_ios
 
 
 def _rounds(bench: _Bench, measure: MeasureName) -> None:
@@ -306,10 +310,12 @@ def _result(bench: _Bench, bindir: Path, started_at: str, stopped_by: str | None
                                memory_limit_bytes=profile.memory_limit_bytes, postgres=profile.server_settings(),
                                oltp_scale=profile.oltp_scale, oltp_clients=profile.oltp_clients,
                                run_seconds=profile.run_seconds, warmup_seconds=profile.warmup_seconds,
-                               run_ios=profile.run_ios, window_ios=profile.window_ios, stretch=profile.stretch,
+                               run_ios=profile.run_ios, window_ios=profile.window_ios,
+                               longest_run_s=profile.longest_run(len(bench.layouts)),
+                               longest_window_s=profile.longest_window(),
                                dss_rows=profile.dss_rows, load_steps=list(profile.load_steps)),
         layouts=[_finish(lay, request.measures) for lay in bench.layouts], comparisons=bench.comparisons,
-        warnings=_warnings(bench.layouts), partial=stopped_by is not None, stopped_by=stopped_by,
+        warnings=_warnings(bench.layouts, profile), partial=stopped_by is not None, stopped_by=stopped_by,
     )
 
 
@@ -324,7 +330,7 @@ def _finish(lay: Layout, measures: list[MeasureName]) -> LayoutInfo:
     return lay.info
 
 
-def _warnings(layouts: list[Layout]) -> list[str]:
+def _warnings(layouts: list[Layout], profile: Profile) -> list[str]:
     out = []
     for lay in layouts:
         if not lay.info.devices:
@@ -335,6 +341,10 @@ def _warnings(layouts: list[Layout]) -> list[str]:
             if mr.measure == "oltp-select" and hits and statistics.median(hits) > 0.99:
                 out.append(f"{lay.label} {mr.measure}: buffer hit ratio {statistics.median(hits):.1%}: the data "
                            "fits in memory, so this measured memory, not the layout")
+            if mr.run_ios_short and mr.run_seconds is not None:
+                out.append(f"{lay.label} {mr.measure}: runs of {fmt_num(mr.run_seconds)} s, the most the rounds' "
+                           f"budget holds, read fewer than the {fmt_num(profile.run_ios)} device I/Os that average "
+                           "the cache's state: expect more noise per run (the standard profile runs longer)")
             if mr.warmup is not None and mr.warmup.outcome == "budget":
                 out.append(f"{lay.label} {mr.measure}: warm-up {mr.warmup.text}")
     return out

@@ -87,27 +87,27 @@ def rate(windows: list[WarmupWindow]) -> float | None:
     return ios / seconds if counted and ios >= MIN_IOS and seconds > 0 else None
 
 
-def sized(target_ios: int | None, iops: float | None, floor_s: float, stretch: float) -> float:
+def sized(target_ios: int | None, iops: float | None, floor_s: float, most_s: float) -> float:
     """Seconds a window or run lasts: long enough for ``target_ios`` device I/Os at ``iops``, never shorter than
-    ``floor_s`` nor longer than ``stretch`` times it (``floor_s`` when the rate or the target is unknown)."""
+    ``floor_s`` nor longer than ``most_s`` (``floor_s`` when the rate or the target is unknown)."""
     if not target_ios or not iops:
         return floor_s
-    return min(max(floor_s, target_ios / iops), floor_s * stretch)
+    return max(floor_s, min(target_ios / iops, most_s))
 
 
 def warm(run_window: Callable[[int, float], BenchRun], measure: MeasureName, fs_device: str | None,
          steady_windows: int, steady_pct: float, budget_s: float, window_s: float = 6.0,
-         window_ios: int | None = None, stretch: float = 1.0) -> Warmup:
+         window_ios: int | None = None, most_s: float = 6.0) -> Warmup:
     """Run windows (``run_window(k, seconds)`` runs the k-th) until steady, a window fails, or the next window
     would not fit in ``budget_s``. The first window lasts ``window_s``; each next one long enough for
-    ``window_ios`` device I/Os at the rate the window before it ran (``sized``)."""
+    ``window_ios`` device I/Os at the rate the window before it ran, at most ``most_s`` (``sized``)."""
     windows: list[WarmupWindow] = []
     outcome: Literal["steady", "budget", "failed"]
     t0, seconds = time.monotonic(), window_s
     while True:
         windows.append(window(run_window(len(windows) + 1, seconds), measure, fs_device))
         elapsed = time.monotonic() - t0
-        seconds = sized(window_ios, rate(windows[-1:]), window_s, stretch)
+        seconds = sized(window_ios, rate(windows[-1:]), window_s, most_s)
         if windows[-1].failed:
             outcome = "failed"
         elif steady(windows, steady_windows, steady_pct):

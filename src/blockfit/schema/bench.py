@@ -170,7 +170,9 @@ class MeasureResult(BaseModel):
     warmup: Warmup | None = None
     run_seconds: float | None = Field(default=None, description="OLTP: how long each measured run of this layout "
                                       "lasted: long enough for the profile's run_ios device I/Os at the rate its "
-                                      "warm-up ran, within [run_seconds, stretch x run_seconds]")
+                                      "warm-up ran, within [settings.run_seconds, settings.longest_run_s]")
+    run_ios_short: bool = Field(default=False, description="OLTP: the runs were held to settings.longest_run_s, "
+                                "short of run_ios device I/Os at this layout's rate (noisier runs; a warning says so)")
     drift: Drift | None = Field(default=None, description="the trend across the runs (None: fewer than 3)")
     binding: Binding | None = Field(default=None, description="the most common binding over the runs")
 
@@ -262,8 +264,10 @@ class BenchSettings(BaseModel):
     run_ios: int | None = Field(default=None, description="an OLTP run lasts long enough for this many device "
                                 "I/Os at its layout's rate")
     window_ios: int | None = Field(default=None, description="the same for a warm-up window")
-    stretch: float | None = Field(default=None, description="runs and windows at most this many times their "
-                                  "shortest")
+    longest_run_s: float | None = Field(default=None, description="the longest an OLTP measured run may last: the "
+                                        "rounds budget's room for its planned rounds of every layout")
+    longest_window_s: float | None = Field(default=None, description="the longest an OLTP warm-up window may last: "
+                                           "the warm-up budget's room for the windows a steady verdict needs")
     dss_rows: int
     load_steps: list[int]
 
