@@ -75,9 +75,29 @@ def test_premium_v1_size_rounds_up_to_the_tier_for_perf_and_price():
     assert azure("1x512G@premium-v1").max_iops == 2300
 
 
+# AZ-PRICE-API-COPY-2026-09-23 (the Azure Retail Prices API output of 2026-09-23, eastus2, meter '<tier> LRS Disk'
+# of Premium SSD Managed Disks): USD per disk-month
+PREMIUM_V1_EASTUS2 = {"P1": 0.60, "P2": 1.20, "P3": 2.40, "P4": 4.8001, "P6": 9.2801, "P10": 17.92, "P15": 34.56,
+                      "P20": 66.56, "P30": 122.88, "P40": 235.52, "P50": 450.56, "P60": 860.16, "P70": 1638.40,
+                      "P80": 3276.80}
+
+
+@pytest.mark.parametrize("tier,size,iops,mbps", PREMIUM_V1)
+def test_premium_v1_every_tier_is_priced_in_east_us_2(tier, size, iops, mbps):
+    """Issue 22: P1-P6 and P50-P80 had no price (cost unknown); every tier now bills its East US 2 list price."""
+    p = azure(f"3x{size}G@premium-v1")
+    item = p.cost.items[0]
+    assert item.item.startswith(f"{tier} disk") and item.unit_price == PREMIUM_V1_EASTUS2[tier]
+    assert p.cost.storage == pytest.approx(3 * PREMIUM_V1_EASTUS2[tier], abs=0.005)   # cents
+    assert item.source is not None and item.source.id == "AZ-PRICE-API-COPY-2026-09-23"
+    assert item.source.url == "https://prices.azure.com/api/retail/prices" and item.source.date == "2026-09-23"
+    assert p.cost.region == "eastus2" and not any("storage cost is unknown" in w for w in p.warnings)
+
+
 def test_premium_v1_unknown_tier_price_leaves_cost_unknown():
-    p = azure("2x4T@premium-v1")
-    assert p.cost.storage is None and p.cost.items[0].unit_price is None
+    """The 2026-09-16 version has no P50 price: its cost stays unknown, said, not guessed."""
+    p = azure("2x4T@premium-v1", vm="Standard_E16s_v5", as_of=date(2026, 10, 1))
+    assert p.cost.storage is None and p.cost.items[0].unit_price is None and p.cost.total is None
     assert any("storage cost is unknown" in w for w in p.warnings)
 
 
