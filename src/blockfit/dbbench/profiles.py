@@ -33,7 +33,8 @@ How long each part runs is decided by evidence, within budgets:
   10,000 I/Os take 200 s; with runs of 60 s (5x, the first bound tried) two layouts' rounds spent the 300 s
   budget in 2 pairs and the lab's ratio came out 3.97 [0.31, 50.79], no verdict. Quick runs now last at most
   24 s: 6,000 I/Os at 250 IOPS, 1,200 in the lab, whose throttles deliver a steadier rate (its single
-  volume's runs scattered 2 % at 600 I/Os).
+  volume's runs scattered 2 % at 600 I/Os). Measured at 24 s, 5 benches: the slower layout's TPS CV 1.2-2.3 %,
+  first to last within 3 %, ratios 3.92-4.02 at ±3-6 % in 4 pairs, 426 s (median).
 - measured rounds: from stats.MIN_PAIRS on, until the ratio's interval is within ±``precision_pct`` or
   ``repeat`` rounds or ``rounds_budget_s`` per measure are spent. With 2-5 % noise per pair the quick
   target (±10 %) takes 4-5 rounds (stats simulation); DSS in the lab, noisier, may end at the budget.
