@@ -6,6 +6,11 @@ Every test that presses Ctrl-C on a child (calibrate, bench, lab) would then see
 to completion and exits 0 (seen in a fresh-clone run started with `setsid nohup … &`). Installing Python's
 handler here makes the children start with SIGINT at its default (exec resets a handled signal), and pytest
 itself stoppable by Ctrl-C.
+
+SIGHUP the same way: under nohup it begins ignored, the CLI rightly keeps ignoring a signal it was started
+ignoring, and the fault suite's "build, new folder at the swap" ran on through its SIGHUP to exit 0 (a fresh-clone
+run started with `nohup`, 2026-11-27). A handler that does nothing keeps the suite itself immune to a hangup, as
+nohup asked, while its children start with SIGHUP at its default.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import pytest
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, lambda signum, frame: None)
 
 
 @pytest.fixture(scope="session")
