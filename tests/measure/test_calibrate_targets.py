@@ -159,3 +159,21 @@ def test_device_facts_of_a_loop_device(loop: LoopDevice) -> None:
     assert f.loop_direct_io is True and f.loop_backing_file == str(loop.backing_file)
     assert f.rotational is not None and f.logical_block_size in (512, 4096) and f.scheduler
     assert f.major_minor == loop.major_minor
+
+
+@pytest.mark.parametrize("text", ["\n0", "0", " node1", "node1 ", "10.1", "256.1.1.1", "node1:0", "node1:x", ""])
+def test_a_host_that_names_no_machine_is_refused(text: str) -> None:
+    """'--host 0' would reach 0.0.0.0 (this machine), and a value with whitespace was stripped into one: neither
+    names the fio server the user meant (found by the CLI fuzz: '\\n0' connected and failed with exit 4)."""
+    from blockfit.measure.multihost import parse_host
+
+    with pytest.raises(InputError, match="--host"):
+        parse_host(text)
+
+
+@pytest.mark.parametrize(("text", "host", "port"), [("node1", "node1", 8765), ("10.0.0.5:9000", "10.0.0.5", 9000),
+                                                    ("db-2.example.com:8766", "db-2.example.com", 8766)])
+def test_a_host_name_or_ipv4_with_an_optional_port_is_taken(text: str, host: str, port: int) -> None:
+    from blockfit.measure.multihost import parse_host
+
+    assert (parse_host(text).host, parse_host(text).port) == (host, port)

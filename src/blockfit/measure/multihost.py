@@ -39,10 +39,16 @@ class Host:
         return f"{self.host},{self.port}"
 
 
+def _is_ipv4(text: str) -> bool:
+    parts = text.split(".")
+    return len(parts) == 4 and all(p.isdigit() and int(p) < 256 for p in parts)
+
+
 def parse_host(text: str) -> Host:
     """'node1', 'node1:8765', '10.0.0.5:9000' → Host (IPv4 or names; fio's default port 8765)."""
-    host, sep, port = text.strip().rpartition(":") if ":" in text else (text.strip(), "", "")
-    if not _HOST_RE.match(host) or (sep and not port.isdigit()) or (port and not 0 < int(port) < 65536):
+    host, sep, port = text.rpartition(":") if ":" in text else (text, "", "")
+    if (not _HOST_RE.match(host) or (sep and not port.isdigit()) or (port and not 0 < int(port) < 65536)
+            or (host.replace(".", "").isdigit() and not _is_ipv4(host))):  # '0' or '10.1' is not a name
         raise InputError(f"--host {text!r}: expected HOST or HOST:PORT of a running 'fio --server'")
     return Host(host=host, port=int(port) if port else DEFAULT_PORT)
 
