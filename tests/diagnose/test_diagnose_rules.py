@@ -159,3 +159,16 @@ def test_rate_far_above_a_cap_is_not_held_by_it() -> None:
     assert "member_cap" not in [f.kind for f in rules.diagnose(cap, far).findings]
     at = rules.Expectation(source="test", member_iops=3000, members=["sdb"])
     assert "member_cap" in [f.kind for f in rules.diagnose(cap, at).findings]
+
+
+def test_a_cap_is_cited_from_where_it_came() -> None:
+    """The evidence names the cap's source in the caller's words: a cap the user gave (bench --cap) is not called
+    a catalog figure, and the catalog's (diagnose --layout/--instance) says it is the catalog's."""
+    devs = {"sdb": BlockDevice(name="sdb", kind="disk", dev="8:16", queue=QueueSettings())}
+    cap = _capture(devs, {"sdb": [(3000, 3000.0, 3000.0)] * 6})
+    for source in ("--cap / --instance-cap", "catalog: oci 1x50G@balanced on VM.Standard.E4.Flex:8"):
+        found = next(f for f in rules.diagnose(cap, rules.Expectation(source=source, member_iops=3000,
+                                                                       members=["sdb"])).findings
+                     if f.kind == "member_cap")
+        assert f"of the 3,000 IOPS cap (member IOPS cap ({source}))" in found.evidence[0], found.evidence
+        assert found.evidence[0].count("catalog") == source.count("catalog")

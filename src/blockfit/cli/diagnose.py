@@ -88,7 +88,8 @@ def diagnose(
     hdr = capture.header
     names = members or [s for d in hdr.devices.values() if len(d.slaves) >= 2 for s in d.slaves] or [
         d.name for d in hdr.devices.values() if not d.holders and d.kind != "partition"]
-    expectation = _expectation(pred, f"{cloud} {layout} on {instance}", [m for item in names for m in item.split(",")])
+    member_names = [m for item in names for m in item.split(",")]
+    expectation = _expectation(pred, f"catalog: {cloud} {layout} on {instance}", member_names)
     result = rules.diagnose(capture, expectation, source)
     save_report(result, report, metrics.series(capture))
     if json_out:

@@ -195,7 +195,7 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
                            binding_detail=f"no block device sampled; host CPU {cpu_pct:.0f} % busy")
     expectation = None
     if known is not None and (known.iops or known.mbps or known.instance_iops or known.instance_mbps):
-        expectation = rules.Expectation(source="known cap (--cap / --instance-cap)", member_iops=known.iops,
+        expectation = rules.Expectation(source="--cap / --instance-cap", member_iops=known.iops,
                                         member_mbps=known.mbps, instance_iops=known.instance_iops,
                                         instance_mbps=known.instance_mbps,
                                         members=_members(capture.header.selected, capture))

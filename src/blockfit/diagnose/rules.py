@@ -42,7 +42,8 @@ CAVEATS = [
 
 @dataclass
 class Expectation:
-    """Caps the catalog predicts for the named layout (filled from blockfit.model.predict when given)."""
+    """Caps the layout is known to have: the catalog's for diagnose --layout/--instance (model.predict), the user's
+    for bench --cap. ``source`` says which, in the evidence's words."""
 
     source: str
     member_iops: float | None = None
@@ -108,9 +109,9 @@ def caps_for(name: str, header: CaptureHeader, expectation: Expectation | None) 
                 caps.append(Cap(metric, c.value * scale, f"{c.kind.replace('_', ' ')} throttle in cgroup {c.cgroup}"))
     if expectation is not None and name in expectation.members:
         if expectation.member_iops:
-            caps.append(Cap("iops", expectation.member_iops, f"catalog member IOPS cap ({expectation.source})"))
+            caps.append(Cap("iops", expectation.member_iops, f"member IOPS cap ({expectation.source})"))
         if expectation.member_mbps:
-            caps.append(Cap("mbps", expectation.member_mbps, f"catalog member MB/s cap ({expectation.source})"))
+            caps.append(Cap("mbps", expectation.member_mbps, f"member MB/s cap ({expectation.source})"))
     return caps
 
 
