@@ -84,6 +84,11 @@ def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_
         assert comp["verdict"] == "faster" and comp["other"] == "fast" and comp["ci_low"] > 1
         assert comp["text"].startswith(f"fast is {comp['ratio']:.3g}× slow [")  # the ratio and its interval first
         assert abs(comp["ratio"] / (FAST / SLOW) - 1) <= 0.20, comp["ratio"]
+        # one layer down: both loop devices held at their caps deliver the model's 4x, and the speed ratio is that
+        # over what a transaction cost each in device I/Os
+        assert comp["device_ratio"] == pytest.approx(FAST / SLOW, rel=0.10), comp["text"]
+        assert comp["ratio"] * comp["io_per_unit_ratio"] == pytest.approx(comp["device_ratio"], rel=1e-6)
+        assert "its members delivered" in comp["text"]
         # narrow enough, or it says why not; either way the width it reached is in the result
         assert comp["precise"] == (comp["half_width_pct"] <= 10) and comp["precision_pct"] == 10
         assert comp["stopped"] == "precision" if comp["precise"] else "could not reach the ±10 %" in comp["text"]
@@ -104,7 +109,7 @@ def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_
         for run in slow["runs"]:
             ev = run["evidence"]
             assert ev["binding"] == "iops_cap" and ev["io_bound"], ev["binding_detail"]
-            assert f"{SLOW} IOPS cap" in ev["binding_detail"]
+            assert f"{SLOW} IOPS cap (member IOPS cap (--cap / --instance-cap))" in ev["binding_detail"]
             loop = next(d for d in ev["devices"] if d["device"] == bed.devices[0].name)
             assert loop["cap"] == SLOW and loop["cap_use"] >= 0.9
             # the run's completed I/Os (a diskstats delta) agree with its median rate over the run's length

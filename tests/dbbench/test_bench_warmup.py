@@ -129,3 +129,52 @@ def test_the_progress_total_is_the_plans_and_shrinks_when_a_stage_ends_early() -
     plan.close("oltp-select: rounds")
     assert plan.total == 4 + 2 + 1 + 2 + 8 and plan.stages["oltp-select: rounds"].done == 8
     assert seen[0] == ("run 1 on A", 0, 29) and seen[-1] == ("run 4 on A", 7, 29)  # round 4: B A
+
+
+def test_the_ratio_is_split_into_what_the_members_delivered_and_what_each_unit_of_work_cost_them() -> None:
+    """Issue 28's lab case in figures: a 3-way stripe (members 65 IOPS each, their rates summed) against one
+    volume at 65 IOPS; the stripe's members deliver 2.9x, and its transactions read 3 % more device I/Os, so its
+    speed is 2.9 / 1.03 = 2.82x. The comparison says both, and the speed ratio is their quotient."""
+    from blockfit.dbbench.compare import Rounds, compare
+    from blockfit.schema.bench import MeasureResult
+
+    def layout(members: int) -> LayoutInfo:
+        return LayoutInfo(label="x", dir="/", mount_point="/", fstype="xfs", source="/dev/x", devices=[],
+                          members=[f"vd{i}" for i in range(members)], caps=KnownCaps(member_iops=65))
+
+    def runs(members: int, iops_each: float, per_tx: float, noise: tuple[float, ...]) -> MeasureResult:
+        out = []
+        for i, n in enumerate(noise):
+            seconds = 24.0
+            devs = [DeviceEvidence(device=f"vd{k}", role="member", read_iops=iops_each * n, write_iops=0, mbps=0.5,
+                                   r_await_ms=40, w_await_ms=0, aqu_sz=2, util_pct=100,
+                                   ios=round(iops_each * n * seconds), bytes=round(iops_each * n * seconds) * 8192)
+                    for k in range(members)]
+            top = DeviceEvidence(device="dm-0", role="top", read_iops=members * iops_each * n, write_iops=0,
+                                 mbps=1.5, r_await_ms=40, w_await_ms=0, aqu_sz=6, util_pct=100,
+                                 ios=round(members * iops_each * n * seconds))  # not a member: not counted
+            ev = RunEvidence(devices=[top, *devs], db=DbCounters(), cpu_busy_pct=20, binding="iops_cap",
+                             binding_detail="", io_bound=True)
+            out.append(BenchRun(index=i + 1, started_s=i, seconds=seconds, score=members * iops_each * n / per_tx,
+                                evidence=ev))
+        return MeasureResult(measure="oltp-select", unit="TPS", higher_is_better=True, runs=out)
+
+    single = runs(1, 65.0, 1.20, (1.0, 0.99, 1.01, 1.0))
+    stripe = runs(3, 65.0 * 2.9 / 3, 1.236, (1.01, 1.0, 0.99, 1.0))
+    rounds = Rounds(stopped="rounds", looks=1, precision_pct=10.0, budget_s=300, repeat=4)
+    (c,) = compare(("single", layout(1), single), [("stripe", layout(3), stripe)], rounds)
+    assert c.model_ratio == 3.0 and c.model_basis == "iops"
+    assert c.device_ratio == pytest.approx(2.9, rel=0.01)
+    assert c.io_per_unit_ratio == pytest.approx(1.03, rel=0.01)
+    assert c.ratio is not None and c.ratio * c.io_per_unit_ratio == pytest.approx(c.device_ratio, rel=1e-9)
+    assert "its members delivered 2.9× the IOPS, at 1.03× the device I/Os per transaction" in c.text
+    # DSS leans on MB/s: the members' bytes, per query
+    dss = [m.model_copy(update={"measure": "dss", "unit": "seconds", "higher_is_better": False,
+                                "runs": [r.model_copy(update={"score": 100 / r.score}) for r in m.runs]})
+           for m in (single, stripe)]
+    (d,) = compare(("single", layout(1), dss[0]), [("stripe", layout(3), dss[1])], rounds)
+    assert d.device_ratio == pytest.approx(2.9, rel=0.01) and "the MB/s, at 1.03× the device bytes per query" in d.text
+    # without device counters (a run with no block device sampled) there is nothing to split
+    bare = single.model_copy(update={"runs": [r.model_copy(update={"evidence": None}) for r in single.runs]})
+    (e,) = compare(("single", layout(1), bare), [("stripe", layout(3), stripe)], rounds)
+    assert e.device_ratio is None and e.io_per_unit_ratio is None and "members delivered" not in e.text

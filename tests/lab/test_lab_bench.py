@@ -101,7 +101,8 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
           f"(guest {r['guest_seconds']:.0f} s)")
     for x in r["ratios"]:
         print(f"  {x['measure']}: model {x['predicted_ratio']:.2f}, measured {x['measured_ratio']:.2f} "
-              f"[{x['ci_low']:.2f}, {x['ci_high']:.2f}], {x['verdict']}, I/O-bound runs {x['io_bound_runs']}")
+              f"[{x['ci_low']:.2f}, {x['ci_high']:.2f}], members delivered {x['device_ratio']}, {x['verdict']}, "
+              f"I/O-bound runs {x['io_bound_runs']}")
     print(f"  bindings: {bindings}; stripe member balance {r['other']['member_balance']}")
     assert r["kind"] == "lab-bench"
     assert r["cap_changes"] == ["lift ok", "apply ok"]  # loaded uncapped, measured capped
@@ -113,6 +114,7 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
         assert x["verdict"] == "faster", x  # the stripe (the other layout) wins, its CI excluding "no difference"
         assert x["ci_low"] > 1.0, x
         assert x["predicted_ratio"] == pytest.approx(predicted, rel=0.01)
+        assert x["device_ratio"] > 1.0, x  # the stripe's members delivered more: the win is theirs
     # I/O-bound by the bench's own evidence, not by assumption: each layout's DSS runs mostly held by storage (the
     # single volume at its MB/s cap, the stripe at the instance's or its dm device busy below it), so the win is the
     # layout's, not the CPU's

@@ -4,6 +4,11 @@ precision target and why the rounds ended, runs that drifted, and the model's ra
 The model's ratio follows the model's rule for rate limits (model/predict.py): a layout's rate is its members'
 caps summed, held to the instance's cap when that is lower. IOPS caps for OLTP, MB/s caps for DSS and load (the
 lab's bases). It needs both layouts' caps; without them (a real server's caps unknown to the bench) it is None.
+
+Beside it, the same ratio one layer down, from the runs' own device counters: the rate the members delivered
+(``device_ratio``) and the device I/Os or bytes each unit of work cost (``io_per_unit_ratio``); the speed ratio is
+the first over the second. Issue 28's lab case, a 3-way stripe against one volume (model 3.0x): 2.83x measured,
+its members at 96-100 % of their caps and about 3 % more device I/Os per transaction on the stripe.
 """
 
 from __future__ import annotations
@@ -12,8 +17,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Literal
 
-from blockfit.dbbench import evidence, stats
-from blockfit.schema.bench import Comparison, Drift, LayoutInfo, MeasureName, MeasureResult
+from blockfit.dbbench import evidence, stats, warmup
+from blockfit.schema.bench import BenchRun, Comparison, Drift, LayoutInfo, MeasureName, MeasureResult
 from blockfit.units import fmt_num
 
 BASIS: dict[MeasureName, Literal["iops", "mbps"]] = {"oltp-select": "iops", "oltp-tpcb": "iops", "dss": "mbps",
@@ -58,6 +63,39 @@ def model_ratio(base: LayoutInfo, other: LayoutInfo, measure: MeasureName) -> fl
     return o / b if b and o else None
 
 
+def device_rate(info: LayoutInfo, run: BenchRun, basis: Literal["iops", "mbps"]) -> float | None:
+    """The rate a run's members delivered on the model's basis: I/Os or bytes (MB) they completed per second of
+    the run, summed (None: no member in the run's evidence)."""
+    if run.failed or run.evidence is None or run.seconds <= 0:
+        return None
+    members = [d for d in run.evidence.devices if d.device in info.members]
+    counts = [d.ios if basis == "iops" else d.bytes for d in members]
+    if not members or any(c is None for c in counts):
+        return None
+    return sum(c or 0 for c in counts) / run.seconds / (1 if basis == "iops" else 1e6)
+
+
+def device_ratio(base: tuple[LayoutInfo, MeasureResult], other: tuple[LayoutInfo, MeasureResult],
+                 basis: Literal["iops", "mbps"]) -> float | None:
+    """other / baseline of the medians of their runs' device rates."""
+    medians = []
+    for info, mr in (base, other):
+        rates = [r for run in mr.runs if (r := device_rate(info, run, basis)) is not None]
+        medians.append(statistics.median(rates) if rates else None)
+    b, o = medians
+    return o / b if b and o else None
+
+
+def _device_clause(measure: MeasureName, dev: float | None, io_per_unit: float | None) -> str:
+    """Where the ratio came from, a layer down: the members' rate (what the model's ratio is about) and what each
+    unit of work cost them; the speed ratio is the first divided by the second."""
+    if dev is None or io_per_unit is None:
+        return ""
+    what, per = ("IOPS", "I/Os") if BASIS[measure] == "iops" else ("MB/s", "bytes")
+    return (f"; its members delivered {stats.fmt_ratio(dev)} the {what}, at {stats.fmt_ratio(io_per_unit)} the "
+            f"device {per} per {warmup.UNITS[measure]}")
+
+
 def _precision_clause(ci: stats.RatioCI, rounds: Rounds) -> str:
     if rounds.precision_pct is None or ci.half_width is None:
         return ""
@@ -85,7 +123,11 @@ def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str,
         ci = stats.ratio_ci([r.score for r in mra.runs], [r.score for r in mrb.runs], mra.higher_is_better)
         drifting = [(label, m.drift) for label, m in ((label_a, mra), (label_b, mrb)) if m.drift and m.drift.drifts]
         verdict, text = stats.verdict_text(ci, label_b, label_a)
-        text += _precision_clause(ci, rounds) + _drift_clause(drifting)
+        model = model_ratio(info_a, info_b, mra.measure)
+        dev = device_ratio((info_a, mra), (info_b, mrb), BASIS[mra.measure])
+        io_per_unit = dev / ci.ratio if dev is not None and ci.ratio else None
+        text += (_precision_clause(ci, rounds) + _device_clause(mra.measure, dev, io_per_unit)
+                 + _drift_clause(drifting))
         failed = [r.failed for r in mra.runs + mrb.runs if r.failed]
         cpu = [label for label, m in ((label_a, mra), (label_b, mrb)) if m.binding == "cpu"]
         if failed:
@@ -101,5 +143,5 @@ def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str,
             half_width_pct=None if ci.half_width is None else round(ci.half_width * 100, 2),
             precise=rounds.precision_pct is not None and ci.within(rounds.precision_pct / 100),
             stopped=rounds.stopped, drifting=[label for label, _ in drifting],
-            model_ratio=model_ratio(info_a, info_b, mra.measure), model_basis=BASIS[mra.measure]))
+            model_ratio=model, model_basis=BASIS[mra.measure], device_ratio=dev, io_per_unit_ratio=io_per_unit))
     return out

@@ -184,6 +184,15 @@ def completed_ios(ends: RunEnds | None) -> dict[str, int]:
             if (a := first.get(name)) is not None}
 
 
+def completed_bytes(ends: RunEnds | None) -> dict[str, int]:
+    """Per device: bytes read + written between the run's first and last sample."""
+    if ends is None:
+        return {}
+    first, last = ends
+    return {name: ((b.sectors_read + b.sectors_written) - (a.sectors_read + a.sectors_written)) * 512
+            for name, b in last.items() if (a := first.get(name)) is not None}
+
+
 def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
           memory: MemoryEvidence | None, fs_device: str | None = None) -> RunEvidence:
     """Device figures, diagnose's findings and the binding resource of one run."""
@@ -202,13 +211,14 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
     diag = rules.diagnose(capture, expectation, "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
     devices = []
-    ios = completed_ios(ends)
+    ios, nbytes = completed_ios(ends), completed_bytes(ends)
     for s in diag.devices:
         f = next((f for f in at_cap if f.device == s.device), None)
         devices.append(DeviceEvidence(device=s.device, role=s.role, parent=s.parent, read_iops=s.read_iops,
                                       write_iops=s.write_iops, mbps=s.mbps, r_await_ms=s.r_await_ms,
                                       w_await_ms=s.w_await_ms, aqu_sz=s.aqu_sz, util_pct=s.util_pct,
                                       flush_await_ms=s.flush_await_ms, ios=ios.get(s.device),
+                                      bytes=nbytes.get(s.device),
                                       cap=f.measurements["cap"] if f else None,
                                       cap_use=f.measurements["cap_use"] if f else None))
     storms = [f for f in diag.findings if f.kind == "flush_storm"]

@@ -63,6 +63,8 @@ def _ratio_sentence(r: LabBenchResult, x: LabBenchRatio) -> str:
     else:
         text = (f"{x.measure}: no winner called ({x.verdict}); measured {o}/{b} {fmt_times(x.measured_ratio)}{ci}, "
                 f"where {model}")
+    if x.device_ratio is not None:
+        text += f"; its members delivered {fmt_times(x.device_ratio)} the {_basis(x)} of {b}'s"
     return f"{text}; {x.io_bound_runs} runs I/O-bound."
 
 
@@ -100,10 +102,11 @@ def section(r: LabBenchResult, source: str, sink: FigureSink) -> Section:
     s.tables.append(Table(
         f"The model's ratio beside the database's ({r.other.label} / {r.baseline.label} speed, > 1 = "
         f"{r.other.label} faster)",
-        ["measure", "model's basis", "predicted", "measured", "CI low", "CI high", "verdict", "I/O-bound runs"],
+        ["measure", "model's basis", "predicted", "measured", "CI low", "CI high", "members delivered", "verdict",
+         "I/O-bound runs"],
         [[x.measure, _basis(x), fmt_times(x.predicted_ratio), fmt_times(x.measured_ratio), fmt_times(x.ci_low),
-          fmt_times(x.ci_high), x.text, x.io_bound_runs] for x in r.ratios],
-        numeric={2, 3, 4, 5, 7}))
+          fmt_times(x.ci_high), fmt_times(x.device_ratio), x.text, x.io_bound_runs] for x in r.ratios],
+        numeric={2, 3, 4, 5, 6, 8}))
     s.tables.append(Table(
         f"Layouts as built in the guest (caps scaled: IOPS by {fmt_num(r.scale)}, MB/s by {fmt_num(r.mbps_scale)})",
         ["label", "layout", "members", "manager", "fs", "mount", "stripe unit", "member IOPS cap", "member MB/s cap",

@@ -48,6 +48,8 @@ class DeviceEvidence(BaseModel):
     flush_await_ms: float | None = None
     ios: int | None = Field(default=None, description="reads + writes the device completed over the whole run "
                             "(/proc/diskstats delta): a member's share of them shows how evenly the stripe spreads")
+    bytes: int | None = Field(default=None, description="bytes the device read and wrote over the whole run "
+                              "(/proc/diskstats sectors x 512)")
     cap: float | None = Field(default=None, description="the device's known cap for the binding metric, if any")
     cap_use: float | None = Field(default=None, description="median / cap (0.97 = at 97 % of the cap)")
 
@@ -239,6 +241,13 @@ class Comparison(BaseModel):
                                       "model's rule: members x member cap, held to the instance's cap)")
     model_basis: Literal["iops", "mbps"] | None = Field(default=None, description="which cap the model's ratio "
                                                         "leans on: IOPS for OLTP, MB/s for DSS and load")
+    device_ratio: float | None = Field(default=None, description="other / baseline rate the layouts' members "
+                                       "delivered on model_basis (I/Os or bytes completed per second of run, "
+                                       "summed over the members; medians over the runs): the layer the model's "
+                                       "ratio speaks of (None: no device evidence)")
+    io_per_unit_ratio: float | None = Field(default=None, description="device_ratio / ratio: other / baseline "
+                                            "member I/Os (IOPS basis) or bytes (MB/s basis) per unit of work; "
+                                            "above 1, the other layout's devices did more for the same work")
 
 
 class BenchSettings(BaseModel):

@@ -123,6 +123,8 @@ class LabBenchRatio(BaseModel):
     basis: Literal["iops", "mbps"] = Field(description="which predicted rate the measure leans on")
     predicted_ratio: float = Field(description="other / baseline, from the model's max IOPS or MB/s")
     measured_ratio: float | None = Field(description="other / baseline speed, from the bench (None: no verdict)")
+    device_ratio: float | None = Field(default=None, description="other / baseline rate the members delivered on "
+                                       "the basis, from the bench's device counters (Comparison.device_ratio)")
     ci_low: float | None = None
     ci_high: float | None = None
     verdict: str
