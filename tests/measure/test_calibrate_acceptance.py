@@ -50,8 +50,11 @@ def procs(tl: ThrottledLoops) -> list[int]:
     return [int(p) for p in tl.cgroup.procs_file.read_text().split()]
 
 
-@pytest.mark.parametrize("bps_cap", [60_000_000, 200_000_000], ids=["60MBps", "200MBps"])
-@pytest.mark.parametrize("large_io", ["1m", "256k"])
+# Two cases, not the four of the cross: the split large I/O (1 MiB on a device whose largest request is 512 KiB,
+# read through libaio) at the higher MB/s cap and an unsplit one at the lower: each cap and each large size is
+# measured once (CI time: 27 s a case).
+@pytest.mark.parametrize(("large_io", "bps_cap"), [("1m", 200_000_000), ("256k", 60_000_000)],
+                         ids=["1m-200MBps", "256k-60MBps"])
 def test_capped_loop_device_cli_json(bps_cap: int, large_io: str, tmp_path: Path) -> None:
     png = tmp_path / "curve.png"
     with throttled_loops(1, 4 * GiB, read_iops=IOPS_CAP, read_bps=bps_cap, name="calibrate-test") as capped:
