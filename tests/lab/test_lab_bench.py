@@ -101,7 +101,7 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
           f"(guest {r['guest_seconds']:.0f} s)")
     for x in r["ratios"]:
         print(f"  {x['measure']}: model {x['predicted_ratio']:.2f}, measured {x['measured_ratio']:.2f} "
-              f"[{x['ci_low']:.2f}, {x['ci_high']:.2f}], members delivered {x['device_ratio']}, {x['verdict']}, "
+              f"[{x['ci_low']:.2f}, {x['ci_high']:.2f}], members delivered {x['device_ratio']:.2f}, {x['verdict']}, "
               f"I/O-bound runs {x['io_bound_runs']}")
     print(f"  bindings: {bindings}; stripe member balance {r['other']['member_balance']}")
     assert r["kind"] == "lab-bench"

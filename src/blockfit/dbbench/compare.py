@@ -7,8 +7,9 @@ lab's bases). It needs both layouts' caps; without them (a real server's caps un
 
 Beside it, the same ratio one layer down, from the runs' own device counters: the rate the members delivered
 (``device_ratio``) and the device I/Os or bytes each unit of work cost (``io_per_unit_ratio``); the speed ratio is
-the first over the second. Issue 28's lab case, a 3-way stripe against one volume (model 3.0x): 2.83x measured,
-its members at 96-100 % of their caps and about 3 % more device I/Os per transaction on the stripe.
+the first over the second. Issue 28's lab case, a 3-way stripe against one volume (model 3.0x), select-only:
+2.81x measured, its members 2.81x at 0.998x the I/Os per transaction, so the gap to the model was in the device
+layer (8 sessions' reads queued unevenly over the members, each busy 32-96 % of the time).
 """
 
 from __future__ import annotations
