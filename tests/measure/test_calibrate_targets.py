@@ -176,4 +176,5 @@ def test_a_host_that_names_no_machine_is_refused(text: str) -> None:
 def test_a_host_name_or_ipv4_with_an_optional_port_is_taken(text: str, host: str, port: int) -> None:
     from blockfit.measure.multihost import parse_host
 
-    assert (parse_host(text).host, parse_host(text).port) == (host, port)
+    parsed = parse_host(text)
+    assert (parsed.host, parsed.port) == (host, port)

@@ -14,12 +14,13 @@ import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from blockfit.diagnose import mounts, rules, sampler
-from blockfit.diagnose.diskstats import DiskStat
+from blockfit.diagnose.diskstats import SECTOR_BYTES, DiskStat
 from blockfit.schema.bench import (
     IO_BINDINGS,
     Binding,
@@ -171,26 +172,24 @@ def page_cache_hit_ratio(ends: RunEnds | None, fs_device: str | None, db: DbCoun
     first, last = ends[0].get(fs_device), ends[1].get(fs_device)
     if first is None or last is None:
         return None
-    device_bytes = (last.sectors_read - first.sectors_read) * 512
+    device_bytes = (last.sectors_read - first.sectors_read) * SECTOR_BYTES
     return min(1.0, max(0.0, 1.0 - device_bytes / (db.blks_read * 8192)))
 
 
-def completed_ios(ends: RunEnds | None) -> dict[str, int]:
-    """Per device: reads + writes completed between the run's first and last sample."""
+def completed(ends: RunEnds | None, count: Callable[[DiskStat], int]) -> dict[str, int]:
+    """Per device: how much ``count`` of its counters grew between the run's first and last sample."""
     if ends is None:
         return {}
     first, last = ends
-    return {name: (b.reads + b.writes) - (a.reads + a.writes) for name, b in last.items()
-            if (a := first.get(name)) is not None}
+    return {name: count(b) - count(a) for name, b in last.items() if (a := first.get(name)) is not None}
 
 
-def completed_bytes(ends: RunEnds | None) -> dict[str, int]:
-    """Per device: bytes read + written between the run's first and last sample."""
-    if ends is None:
-        return {}
-    first, last = ends
-    return {name: ((b.sectors_read + b.sectors_written) - (a.sectors_read + a.sectors_written)) * 512
-            for name, b in last.items() if (a := first.get(name)) is not None}
+def ios_done(s: DiskStat) -> int:
+    return s.reads + s.writes
+
+
+def bytes_moved(s: DiskStat) -> int:
+    return (s.sectors_read + s.sectors_written) * SECTOR_BYTES
 
 
 def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
@@ -211,7 +210,7 @@ def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | Non
     diag = rules.diagnose(capture, expectation, "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
     devices = []
-    ios, nbytes = completed_ios(ends), completed_bytes(ends)
+    ios, nbytes = completed(ends, ios_done), completed(ends, bytes_moved)
     for s in diag.devices:
         f = next((f for f in at_cap if f.device == s.device), None)
         devices.append(DeviceEvidence(device=s.device, role=s.role, parent=s.parent, read_iops=s.read_iops,
