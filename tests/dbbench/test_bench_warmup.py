@@ -133,8 +133,9 @@ def test_the_progress_total_is_the_plans_and_shrinks_when_a_stage_ends_early() -
 
 def test_the_ratio_is_split_into_what_the_members_delivered_and_what_each_unit_of_work_cost_them() -> None:
     """Issue 28's lab case in figures: a 3-way stripe (members 65 IOPS each, their rates summed) against one
-    volume at 65 IOPS; the stripe's members deliver 2.9x, and its transactions read 3 % more device I/Os, so its
-    speed is 2.9 / 1.03 = 2.82x. The comparison says both, and the speed ratio is their quotient."""
+    volume at 65 IOPS; the stripe's members deliver 2.9x (97 % of their caps, the single volume 100 % of its), and
+    its transactions read 3 % more device I/Os, so its speed is 2.9 / 1.03 = 2.82x. The comparison says each
+    step from the model's 3.0x to the measured ratio."""
     from blockfit.dbbench.compare import Rounds, compare
     from blockfit.schema.bench import MeasureResult
 
@@ -167,13 +168,18 @@ def test_the_ratio_is_split_into_what_the_members_delivered_and_what_each_unit_o
     assert c.device_ratio == pytest.approx(2.9, rel=0.01)
     assert c.io_per_unit_ratio == pytest.approx(1.03, rel=0.01)
     assert c.ratio is not None and c.ratio * c.io_per_unit_ratio == pytest.approx(c.device_ratio, rel=1e-9)
-    assert "its members delivered 2.9× the IOPS, at 1.03× the device I/Os per transaction" in c.text
+    # the members' rate against their caps: the single volume at its 65, the stripe at 188.5 of 195
+    assert c.baseline_cap_use == pytest.approx(1.0, rel=0.01) and c.other_cap_use == pytest.approx(0.967, rel=0.01)
+    assert c.model_ratio * c.other_cap_use / c.baseline_cap_use == pytest.approx(c.device_ratio, rel=1e-9)
+    assert ("its members delivered 2.9× the IOPS (97 % of their caps, single's 100 %), at 1.03× the device I/Os "
+            "per transaction") in c.text
     # DSS leans on MB/s: the members' bytes, per query
     dss = [m.model_copy(update={"measure": "dss", "unit": "seconds", "higher_is_better": False,
                                 "runs": [r.model_copy(update={"score": 100 / r.score}) for r in m.runs]})
            for m in (single, stripe)]
     (d,) = compare(("single", layout(1), dss[0]), [("stripe", layout(3), dss[1])], rounds)
     assert d.device_ratio == pytest.approx(2.9, rel=0.01) and "the MB/s, at 1.03× the device bytes per query" in d.text
+    assert d.other_cap_use is None  # no MB/s caps were told: no cap use to give
     # without device counters (a run with no block device sampled) there is nothing to split
     bare = single.model_copy(update={"runs": [r.model_copy(update={"evidence": None}) for r in single.runs]})
     (e,) = compare(("single", layout(1), bare), [("stripe", layout(3), stripe)], rounds)

@@ -6,10 +6,12 @@ caps summed, held to the instance's cap when that is lower. IOPS caps for OLTP, 
 lab's bases). It needs both layouts' caps; without them (a real server's caps unknown to the bench) it is None.
 
 Beside it, the same ratio one layer down, from the runs' own device counters: the rate the members delivered
-(``device_ratio``) and the device I/Os or bytes each unit of work cost (``io_per_unit_ratio``); the speed ratio is
-the first over the second. Issue 28's lab case, a 3-way stripe against one volume (model 3.0x), select-only:
-2.81x measured, its members 2.81x at 0.998x the I/Os per transaction, so the gap to the model was in the device
-layer (8 sessions' reads queued unevenly over the members, each busy 32-96 % of the time).
+(``device_ratio``), how much of their caps that was (``baseline_cap_use``, ``other_cap_use``: model_ratio x
+other's / baseline's = device_ratio), and the device I/Os or bytes each unit of work cost (``io_per_unit_ratio``;
+the speed ratio is device_ratio over it). Issue 28's lab case, a 3-way stripe against one volume (model 3.0x),
+select-only: 2.81x measured, its members 2.81x, at 94 % of their caps against the single volume's 100 %, at 0.998x
+the I/Os per transaction. Eight sessions leave a member with nothing queued at moments, and a fixed-rate cap does
+not give the idle time back; one volume under the same eight sessions never idles.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Literal
 
 from blockfit.dbbench import evidence, stats, warmup
 from blockfit.schema.bench import BenchRun, Comparison, Drift, LayoutInfo, MeasureName, MeasureResult
-from blockfit.units import fmt_num
+from blockfit.units import fmt_num, fmt_pct
 
 BASIS: dict[MeasureName, Literal["iops", "mbps"]] = {"oltp-select": "iops", "oltp-tpcb": "iops", "dss": "mbps",
                                                      "load": "mbps"}
@@ -76,25 +78,32 @@ def device_rate(info: LayoutInfo, run: BenchRun, basis: Literal["iops", "mbps"])
     return sum(c or 0 for c in counts) / run.seconds / (1 if basis == "iops" else 1e6)
 
 
-def device_ratio(base: tuple[LayoutInfo, MeasureResult], other: tuple[LayoutInfo, MeasureResult],
-                 basis: Literal["iops", "mbps"]) -> float | None:
-    """other / baseline of the medians of their runs' device rates."""
-    medians = []
-    for info, mr in (base, other):
-        rates = [r for run in mr.runs if (r := device_rate(info, run, basis)) is not None]
-        medians.append(statistics.median(rates) if rates else None)
-    b, o = medians
-    return o / b if b and o else None
+def layout_device_rate(info: LayoutInfo, mr: MeasureResult, basis: Literal["iops", "mbps"]) -> float | None:
+    """The median over a layout's runs of the rate its members delivered (None: no device evidence)."""
+    rates = [r for run in mr.runs if (r := device_rate(info, run, basis)) is not None]
+    return statistics.median(rates) if rates else None
 
 
-def _device_clause(measure: MeasureName, dev: float | None, io_per_unit: float | None) -> str:
-    """Where the ratio came from, a layer down: the members' rate (what the model's ratio is about) and what each
-    unit of work cost them; the speed ratio is the first divided by the second."""
+def cap_use(info: LayoutInfo, mr: MeasureResult, basis: Literal["iops", "mbps"]) -> float | None:
+    """The fraction of the model's rate for the layout's caps that its members delivered (1.0: held at the caps;
+    None: caps or device evidence unknown)."""
+    rate, model = layout_device_rate(info, mr, basis), model_rate(info, basis)
+    return rate / model if rate is not None and model else None
+
+
+def _device_clause(measure: MeasureName, dev: float | None, io_per_unit: float | None,
+                   uses: tuple[float | None, float | None], baseline: str) -> str:
+    """Where the ratio came from, a layer down: the members' rate (what the model's ratio is about), how much of
+    their caps that was when the caps are known, and what each unit of work cost them. model_ratio x (other's
+    cap use / baseline's) = device_ratio, and device_ratio / io_per_unit_ratio = the speed ratio."""
     if dev is None or io_per_unit is None:
         return ""
     what, per = ("IOPS", "I/Os") if BASIS[measure] == "iops" else ("MB/s", "bytes")
-    return (f"; its members delivered {stats.fmt_ratio(dev)} the {what}, at {stats.fmt_ratio(io_per_unit)} the "
-            f"device {per} per {warmup.UNITS[measure]}")
+    base_use, other_use = uses
+    of_caps = (f" ({fmt_pct(other_use)} of their caps, {baseline}'s {fmt_pct(base_use)})"
+               if base_use is not None and other_use is not None else "")
+    return (f"; its members delivered {stats.fmt_ratio(dev)} the {what}{of_caps}, at {stats.fmt_ratio(io_per_unit)} "
+            f"the device {per} per {warmup.UNITS[measure]}")
 
 
 def _precision_clause(ci: stats.RatioCI, rounds: Rounds) -> str:
@@ -125,9 +134,12 @@ def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str,
         drifting = [(label, m.drift) for label, m in ((label_a, mra), (label_b, mrb)) if m.drift and m.drift.drifts]
         verdict, text = stats.verdict_text(ci, label_b, label_a)
         model = model_ratio(info_a, info_b, mra.measure)
-        dev = device_ratio((info_a, mra), (info_b, mrb), BASIS[mra.measure])
+        basis = BASIS[mra.measure]
+        rate_a, rate_b = layout_device_rate(info_a, mra, basis), layout_device_rate(info_b, mrb, basis)
+        dev = rate_b / rate_a if rate_a and rate_b else None
         io_per_unit = dev / ci.ratio if dev is not None and ci.ratio else None
-        text += (_precision_clause(ci, rounds) + _device_clause(mra.measure, dev, io_per_unit)
+        uses = cap_use(info_a, mra, basis), cap_use(info_b, mrb, basis)
+        text += (_precision_clause(ci, rounds) + _device_clause(mra.measure, dev, io_per_unit, uses, label_a)
                  + _drift_clause(drifting))
         failed = [r.failed for r in mra.runs + mrb.runs if r.failed]
         cpu = [label for label, m in ((label_a, mra), (label_b, mrb)) if m.binding == "cpu"]
@@ -144,5 +156,6 @@ def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str,
             half_width_pct=None if ci.half_width is None else round(ci.half_width * 100, 2),
             precise=rounds.precision_pct is not None and ci.within(rounds.precision_pct / 100),
             stopped=rounds.stopped, drifting=[label for label, _ in drifting],
-            model_ratio=model, model_basis=BASIS[mra.measure], device_ratio=dev, io_per_unit_ratio=io_per_unit))
+            model_ratio=model, model_basis=basis, device_ratio=dev, io_per_unit_ratio=io_per_unit,
+            baseline_cap_use=uses[0], other_cap_use=uses[1]))
     return out

@@ -299,7 +299,8 @@ def ratios(base: Side, other: Side, bench: BenchResult) -> list[LabBenchRatio]:
                 for r in m.runs if not r.failed]
         bound = sum(1 for r in runs if r.evidence is not None and r.evidence.io_bound)
         out.append(LabBenchRatio(measure=c.measure, basis=basis, predicted_ratio=o / b if b else 0.0,
-                                 measured_ratio=c.ratio, device_ratio=c.device_ratio, ci_low=c.ci_low,
+                                 measured_ratio=c.ratio, device_ratio=c.device_ratio,
+                                 baseline_cap_use=c.baseline_cap_use, other_cap_use=c.other_cap_use, ci_low=c.ci_low,
                                  ci_high=c.ci_high, verdict=c.verdict,
                                  text=c.text, io_bound_runs=f"{bound}/{len(runs)}"))
     return out

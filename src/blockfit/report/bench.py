@@ -43,6 +43,13 @@ def _measure(r: BenchResult, label: str, name: str) -> MeasureResult | None:
     return next((m for m in lay.measures if m.measure == name), None)
 
 
+def _cap_use(c: Comparison) -> str:
+    """'94 % / 100 %': the fraction of their caps the other layout's members delivered, then the baseline's."""
+    if c.other_cap_use is None or c.baseline_cap_use is None:
+        return "-"
+    return f"{fmt_pct(c.other_cap_use)} / {fmt_pct(c.baseline_cap_use)}"
+
+
 def _ci(c: Comparison, m: MeasureResult) -> tuple[float, float] | None:
     """The comparison's CI in the measure's unit, on the other layout's bar."""
     if c.ci_low is None or c.ci_high is None or not c.baseline_median:
@@ -61,13 +68,14 @@ def section(r: BenchResult, source: str, sink: FigureSink) -> Section:
             s.figures.append(_bars(r, name, drawn, sink))
     s.tables.append(Table(
         "Verdicts (speed ratio other / baseline, > 1 = faster, with its confidence interval; the model's ratio from "
-        "the known caps beside it, and the ratio of the rates the members delivered)",
-        ["measure", "baseline", "other", "ratio", "CI low", "CI high", "model", "members delivered", "± reached",
-         "target", "stopped", "verdict", "runs"],
+        "the known caps beside it, the ratio of the rates the members delivered, and how much of their caps that "
+        "was: other / baseline)",
+        ["measure", "baseline", "other", "ratio", "CI low", "CI high", "model", "members delivered",
+         "members' cap use", "± reached", "target", "stopped", "verdict", "runs"],
         [[c.measure, c.baseline, c.other, fmt_num(c.ratio), fmt_num(c.ci_low), fmt_num(c.ci_high),
-          fmt_num(c.model_ratio), fmt_num(c.device_ratio), _pct(c.half_width_pct), _pct(c.precision_pct),
-          c.stopped or "-", c.text, str(c.runs_used)] for c in r.comparisons],
-        numeric={3, 4, 5, 6, 7, 8, 9, 12}))
+          fmt_num(c.model_ratio), fmt_num(c.device_ratio), _cap_use(c), _pct(c.half_width_pct),
+          _pct(c.precision_pct), c.stopped or "-", c.text, str(c.runs_used)] for c in r.comparisons],
+        numeric={3, 4, 5, 6, 7, 10, 13}))
     warm = _warmup_rows(r)
     if warm:
         s.tables.append(Table(

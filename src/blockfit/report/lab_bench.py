@@ -65,6 +65,8 @@ def _ratio_sentence(r: LabBenchResult, x: LabBenchRatio) -> str:
                 f"where {model}")
     if x.device_ratio is not None:
         text += f"; its members delivered {fmt_times(x.device_ratio)} the {_basis(x)} of {b}'s"
+        if x.baseline_cap_use is not None and x.other_cap_use is not None:
+            text += f" ({fmt_pct(x.other_cap_use)} of their caps, {b}'s {fmt_pct(x.baseline_cap_use)})"
     return f"{text}; {x.io_bound_runs} runs I/O-bound."
 
 

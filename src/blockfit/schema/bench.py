@@ -248,6 +248,11 @@ class Comparison(BaseModel):
     io_per_unit_ratio: float | None = Field(default=None, description="device_ratio / ratio: other / baseline "
                                             "member I/Os (IOPS basis) or bytes (MB/s basis) per unit of work; "
                                             "above 1, the other layout's devices did more for the same work")
+    baseline_cap_use: float | None = Field(default=None, description="fraction of the model's rate for the "
+                                           "baseline's caps that its members delivered (median over its runs; "
+                                           "1.0: held at the caps; None: caps or device evidence unknown)")
+    other_cap_use: float | None = Field(default=None, description="the same for the other layout; model_ratio x "
+                                        "other_cap_use / baseline_cap_use = device_ratio")
 
 
 class BenchSettings(BaseModel):

@@ -125,6 +125,10 @@ class LabBenchRatio(BaseModel):
     measured_ratio: float | None = Field(description="other / baseline speed, from the bench (None: no verdict)")
     device_ratio: float | None = Field(default=None, description="other / baseline rate the members delivered on "
                                        "the basis, from the bench's device counters (Comparison.device_ratio)")
+    baseline_cap_use: float | None = Field(default=None, description="fraction of its caps the baseline's members "
+                                           "delivered (Comparison.baseline_cap_use)")
+    other_cap_use: float | None = Field(default=None, description="fraction of its caps the other layout's "
+                                        "members delivered (Comparison.other_cap_use)")
     ci_low: float | None = None
     ci_high: float | None = None
     verdict: str
