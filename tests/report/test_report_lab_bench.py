@@ -150,3 +150,18 @@ def test_unwritable_report_directory_fails_before_the_run(monkeypatch: pytest.Mo
     code, out, err = _run_lab(monkeypatch, capsys, "--report", str(where / "lab.html"))
     assert code == 2 and out == ""
     assert "not writable" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_summary_gives_the_members_cap_use_beside_their_rate() -> None:
+    """The lab bench's sentence walks from the model's ratio to the measured one: the members' rate, then how much
+    of their caps that was (issue 28's 3-way case: 94 % against the single volume's 100 %); without cap use (no
+    caps known) it stops at the rate."""
+    from blockfit.report.lab_bench import summary
+
+    r = lab_bench_result()
+    x = r.ratios[0].model_copy(update={"device_ratio": 2.8, "baseline_cap_use": 1.0, "other_cap_use": 0.937})
+    text = summary(r.model_copy(update={"ratios": [x]}))
+    assert f"its members delivered 2.8× the {'IOPS' if x.basis == 'iops' else 'MB/s'} of A's (94 % of their " \
+           "caps, A's 100 %)" in text, text
+    bare = summary(r.model_copy(update={"ratios": [x.model_copy(update={"other_cap_use": None})]}))
+    assert "of A's;" in bare and "of their caps" not in bare, bare
