@@ -89,6 +89,12 @@ def test_select_only_ratio_follows_the_iops_caps_to_the_precision_target_beside_
         assert comp["device_ratio"] == pytest.approx(FAST / SLOW, rel=0.10), comp["text"]
         assert comp["ratio"] * comp["io_per_unit_ratio"] == pytest.approx(comp["device_ratio"], rel=1e-6)
         assert "its members delivered" in comp["text"]
+        # and how much of its cap each delivered: the slow device, I/O-bound, at its cap; the two together walk from
+        # the model's 4x to the members' ratio
+        assert comp["baseline_cap_use"] == pytest.approx(1.0, abs=0.05), comp["text"]
+        assert comp["model_ratio"] * comp["other_cap_use"] / comp["baseline_cap_use"] == pytest.approx(
+            comp["device_ratio"], rel=1e-6)
+        assert "of their caps, slow's " in comp["text"]
         # narrow enough, or it says why not; either way the width it reached is in the result
         assert comp["precise"] == (comp["half_width_pct"] <= 10) and comp["precision_pct"] == 10
         assert comp["stopped"] == "precision" if comp["precise"] else "could not reach the ±10 %" in comp["text"]

@@ -101,7 +101,8 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
           f"(guest {r['guest_seconds']:.0f} s)")
     for x in r["ratios"]:
         print(f"  {x['measure']}: model {x['predicted_ratio']:.2f}, measured {x['measured_ratio']:.2f} "
-              f"[{x['ci_low']:.2f}, {x['ci_high']:.2f}], members delivered {x['device_ratio']:.2f}, {x['verdict']}, "
+              f"[{x['ci_low']:.2f}, {x['ci_high']:.2f}], members delivered {x['device_ratio']:.2f} (cap use "
+              f"{x['other_cap_use']:.3f} / {x['baseline_cap_use']:.3f}), {x['verdict']}, "
               f"I/O-bound runs {x['io_bound_runs']}")
     print(f"  bindings: {bindings}; stripe member balance {r['other']['member_balance']}")
     assert r["kind"] == "lab-bench"
@@ -115,6 +116,9 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
         assert x["ci_low"] > 1.0, x
         assert x["predicted_ratio"] == pytest.approx(predicted, rel=0.01)
         assert x["device_ratio"] > 1.0, x  # the stripe's members delivered more: the win is theirs
+        assert x["other_cap_use"] <= 1.05 and x["baseline_cap_use"] <= 1.05, x  # no layout ran past its caps
+    # select-only's 8 sessions always keep a read queued at the single volume: it runs at its cap
+    assert ratios["oltp-select"]["baseline_cap_use"] >= 0.9, ratios["oltp-select"]
     # I/O-bound by the bench's own evidence, not by assumption: each layout's DSS runs mostly held by storage (the
     # single volume at its MB/s cap, the stripe at the instance's or its dm device busy below it), so the win is the
     # layout's, not the CPU's
