@@ -30,6 +30,11 @@ def test_the_interval_comes_first_and_its_half_width_is_its_wider_side() -> None
     assert ci.half_width == pytest.approx(4.0 / 3.7 - 1)  # ratio/low is the wider side here
     assert ci.within(0.09) and not ci.within(0.08)
     assert verdict_text(RatioCI(1.01, 0.97, 1.05, LEVEL, 5), "B", "A")[0] == "no significant difference"
+    # the A/A that failed a CI run: settled, but under 3 %: no win is called, and the text says why
+    verdict, text = verdict_text(RatioCI(0.982, 0.969, 0.995, LEVEL, 4), "warm", "cold")
+    assert verdict == "negligible difference" and "(under 3 %, 97.5% CI, 4 pairs)" in text, text
+    assert verdict_text(RatioCI(0.965, 0.95, 0.98, LEVEL, 4), "B", "A")[0] == "slower"  # 3.5 %: called
+    assert verdict_text(RatioCI(1.035, 1.02, 1.05, LEVEL, 4), "B", "A")[0] == "faster"
 
 
 def _measure(rng: random.Random, true_ratio: float, noise: float, repeat: int, precision: float | None,
@@ -80,7 +85,7 @@ def test_rounds_flip_order_so_a_within_round_drift_is_no_winner() -> None:
     assert round_order(["A", "B", "C"], 2) == ["C", "B", "A"]
     rng = random.Random(3)
     flipped = [_measure(rng, 1.0, 0.005, 10, 0.10, order=True)[0] for _ in range(500)]
-    assert sum(verdict_text(ci, "B", "A")[0] != "no significant difference" for ci in flipped) / 500 <= 0.05
+    assert sum(verdict_text(ci, "B", "A")[0] in ("faster", "slower") for ci in flipped) / 500 <= 0.05
 
 
 def test_a_warming_series_is_a_drift_and_noise_is_not() -> None:

@@ -20,6 +20,11 @@ The choice, and why:
   at the fourth pair (MIN_PAIRS), which keeps its coverage at or above 95 % under that rule (96-98 %; an A/A
   ends in "no significant difference" as often; tests/dbbench/test_bench_stats.py simulates it with this module's
   own rule). What it costs: about one pair more than a 95 % interval needs.
+- Negligible: a ratio within 3 % of 1 is not called a win even when its interval excludes 1. Each layout is one
+  cluster, and two clusters on one device differ by more than their runs' noise: an A/A (the same device
+  twice, the bench's own test) measured 0.982x [0.969x, 0.995x] in 4 pairs, its members delivering 1.00x the
+  IOPS at 1.02x the device I/Os per transaction. No number of runs removes that, so a difference that small
+  says "negligible difference", with its interval, rather than "slower".
 - Drift: a layout's runs are fitted with a least-squares line of ln(score) over the run order; a slope whose t
   statistic passes the two-sided 95 % quantile (n − 2 degrees of freedom) is a trend larger than the noise, and
   the verdict says so (a warming series averaged into a ratio is not a ratio of two states).
@@ -36,6 +41,7 @@ from blockfit.units import fmt_times
 ALPHA = 0.05
 LEVEL = 0.975      # the verdict's interval (see above: the width-based stop costs coverage)
 MIN_PAIRS = 4      # the first look at the interval's width
+NEGLIGIBLE = 0.03  # a ratio within this of 1 is not called a win (see above)
 TREND_LEVEL = 0.95  # a drift: a slope whose t statistic passes this two-sided quantile
 
 
@@ -153,15 +159,20 @@ def fmt_ratio(r: float | None) -> str:
 
 
 def verdict_text(ci: RatioCI, other: str, baseline: str) -> tuple[str, str]:
-    """('faster' | 'slower' | 'no significant difference', the sentence), the ratio and its interval first:
-    'B is 4.02× A [3.71×, 4.35×]: faster (97.5% CI, 6 pairs)'."""
+    """('faster' | 'slower' | 'negligible difference' | 'no significant difference', the sentence), the ratio and
+    its interval first: 'B is 4.02× A [3.71×, 4.35×]: faster (97.5% CI, 6 pairs)'."""
     if ci.ratio is None:
         return "no significant difference", "no runs to compare"
     span = f"[{fmt_ratio(ci.low)}, {fmt_ratio(ci.high)}]" if ci.low is not None and ci.high is not None \
         else "[no interval]"
-    verdict = ("faster" if ci.ratio > 1.0 else "slower") if ci.settled else "no significant difference"
+    if not ci.settled:
+        verdict, why = "no significant difference", ""
+    elif abs(math.log(ci.ratio)) < math.log(1 + NEGLIGIBLE):
+        verdict, why = "negligible difference", f"under {NEGLIGIBLE * 100:g} %, "
+    else:
+        verdict, why = ("faster" if ci.ratio > 1.0 else "slower"), ""
     return verdict, (f"{other} is {fmt_ratio(ci.ratio)} {baseline} {span}: {verdict} "
-                     f"({ci.confidence:.1%} CI, {ci.pairs} pairs)")
+                     f"({why}{ci.confidence:.1%} CI, {ci.pairs} pairs)")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ Binding = Literal["iops_cap", "mbps_cap", "instance_cap", "device_busy", "cpu", 
 # The bindings that mean storage held the run (the layout's, not the CPU's): at a known cap, its devices busy
 # with a queue below any known cap, or fsync/flush latency.
 IO_BINDINGS: tuple[Binding, ...] = ("iops_cap", "mbps_cap", "instance_cap", "device_busy", "flush_latency")
-Verdict = Literal["faster", "slower", "no significant difference", "cpu-bound", "failed"]
+Verdict = Literal["faster", "slower", "negligible difference", "no significant difference", "cpu-bound", "failed"]
 
 
 class DeviceEvidence(BaseModel):
