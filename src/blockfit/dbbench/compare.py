@@ -84,10 +84,10 @@ def layout_device_rate(info: LayoutInfo, mr: MeasureResult, basis: Literal["iops
     return statistics.median(rates) if rates else None
 
 
-def cap_use(info: LayoutInfo, mr: MeasureResult, basis: Literal["iops", "mbps"]) -> float | None:
-    """The fraction of the model's rate for the layout's caps that its members delivered (1.0: held at the caps;
-    None: caps or device evidence unknown)."""
-    rate, model = layout_device_rate(info, mr, basis), model_rate(info, basis)
+def cap_use(rate: float | None, info: LayoutInfo, basis: Literal["iops", "mbps"]) -> float | None:
+    """The fraction of the model's rate for the layout's caps that its members delivered (``rate``, from
+    layout_device_rate; 1.0: held at the caps; None: caps or device evidence unknown)."""
+    model = model_rate(info, basis)
     return rate / model if rate is not None and model else None
 
 
@@ -138,7 +138,7 @@ def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str,
         rate_a, rate_b = layout_device_rate(info_a, mra, basis), layout_device_rate(info_b, mrb, basis)
         dev = rate_b / rate_a if rate_a and rate_b else None
         io_per_unit = dev / ci.ratio if dev is not None and ci.ratio else None
-        uses = cap_use(info_a, mra, basis), cap_use(info_b, mrb, basis)
+        uses = cap_use(rate_a, info_a, basis), cap_use(rate_b, info_b, basis)
         text += (_precision_clause(ci, rounds) + _device_clause(mra.measure, dev, io_per_unit, uses, label_a)
                  + _drift_clause(drifting))
         failed = [r.failed for r in mra.runs + mrb.runs if r.failed]
