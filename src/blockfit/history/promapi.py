@@ -3,12 +3,18 @@
 Only these three read-only endpoints are used (no admin API, no TSDB files, no remote read), so Thanos Query,
 Grafana Mimir, Cortex and VictoriaMetrics work unchanged behind the same URL. A source is written
 `prometheus+http://HOST:PORT[/PREFIX]` (or `prometheus+https://`); `user:password@` in it is sent as HTTP basic
-auth and BLOCKFIT_PROMETHEUS_TOKEN, when set, as a bearer token (never printed).
+auth and BLOCKFIT_PROMETHEUS_TOKEN, when set, as a bearer token (never printed). Requests go through
+`history.http` (deadline, byte cap, no redirects, verified TLS); BLOCKFIT_PROMETHEUS_TIMEOUT sets the deadline.
+
+The answer is untrusted input, parsed once here into typed values: JSON that is not the API's (not an object, not
+`success`, no `data` or `result`, the wrong resultType, a sample that is not `[time, "number"]`, a value that is
+not a finite number, labels that are not strings) and an answer with more than MAX_SERIES series are InputErrors
+(exit 2), one line naming the URL (never its credentials).
 
 Errors, by whose they are: a refused selector (400) is the user's input (InputError, exit 2); an unreachable
-server, a 5xx or an answer that is not the API's JSON is the server's (EnvironmentProblem, exit 4). A query the
-server cannot finish (422, a 503 timeout, a 504 from a proxy, our own socket timeout) raises TooBig, so the
-caller splits that one query (fewer hosts, a shorter range) and retries only the part that failed.
+server or a 5xx is the server's (EnvironmentProblem, exit 4). A query the server cannot finish (422, a 503
+timeout, a 504 from a proxy, our own deadline) raises TooBig, so the caller splits that one query (fewer hosts, a
+shorter range) and retries only the part that failed; the series index cannot be split, so there it is exit 4.
 """
 
 from __future__ import annotations
@@ -17,21 +23,29 @@ import base64
 import json
 import math
 import os
+import re
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.history import http
+from blockfit.history.http import quote
 
 SCHEME = "prometheus+"
 TOKEN_ENV = "BLOCKFIT_PROMETHEUS_TOKEN"
+TIMEOUT_ENV = "BLOCKFIT_PROMETHEUS_TIMEOUT"
+TIMEOUT_S = 120.0           # one request's deadline, connect to last byte, unless TIMEOUT_ENV says otherwise
+MAX_TIMEOUT_S = 3600.0
 # Prometheus refuses a range query of more than 11,000 points per series (400 "exceeded maximum resolution");
 # slices stay below it with a margin.
 MAX_POINTS = 10_000
+# series in one answer. The series index holds a row per host, device and metric (4 names): 50,000 rows are 600
+# hosts of 20 devices, or 12,500 of one; a larger fleet is run in parts (--match). Before the cap, an index of 10^6
+# series cost 23,443 queries and 250,000 lines on stderr (issue 36)
+MAX_SERIES = 50_000
 
 
 class TooBig(Exception):
@@ -40,29 +54,42 @@ class TooBig(Exception):
 
 @dataclass(frozen=True)
 class Source:
-    """Where the history is: the API's base URL and how to authenticate; `display` never holds a password."""
+    """Where the history is: the API's base URL, how to authenticate and how long one request may take; `display`
+    and `base_url` never hold a password."""
 
     base_url: str
     display: str
     authorization: str | None = None
+    timeout_s: float = TIMEOUT_S
 
 
 def is_prometheus(text: str) -> bool:
     return text.startswith(SCHEME)
 
 
+_USERINFO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+
+
+def redact(text: str) -> str:
+    """A URL as it may be shown: `user:password@` replaced by `***@`, control characters by '?'."""
+    return quote(_USERINFO_RE.sub(r"\1***@", text), 300)
+
+
 def parse_source(text: str, option: str = "--from") -> Source:
-    """`prometheus+http://HOST:PORT[/PREFIX]` → Source; anything else is an InputError naming OPTION."""
+    """`prometheus+http://HOST:PORT[/PREFIX]` → Source; anything else is an InputError naming OPTION (the URL shown
+    without its credentials). The token and the timeout come from the environment, checked here too."""
     expected = "prometheus+http://HOST:PORT or prometheus+https://HOST[:PORT][/PREFIX]"
+    shown = repr(redact(text))
     if not is_prometheus(text):
-        raise InputError(f"{option} {text!r}: expected {expected}")
-    url = urllib.parse.urlsplit(text[len(SCHEME):])
+        raise InputError(f"{option} {shown}: expected {expected}")
     try:
+        url = urllib.parse.urlsplit(text[len(SCHEME):])
         port = url.port
     except ValueError:
-        raise InputError(f"{option} {text!r}: the port is not a number from 1 to 65535 (expected {expected})") from None
-    if url.scheme not in ("http", "https") or not url.hostname or url.query or url.fragment:
-        raise InputError(f"{option} {text!r}: expected {expected}")
+        raise InputError(f"{option} {shown}: the port is not a number from 1 to 65535 (expected {expected})") from None
+    if (url.scheme not in ("http", "https") or not url.hostname or url.query or url.fragment
+            or any(not c.isprintable() or c.isspace() for c in text)):
+        raise InputError(f"{option} {shown}: expected {expected}")
     host = url.hostname if ":" not in url.hostname else f"[{url.hostname}]"
     netloc = host + (f":{port}" if port else "")
     base = urllib.parse.urlunsplit((url.scheme, netloc, url.path.rstrip("/"), "", ""))
@@ -70,48 +97,73 @@ def parse_source(text: str, option: str = "--from") -> Source:
     if url.username is not None:
         pair = f"{urllib.parse.unquote(url.username)}:{urllib.parse.unquote(url.password or '')}"
         auth = "Basic " + base64.b64encode(pair.encode()).decode()
-    token = os.environ.get(TOKEN_ENV)
+    token = (os.environ.get(TOKEN_ENV) or "").strip()
     if token:
-        auth = f"Bearer {token.strip()}"
-    return Source(base_url=base, display=SCHEME + base, authorization=auth)
+        if not all("!" <= c <= "~" for c in token):   # a header value; the token itself is never shown
+            raise InputError(f"{TOKEN_ENV}: expected a token of printable ASCII without spaces")
+        auth = f"Bearer {token}"
+    return Source(base_url=base, display=SCHEME + base, authorization=auth, timeout_s=request_timeout())
+
+
+def request_timeout() -> float:
+    """BLOCKFIT_PROMETHEUS_TIMEOUT: seconds one request may take, connect to last byte (default 120)."""
+    raw = os.environ.get(TIMEOUT_ENV)
+    if raw is None or not raw.strip():
+        return TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= MAX_TIMEOUT_S:   # NaN fails too
+        raise InputError(f"{TIMEOUT_ENV}={quote(raw, 40)!r}: expected seconds, a number from 0.1 to "
+                         f"{MAX_TIMEOUT_S:g}")
+    return value
+
+
+Labels = dict[str, str]
+Samples = list[tuple[float, float]]
 
 
 class Client:
     """Blocking calls to one server; thread-safe (each call opens its own connection)."""
 
-    def __init__(self, source: Source, timeout_s: float = 120.0, max_points: int = MAX_POINTS) -> None:
-        self.source, self.timeout_s, self.max_points = source, timeout_s, max_points
+    def __init__(self, source: Source, timeout_s: float | None = None, max_points: int = MAX_POINTS,
+                 max_series: int = MAX_SERIES) -> None:
+        self.source, self.max_points, self.max_series = source, max_points, max_series
+        self.timeout_s = source.timeout_s if timeout_s is None else timeout_s
         self.requests = 0
         self._lock = threading.Lock()
 
     # ---- the three endpoints ----------------------------------------------------------------------------------
 
-    def series(self, matchers: list[str], start: float, end: float) -> list[dict[str, str]]:
-        """Label sets of every series matching any of MATCHERS with samples between START and END (index only)."""
-        data = self._call("/api/v1/series", [("match[]", m) for m in matchers]
-                          + [("start", _ts(start)), ("end", _ts(end))])
-        if not isinstance(data, list):
-            raise self._bad_answer("/api/v1/series")
-        return [dict(d) for d in data if isinstance(d, dict)]
+    def series(self, matchers: list[str], start: float, end: float) -> list[Labels]:
+        """Label sets of every series matching any of MATCHERS with samples between START and END (index only).
+        The index cannot be split: no answer in time is the server's problem (exit 4)."""
+        path = "/api/v1/series"
+        try:
+            data = self._call(path, [("match[]", m) for m in matchers] + [("start", _ts(start)), ("end", _ts(end))])
+        except TooBig as exc:
+            raise EnvironmentProblem(f"{exc} (the series index cannot be split; {TIMEOUT_ENV} sets the time a "
+                                     "request may take)") from None
+        rows = self._list(data, path, "a list of label sets")
+        return [self._labels(row, path) for row in rows]
 
-    def query(self, expr: str, at: float) -> list[tuple[dict[str, str], float]]:
-        """An instant query at AT: (labels, value) per series; NaN values dropped."""
-        data = self._call("/api/v1/query", [("query", expr), ("time", _ts(at))])
-        if not isinstance(data, dict) or data.get("resultType") != "vector":
-            raise self._bad_answer("/api/v1/query")
+    def query(self, expr: str, at: float) -> list[tuple[Labels, float]]:
+        """An instant query at AT: (labels, value) per series."""
+        path = "/api/v1/query"
+        data = self._call(path, [("query", expr), ("time", _ts(at))])
         out = []
-        for item in data.get("result", []):
-            value = float(item["value"][1])
-            if math.isfinite(value):
-                out.append((dict(item["metric"]), value))
+        for item in self._result(data, path, "vector"):
+            out.append((self._labels(item.get("metric"), path), self._sample(item.get("value"), path)[1]))
         return out
 
     def query_range(self, expr: str, start: float, end: float, step: float,
                     on_slice: Callable[[float, float], None] | None = None) -> dict[tuple[tuple[str, str], ...],
-                                                                                  list[tuple[float, float]]]:
+                                                                                  Samples]:
         """A range query from START to END (both on the step grid), in slices of at most `max_points` steps; a slice
         the server cannot finish is halved and retried alone, down to one step. Series keyed by sorted labels."""
-        out: dict[tuple[tuple[str, str], ...], list[tuple[float, float]]] = {}
+        path = "/api/v1/query_range"
+        out: dict[tuple[tuple[str, str], ...], Samples] = {}
         span = (self.max_points - 1) * step
         slices = []
         t = start
@@ -121,8 +173,8 @@ class Client:
         while slices:
             lo, hi = slices.pop(0)
             try:
-                data = self._call("/api/v1/query_range", [("query", expr), ("start", _ts(lo)), ("end", _ts(hi)),
-                                                          ("step", f"{step:g}")])
+                data = self._call(path, [("query", expr), ("start", _ts(lo)), ("end", _ts(hi)),
+                                         ("step", f"{step:g}")])
             except TooBig:
                 if hi - lo < step:
                     raise EnvironmentProblem(f"{self.source.display}: the server cannot answer one step of "
@@ -132,75 +184,109 @@ class Client:
                 continue
             if on_slice is not None:
                 on_slice(lo, hi)
-            if not isinstance(data, dict) or data.get("resultType") != "matrix":
-                raise self._bad_answer("/api/v1/query_range")
-            for item in data.get("result", []):
-                key = tuple(sorted(dict(item["metric"]).items()))
-                out.setdefault(key, []).extend((float(ts), float(v)) for ts, v in item["values"])
+            for item in self._result(data, path, "matrix"):
+                key = tuple(sorted(self._labels(item.get("metric"), path).items()))
+                values = self._list(item.get("values"), path, "a list of samples", series=False)
+                out.setdefault(key, []).extend(self._sample(v, path) for v in values)
         return out
+
+    # ---- the answer, parsed at the edge ----------------------------------------------------------------------
+
+    def _bad(self, path: str, what: str) -> InputError:
+        return InputError(f"{self.source.display}{path}: not an answer of the Prometheus HTTP API ({what})")
+
+    def _list(self, value: object, path: str, what: str, series: bool = True) -> list[Any]:
+        """VALUE as a list; a list of SERIES longer than `max_series` is refused before any of it is read."""
+        if not isinstance(value, list):
+            raise self._bad(path, f"expected {what}")
+        if series and len(value) > self.max_series:
+            raise InputError(f"{self.source.display}{path}: returned more than {self.max_series:,} series; narrow "
+                             "the selector (--match), or run the fleet in parts")
+        return value
+
+    def _result(self, data: object, path: str, kind: str) -> list[dict[str, Any]]:
+        """`data` of a query: {"resultType": KIND, "result": [object, …]}."""
+        if not isinstance(data, dict) or "result" not in data:
+            raise self._bad(path, "no data.result")
+        if data.get("resultType") != kind:
+            raise self._bad(path, f"resultType {quote(str(data.get('resultType')), 40)!r}, expected {kind!r}")
+        items = self._list(data["result"], path, f"a list of {kind} series")
+        if not all(isinstance(item, dict) for item in items):
+            raise self._bad(path, "a series that is not an object")
+        return items
+
+    def _labels(self, value: object, path: str) -> Labels:
+        if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+            raise self._bad(path, "labels that are not strings")
+        return dict(value)
+
+    def _sample(self, value: object, path: str) -> tuple[float, float]:
+        """[time, "number"] → (time, value); the value a finite number (NaN and ±Inf are refused)."""
+        if (not isinstance(value, list) or len(value) != 2 or isinstance(value[0], bool)
+                or not isinstance(value[0], int | float) or not isinstance(value[1], str)):
+            raise self._bad(path, 'a sample that is not [time, "number"]')
+        try:
+            number = float(value[1])
+        except ValueError:
+            raise self._bad(path, f"a value that is not a number: {quote(value[1], 40)!r}") from None
+        if not math.isfinite(number) or not math.isfinite(value[0]):
+            raise self._bad(path, f"a value that is not a finite number: {quote(value[1], 40)!r}")
+        return float(value[0]), number
 
     # ---- HTTP ---------------------------------------------------------------------------------------------------
 
-    def _call(self, path: str, params: list[tuple[str, str]]) -> Any:
+    def _call(self, path: str, params: list[tuple[str, str]]) -> object:
         """POST the form (a long selector does not fit a URL), return the answer's `data`."""
-        body = urllib.parse.urlencode(params).encode()
-        req = urllib.request.Request(self.source.base_url + path, data=body, method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded",
-                                              "Accept": "application/json", "User-Agent": "blockfit"})
+        shown = self.source.display + path
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json",
+                   "User-Agent": "blockfit"}
         if self.source.authorization:
-            req.add_header("Authorization", self.source.authorization)
+            headers["Authorization"] = self.source.authorization
         with self._lock:
             self.requests += 1
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:  # noqa: S310 - http(s) only
-                payload = resp.read()
-        except urllib.error.HTTPError as exc:
-            return self._http_error(path, exc)
-        except TimeoutError:
-            raise TooBig(f"{path}: no answer within {self.timeout_s:g} s") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, TimeoutError):
-                raise TooBig(f"{path}: no answer within {self.timeout_s:g} s") from None
-            why = getattr(reason, "strerror", None) or str(reason)
-            raise EnvironmentProblem(f"{self.source.display}: cannot reach the server ({why})") from None
-        except (ConnectionError, OSError) as exc:
-            raise EnvironmentProblem(f"{self.source.display}: connection failed ({exc.strerror or exc})") from None
-        doc = self._json(path, payload)
+            answer = http.post(self.source.base_url + path, urllib.parse.urlencode(params).encode(), headers, shown,
+                               self.timeout_s)
+        except http.Timeout as exc:
+            raise TooBig(f"{exc} ({TIMEOUT_ENV})") from None
+        if answer.status != 200:
+            return self._http_error(path, answer)
+        doc = self._json(path, answer.body)
         if doc.get("status") != "success":
-            raise EnvironmentProblem(f"{self.source.display}{path}: {doc.get('error', 'the query failed')}")
-        return doc.get("data")
+            raise self._bad(path, f"status {quote(str(doc.get('status')), 40)!r}, "
+                                  f"error {quote(str(doc.get('error', '')), 120)!r}")
+        if "data" not in doc:
+            raise self._bad(path, "no data")
+        return doc["data"]
 
-    def _http_error(self, path: str, exc: urllib.error.HTTPError) -> Any:
+    def _http_error(self, path: str, answer: http.Answer) -> Any:
         try:
-            doc = json.loads(exc.read() or b"{}")
-        except ValueError:
+            doc = json.loads(answer.body or b"{}")
+        except (ValueError, RecursionError):
             doc = {}
-        error = str(doc.get("error", "")) if isinstance(doc, dict) else ""
+        error = quote(str(doc.get("error", ""))) if isinstance(doc, dict) else ""
         kind = str(doc.get("errorType", "")) if isinstance(doc, dict) else ""
-        if exc.code == 422 or exc.code == 504 or (exc.code == 503 and kind == "timeout") or kind == "timeout":
-            raise TooBig(f"{path}: {exc.code} {error or exc.reason}")
-        if exc.code == 400 and kind == "bad_data":
+        code, reason = answer.status, answer.reason
+        if code == 422 or code == 504 or (code == 503 and kind == "timeout") or kind == "timeout":
+            raise TooBig(f"{self.source.display}{path}: {code} {error or reason}")
+        if code == 400 and kind == "bad_data":
             raise QueryRefused(error or "bad_data")
-        if exc.code in (401, 403):
-            raise EnvironmentProblem(f"{self.source.display}: {exc.code} {exc.reason}: the server wants credentials "
+        if code in (401, 403):
+            raise EnvironmentProblem(f"{self.source.display}: {code} {reason}: the server wants credentials "
                                      f"(user:password@ in the URL, or a token in {TOKEN_ENV})")
-        if exc.code == 404:
+        if code == 404:
             raise EnvironmentProblem(f"{self.source.display}{path}: 404 Not Found (is this the Prometheus HTTP API? "
                                      "a PREFIX such as /prometheus goes in the URL)")
-        raise EnvironmentProblem(f"{self.source.display}{path}: {exc.code} {error or exc.reason}")
+        raise EnvironmentProblem(f"{self.source.display}{path}: {code} {error or reason}")
 
     def _json(self, path: str, payload: bytes) -> dict[str, Any]:
         try:
             doc = json.loads(payload)
-        except ValueError:
-            doc = None
+        except (ValueError, RecursionError):   # RecursionError: nesting deeper than the parser's stack
+            raise self._bad(path, "not JSON") from None
         if not isinstance(doc, dict):
-            raise self._bad_answer(path)
+            raise self._bad(path, "JSON that is not an object")
         return doc
-
-    def _bad_answer(self, path: str) -> EnvironmentProblem:
-        return EnvironmentProblem(f"{self.source.display}{path}: not an answer of the Prometheus HTTP API")
 
 
 class QueryRefused(Exception):

@@ -45,6 +45,8 @@ LAYOUT_LABEL, INSTANCE_LABEL = "blockfit_layout", "blockfit_instance"
 # batches of 57 hosts (5 million points) took Prometheus to 1.8 GiB, batches of 11 (1 million) to a fraction
 BATCH_POINTS = 1_000_000
 MAX_BATCH = 64
+# hosts in one run: each costs a plan (25 ms of CPU) and, when it cannot be planned, a line on stderr
+MAX_HOSTS = 5_000
 T = TypeVar("T")
 _SPAN_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
 _SPAN_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -206,6 +208,9 @@ def discover(client: Client, q: FleetQuery) -> dict[str, HostSeries]:
         host, device, name = labels.get(HOST_LABEL), labels.get("device"), labels.get("__name__")
         if host is None or device is None or name is None:
             continue
+        if host not in hosts and len(hosts) == MAX_HOSTS:
+            raise InputError(f"--match {q.match!r}: more than {MAX_HOSTS:,} hosts on {client.source.display}; "
+                             "narrow the selector, or run the fleet in parts")
         hs = hosts.setdefault(host, HostSeries(host))
         hs.devices.setdefault(device, set()).add(name)
         for key in (LAYOUT_LABEL, INSTANCE_LABEL):
@@ -217,8 +222,12 @@ def discover(client: Client, q: FleetQuery) -> dict[str, HostSeries]:
 def _mount_devices(client: Client, q: FleetQuery, hosts: list[str]) -> dict[str, list[str] | str]:
     """Per host the diskstats name(s) of the device under --mount, or why it cannot be told."""
     assert q.mount is not None
-    fs = client.series([q.sel(FILESYSTEM, f"mountpoint={promql_str(q.mount)}")], q.window.start, q.window.end)
-    dm = client.series([q.sel(DM_INFO)], q.window.start, q.window.end)
+    try:
+        fs = client.series([q.sel(FILESYSTEM, f"mountpoint={promql_str(q.mount)}")], q.window.start, q.window.end)
+        dm = client.series([q.sel(DM_INFO)], q.window.start, q.window.end)
+    except QueryRefused as exc:
+        raise InputError(f"--match {q.match!r} or --mount {q.mount!r}: the server refused the selector "
+                         f"({exc})") from None
     dm_names: dict[tuple[str, str], str] = {(d.get(HOST_LABEL, ""), d.get("name", "")): d.get("device", "")
                                            for d in dm}
     found: dict[str, set[str]] = {}
@@ -418,15 +427,29 @@ def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
                                          f"(none scraped in the range, or fewer than two per --step "
                                          f"{fmt_span(q.window.step_s)})"))
             continue
-        reads, writes = got["reads"].get(host, 0.0), got["writes"].get(host, 0.0)
+        reads, writes = max(0.0, got["reads"].get(host, 0.0)), max(0.0, got["writes"].get(host, 0.0))
+        share = read_share(reads, writes)
+        if share is None:
+            out.append(HostProblem(host, f"{host}: the server's read and write counts ({reads:g}, {writes:g}) give no "
+                                         "read share (their sum is not a finite number)"))
+            continue
         hs = found[host]
         rule = queries.rules[host]
         out.append(HostHistory(
             host=host, devices=sorted(d for d in hs.devices if _fullmatch(rule, d)), samples=samples,
             expected=q.window.steps, iops=max(0.0, got["iops"][host]), mbps=max(0.0, got["mbps"][host]),
-            read_pct=100.0 * reads / (reads + writes) if reads + writes > 0 else 100.0,
+            read_pct=share,
             resets=int(got["resets"].get(host, 0)), labels=dict(hs.labels), device_rule=rule))
     return out
+
+
+def read_share(reads: float, writes: float) -> float | None:
+    """Reads as a percentage of all I/O (100 without any); None where the sum overflows (100 × 1e308 / inf was a
+    NaN read share, issue 36)."""
+    total = reads + writes
+    if not math.isfinite(total):
+        return None
+    return 100.0 * (reads / total) if total > 0 else 100.0
 
 
 @dataclass
