@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from blockfit.history.http import MAX_BYTES
-from blockfit.history.promapi import MAX_SERIES
+from blockfit.history.promapi import MAX_SERIES, MAX_TIMEOUTS
 from blockfit.history.prometheus import MAX_HOSTS
 from support.fleet import run_cli
 from support.metrics_servers import (
@@ -265,6 +265,26 @@ def test_slow_queries_are_split_then_the_host_reported(monkeypatch: pytest.Monke
         code, out, err = timed(fleet(prom(s.base)))
     line = one_line(code, out, err, 4)
     assert HOST in line and "no answer within 1 s" in line
+
+
+def test_a_server_that_never_answers_a_query_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """12 hosts, every query stalls: after MAX_TIMEOUTS deadlines the run ends, one line, exit 4 (before, each
+    batch was split down to single hosts: 6 × (2n - 1) deadlines of 120 s for a batch of n hosts)."""
+    monkeypatch.setenv("BLOCKFIT_PROMETHEUS_TIMEOUT", "0.5")
+    hosts = [f"db-{i:02d}:9100" for i in range(12)]
+
+    def behave(h: BaseHTTPRequestHandler, req: Request, served: Served) -> None:
+        if req.path == "/api/v1/series":
+            send(h, ok(series_rows(hosts)))
+        else:
+            served.stop.wait(120)
+
+    with serve(behave) as s:
+        code, out, err = timed(fleet(prom(s.base)))
+        queries = len([r for r in s.seen if r.path == "/api/v1/query"])
+    line = one_line(code, out, err, 4)
+    assert f"more than {MAX_TIMEOUTS} requests had no answer within 0.5 s" in line
+    assert MAX_TIMEOUTS < queries <= MAX_TIMEOUTS + 1 + 4     # the last round: --concurrency 4 at once
 
 
 # ---- (d) garbage ---------------------------------------------------------------------------------------------------

@@ -46,6 +46,10 @@ MAX_POINTS = 10_000
 # hosts of 20 devices, or 12,500 of one; a larger fleet is run in parts (--match). Before the cap, an index of 10^6
 # series cost 23,443 queries and 250,000 lines on stderr (issue 36)
 MAX_SERIES = 50_000
+# requests that may run into our own deadline in one run: each is split and retried, which helps a server that is
+# slow for the size of the query; past this many, the server is taken as not answering (exit 4). Without it, a
+# server that answers the index and sleeps on every query cost 6 × (2 × 64 - 1) deadlines per batch
+MAX_TIMEOUTS = 8
 
 
 class TooBig(Exception):
@@ -131,7 +135,7 @@ class Client:
                  max_series: int = MAX_SERIES) -> None:
         self.source, self.max_points, self.max_series = source, max_points, max_series
         self.timeout_s = source.timeout_s if timeout_s is None else timeout_s
-        self.requests = 0
+        self.requests = self.timeouts = 0
         self._lock = threading.Lock()
 
     # ---- the three endpoints ----------------------------------------------------------------------------------
@@ -248,6 +252,13 @@ class Client:
             answer = http.post(self.source.base_url + path, urllib.parse.urlencode(params).encode(), headers, shown,
                                self.timeout_s)
         except http.Timeout as exc:
+            with self._lock:
+                self.timeouts += 1
+                spent = self.timeouts > MAX_TIMEOUTS
+            if spent:
+                raise EnvironmentProblem(f"{self.source.display}: more than {MAX_TIMEOUTS} requests had no answer "
+                                         f"within {self.timeout_s:g} s; the server is not answering ({TIMEOUT_ENV} "
+                                         "sets the time a request may take)") from None
             raise TooBig(f"{exc} ({TIMEOUT_ENV})") from None
         if answer.status != 200:
             return self._http_error(path, answer)
