@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -249,6 +250,15 @@ def test_a_slow_server_is_cut_off_at_the_deadline(behave: Callable[..., None], m
         code, out, err = timed(fleet(prom(s.base)))
     line = one_line(code, out, err, 4)
     assert f"{prom(s.base)}/api/v1/series: no answer within 1.5 s" in line
+
+
+def test_a_tls_handshake_that_never_comes_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """https to a port that accepts the connection (the kernel's backlog) and never says a word."""
+    monkeypatch.setenv("BLOCKFIT_PROMETHEUS_TIMEOUT", "1.5")
+    with socket.create_server(("127.0.0.1", 0)) as mute:
+        url = f"prometheus+https://127.0.0.1:{mute.getsockname()[1]}"
+        line = one_line(*timed(fleet(url)), 4)
+    assert f"{url}/api/v1/series: no answer within 1.5 s" in line
 
 
 def test_slow_queries_are_split_then_the_host_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -65,9 +65,9 @@ def post(url: str, body: bytes, headers: dict[str, str], shown: str, timeout_s: 
     parts = urllib.parse.urlsplit(url)
     host, port = parts.hostname or "", parts.port
     connect_s = min(CONNECT_S, timeout_s)
-    conn = (http.client.HTTPSConnection(host, port, timeout=connect_s, context=ssl.create_default_context())
-            if parts.scheme == "https" else http.client.HTTPConnection(host, port, timeout=connect_s))
     watchdog = _Watchdog(timeout_s)
+    conn = (_TLSConnection(host, port, connect_s, watchdog) if parts.scheme == "https"
+            else http.client.HTTPConnection(host, port, timeout=connect_s))
     try:
         answer = _exchange(conn, watchdog, parts.path or "/", body, headers, shown, max_bytes, url)
     except BlockfitError:
@@ -116,11 +116,29 @@ class _Watchdog:
         self._timer.cancel()
 
 
+class _TLSConnection(http.client.HTTPSConnection):
+    """https with the default context (certificate and host name verified), the handshake under the watchdog too:
+    the socket is wrapped first and watched, then the handshake runs (a server trickling it is cut at the
+    deadline like one trickling its answer)."""
+
+    def __init__(self, host: str, port: int | None, connect_s: float, watchdog: _Watchdog) -> None:
+        self.tls_context = ssl.create_default_context()
+        super().__init__(host, port, timeout=connect_s, context=self.tls_context)
+        self.watchdog = watchdog
+
+    def connect(self) -> None:
+        http.client.HTTPConnection.connect(self)   # TCP only
+        tls = self.tls_context.wrap_socket(self.sock, server_hostname=self.host, do_handshake_on_connect=False)
+        self.sock = tls
+        self.watchdog.watch(tls)
+        tls.do_handshake()
+
+
 def _exchange(conn: http.client.HTTPConnection, watchdog: _Watchdog, path: str, body: bytes,
               headers: dict[str, str], shown: str, max_bytes: int, url: str) -> Answer:
     conn.connect()
     assert conn.sock is not None
-    watchdog.watch(conn.sock)
+    watchdog.watch(conn.sock)   # again for https: the same socket
     conn.request("POST", path, body=body, headers={**headers, "Accept-Encoding": "identity"})
     resp = conn.getresponse()
     try:
