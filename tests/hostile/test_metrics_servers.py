@@ -325,6 +325,8 @@ GARBAGE: dict[str, tuple[str, bytes | dict[str, str], str]] = {
     "metric-label-number": ("query", ok({"resultType": "vector", "result": [{"metric": {"instance": 7},
                                                                               "value": [1, "1"]}]}),
                             "labels that are not strings"),
+    "label-escape": ("series", ok([{"__name__": "node_disk_reads_completed_total", "instance": "db\x1b[2J\nfake",
+                                    "device": "dm-3"}]), "a label with a control character"),
     "nan-read-share": ("query", NAN_SHARE, "give no read share"),
 }
 

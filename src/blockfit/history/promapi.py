@@ -71,6 +71,7 @@ def is_prometheus(text: str) -> bool:
     return text.startswith(SCHEME)
 
 
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _USERINFO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 
 
@@ -220,8 +221,13 @@ class Client:
         return items
 
     def _labels(self, value: object, path: str) -> Labels:
+        """A label set: strings without control characters (host and device names end up in messages and tables:
+        a newline or an escape sequence there would forge a line or drive the terminal)."""
         if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
             raise self._bad(path, "labels that are not strings")
+        for k, v in value.items():
+            if _CONTROL_RE.search(k) or _CONTROL_RE.search(v):
+                raise self._bad(path, f"a label with a control character: {quote(k, 40)}={quote(v, 60)!r}")
         return dict(value)
 
     def _sample(self, value: object, path: str) -> tuple[float, float]:
