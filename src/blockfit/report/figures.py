@@ -22,8 +22,11 @@ from matplotlib.ticker import Formatter
 from blockfit.units import fmt_compact
 
 # The report's look. Applied only while the report's figures are drawn and saved (report_style), never to
-# matplotlib's global rcParams: importing this module changes nothing for anyone else.
+# matplotlib's global rcParams: importing this module changes nothing for anyone else. Text is never parsed as
+# mathtext or TeX: labels carry strings from results ("$\frac{$" as a layout name crashed the drawing).
 STYLE: dict[str, Any] = {
+    "text.parse_math": False,
+    "text.usetex": False,
     "svg.fonttype": "none",
     "svg.hashsalt": "blockfit-report",
     "font.family": "DejaVu Sans",
