@@ -11,7 +11,10 @@
   CLI's entry point); the few steps that must not be cut in half (creating a temp file and registering it, the
   renames, the clean-up) run `held()`, which keeps a signal until they are done.
 
-A symlinked output is written through: its target is replaced and the link stays.
+Nothing is written through a symlink: a link at an output's name is replaced by the new file (renamed over the
+link's own name, in the link's own folder) and one line on stderr says so. Following it would let anyone who can
+plant a link in a shared folder (/tmp, sticky and world-writable) choose which file a root run replaces. The
+folders above the name are resolved as usual.
 """
 
 from __future__ import annotations
@@ -136,6 +139,28 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def _dest(path: Path) -> Path:
+    """The name a write to `path` replaces: its folder resolved, its own name kept (a symlink there is replaced,
+    never followed). A path ending in no name ('/', '.', '..') is resolved whole: it names a directory."""
+    if path.name in ("", ".", ".."):
+        return _real(path)
+    return _real(path.parent) / path.name
+
+
+def _link_text(path: Path) -> str | None:
+    """What the symlink at path points to, or None if path is not a symlink."""
+    try:
+        return os.readlink(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _say_link_replaced(what: str, path: Path, link: str | None) -> None:
+    if link is not None:  # repr: a link's text may hold terminal escapes
+        print(f"blockfit: {what} {str(path)!r}: was a symlink to {link!r}; replaced the link, not its target",
+              file=sys.stderr)
+
+
 def _first_existing_ancestor(path: Path) -> Path:
     for parent in path.parents:
         if os.path.lexists(parent):
@@ -146,13 +171,15 @@ def _first_existing_ancestor(path: Path) -> Path:
 def check_target(path: Path, what: str) -> None:
     """Refuse a result path that cannot be written atomically, before any work: a directory, a parent that is a
     file, missing or not writable, or an existing non-regular file (renaming over /dev/null as root would replace
-    the device node with a regular file). A symlink is judged by the file it points to."""
-    target = _real(path)
+    the device node with a regular file). A symlink is not followed: it will be replaced, like a missing file."""
+    target = _dest(path)
     try:
-        st = target.stat() if os.path.lexists(target) else None
+        st = os.lstat(target) if os.path.lexists(target) else None
         parent_ok = target.parent.is_dir()
     except OSError as exc:
         raise InputError(f"{what} {str(path)!r}: cannot be used ({exc.strerror})") from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        st = None
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise InputError(f"{what} {str(path)!r}: expected a file path, not a directory")
     if st is not None and not stat.S_ISREG(st.st_mode):
@@ -227,7 +254,7 @@ def _create_temp(target: Path) -> tuple[int, Path]:
     """Create and register a temp file beside target (held: a signal cannot come between the two)."""
     with held():
         tmp = _temp_name(target)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         _temps.add(tmp)
     return fd, tmp
 
@@ -242,10 +269,13 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _keep_mode(fd: int, target: Path) -> None:
-    """A replaced file keeps its permission bits (and, as root, its owner); a new one gets 0666 less the umask."""
+    """A replaced file keeps its permission bits (and, as root, its owner); a new one, or one that replaces a symlink,
+    gets 0666 less the umask (never the mode or owner of whatever the link pointed to)."""
     try:
-        st = os.stat(target)
+        st = os.lstat(target)
     except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode):
         return
     os.fchmod(fd, stat.S_IMODE(st.st_mode))
     if os.geteuid() == 0:
@@ -271,6 +301,23 @@ def _remove(path: Path) -> None:
     _temps.discard(path)
 
 
+def _replace(tmp: Path, target: Path, what: str, path: Path) -> None:
+    """Rename tmp over target's own name (a symlink there is replaced, not followed), and say so for a link."""
+    link = _link_text(target)
+    os.replace(tmp, target)
+    _temps.discard(tmp)
+    _say_link_replaced(what, path, link)
+
+
+def _name_identity(target: Path) -> tuple[object, ...]:
+    """The folder (device, inode) and name a write replaces: two outputs with the same are one file."""
+    try:
+        st = os.stat(target.parent)
+    except OSError:
+        return ("path", str(target))
+    return (st.st_dev, st.st_ino, target.name)
+
+
 def _encode(data: str | bytes) -> bytes:
     # a name or title from argv that was not UTF-8 holds lone surrogates: written escaped, not a traceback
     return data if isinstance(data, bytes) else data.encode("utf-8", errors="backslashreplace")
@@ -285,8 +332,8 @@ class Batch:
 
     def add(self, path: Path, data: str | bytes, what: str) -> None:
         check_target(path, what)
-        target = _real(path)
-        if any(_identity(target) == _identity(t) for _, t, _, _ in self._staged):
+        target = _dest(path)
+        if any(_name_identity(target) == _name_identity(t) for _, t, _, _ in self._staged):
             raise InputError(f"{what} {str(path)!r}: written twice in one run")
         try:
             fd, tmp = _create_temp(target)
@@ -308,10 +355,9 @@ class Batch:
         with held():
             for tmp, target, what, path in self._staged:
                 try:
-                    os.replace(tmp, target)
+                    _replace(tmp, target, what, path)
                 except OSError as exc:
                     raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
-                _temps.discard(tmp)
                 written.append(path)
             for directory in dict.fromkeys(t.parent for _, t, _, _ in self._staged):
                 _fsync_dir(directory)
@@ -346,7 +392,7 @@ class StreamFile:
 
     def __init__(self, path: Path, what: str) -> None:
         check_target(path, what)
-        self.path, self.what, self.target = path, what, _real(path)
+        self.path, self.what, self.target = path, what, _dest(path)
         try:
             fd, self.tmp = _create_temp(self.target)
         except OSError as exc:
@@ -378,11 +424,10 @@ class StreamFile:
             fh, self._fh = self._fh, None
             try:
                 fh.close()
-                os.replace(self.tmp, self.target)
+                _replace(self.tmp, self.target, self.what, self.path)
             except OSError as exc:
                 _remove(self.tmp)
                 raise InputError(f"{self.what} {str(self.path)!r}: cannot write ({exc.strerror})") from None
-            _temps.discard(self.tmp)
             written.append(self.path)
             _fsync_dir(self.target.parent)
 
@@ -422,7 +467,7 @@ def _folder_lock(target: Path, path: Path, what: str) -> Iterator[None]:
     while True:
         with held():
             try:
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             except OSError as exc:
                 raise InputError(f"{what} {str(path)!r}: cannot lock ({exc.strerror})") from None
         try:
@@ -484,9 +529,12 @@ def _carry_over(old: Path, new: Path, ours: set[str], fresh: set[str], path: Pat
 def replace_folder(path: Path, files: Sequence[tuple[str, str | bytes, int]], what: str, force: bool) -> None:
     """Write `files` (relative path, content, mode) as the folder `path`, whole: assembled in a hidden sibling and
     renamed into place (a new folder) or exchanged with the old one (--force: the old build's own files go, the
-    user's other files are kept). Refuses a non-empty folder without force. Parents are created as needed."""
-    target = _real(path)
-    if os.path.lexists(target) and not target.is_dir():
+    user's other files are kept). Refuses a non-empty folder without force, and the current directory or one that
+    contains it (a shell left in the removed old folder sees nothing). A symlink at `path` is replaced by the new
+    folder; the folder it pointed to is not touched. Parents are created as needed."""
+    target = _dest(path)
+    _refuse_cwd(target, path, what)
+    if os.path.lexists(target) and not target.is_symlink() and not target.is_dir():
         raise InputError(f"{what} {str(path)!r}: exists and is not a directory")
     ancestor = target.parent if os.path.lexists(target.parent) else _first_existing_ancestor(target.parent)
     if not ancestor.is_dir():
@@ -512,9 +560,25 @@ def replace_folder(path: Path, files: Sequence[tuple[str, str | bytes, int]], wh
                     parent.rmdir()
 
 
+def _refuse_cwd(target: Path, path: Path, what: str) -> None:
+    """A build folder is swapped in whole and the old one removed: never the root, the current directory or a
+    folder that holds it (`build --out . --force` left the caller's shell in a deleted folder)."""
+    if target == Path(target.anchor or "/"):
+        raise InputError(f"{what} {str(path)!r}: is the root directory; choose a folder for the build")
+    try:
+        cwd = Path(os.getcwd())
+    except OSError:  # the current directory is gone already: nothing to protect
+        return
+    if target == cwd or target in cwd.parents:
+        where = "is the current directory" if target == cwd else f"contains the current directory {str(cwd)!r}"
+        raise InputError(f"{what} {str(path)!r}: {where}; the build replaces its folder whole, which would leave "
+                         "this shell in a deleted folder: choose another folder, or cd out of it first")
+
+
 def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int]], path: Path, what: str,
                        force: bool) -> None:
-    exists = target.is_dir()
+    link = _link_text(target)  # a symlink is replaced by the folder, like a missing one
+    exists = link is None and target.is_dir()
     if exists and not force:
         with os.scandir(target) as entries:
             if any(entries):
@@ -551,7 +615,7 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
         _fsync_dir(tmp)
         test_hold("rename")
         with held():
-            if not exists:
+            if not exists and link is None:
                 os.rename(tmp, target)  # onto nothing, or onto an empty folder made meanwhile
                 _temps.discard(tmp)
             elif not _renameat2_exchange(tmp, target):  # else: the old folder now has the temp name
@@ -565,7 +629,8 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
                     _temps.discard(aside)
                     raise
                 _temps.discard(tmp)
-                _remove(aside)
+                _remove(aside)  # the old folder, or the replaced link (removed itself, not what it named)
+            _say_link_replaced(what, path, link)
             written.append(path)
             _fsync_dir(target.parent)
     finally:

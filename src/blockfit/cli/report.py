@@ -54,5 +54,6 @@ def report_command(
     if json_out:
         print_json({"report": str(out), "inputs": [str(p) for p in results], "png": pngs})
     else:
+        # markup off: a file name such as "[bold]x.html" is a name, not rich markup
         console.print(f"report written to {out}" + (f" ({len(pngs)} PNGs in {png})" if png else ""),
-                      highlight=False)
+                      highlight=False, markup=False)

@@ -11,6 +11,7 @@ from blockfit.emit.safety import COMMON_CHECKS, check_device_path, render_templa
 from blockfit.errors import InputError
 from blockfit.files import replace_folder
 from blockfit.schema import BuildResult, BuildStep, Plan
+from blockfit.schema.build import step_content
 
 
 def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
@@ -71,6 +72,8 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
     result.steps.append(readme)
     files.append(GeneratedFile(readme, render_template("README.md.j2", ctx=ctx, result=result, runnable=runnable,
                                                        plan=ctx.plan, candidate=ctx.candidate), executable=False))
+    # each step carries its text: the report shows the build from the result, never by opening its paths
+    result.steps = [f.step.model_copy(update={"content": step_content(f.text)}) for f in files]
     return result, files
 
 

@@ -1,12 +1,13 @@
 """Section for `blockfit build` (BuildResult): the generated scripts, collapsed, and the safety checks they make.
 
-The scripts are read from the build's output directory when it is still there; the safety checks are the
-build's own list in plain words (BuildResult.safety_checks), never text scraped from the scripts.
+Everything shown comes from the result itself: each step's text is the step's `content`, never read from the
+paths the result names (a hand-edited result naming /proc/self/environ or /dev/zero would put the environment
+on the page or exhaust memory). An older result without `content` renders without the text, saying so. The
+safety checks are the build's own list in plain words (BuildResult.safety_checks), never text scraped from
+the scripts.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from blockfit.report.page import Details, Section
 from blockfit.schema import BuildResult
@@ -34,11 +35,9 @@ def section(b: BuildResult, source: str) -> Section:
     s = Section("build", f"Build: {b.manager} on {len(b.devices)} device(s)", source, summary(b))
     missing = 0
     for st in sorted(b.steps, key=lambda st: (st.order == 0, st.order)):
-        path = Path(b.out_dir) / st.path
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            text = f"({path} is no longer there: rerun blockfit build to see it)"
+        text = st.content
+        if text is None:
+            text = "(this build result does not carry the file's text: rerun blockfit build --json to see it here)"
             missing += 1
         order = f"{st.order}. " if st.order else ""
         device = " — writes to devices" if st.touches_devices else ""
@@ -47,7 +46,8 @@ def section(b: BuildResult, source: str) -> Section:
         s.lists.append(("What the scripts check before they change anything, and what they never change",
                         list(b.safety_checks)))
     elif missing:
-        s.notes.append("The scripts were not found, so their safety checks cannot be listed here.")
+        s.notes.append("This build result does not carry its scripts' text or safety checks (it was written by an "
+                       "older blockfit); rerun blockfit build --json to see them here.")
     if b.notes:
         s.lists.append(("Notes", list(b.notes)))
     return s

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +23,11 @@ from matplotlib.ticker import Formatter
 from blockfit.units import fmt_compact
 
 # The report's look. Applied only while the report's figures are drawn and saved (report_style), never to
-# matplotlib's global rcParams: importing this module changes nothing for anyone else.
+# matplotlib's global rcParams: importing this module changes nothing for anyone else. Text is never parsed as
+# mathtext or TeX: labels carry strings from results ("$\frac{$" as a layout name crashed the drawing).
 STYLE: dict[str, Any] = {
+    "text.parse_math": False,
+    "text.usetex": False,
     "svg.fonttype": "none",
     "svg.hashsalt": "blockfit-report",
     "font.family": "DejaVu Sans",
@@ -121,11 +125,15 @@ class FigureSink:
         self.count += 1
         slug = f"{self.count:02d}-{name}"
         buf = io.StringIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-        if self.png_dir is not None:
-            png = io.BytesIO()
-            fig.savefig(png, format="png", dpi=150, metadata={"Software": None})
-            self.pngs.append((self.png_dir / f"{slug}.png", png.getvalue()))
+        with warnings.catch_warnings():
+            # a name from a result may hold a character no font draws (a terminal escape): the SVG keeps it as text
+            # (the page shows it as \x1b), and no warning echoes it raw to the terminal
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+            if self.png_dir is not None:
+                png = io.BytesIO()
+                fig.savefig(png, format="png", dpi=150, metadata={"Software": None})
+                self.pngs.append((self.png_dir / f"{slug}.png", png.getvalue()))
         return ReportFigure(slug, caption, _inline(buf.getvalue(), f"f{self.count}-"))
 
 

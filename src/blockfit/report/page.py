@@ -1,10 +1,13 @@
 """The page: sections (one per result) rendered by a jinja2 template into one self-contained HTML file.
 
-Self-contained means: CSS inline, figures inline SVG, no script, no link to anything outside the file.
+Self-contained means: CSS inline, figures inline SVG, no script, no link to anything outside the file. Text from
+results is escaped by the template; control characters (a terminal escape in a device name) are shown as `\x1b`,
+as HTML and SVG text may not hold them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -58,9 +61,19 @@ _env = jinja2.Environment(
 )
 
 
+# C0 and C1 controls but tab, newline and carriage return; DEL; lone surrogates (a name that was not UTF-8)
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def render_page(title: str, sections: list[Section], inputs: list[str]) -> str:
     for i, section in enumerate(sections):
         section.anchor = f"s{i + 1}-{section.kind}"
-    return _env.get_template("report.html.j2").render(
+    page = _env.get_template("report.html.j2").render(
         title=title, sections=sections, inputs=inputs, version=__version__,
         created=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+    return _CONTROL.sub(_visible, page)

@@ -1,4 +1,9 @@
-"""What `blockfit build` writes: the scripts of one build, in the order they run."""
+"""What `blockfit build` writes: the scripts of one build, in the order they run.
+
+Each step carries the text it wrote (`content`, bounded), so `blockfit report` shows a build from the result
+alone: a path named inside a result is never opened (a result naming /proc/self/environ put the environment on
+the page).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from blockfit.schema.result import ResultEnvelope
+
+CONTENT_MAX = 64 * 1024  # characters of one file a build result carries; the generated files are ~1-16 KiB
 
 StepKind = Literal["provision", "attach", "volume-manager", "migrate", "filesystem", "asm-sql", "terraform", "runner"]
 
@@ -20,6 +27,19 @@ class BuildStep(BaseModel):
     kind: StepKind
     touches_devices: bool = Field(description="writes to local block devices (has the safety preamble)")
     description: str
+    content: str | None = Field(
+        default=None, max_length=CONTENT_MAX,
+        description="the file's text as written, at most 65,536 characters (a longer file is cut, and says so "
+                    "on its last line); absent in build results written before 2026-11-27")
+
+
+def step_content(text: str) -> str:
+    """The text a step carries: the file whole, or its first part and one line saying how much was left out."""
+    if len(text) <= CONTENT_MAX:
+        return text
+    tail = f"\n[... {len(text):,} characters in the file; the first {{:,}} are shown]\n"
+    keep = CONTENT_MAX - len(tail.format(CONTENT_MAX))
+    return text[:keep] + tail.format(keep)
 
 
 class BuildResult(ResultEnvelope):
