@@ -153,3 +153,30 @@ def test_a_planted_lock_link_creates_nothing_where_it_points(tmp_path: Path) -> 
     with pytest.raises(InputError, match="cannot lock"):
         replace_folder(tmp_path / "scripts", [("run-all.sh", "x", 0o755)], what="--out", force=False)
     assert not (tmp_path / "made-by-root").exists() and not (tmp_path / "scripts").exists()
+
+
+@root_only
+@pytest.mark.root
+def test_a_planted_file_of_another_user_in_a_sticky_folder_does_not_give_them_our_output(tmp_path: Path) -> None:
+    """Another user's regular file at the output's name in a sticky folder: the new file is ours (root's), with a
+    new file's mode; elsewhere a replaced file keeps its owner and mode (a DBA's own file rewritten by sudo)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    planted = shared / "plan.json"
+    planted.write_text("{}")
+    os.chmod(planted, 0o666)
+    os.chown(planted, NOBODY, NOBODY)
+    write_atomically(planted, "ours\n", "-o")
+    st = os.lstat(planted)
+    assert st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o002 == 0
+    assert planted.read_text() == "ours\n"
+    private = tmp_path / "private"
+    private.mkdir()
+    mine = private / "plan.json"
+    mine.write_text("{}")
+    os.chmod(mine, 0o640)
+    os.chown(mine, NOBODY, NOBODY)
+    write_atomically(mine, "ours\n", "-o")
+    st = os.lstat(mine)
+    assert st.st_uid == NOBODY and stat.S_IMODE(st.st_mode) == 0o640

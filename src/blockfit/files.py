@@ -270,17 +270,26 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _keep_mode(fd: int, target: Path) -> None:
     """A replaced file keeps its permission bits (and, as root, its owner); a new one, or one that replaces a symlink,
-    gets 0666 less the umask (never the mode or owner of whatever the link pointed to)."""
+    gets 0666 less the umask (never the mode or owner of whatever the link pointed to). In a sticky folder (/tmp,
+    a shared drop folder) a file of another user is not copied either: whoever planted it there would otherwise
+    own, and could edit, what root writes in its place."""
     try:
         st = os.lstat(target)
     except OSError:
         return
-    if stat.S_ISLNK(st.st_mode):
+    if stat.S_ISLNK(st.st_mode) or (st.st_uid != os.geteuid() and _sticky(target.parent)):
         return
     os.fchmod(fd, stat.S_IMODE(st.st_mode))
     if os.geteuid() == 0:
         with contextlib.suppress(OSError):
             os.fchown(fd, st.st_uid, st.st_gid)
+
+
+def _sticky(folder: Path) -> bool:
+    try:
+        return bool(os.stat(folder).st_mode & stat.S_ISVTX)
+    except OSError:
+        return False
 
 
 def _fsync_dir(directory: Path) -> None:
