@@ -31,7 +31,10 @@ def _visible(ch: str) -> str:
 
 def visible(value: object) -> str:
     """The text with every control, format and line-separator character shown as \\xNN / \\uNNNN: one line."""
-    return "".join(_visible(c) if unicodedata.category(c) in _HIDDEN else c for c in str(value))
+    text = str(value)
+    if text.isprintable():  # none of them (isprintable is False for every hidden category): the common case
+        return text
+    return "".join(_visible(c) if unicodedata.category(c) in _HIDDEN else c for c in text)
 
 
 # ---- bash
