@@ -6,6 +6,10 @@ would exhaust the parser's stack), no NaN or Infinity (never written by blockfit
 number that overflows a float, and no negative value where the name says it is a physical quantity (the
 vocabulary's unit suffixes: IOPS, MB/s, GB, bytes, ms, s, dollars). `check_envelope` checks `kind` and
 `schema_version` before the schema validates the rest. Problems are InputErrors naming the file and what is wrong.
+
+A plan file feeds scripts run as root, so `read_plan` trusts it for choices, never for text: its strings are made
+one line each, and each candidate's layout and instance are derived again from the spec grammar on the catalog
+version the plan names (`rederive_plan`); a field that disagrees with what they derive is refused.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from importlib import resources
 from pathlib import Path
 
 import hcl2
@@ -225,3 +226,25 @@ def test_a_markdown_code_span_shows_the_value(value: str) -> None:
     children = _inline_children(f"x {md_code(value)} y\n")
     assert [c.type for c in children] == ["text", "code_inline", "text"]
     assert children[1].content == visible(value)
+
+
+# ---- every template value goes through an escaper
+
+_FILTERED = re.compile(r"\|\s*(q|qlist|comment|hcl|hcl_number|num|sql_literal|sql_name|md|md_code)\s*"
+                       r"(if .* else \"[^\"]*\")?$")
+# expressions that only choose between literals of the template itself, or (oci.tf) attribute lines whose
+# names are constants and whose values provision.py builds from constants, an int and hcl_string()
+_LITERAL_CHOICES = {
+    '2 if redundancy == "NORMAL" else 3', '"DISK" if loop.first else "    "', '"," if not loop.last else ""',
+    '", " if not loop.last else ""', '",layout" if level == "raid10" else ""',
+    "' once the agent has logged in' if attachment == 'iscsi' else ''", 'ctx.devices | map("md") | join(", ")',
+    'key.ljust(attach_attrs | map("first") | map("length") | max)', "value",
+}
+
+
+def test_every_template_expression_is_escaped_or_a_literal_choice() -> None:
+    templates = sorted(Path(str(resources.files("blockfit.emit") / "templates")).glob("*.j2"))
+    assert len(templates) >= 17
+    loose = [(t.name, e) for t in templates for e in re.findall(r"\{\{\s*(.*?)\s*\}\}", t.read_text())
+             if not _FILTERED.search(e) and e not in _LITERAL_CHOICES]
+    assert loose == []
