@@ -141,9 +141,10 @@ def read_text(path: Path, where: str, expected: str) -> str:
         raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
 
 
-def read_plan(path: Path, where: str | None = None) -> Plan:
+def read_plan(path: Path, where: str | None = None, catalog: str | None = None) -> Plan:
     """The plan at PATH, checked as report checks every result: bounded, finite, its kind and schema version known
-    (`build --plan` and `lab --plan` read it here, once)."""
+    (`build --plan` and `lab --plan` read it here, once), then derived again (rederive_plan) on the catalog version
+    it names, or on CATALOG (--catalog: a date, or the file `catalog import` wrote that the plan was made on)."""
     from blockfit.schema import Plan
 
     where, expected = where or f"--plan {path}", "a plan.json written by 'blockfit plan'"
@@ -157,7 +158,7 @@ def read_plan(path: Path, where: str | None = None) -> Plan:
     if isinstance(data, dict) and "kind" not in data:
         data = {**data, "kind": "plan"}  # written before results carried their kind
     model = check_envelope(data, where, {"plan": Plan}, expected)
-    return rederive_plan(validate(model, one_line_strings(data, where), where), where)
+    return rederive_plan(validate(model, one_line_strings(data, where), where), where, catalog)
 
 
 MAX_TEXT = 4096  # characters in any one string of a plan; blockfit's longest (a note) is a few hundred
@@ -185,14 +186,14 @@ def one_line_strings(data: Any, where: str) -> Any:
     return walk(data, "")
 
 
-def rederive_plan(plan: Plan, where: str) -> Plan:
+def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
     """The plan with every field a build or a lab acts on derived again from the spec grammar and the catalog the
     plan names: its cloud, catalog version, and each candidate's layout, instance, volume, attachment, paths,
     redundancy, stripe and queue depths. A field that does not parse, or disagrees with what the grammar derives
     from its spec, is an InputError naming it; the plan returned carries the derived values, never the file's."""
     from datetime import date
 
-    from blockfit.catalog import CLOUDS, load_catalog, versions
+    from blockfit.catalog import CLOUDS, load_catalog, resolve_catalog, versions
 
     if plan.cloud not in CLOUDS:
         raise InputError(f"{where}: cloud {plan.cloud[:40]!r}: expected one of {', '.join(CLOUDS)}")
@@ -204,21 +205,30 @@ def rederive_plan(plan: Plan, where: str) -> Plan:
         version = date.fromisoformat(plan.catalog_version) if len(plan.catalog_version) == 10 else None
     except ValueError:
         version = None
-    if version not in known:
-        raise InputError(f"{where}: catalog_version {plan.catalog_version[:40]!r}: expected one of the {plan.cloud} "
-                         f"catalog versions this blockfit has ({', '.join(v.isoformat() for v in known)})")
-    cat = load_catalog(plan.cloud, version)
+    if version is None:
+        raise InputError(f"{where}: catalog_version {plan.catalog_version[:40]!r}: expected a date YYYY-MM-DD")
+    if catalog is not None:  # the user names the catalog: the plan is derived again on it
+        cat = resolve_catalog(plan.cloud, catalog)
+    elif version in known:
+        cat = load_catalog(plan.cloud, version)
+    else:
+        known_list = ", ".join(v.isoformat() for v in known)
+        first = f" (candidate 0 on {plan.candidates[0].instance[:60]})" if plan.candidates else ""
+        raise InputError(f"{where}: catalog_version {version}{first}: not a {plan.cloud} catalog version this blockfit "
+                         f"ships ({known_list}); a plan made on a file 'blockfit catalog import' wrote is read with "
+                         "that file: --catalog PATH")
     _check_io_sizes(plan.requirements.small_io, plan.requirements.large_io, f"{where}: requirements")
-    update: dict[str, Any] = {
-        "candidates": [_rederive_candidate(c, cat, f"{where}: candidates.{i}") for i, c in enumerate(plan.candidates)],
-        "pareto": [_rederive_candidate(c, cat, f"{where}: pareto.{i}") for i, c in enumerate(plan.pareto)],
-    }
+
+    def derive(c: Candidate, here: str) -> Candidate:
+        return _rederive_candidate(c, cat, plan.catalog_version, f"{where}: {here}")
+
+    update: dict[str, Any] = {"candidates": [derive(c, f"candidates.{i}") for i, c in enumerate(plan.candidates)],
+                              "pareto": [derive(c, f"pareto.{i}") for i, c in enumerate(plan.pareto)]}
     if plan.infeasible is not None:
         inf = plan.infeasible
         update["infeasible"] = inf.model_copy(update={
-            "best": None if inf.best is None else _rederive_candidate(inf.best, cat, f"{where}: infeasible.best"),
-            "alternatives": [_rederive_candidate(c, cat, f"{where}: infeasible.alternatives.{i}")
-                             for i, c in enumerate(inf.alternatives)]})
+            "best": None if inf.best is None else derive(inf.best, "infeasible.best"),
+            "alternatives": [derive(c, f"infeasible.alternatives.{i}") for i, c in enumerate(inf.alternatives)]})
     return plan.model_copy(update=update)
 
 
@@ -236,7 +246,7 @@ def _check_count(value: int | None, here: str) -> None:
         raise InputError(f"{here} {value:.3g}: expected a whole count from 1 to 1000000")
 
 
-def _rederive_candidate(c: Candidate, cat: Catalog, here: str) -> Candidate:
+def _rederive_candidate(c: Candidate, cat: Catalog, version: str, here: str) -> Candidate:
     """One candidate with its layout and instance parsed again on CAT and checked against the details the file
     carries; the result holds the parsed values and the canonical spec strings."""
     from typing import get_args
@@ -254,9 +264,9 @@ def _rederive_candidate(c: Candidate, cat: Catalog, here: str) -> Candidate:
             raise InputError(f"{here}.{name}: a spec of {len(text)} characters; expected at most {MAX_SPEC}")
     if p.cloud != cat.cloud or d.volume.cloud != cat.cloud or c.instance_detail.cloud != cat.cloud:
         raise InputError(f"{here}.prediction: a cloud other than the plan's {cat.cloud}")
-    if p.catalog_version != cat.version.isoformat():
+    if p.catalog_version != version:
         raise InputError(f"{here}.prediction.catalog_version {p.catalog_version[:40]!r}: expected the plan's "
-                         f"{cat.version.isoformat()}")
+                         f"{version}")
     stripe = check_stripe(d.stripe_size, d.members, f"{here}.layout_detail.stripe_size")
     try:
         layout = parse_layout(c.layout, cat.cloud, cat, stripe_size=stripe, manager=d.manager)

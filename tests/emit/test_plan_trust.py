@@ -241,3 +241,21 @@ def test_a_stripe_of_two_to_the_64_is_refused_not_zero(tmp_path):
         build(make_plan(make_layout(members=2, stripe=2**64)), manager="lvm", devices=["/dev/sdc", "/dev/sdd"],
               out_dir=tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_catalog_version_not_shipped_needs_the_catalog_it_was_made_on(part3, tmp_path):
+    """A plan made on a `catalog import` file carries that file's date: refused alone (naming --catalog), read
+    with --catalog; build takes the option as lab does."""
+    data = json.loads(json.dumps(part3))
+    data["catalog_version"] = "2026-11-27"
+    for cand in data["candidates"] + data["pareto"]:
+        cand["prediction"]["catalog_version"] = "2026-11-27"
+    path = _write(tmp_path, data)
+    with pytest.raises(InputError, match=r"catalog_version 2026-11-27.*--catalog PATH"):
+        read_plan(path)
+    assert read_plan(path, catalog="2026-11-25").candidates[0].layout == "6x768G@balanced"
+    args = ["build", "--plan", str(path), "--manager", "lvm", "--out", "o", "--devices",
+            ",".join(f"/dev/oracleoci/oraclevd{c}" for c in "bcdefg")]
+    assert _cli(*args, cwd=tmp_path).returncode == 2
+    proc = _cli(*args, "--catalog", "2026-11-25", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
