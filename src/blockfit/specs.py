@@ -24,9 +24,9 @@ from blockfit.schema import Instance, Layout, Volume
 from blockfit.schema.layout import Manager
 from blockfit.units import parse_volume_gb
 
-_LAYOUT_RE = re.compile(r"^\s*(\d+)\s*[xX]\s*([0-9.]+\s*[A-Za-z]+)\s*@\s*([A-Za-z0-9._-]+)"
-                        r"(?::(\d+))?(?::(\d+(?:\.\d+)?))?\s*$")
-_INSTANCE_RE = re.compile(r"^\s*([A-Za-z0-9._-]+)(?::(\d+(?:\.\d+)?))?\s*$")
+_LAYOUT_RE = re.compile(r"\s*(\d+)\s*[xX]\s*([0-9.]+\s*[A-Za-z]+)\s*@\s*([A-Za-z0-9._-]+)"
+                        r"(?::(\d+))?(?::(\d+(?:\.\d+)?))?\s*", re.ASCII)
+_INSTANCE_RE = re.compile(r"\s*([A-Za-z0-9._-]+)(?::(\d+(?:\.\d+)?))?\s*", re.ASCII)
 LAYOUT_HELP = ("COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120vpu, 2x1T@gp3:16000:1000, "
                "1x46.6G@boot (OCI boot volume; boot-higher, boot-120vpu); MBPS in MiB/s for gp3 and "
                "hyperdisk-balanced, in MB/s for premium-v2 and ultra")
@@ -36,7 +36,7 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
                  manager: Manager = "lvm") -> Layout:
     """Parse and validate a layout spec against the cloud's catalog (sizes, levels, provisioning ranges)."""
     cat = catalog or load_catalog(cloud)
-    m = _LAYOUT_RE.match(spec or "")
+    m = _LAYOUT_RE.fullmatch(spec or "")
     if not m:
         raise InputError(f"layout {spec!r}: expected {LAYOUT_HELP}")
     if len(m.group(1).lstrip("0")) > 6:  # int() of thousands of digits is refused by Python itself
@@ -93,7 +93,7 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
     """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan). A GCP
     predefined machine type (n2-standard-16) is read in full: series, family and vCPUs, each checked."""
     cat = catalog or load_catalog(cloud)
-    m = _INSTANCE_RE.match(spec or "")
+    m = _INSTANCE_RE.fullmatch(spec or "")
     if not m:
         raise InputError(f"{what} {spec!r}: {instance_expected(cat.cloud)}")
     name, count = m.group(1), m.group(2)

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from blockfit.catalog import load_catalog
 from blockfit.cli import main
 from blockfit.emit import build
 from blockfit.emit.asm import au_size_mb
@@ -24,7 +25,9 @@ from blockfit.emit.lvm import extent_bytes
 from blockfit.emit.migrate import extents_to_add
 from blockfit.emit.provision import OCI_CLI_FLAGS
 from blockfit.errors import InputError
+from blockfit.model.resolve import layout_spec
 from blockfit.schema import BuildResult
+from blockfit.specs import parse_layout
 from support.build import make_layout, make_plan
 
 KIB, MIB = 1024, 1024 * 1024
@@ -127,9 +130,17 @@ def test_raid10_plan_builds_mdadm_raid10_near2_with_the_plans_chunk(tmp_path):
     assert "su=256k,sw=4" in (tmp_path / "r0" / "40-filesystem.sh").read_text()
 
 
-def write_plan(tmp_path: Path, **layout: object) -> Path:
+def write_plan(tmp_path: Path, members: int) -> Path:
+    """A plan file `build --plan` accepts: its layout spec, details and catalog version agree (read_plan derives
+    them again and refuses a file whose fields disagree)."""
+    cat = load_catalog("oci")
+    layout = parse_layout(f"{members}x500G@balanced", "oci", cat, stripe_size=1024 * 1024)
+    data = json.loads(make_plan(layout).model_dump_json())
+    for node in (data["candidates"][0], data["candidates"][0]["prediction"]):
+        node["layout"] = layout_spec(cat, layout)
+    data["catalog_version"] = data["candidates"][0]["prediction"]["catalog_version"] = cat.version.isoformat()
     path = tmp_path / "plan.json"
-    path.write_text(make_plan(make_layout(**layout)).model_dump_json())  # type: ignore[arg-type]
+    path.write_text(json.dumps(data))
     return path
 
 

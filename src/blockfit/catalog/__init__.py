@@ -40,7 +40,7 @@ __all__ = ["CATALOG_SPEC_HELP", "CLOUDS", "CapSet", "Catalog", "ComputePrice", "
 
 # --catalog takes a date (YYYY-MM-DD or YYYY-MM) or a file path: text of exactly this form is always a date (give a
 # file named like a date as ./2026-11-25), anything else is a path
-_DATE_FORM = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+_DATE_FORM = re.compile(r"^\d{4}-\d{2}(-\d{2})?\Z", re.ASCII)
 CATALOG_SPEC_HELP = ("catalog: a date YYYY-MM-DD or YYYY-MM (the shipped version in force that day; default the "
                      "newest) or the path of a catalog file 'blockfit catalog import' wrote")
 

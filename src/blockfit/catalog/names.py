@@ -7,7 +7,7 @@ import re
 
 from blockfit.catalog.models import Catalog, Shape
 
-_AZURE_SIZE = re.compile(r"^([A-Z]+)(\d+)(?:-\d+)?([a-z]*)(?:_(v\d+))?$")
+_AZURE_SIZE = re.compile(r"^([A-Z]+)(\d+)(?:-\d+)?([a-z]*)(?:_(v\d+))?\Z")
 
 IMPORT_HOWTO = {
     "aws": "aws ec2 describe-instance-types --output json > types.json; blockfit catalog import --cloud aws types.json "

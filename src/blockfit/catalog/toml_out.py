@@ -13,7 +13,7 @@ import re
 from datetime import date
 from typing import Any
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+\Z")
 # sections written as [section.KEY] tables, in this order; anything else at the top level is a plain table
 _TABLES_OF_TABLES = ("sources", "volume_types", "shapes", "compute_prices")
 

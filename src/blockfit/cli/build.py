@@ -33,6 +33,9 @@ def build_command(
     lv: Annotated[str, typer.Option("--lv", help="LVM logical volume name")] = "blockfit_lv",
     md_name: Annotated[str, typer.Option("--md-name", help="mdadm array name (/dev/md/NAME)")] = "blockfit",
     diskgroup: Annotated[str, typer.Option("--diskgroup", help="ASM disk group name")] = "DATA",
+    catalog: Annotated[str | None, typer.Option(
+        "--catalog", help="the catalog file 'blockfit catalog import' wrote that the plan was made on (the plan is "
+                          "checked against it); default: the shipped version the plan names")] = None,
     force: Annotated[bool, typer.Option("--force", help="write into a non-empty --out directory")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     report: ReportOption = None,
@@ -42,9 +45,9 @@ def build_command(
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
     if not device_list:
         raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")
-    result = build_scripts(read_plan(plan), manager=manager, devices=device_list, out_dir=out, candidate=candidate,
-                           mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision_with=provision,
-                           force=force, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    result = build_scripts(read_plan(plan, catalog=catalog), manager=manager, devices=device_list, out_dir=out,
+                           candidate=candidate, mount=mount, fs=fs, migrate_from=migrate_from, method=method,
+                           provision_with=provision, force=force, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
     save_report(result, report)
     if as_json:
         print_json(result)

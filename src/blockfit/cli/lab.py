@@ -148,7 +148,7 @@ def lab_target(plan: Path | None, cloud: str | None, catalog: str | None, layout
     from blockfit.lab.target import from_plan, from_specs
 
     if plan is not None:
-        given = read_plan(plan)
+        given = read_plan(plan, catalog=catalog)
         return from_plan(given, catalog_for(given.cloud, catalog, "--plan"), f"--plan {plan}")
     if not (cloud and layout and instance):
         raise InputError("lab: give --plan plan.json, or all of --cloud, --layout and --instance")

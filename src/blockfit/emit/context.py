@@ -14,8 +14,31 @@ MANAGERS = ("lvm", "mdadm", "asm", "none")
 FILESYSTEMS = ("xfs", "ext4")
 METHODS = ("offline", "online")
 PROVISIONERS = ("oci-cli", "terraform", "aws-cli")
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,30}$")
-_LV_RE = re.compile(r"^/dev/(?:mapper/)?([A-Za-z0-9_.+-]+?)[/-]([A-Za-z0-9_.+]+)$")
+MAX_STRIPE = 1024**3  # the command line's bound on a stripe size (--stripe-size)
+_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,30}", re.ASCII)
+_LV_RE = re.compile(r"/dev/(?:mapper/)?([A-Za-z0-9_.+-]+?)[/-]([A-Za-z0-9_.+]+)", re.ASCII)
+_MOUNT_RE = re.compile(r"/[A-Za-z0-9._+@:/-]*", re.ASCII)
+# where a data filesystem must never be mounted: the system's own folders (and, for these, anything below them)
+SYSTEM_DIRS = ("/", "/etc", "/usr", "/boot", "/proc", "/sys", "/dev", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+               "/libx32", "/var", "/run", "/tmp", "/home", "/root", "/srv", "/opt", "/mnt", "/media")
+_SYSTEM_TREES = ("/etc", "/usr", "/boot", "/proc", "/sys", "/dev", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                 "/libx32", "/run")
+
+
+def mount_point(text: str) -> str:
+    """--mount as one normalized absolute path (/u01/, //u01 and /u01/. are /u01), so it compares equal to what
+    fstab says; relative paths, '..', characters fstab or the scripts would need escaped, and the system's own
+    folders are refused."""
+    expected = "expected an absolute directory for the data, e.g. /u01"
+    if not _MOUNT_RE.fullmatch(text):
+        raise InputError(f"--mount {text[:80]!r}: {expected} (letters, digits and . _ + @ : - / only)")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise InputError(f"--mount {text!r}: {expected}, without '..'")
+    path = "/" + "/".join(parts)
+    if path in SYSTEM_DIRS or any(path.startswith(tree + "/") for tree in _SYSTEM_TREES):
+        raise InputError(f"--mount {text!r}: {path} is a system folder; {expected}")
+    return path
 
 
 @dataclass
@@ -115,7 +138,7 @@ class BuildContext:
     def source_vg_lv(self) -> tuple[str, str]:
         """(VG, LV) of an online-migration source given as /dev/VG/LV or /dev/mapper/VG-LV."""
         assert self.migrate_from is not None
-        m = _LV_RE.match(self.migrate_from)
+        m = _LV_RE.fullmatch(self.migrate_from)
         if not m:
             raise InputError(f"--migrate-from {self.migrate_from!r}: online migration needs a logical volume "
                              "path /dev/VG/LV (or /dev/mapper/VG-LV)")
@@ -170,15 +193,16 @@ class BuildContext:
             raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is not a power of two")
         if self.members > 1 and self.stripe_bytes < 4096:
             raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is below 4 KiB")
+        if self.stripe_bytes > MAX_STRIPE:  # 2^64 would be 0 in the scripts' 64-bit arithmetic
+            raise InputError(f"--plan: stripe size of {len(str(self.stripe_bytes))} digits is above 1 GiB")
         for name, what in ((self.vg, "--vg"), (self.lv, "--lv"), (self.md_name, "--md-name"),
                            (self.diskgroup, "--diskgroup")):
-            if not _NAME_RE.match(name):
+            if not _NAME_RE.fullmatch(name):
                 raise InputError(f"{what} {name!r}: expected a letter then letters, digits or _ (max 31)")
         if self.fs not in FILESYSTEMS:
             raise InputError(f"--fs {self.fs!r}: expected xfs or ext4")
         if self.mount is not None:
-            if not self.mount.startswith("/") or self.mount == "/" or any(c in self.mount for c in " \t\n*?[]"):
-                raise InputError(f"--mount {self.mount!r}: expected an absolute directory other than / (e.g. /u01)")
+            self.mount = mount_point(self.mount)
             if self.manager == "asm":
                 raise InputError("--mount: ASM disks carry no filesystem; drop --mount with --manager asm")
         if (self.migrate_from is None) != (self.method is None):
@@ -207,6 +231,6 @@ class BuildContext:
                 raise InputError(f"--provision terraform: only oci and aws are supported, the plan is {self.cloud}")
             if self.cloud == "oci":
                 for dev in self.devices:
-                    if not re.match(r"^/dev/oracleoci/oraclevd[a-z]{1,2}$", dev):
+                    if not re.fullmatch(r"/dev/oracleoci/oraclevd[a-z]{1,2}", dev):
                         raise InputError(f"--devices {dev!r}: OCI attachments need consistent device paths "
                                          "/dev/oracleoci/oraclevdb … (multipath for UHP requires them)")

@@ -9,6 +9,7 @@ volume-attachment attach-iscsi-volume`: --instance-id --volume-id --device --dis
 from __future__ import annotations
 
 from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.escape import hcl_string
 from blockfit.emit.safety import render_template
 from blockfit.schema import BuildStep
 
@@ -66,7 +67,7 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
     if ctx.cloud == "oci":
         vpu = vol.vpu_per_gb if vol.vpu_per_gb is not None else 10
         attachment = ctx.attachment or "iscsi"
-        attrs = [("count", str(ctx.members)), ("attachment_type", f'"{attachment}"'),
+        attrs = [("count", str(ctx.members)), ("attachment_type", hcl_string(attachment)),
                  ("instance_id", "var.instance_id"), ("volume_id", "oci_core_volume.blockfit[count.index].id"),
                  ("device", "local.devices[count.index]"), ("display_name", "local.names[count.index]")]
         if attachment == "iscsi":

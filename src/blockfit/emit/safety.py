@@ -11,12 +11,12 @@ named one by one.
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
 
 import jinja2
 
 from blockfit import __version__
+from blockfit.emit.escape import FILTERS, shell_word
 from blockfit.errors import InputError
 from blockfit.schema import BuildStep
 
@@ -33,7 +33,7 @@ COMMON_CHECKS = [
     "A step that is already done is verified and left as it is: rerunning a script changes nothing.",
 ]
 
-_DEVICE_RE = re.compile(r"^/dev/[A-Za-z0-9._/+:-]+$")
+_DEVICE_RE = re.compile(r"/dev/[A-Za-z0-9._/+:-]+", re.ASCII)
 
 _env = jinja2.Environment(
     loader=jinja2.PackageLoader("blockfit.emit", "templates"),
@@ -46,29 +46,15 @@ _env = jinja2.Environment(
     comment_start_string="<#--",
     comment_end_string="--#>",
 )
-_SAFE_WORD = re.compile(r"^[\w@%+=:./-]+$")
-
-
-def shell_quote(value: object) -> str:
-    """Quote for bash; unlike shlex.quote also quotes commas (shellcheck reads a,b in an array as a mistake)."""
-    text = str(value)
-    return text if _SAFE_WORD.match(text) else shlex.quote(text) if text else "''"
-
-
-def _quote_always(text: str) -> str:
-    return "'" + text.replace("'", "'\"'\"'") + "'"
-
-
-_env.filters["q"] = lambda value: shell_quote(value) if "," not in str(value) else _quote_always(str(value))
-_env.filters["qlist"] = lambda values: " ".join(
-    shell_quote(v) if "," not in str(v) else _quote_always(str(v)) for v in values)
+_env.filters.update(FILTERS)
+shell_quote = shell_word  # the name other modules knew
 
 
 def check_device_path(dev: str, what: str = "--devices") -> str:
     """A device path as the scripts accept it: absolute under /dev, no glob, no spaces or commas."""
     if any(c in dev for c in "*?[]"):
         raise InputError(f"{what} {dev!r}: globs are not accepted; name every device (e.g. /dev/sdc,/dev/sdd)")
-    if not _DEVICE_RE.match(dev) or "/../" in dev or dev.endswith("/.."):
+    if not _DEVICE_RE.fullmatch(dev) or "/../" in dev or dev.endswith("/.."):
         raise InputError(f"{what} {dev!r}: expected an absolute device path under /dev (e.g. /dev/sdc)")
     return dev
 

@@ -21,7 +21,7 @@ from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.measure.fio_run import fio_binary
 
 DEFAULT_PORT = 8765
-_HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")  # a DNS name or an IPv4 address
+_HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?\Z")  # a DNS name or an IPv4 address
 
 
 @dataclass(frozen=True)

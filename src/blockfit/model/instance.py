@@ -13,7 +13,7 @@ from blockfit.errors import InputError
 from blockfit.schema import Citation, Instance, Layout
 
 # GCP predefined machine types: SERIES-FAMILY-VCPUS (n2-standard-16, c3-highmem-88, n2d-highcpu-224).
-_GCP_MACHINE = re.compile(r"^([a-z][a-z0-9]*)-([a-z]+)-(\d+)$")
+_GCP_MACHINE = re.compile(r"^([a-z][a-z0-9]*)-([a-z]+)-(\d+)\Z", re.ASCII)
 
 
 @dataclass

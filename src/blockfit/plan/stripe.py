@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from blockfit.errors import InputError
 from blockfit.schema.layout import Manager
-from blockfit.units import KIB, MIB, fmt_io_size
+from blockfit.units import GIB, KIB, MIB, fmt_io_size
 
 LVM_MAX = 4 * MIB          # must not exceed the physical extent size (LVM default 4 MiB)
 MIN_STRIPE = 64 * KIB
@@ -36,3 +37,19 @@ def recommend_stripe(members: int, manager: Manager, small_io: int, large_io: in
     if stripe == LVM_MAX:
         reason += "; 4 MiB is LVM's default extent size and the Part 3 seed's proven choice"
     return stripe, reason + "."
+
+
+
+MAX_STRIPE = GIB   # the command line's bound on any I/O or stripe size (cli/params.py MAX_IO_SIZE)
+
+
+def check_stripe(size: int | None, members: int, what: str) -> int | None:
+    """A stripe size a plan file carries, bounded as --stripe-size is on the command line: none (0 for a single
+    volume) or 512 bytes to 1 GiB. A file could hold 2^64, which a script's 64-bit arithmetic turns into 0k.
+    Whether the build or the lab can stripe with it (a power of two, at least 4 KiB) they check themselves."""
+    if size is None or (size == 0 and members == 1):
+        return size
+    if not 512 <= size <= MAX_STRIPE:
+        shown = f"{size}" if abs(size) < 10**12 else f"a {len(str(abs(size)))}-digit number"
+        raise InputError(f"{what} {shown}: expected a stripe size from 512 bytes to 1 GiB ({MAX_STRIPE} bytes)")
+    return size

@@ -25,7 +25,7 @@ PRICES = Format("products", "OCI products price list",
                 "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/", prices=True)
 _GEN = re.compile(r"\.(E\d+|A\d+)\.")
 # the price list's product names for a shape family: (kind, generation) as in "Compute - Standard - E4 - OCPU"
-_PRICE_NAME = re.compile(r"compute(standard|optimized|denseio)(e\d+|a\d+|x\d+)(ocpu|memory)$")
+_PRICE_NAME = re.compile(r"compute(standard|optimized|denseio)(e\d+|a\d+|x\d+)(ocpu|memory)\Z")
 
 
 def _norm(key: str) -> str:

@@ -9,7 +9,7 @@ from blockfit.errors import InputError
 from blockfit.model.kinds.base import MemberPerf, check_size, priced, reject_provisioning
 from blockfit.schema import CostItem, Volume
 
-_VPU_RE = re.compile(r"^(\d+)vpu$")
+_VPU_RE = re.compile(r"^(\d+)vpu\Z", re.ASCII)
 NAMED_LEVELS = {"lower-cost": 0, "lowercost": 0, "lower": 0, "balanced": 10, "higher": 20,
                 "higher-performance": 20}
 
