@@ -286,3 +286,27 @@ def test_lab_takes_the_imported_catalog_of_a_plan(tmp_path: Path) -> None:
     assert subject.cat is cat
     with pytest.raises(InputError, match="r8i.2xlarge.*catalog import"):
         resolve(lab_request(plan=saved))
+
+
+def test_the_lab_builds_a_plan_of_an_imported_catalog_on_that_catalog(tmp_path: Path) -> None:
+    """The lab runs `blockfit build --plan` for its guest; a plan made on an imported catalog is derived again on
+    that file (--catalog goes along), not refused for naming no shipped version."""
+    from blockfit.catalog import is_shipped
+    from blockfit.errors import LabFailed
+    from blockfit.lab.buildscripts import builder, write_build_scripts
+    from blockfit.plan import make_plan
+    from blockfit.schema import Requirements
+
+    out = tmp_path / "aws.toml"
+    import_catalog("aws", aws_files(tmp_path), out, load_catalog("aws"))
+    cat = load_catalog_file(str(out))
+    assert not is_shipped(cat) and is_shipped(load_catalog("aws"))
+    plan = make_plan(Requirements(cloud="aws", capacity_gb=1000, target_iops=14000, levels=["gp3"],
+                                  instance_shape="r8i.2xlarge"), cat)
+    exe = builder()
+    assert exe is not None
+    devices = [f"/dev/vd{c}" for c in "bcdefgh"[:plan.candidates[0].layout_detail.members]]
+    write_build_scripts(exe, tmp_path, plan.model_dump_json(), "lvm", "xfs", devices, cat=cat)
+    assert (tmp_path / "build" / "20-lvm.sh").is_file()
+    with pytest.raises(LabFailed, match="catalog"):
+        write_build_scripts(exe, tmp_path, plan.model_dump_json(), "lvm", "xfs", devices, name="without")

@@ -117,6 +117,11 @@ def _load_user_file(path: str, _mtime_ns: int, _size: int, what: str, shown: str
         raise InputError(f"{what} {shown!r}: not a valid blockfit catalog ({detail})") from None
 
 
+def is_shipped(cat: Catalog) -> bool:
+    """Whether CAT is one of the catalogs blockfit ships (not a file `catalog import` wrote)."""
+    return Path(cat.path).resolve().parent.parent == _data_dir().resolve()
+
+
 def raw_catalog(cat: Catalog) -> dict[str, Any]:
     """The parsed TOML a catalog was loaded from (an import starts from it and writes it back with its changes)."""
     with open(cat.path, "rb") as fh:

@@ -229,7 +229,7 @@ def _rig(work: Path, subject: Subject, pair: tuple[Side, Side], scale: Scale,
         else:
             plan = plan_for(subject, subject.layout.model_copy(update={"manager": side.manager}), side.pred)
         write_build_scripts(exe, work, plan.model_dump_json(indent=2), side.manager, side.fs, devices,
-                            mount=side.mount, name=f"build-{side.label}", names=side.names)
+                            mount=side.mount, name=f"build-{side.label}", names=side.names, cat=subject.cat)
         layouts.append({"label": side.label, "serials": serials, "devices": devices, "mount": side.mount,
                         "what": side.what, "cap": f"{cap.iops}:{(cap.bps or 0) / MB:g}"})
     return disks, layouts

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from blockfit import __version__, proc
+from blockfit.catalog import is_shipped
+from blockfit.catalog.models import Catalog
 from blockfit.errors import LabFailed
 from blockfit.plan.host import host_settings
 from blockfit.schema import Candidate, Layout, Plan, Prediction, Requirements
@@ -47,14 +49,18 @@ def guest_device_names(count: int) -> list[str]:
 
 
 def write_build_scripts(exe: str, work: Path, plan_text: str, manager: str, fs: str, devices: list[str],
-                        mount: str = GUEST_MOUNT, name: str = "build", names: tuple[str, ...] = ()) -> None:
+                        mount: str = GUEST_MOUNT, name: str = "build", names: tuple[str, ...] = (),
+                        cat: Catalog | None = None) -> None:
     """Run `blockfit build` as a user would, for the guest's device names, into WORK/NAME.
 
-    NAMES (e.g. ``--vg``, ``vg_b``) keep two layouts built in one guest apart.
+    NAMES (e.g. ``--vg``, ``vg_b``) keep two layouts built in one guest apart. CAT, when it is a file `catalog
+    import` wrote, goes along as ``--catalog``: `build` derives the plan again on the catalog it was made on.
     """
     (work / f"{name}-plan.json").write_text(plan_text)
     cmd = [exe, "build", "--plan", str(work / f"{name}-plan.json"), "--manager", manager,
            "--devices", ",".join(devices), "--mount", mount, "--fs", fs, "--out", str(work / name), *names]
+    if cat is not None and not is_shipped(cat):
+        cmd += ["--catalog", str(cat.path)]
     out = proc.run(cmd, timeout=600)
     (work / f"{name}-command.log").write_text(" ".join(cmd) + "\n" + out.stdout + out.stderr)
     if out.returncode != 0:

@@ -335,7 +335,7 @@ def script_for(req: LabRequest, rig: Rig, jobs: list[Measurement], caps: CapCont
         given = req.target.plan
         plan = (given.model_dump_json(indent=2) if given is not None and req.redundancy is None and not req.stripe_size
                 else plan_for(s).model_dump_json(indent=2))
-        write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev)
+        write_build_scripts(exe, work, plan, req.manager, req.fs, members_dev, cat=s.cat)
     return render(
         "lab.sh.j2", use_build=exe is not None, rerun_check=exe is not None and req.rerun_check,
         expected_devices=members_dev, mount=GUEST_MOUNT, work=str(work), members=members,
