@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import statistics
+from array import array
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -33,40 +35,43 @@ from typing import Any
 
 from blockfit.diagnose import metrics, sampler
 from blockfit.errors import InputError
-from blockfit.history.series import Sample, Series, parse_time
+from blockfit.history.series import Sample, SampleTable, Series, parse_time
+from blockfit.inputs import CappedFile, read_capped
 
 CSV_COLUMNS = ("timestamp", "read IOPS", "write IOPS", "read MB/s", "write MB/s")
 MAX_RATE = 1e12  # per second, per device: far above any block device; beyond it sums overflow to infinity
-MAX_HISTORY_BYTES = 512 * 1024**2  # a month of 1-second samples is far less; beyond this it is not a history
+MAX_HISTORY_BYTES = 512 * 1024**2  # a CSV, read as a stream: a month of 1-second rows is about 160 MB
+MAX_DOCUMENT_BYTES = 64 * 1024**2  # JSON, reports, spools: parsed whole; an AWR report is a few MB
+MAX_SAMPLES = 3_000_000  # a month of 1-second intervals is 2.6 million; about 100 bytes each in memory
+MAX_LINE = 1024**2  # a CSV line; a longer one is not a history row
+HEAD_BYTES = 64 * 1024  # what the format is detected from before a CSV is streamed
+EXPECTED = ("a history file (iostat/sadf JSON, a diagnose capture, a CSV, an AWR or Statspack report, a spool, a "
+            "cloud metrics export or a PostgreSQL recording)")
+NOT_TEXT = f"not a text file (NUL bytes); expected {EXPECTED}"
 
 FORMATS = ("iostat", "sadf", "diagnose", "csv", "awr", "awr-global", "statspack", "oracle-spool", "statspack-spool",
            "sqlserver", "cloudwatch", "oci-monitoring", "azure-monitor", "pg-recording")
 
 
-def read_text(path: Path) -> str:
-    """The file as text, or one line saying why not."""
-    try:
-        if path.is_dir():
-            raise InputError(f"--from {path}: a directory; expected a history file")
-        size = path.stat().st_size
-        if size > MAX_HISTORY_BYTES:
-            raise InputError(f"--from {path}: {size / 1e6:,.0f} MB; expected a history file under "
-                             f"{MAX_HISTORY_BYTES / 1e6:,.0f} MB")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"--from {path}: cannot read ({exc.strerror})") from None
+def _decode(path: Path, raw: bytes) -> str:
+    """A whole history file's text: UTF-16 with its byte-order mark, else UTF-8, else Latin-1; NUL bytes mean
+    binary."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:  # SQL*Plus on Windows and PowerShell redirections write UTF-16
             return raw.decode("utf-16")
         except UnicodeDecodeError:
             pass
+    if b"\x00" in raw:
+        raise InputError(f"--from {path}: {NOT_TEXT}")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        if b"\x00" in raw[:65536]:
-            raise InputError(f"--from {path}: not a text file (expected a history file: iostat/sadf JSON, a "
-                             "diagnose capture, a CSV, an AWR or Statspack report, ...)") from None
         return raw.decode("latin-1")  # AWR reports of databases with a Latin-1 character set
+
+
+def read_text(path: Path) -> str:
+    """The whole file as text (at most MAX_DOCUMENT_BYTES), or one line saying why not."""
+    return _decode(path, read_capped(path, f"--from {path}", EXPECTED, MAX_DOCUMENT_BYTES))
 
 
 def detect(path: Path, text: str) -> str:
@@ -122,8 +127,18 @@ def _json_format(path: Path, text: str) -> str:
 
 
 def read_history(path: Path, declared: str | None = None) -> Series:
-    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format."""
-    text = read_text(path)
+    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format. A CSV is read as a
+    stream (up to MAX_HISTORY_BYTES); every other format whole (up to MAX_DOCUMENT_BYTES)."""
+    with CappedFile(path, f"--from {path}", EXPECTED, MAX_HISTORY_BYTES) as raw:
+        stream = io.BufferedReader(raw, HEAD_BYTES)
+        head = stream.peek(HEAD_BYTES)[:HEAD_BYTES]
+        if _streams_as_csv(head) and declared in (None, "csv"):
+            return _csv(path, _lines(path, stream))
+        raw_text = stream.read(MAX_DOCUMENT_BYTES + 1)
+        if len(raw_text) > MAX_DOCUMENT_BYTES:
+            raise InputError(f"--from {path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
+                             "file of that size at most (only a CSV may be larger: export the history as CSV)")
+    text = _decode(path, raw_text)
     if not text.strip():
         raise InputError(f"--from {path}: the file is empty")
     found = detect(path, text)
@@ -138,6 +153,30 @@ def read_history(path: Path, declared: str | None = None) -> Series:
     return series
 
 
+def _streams_as_csv(head: bytes) -> bool:
+    """A UTF-8 file whose first 64 KB detect as CSV (not JSON, a report or a spool) is read as a stream."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head:
+        return False
+    text = head.decode("utf-8-sig", errors="replace")
+    lead = text.lstrip()
+    if not lead or lead.startswith(("{", "[")):
+        return False
+    return detect(Path(), text) == "csv"
+
+
+def _lines(path: Path, stream: io.BufferedReader[CappedFile]) -> Iterator[str]:
+    """The text lines of a CSV stream, none longer than MAX_LINE (a longer one is refused, not buffered)."""
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    for n in itertools.count(1):
+        line = text.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            raise InputError(f"--from {path}: line {n} is longer than {MAX_LINE // 1024:,} KB; expected a CSV of "
+                             f"{', '.join(CSV_COLUMNS)}")
+        yield line
+
+
 def _readers() -> dict[str, Callable[[Path, str], Series]]:
     from blockfit.history import (
         awr,
@@ -150,7 +189,7 @@ def _readers() -> dict[str, Callable[[Path, str], Series]]:
         statspack,
     )
     return {
-        "iostat": _sysstat, "diagnose": _diagnose, "csv": _csv,
+        "iostat": _sysstat, "diagnose": _diagnose, "csv": _csv_text,
         "awr": awr.read, "awr-global": awr.read, "statspack": statspack.read,
         "oracle-spool": oracle_spool.read, "statspack-spool": oracle_spool.read,
         "sqlserver": sqlserver.read, "cloudwatch": cloudwatch.read, "oci-monitoring": oci_monitoring.read,
@@ -259,38 +298,58 @@ def _diagnose(path: Path, text: str) -> Series:
     return Series(source=str(path), format="diagnose", member_kind="device", samples=samples)
 
 
-def _csv(path: Path, text: str) -> Series:
+def _csv(path: Path, lines: Iterator[str]) -> Series:
+    """Rows streamed into a SampleTable: memory stays about 100 bytes a row (MAX_SAMPLES rows at most)."""
+    skipped: list[str] = []
+    table = SampleTable(positional_keys=True)
+    first = True
     try:
-        rows = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+        for row in csv.reader(lines):
+            if not row or not any(c.strip() for c in row):
+                continue
+            if first and not _is_number(row[1] if len(row) > 1 else ""):
+                skipped.append("the CSV header line")
+                first = False
+                continue
+            first = False
+            i = len(table)
+            where = f"data row {i + 1}"
+            if i >= MAX_SAMPLES:
+                raise InputError(f"--from {path}: more than {MAX_SAMPLES:,} rows; expected at most that many "
+                                 "intervals (a month of 1-second samples): export at a coarser interval")
+            if len(row) != len(CSV_COLUMNS):
+                raise InputError(f"--from {path}: {where} has {len(row)} fields; expected {len(CSV_COLUMNS)}: "
+                                 f"{', '.join(CSV_COLUMNS)}")
+            vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
+            r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
+            try:
+                start: float | None = parse_time(row[0], str(path), where)
+            except InputError:
+                start = None
+            table.add(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
+                      _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s"))
     except csv.Error as exc:
         raise InputError(f"--from {path}: not a CSV ({exc})") from None
-    skipped: list[str] = []
-    if rows and not _is_number(rows[0][1] if len(rows[0]) > 1 else ""):
-        rows = rows[1:]
-        skipped.append("the CSV header line")
-    samples = []
-    starts: list[float | None] = []
-    for i, row in enumerate(rows):
-        where = f"data row {i + 1}"
-        if len(row) != len(CSV_COLUMNS):
-            raise InputError(f"--from {path}: {where} has {len(row)} fields; expected {len(CSV_COLUMNS)}: "
-                             f"{', '.join(CSV_COLUMNS)}")
-        vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
-        r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
-        try:
-            start: float | None = parse_time(row[0], str(path), where)
-        except InputError:
-            start = None
-        starts.append(start)
-        samples.append(Sample(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
-                              _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s")))
-    if not samples:
+    if not table:
         raise InputError(f"--from {path}: no data rows (expected: {', '.join(CSV_COLUMNS)})")
-    steps = [b - a for a, b in zip(starts, starts[1:], strict=False) if a is not None and b is not None and b > a]
-    step = statistics.median(steps) if steps else 1.0
-    samples = [Sample(s.key, s.member, s.start, step, s.label, s.read_iops, s.write_iops, s.iops, s.read_mbps,
-                      s.write_mbps) for s in samples]
-    return Series(source=str(path), format="csv", member_kind="series", samples=samples, skipped=skipped)
+    step = _median_step(table.columns["start"])
+    table.columns["duration_s"] = array("d", [step]) * len(table)
+    return Series(source=str(path), format="csv", member_kind="series", samples=table, skipped=skipped)
+
+
+def _csv_text(path: Path, text: str) -> Series:
+    return _csv(path, iter(text.splitlines(keepends=True)))
+
+
+def _median_step(starts: array[float]) -> float:
+    """The median of the positive steps between consecutive timestamps (rows without one break the chain); 1 s
+    when there are none."""
+    import numpy as np
+
+    t = np.frombuffer(starts, dtype=np.float64)
+    steps = np.diff(t)
+    steps = steps[~np.isnan(steps) & (steps > 0)]
+    return float(np.median(steps)) if len(steps) else 1.0
 
 
 def _is_number(s: str) -> bool:
