@@ -29,7 +29,7 @@ from typing import Any
 
 from blockfit.errors import InputError
 from blockfit.history.pg_record import FORMAT, VERSION
-from blockfit.history.series import Sample, Series, counter_delta, parse_time
+from blockfit.history.series import Sample, SampleTable, Series, counter_delta, parse_time
 
 SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 SERVER_KEYS = ("reads", "read_bytes", "writes", "write_bytes", "extends", "wal_writes", "wal_bytes")
@@ -40,7 +40,7 @@ def read(path: Path, text: str) -> Series:
     header, samples = _load(path, text)
     devices = [str(d.get("name")) for d in header.get("devices") or [] if isinstance(d, dict)]
     started = parse_time(str(header.get("started", "")), src, "header")
-    out: list[Sample] = []
+    out = SampleTable()  # an hour at 1 s is 3,600 rows per device; a week, 600,000
     server_rates: list[tuple[float, float, float, float]] = []  # per interval: read ios, write ios, bytes, dt
     dev_totals = [0.0, 0.0]
     srv_totals = [0.0, 0.0]

@@ -139,6 +139,7 @@ def read_history(path: Path, declared: str | None = None) -> Series:
             raise InputError(f"--from {path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
                              "file of that size at most (only a CSV may be larger: export the history as CSV)")
     text = _decode(path, raw_text)
+    del raw_text  # the text alone from here: a JSON document's parse holds several times its size
     if not text.strip():
         raise InputError(f"--from {path}: the file is empty")
     found = detect(path, text)
@@ -223,8 +224,10 @@ def _sysstat(path: Path, text: str) -> Series:
     if interval is None:
         notes.append(f"{path.name}: the reports carry no timestamps (iostat -t records them): the sampling interval "
                      "is unknown, and the figure counts reports as seconds")
-    samples = [s for i, rep in enumerate(reports)
-               for s in _sysstat_report(path, i, rep["disk"], is_iostat, interval or 1.0)]
+    samples = SampleTable()
+    for i, rep in enumerate(reports):
+        for s in _sysstat_report(path, i, rep["disk"], is_iostat, interval or 1.0):
+            samples.append(s)
     return Series(source=str(path), format="iostat" if is_iostat else "sadf", member_kind="device", samples=samples,
                   skipped=skipped, notes=notes)
 
@@ -292,9 +295,11 @@ def _diagnose(path: Path, text: str) -> Series:
         started = parse_time(capture.header.started, str(path), "header")
     except InputError:
         started = None
-    samples = [Sample(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
-                      iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
-               for name, intervals in metrics.series(capture).items() for i, iv in enumerate(intervals)]
+    samples = SampleTable()
+    for name, intervals in metrics.series(capture).items():
+        for i, iv in enumerate(intervals):
+            samples.add(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
+                        iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
     return Series(source=str(path), format="diagnose", member_kind="device", samples=samples)
 
 

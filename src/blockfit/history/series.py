@@ -94,6 +94,10 @@ class SampleTable(Sequence[Sample]):
         for name, value in zip(self.COLUMNS, values, strict=True):
             self.columns[name].append(math.nan if value is None else value)
 
+    def append(self, s: Sample) -> None:
+        self.add(s.key, s.member, s.start, s.duration_s, s.label, s.read_iops, s.write_iops, s.iops, s.read_mbps,
+                 s.write_mbps, s.peak_iops, s.peak_mbps)
+
     def key(self, i: int) -> str | float | int:
         return i if self.positional_keys else self.stored_keys[i]
 
