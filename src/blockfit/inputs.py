@@ -151,8 +151,11 @@ class CappedFile(io.RawIOBase):
         except OSError as exc:
             raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
         st = os.fstat(self.fd)
-        what = _not_a_file(st.st_mode) or ("a file of the kernel (/proc or /sys)" if st.st_dev in _kernel_devices()
-                                           else None)
+        what = _not_a_file(st.st_mode)
+        if what is None and st.st_dev in _kernel_devices():
+            os.close(self.fd)
+            raise InputError(f"{where}: a /proc or /sys file, made up by the kernel as it is read, not a stored file "
+                             f"(expected {expected})")
         if what:
             os.close(self.fd)
             raise InputError(f"{where}: is {what}, not a file (expected {expected})")

@@ -141,13 +141,16 @@ def test_junk_is_one_line(tmp_path: Path, content: bytes, needle: str) -> None:
     refused(path, needle)
 
 
-def test_oversized_sysstat_json_is_refused_by_size(tmp_path: Path) -> None:
+@pytest.mark.parametrize("device_key, rates", [
+    ("disk_device", {"r/s": 1.0, "w/s": 2.0, "rkB/s": 3.0, "wkB/s": 4.0}),
+    ("disk-device", {"tps": 3.0, "rkB": 3.0, "wkB": 4.0}),
+], ids=["iostat", "sadf"])
+def test_oversized_sysstat_json_is_refused_by_size(tmp_path: Path, device_key: str, rates: dict[str, float]) -> None:
     """A JSON history is parsed whole: past MAX_DOCUMENT_BYTES it is refused (measured by reading), before the
     parser would hold several times its size."""
-    report = json.dumps({"timestamp": "01/01/24 00:00:00", "disk": [
-        {"disk_device": "sda", "r/s": 1.0, "w/s": 2.0, "rkB/s": 3.0, "wkB/s": 4.0}]})
+    report = json.dumps({"timestamp": "01/01/24 00:00:00", "disk": [{device_key: "sda", **rates}]})
     count = readers.MAX_DOCUMENT_BYTES // len(report) + 10
-    path = tmp_path / "iostat.json"
+    path = tmp_path / "sysstat.json"
     with path.open("w") as f:
         f.write('{"sysstat": {"hosts": [{"nodename": "h", "statistics": [')
         f.write(",".join([report] * count))
