@@ -184,3 +184,35 @@ def test_caps_on_bytes_and_rows_are_stated(tmp_path: Path, monkeypatch: pytest.M
         read_history(path)
     monkeypatch.setattr(readers, "MAX_HISTORY_BYTES", 10**9)
     assert len(read_history(path).samples) == 2000
+
+
+def recording(samples: int, devices: bool = True) -> str:
+    """A `blockfit record --pg` recording: a header and SAMPLES 1-second samples, counters growing steadily."""
+    header = {"type": "header", "format": "blockfit-pg-recording", "version": 1, "host": "h",
+              "started": "2025-01-01T00:00:00Z", "interval_s": 1.0, "server_version": 160004,
+              "server_counters": "pg_stat_io", "block_size": 8192,
+              "devices": [{"name": "vdb", "major_minor": "252:16", "paths": ["/data"]}] if devices else []}
+    lines = [json.dumps(header)]
+    for k in range(samples):
+        r, w = 2000 * k, 500 * k
+        lines.append(json.dumps({"type": "sample", "t": float(k), "pg": {"reads": 2600.0 * k, "writes": 900.0 * k},
+                                 "diskstats": [f"252 16 vdb {r} 0 {r * 16} 0 {w} 0 {w * 32} 0 0 0 0"]}))
+    return "\n".join(lines) + "\n"
+
+
+def test_a_recording_streams_under_its_caps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recording is read line by line (past the 64 MB of whole-file formats), its samples and lines capped."""
+    path = tmp_path / "rec.jsonl"
+    path.write_text(recording(3000))
+    series = read_history(path)
+    assert len(series.samples) == 2999 and {s.iops for s in series.samples} == {2500.0}
+    monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 1000)  # whole-file formats only: the recording streams
+    assert len(read_history(path).samples) == 2999
+    monkeypatch.setattr(readers, "MAX_SAMPLES", 1000)
+    with pytest.raises(InputError, match="more than 1,000 samples"):
+        read_history(path)
+    long = tmp_path / "long.jsonl"
+    long.write_text(recording(3).replace('"type": "sample"', '"pad": "' + "x" * (2 * readers.MAX_LINE) + '", '
+                                         '"type": "sample"', 1))
+    with pytest.raises(InputError, match="line 2 is longer than"):
+        read_history(long)

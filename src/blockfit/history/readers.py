@@ -127,13 +127,18 @@ def _json_format(path: Path, text: str) -> str:
 
 
 def read_history(path: Path, declared: str | None = None) -> Series:
-    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format. A CSV is read as a
-    stream (up to MAX_HISTORY_BYTES); every other format whole (up to MAX_DOCUMENT_BYTES)."""
+    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format. A CSV and a PostgreSQL
+    recording are read as streams (up to MAX_HISTORY_BYTES); every other format whole (up to MAX_DOCUMENT_BYTES)."""
     with CappedFile(path, f"--from {path}", EXPECTED, MAX_HISTORY_BYTES) as raw:
         stream = io.BufferedReader(raw, HEAD_BYTES)
         head = stream.peek(HEAD_BYTES)[:HEAD_BYTES]
         if _streams_as_csv(head) and declared in (None, "csv"):
-            return _csv(path, _lines(path, stream))
+            return _csv(path, _lines(path, stream, f"a CSV of {', '.join(CSV_COLUMNS)}"))
+        if _streams_as_recording(head) and declared in (None, "pg-recording"):
+            from blockfit.history import pg_recording
+
+            return pg_recording.read_lines(path, _lines(path, stream, "a blockfit PostgreSQL recording"),
+                                           MAX_SAMPLES)
         raw_text = stream.read(MAX_DOCUMENT_BYTES + 1)
         if len(raw_text) > MAX_DOCUMENT_BYTES:
             raise InputError(f"--from {path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
@@ -165,16 +170,21 @@ def _streams_as_csv(head: bytes) -> bool:
     return detect(Path(), text) == "csv"
 
 
-def _lines(path: Path, stream: io.BufferedReader[CappedFile]) -> Iterator[str]:
-    """The text lines of a CSV stream, none longer than MAX_LINE (a longer one is refused, not buffered)."""
+def _streams_as_recording(head: bytes) -> bool:
+    """A `blockfit record --pg` recording (JSON lines, its header first) is read as a stream too."""
+    lead = head.decode("utf-8-sig", errors="replace").lstrip()
+    return lead.startswith("{") and '"blockfit-pg-recording"' in lead.split("\n", 1)[0]
+
+
+def _lines(path: Path, stream: io.BufferedReader[CappedFile], expected: str) -> Iterator[str]:
+    """The text lines of a stream, none longer than MAX_LINE (a longer one is refused, not buffered)."""
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
     for n in itertools.count(1):
         line = text.readline(MAX_LINE + 1)
         if not line:
             return
         if len(line) > MAX_LINE:
-            raise InputError(f"--from {path}: line {n} is longer than {MAX_LINE // 1024:,} KB; expected a CSV of "
-                             f"{', '.join(CSV_COLUMNS)}")
+            raise InputError(f"--from {path}: line {n} is longer than {MAX_LINE // 1024:,} KB; expected {expected}")
         yield line
 
 
