@@ -1,11 +1,12 @@
 """Benchmark: the history readers of this tree against the base commit's (issue 36 parts 4 and 5), side by side.
 
 Per million CSV rows and per MB of AWR HTML: CPU time (user + system of the child, which a busy machine inflates
-less than wall time) and peak memory (the child's max RSS from wait4, less the same child's on a 10-row CSV:
-what the rows add). Each reader runs in its own child process (`derive_targets` on the file: read + targets),
-this tree's `src` or the base's (`git archive BASE src`, on PYTHONPATH) in turn, on the same files. Printed:
-each figure for both and the ratio this tree / base. The AWR inputs are a real report (the public samples in
-../shared/samples/awr, when present) and a file of unclosed `<table` tags, the case that was quadratic.
+less than wall time) and peak memory (the child's max RSS from wait4; for the CSV, less the same child's on a
+10-row CSV, per million rows: what the rows add). Each reader runs in its own child process (`derive_targets`
+on the file: read + targets), this tree's `src` or the base's (`git archive BASE src`, on PYTHONPATH) in turn,
+on the same files. Printed: each figure for both and the ratio this tree / base. The AWR inputs are a real
+report (the public samples in ../shared/samples/awr, when present) and a file of unclosed `<table` tags, the
+case that was quadratic.
 
     .venv/bin/python -m bench.readers [--base e18fba3] [--rows 300000] [--tables 20000]
 """
@@ -78,15 +79,18 @@ def main() -> None:
             cases.append((f"AWR {report.name}, per MB", report, 1e6 / report.stat().st_size, False))
         cases.append((f"{args.tables:,} unclosed <table, per MB", unclosed, 1e6 / unclosed.stat().st_size, False))
         floor = {name: measure(src, tiny, 120)[1] for name, src in trees.items()}
-        print(f"{'input':<48} {'':>5} {'CPU s':>9} {'peak MB':>9}  (peak less a 10-row CSV's; this / base)")
-        for label, file, scale, rss_per_row in cases:
+        print(f"{'input':<48} {'':>9} {'CPU s':>9} {'peak MB':>9}")
+        print("  CPU s per million rows or per MB; peak MB: per million CSV rows above a 10-row CSV's peak, or the "
+              "AWR child's whole peak")
+        for label, file, scale, per_row in cases:
             got = {name: measure(src, file, 3600) for name, src in trees.items()}
-            fig = {name: (cpu * scale, max(0.0, rss - floor[name]) * (scale if rss_per_row else 1.0))
+            fig = {name: (cpu * scale, (rss - floor[name]) * scale if per_row else rss)
                    for name, (cpu, rss) in got.items()}
             for name in trees:
-                print(f"{label:<48} {name:>5} {fig[name][0]:>9.2f} {fig[name][1]:>9.0f}")
-            ratio = [fig["this"][i] / fig["base"][i] if fig["base"][i] > 0 else float("nan") for i in (0, 1)]
-            print(f"{'':<48} {'ratio':>5} {ratio[0]:>9.3f} {ratio[1]:>9.3f}")
+                print(f"{label:<48} {name:>9} {fig[name][0]:>9.2f} {fig[name][1]:>9.0f}")
+            ratio = [f"{fig['this'][i] / fig['base'][i]:>9.3f}" if fig["base"][i] > 0 else f"{'n/a':>9}"
+                     for i in (0, 1)]
+            print(f"{'':<48} {'this/base':>9} {ratio[0]} {ratio[1]}")
 
 
 if __name__ == "__main__":
