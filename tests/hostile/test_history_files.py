@@ -145,17 +145,44 @@ def test_junk_is_one_line(tmp_path: Path, content: bytes, needle: str) -> None:
     ("disk_device", {"r/s": 1.0, "w/s": 2.0, "rkB/s": 3.0, "wkB/s": 4.0}),
     ("disk-device", {"tps": 3.0, "rkB": 3.0, "wkB": 4.0}),
 ], ids=["iostat", "sadf"])
-def test_oversized_sysstat_json_is_refused_by_size(tmp_path: Path, device_key: str, rates: dict[str, float]) -> None:
-    """A JSON history is parsed whole: past MAX_DOCUMENT_BYTES it is refused (measured by reading), before the
-    parser would hold several times its size."""
-    report = json.dumps({"timestamp": "01/01/24 00:00:00", "disk": [{device_key: "sda", **rates}]})
-    count = readers.MAX_DOCUMENT_BYTES // len(report) + 10
+def test_sysstat_json_streams_past_the_whole_file_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      device_key: str, rates: dict[str, float]) -> None:
+    """sysstat JSON is decoded a report at a time: a file past MAX_DOCUMENT_BYTES (set small here: 20 KB) reads
+    as the whole-file parse does, one report past it is refused, and so is a second host after the reports."""
+    reports = [json.dumps({"timestamp": {"interval": 10} if device_key == "disk-device" else
+                           f"01/01/24 00:{k // 60:02d}:{k % 60:02d}",
+                           "disk": [{device_key: "sda", **{key: v * (k + 1) for key, v in rates.items()}}]})
+               for k in range(1000)]
+    text = ('{"sysstat": {"hosts": [{"nodename": "h", "statistics": [\n' + ",\n".join(reports)
+            + '], "restarts": []}]}}')
     path = tmp_path / "sysstat.json"
-    with path.open("w") as f:
-        f.write('{"sysstat": {"hosts": [{"nodename": "h", "statistics": [')
-        f.write(",".join([report] * count))
-        f.write("]}]}}")
-    refused(path, "larger than")
+    path.write_text(text)
+    whole = readers._sysstat(path, text)
+    monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 20_000)
+    streamed = read_history(path)
+    assert len(text) > 5 * readers.MAX_DOCUMENT_BYTES
+    assert list(streamed.samples) == list(whole.samples) and len(whole.samples) >= 999
+    assert (streamed.format, streamed.skipped, streamed.notes) == (whole.format, whole.skipped, whole.notes)
+    path.write_text(text.replace(reports[500], json.dumps({"disk": [{device_key: "x" * 30_000, **rates}]})))
+    with pytest.raises(InputError, match="a report larger than 0 MB"):
+        read_history(path)
+    path.write_text(text[:-3] + ', {"nodename": "h2", "statistics": []}]}}')
+    with pytest.raises(InputError, match="2 hosts in one file"):
+        read_history(path)
+    path.write_text(text[: len(text) // 2])
+    with pytest.raises(InputError, match="not sysstat JSON"):
+        read_history(path)
+
+
+def test_oversized_json_export_is_refused_by_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSON export other than sysstat is parsed whole: past MAX_DOCUMENT_BYTES it is refused (measured by
+    reading), before the parser would hold several times its size."""
+    point = {"Timestamp": "2024-01-01T00:00:00Z", "Sum": 1.0, "Unit": "Count"}
+    path = tmp_path / "cloudwatch.json"
+    path.write_text(json.dumps([{"Label": "VolumeReadOps", "Datapoints": [point] * 2000}]))
+    monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 20_000)
+    with pytest.raises(InputError, match="larger than 0 MB"):
+        read_history(path)
 
 
 def test_a_utf16_csv_plans_as_its_utf8_twin(tmp_path: Path) -> None:
