@@ -186,8 +186,8 @@ class CappedFile(io.RawIOBase):
 
 
 def read_capped(path: Path, where: str, expected: str, limit: int) -> bytes:
-    """The bytes of PATH, read in chunks up to LIMIT (one line past it); a FIFO, device, directory or /proc file
-    is refused before reading."""
+    """The bytes of PATH, read in chunks up to LIMIT (past it, a one-line InputError); a FIFO, device, directory
+    or /proc file is refused before reading."""
     with CappedFile(path, where, expected, limit) as f:
         chunks = []
         while chunk := f.read(1 << 20):
