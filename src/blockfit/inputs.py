@@ -14,9 +14,12 @@ version the plan names (`rederive_plan`); a field that disagrees with what they 
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +30,7 @@ from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
 
 MAX_DEPTH = 64  # blockfit's own results nest about 8 deep; a lab bench result about 10
 MAX_NUMBER = 1e300  # beyond this, sums and products of the figures overflow to infinity
+MAX_RESULT_BYTES = 64 * 1024**2  # a fleet of a thousand hosts' plans is a few MB
 
 # the vocabulary's name shapes of physical quantities: never negative
 _PHYSICAL = re.compile(r"(^|_)(iops|mbps)$|_gb$|_size$|_bytes$|^(small|large)_io$|_ms$|_s$"
@@ -121,18 +125,87 @@ def user_path(text: str, what: str) -> Path:
         raise InputError(f"{what} {text!r}: '~' names no user or home directory here; expected a file path") from None
 
 
-def read_text(path: Path, where: str, expected: str) -> str:
-    """A file's text (UTF-8, a byte-order mark dropped); a device is refused before reading (/dev/zero never ends),
-    binary or UTF-16 text is named as such."""
-    import stat
+def _not_a_file(mode: int) -> str | None:
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
+
+def _kernel_devices() -> set[int]:
+    out = set()
+    for root in ("/proc", "/sys"):
+        try:
+            out.add(os.stat(root).st_dev)
+        except OSError:
+            pass
+    return out
+
+
+class CappedFile(io.RawIOBase):
+    """A regular file read through a byte cap. Sizes are measured by reading, never taken from st_size: a FIFO,
+    /dev/zero and the kernel's /proc files all misstate it. Past the cap, reading raises one InputError."""
+
+    def __init__(self, path: Path, where: str, expected: str, limit: int) -> None:
+        super().__init__()
+        self.where, self.expected, self.limit, self.read_bytes = where, expected, limit, 0
+        try:  # non-blocking: opening a FIFO without a writer would wait forever
+            self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise InputError(f"{where}: cannot read: file not found (expected {expected})") from None
+        except OSError as exc:
+            raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
+        st = os.fstat(self.fd)
+        what = _not_a_file(st.st_mode)
+        if what is None and st.st_dev in _kernel_devices():
+            os.close(self.fd)
+            raise InputError(f"{where}: a /proc or /sys file, made up by the kernel as it is read, not a stored file "
+                             f"(expected {expected})")
+        if what:
+            os.close(self.fd)
+            raise InputError(f"{where}: is {what}, not a file (expected {expected})")
+        os.set_blocking(self.fd, True)
+        self.sized_empty = st.st_size == 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            n = os.readv(self.fd, [buffer])
+        except OSError as exc:
+            raise InputError(f"{self.where}: cannot read ({exc.strerror or exc})") from None
+        self.read_bytes += n
+        if n and self.sized_empty:  # size 0 yet content: a pseudo-file made up as it is read
+            raise InputError(f"{self.where}: its size reads as 0 yet it has content (a kernel or generated file, not "
+                             f"a stored one); expected {self.expected}")
+        if self.read_bytes > self.limit:
+            raise InputError(f"{self.where}: larger than {self.limit / 1e6:,.0f} MB (measured by reading); "
+                             f"expected {self.expected} under that size")
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.fd)
+        super().close()
+
+
+def read_capped(path: Path, where: str, expected: str, limit: int) -> bytes:
+    """The bytes of PATH, read in chunks up to LIMIT (past it, a one-line InputError); a FIFO, device, directory
+    or /proc file is refused before reading."""
+    with CappedFile(path, where, expected, limit) as f:
+        chunks = []
+        while chunk := f.read(1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def read_text(path: Path, where: str, expected: str) -> str:
+    """A file's text (UTF-8, a byte-order mark dropped), at most MAX_RESULT_BYTES; a device, FIFO or /proc file
+    is refused before reading (/dev/zero never ends), binary or UTF-16 text is named as such."""
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            raise InputError(f"{where}: is a device, not a file (expected {expected})")
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{where}: is a directory, not a file (expected {expected})")
-        return path.read_text(encoding="utf-8-sig")
+        return read_capped(path, where, expected, MAX_RESULT_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"{where}: cannot read: file not found (expected {expected})") from None
     except UnicodeDecodeError:

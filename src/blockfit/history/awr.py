@@ -74,7 +74,7 @@ class Report:
 def number(text: str) -> float | None:
     """'4,434,141' or '2,461.96' or '.801' as a float; None for '####', 'N/A' or blanks."""
     t = text.strip().replace(",", "")
-    if not t or not re.fullmatch(r"-?(\d+\.?\d*|\.\d+)", t):
+    if not t or not re.fullmatch(r"-?(\d+(?:\.\d*)?|\.\d+)", t):
         return None
     return float(t)
 
@@ -90,11 +90,25 @@ def oracle_time(text: str) -> float | None:
 
 
 # ---- HTML: every table row as its cells' text ----
+# One pass over the tags, never a lazy `<table.*?</table>`: that rescans to the end of the text for every
+# unclosed tag (125,000 of them took minutes). Attributes stop at the next '<' for the same reason.
 
-_ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S | re.I)
-_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
-_TAG = re.compile(r"<[^>]+>")
-_TABLE = re.compile(r"<table\b([^>]*)>(.*?)</table>", re.S | re.I)
+_TAG = re.compile(r"<[^<>]+>")
+_OPEN_CLOSE = {name: re.compile(rf"<(/?)(?:{name})\b([^<>]*)>", re.I) for name in ("table", "tr", "t[dh]")}
+
+
+def _elements(text: str, name: str) -> list[tuple[str, str]]:
+    """(attributes, inner text) of each NAME element: from an opening tag to the first closing tag after it (an
+    inner opening tag is content, as in the reports' flat tables); an element never closed is left out."""
+    out = []
+    opened: tuple[str, int] | None = None
+    for m in _OPEN_CLOSE[name].finditer(text):
+        if opened is None and not m.group(1):
+            opened = (m.group(2), m.end())
+        elif opened is not None and m.group(1):
+            out.append((opened[0], text[opened[1]:m.start()]))
+            opened = None
+    return out
 
 
 def _cell_text(raw: str) -> str:
@@ -104,9 +118,9 @@ def _cell_text(raw: str) -> str:
 def html_tables(text: str) -> list[tuple[str, list[list[str]]]]:
     """(summary attribute, rows of cell texts) of every table."""
     out = []
-    for m in _TABLE.finditer(text):
-        summ = re.search(r'summary\s*=\s*"([^"]*)"', m.group(1), re.I)
-        rows = [[_cell_text(c) for c in _CELL.findall(r)] for r in _ROW.findall(m.group(2))]
+    for attrs, inner in _elements(text, "table"):
+        summ = re.search(r'summary\s*=\s*"([^"]*)"', attrs, re.I)
+        rows = [[_cell_text(c) for _, c in _elements(r, "t[dh]")] for _, r in _elements(inner, "tr")]
         out.append((html.unescape(summ.group(1)) if summ else "", rows))
     return out
 
@@ -228,8 +242,13 @@ def _agree(rep: Report, what: str, theirs: float, ours: float, unit: str) -> str
 
 # ---- text reports ----
 
-_SNAP = re.compile(r"^\s*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2,4} \d{2}:\d{2}(?::\d{2})?)(.*)$", re.M)
-_ELAPSED = re.compile(r"^\s*Elapsed:\s+([\d,]+\.?\d*)\s*\(mins\)", re.M)
+# `[^\S\n]*` (blanks within the line) where `\s*` after `^` would run across blank lines and back for every line
+# start; `\d+(?:\.\d*)?` where `\d+\.?\d*` splits a long run of digits in quadratically many ways.
+_SNAP = re.compile(r"^[^\S\n]*(Begin|End) Snap:\s+(\d+)\s+(\d{2}-\w{3}-\d{2,4} \d{2}:\d{2}(?::\d{2})?)(.*)$", re.M)
+_ELAPSED = re.compile(r"^[^\S\n]*Elapsed:\s+([\d,]+(?:\.\d*)?)\s*\(mins\)", re.M)
+
+
+_IOSTAT_TOTAL = re.compile(r"^TOTAL:\s+(\S+)\s+([\d,.]+)\s+(\S+)\s+(\S+)\s+([\d,.]+)\s+(\S+)", re.M)
 
 
 def _stat_line(name: str) -> re.Pattern[str]:
@@ -278,11 +297,11 @@ def _parse_text(rep: Report, text: str) -> None:
     if rep.kind == "awr-global":
         _parse_global_text(rep, lines)
     for row in ("Total Requests:", "Total (MB):", "Optimized Requests:"):
-        m = re.search(rf"^\s*{re.escape(row)}\s+([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)", text, re.M)
+        m = re.search(rf"^[^\S\n]*{re.escape(row)}\s+([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)", text, re.M)
         if m:
             rep.io_profile[row] = [number(g) or 0.0 for g in m.groups()]
-    m = re.search(r"^IOStat by Function summary.*?^TOTAL:\s+(\S+)\s+([\d,.]+)\s+(\S+)\s+(\S+)\s+([\d,.]+)\s+(\S+)",
-                  text, re.M | re.S)
+    heading = re.search(r"^IOStat by Function summary", text, re.M)  # then the first TOTAL row after it
+    m = _IOSTAT_TOTAL.search(text, heading.end()) if heading else None
     if m:
         vals = [number(m.group(2)), _mib(m.group(3)), number(m.group(5)), _mib(m.group(6))]
         if all(v is not None for v in vals):
@@ -300,7 +319,7 @@ def _mib(text: str) -> float | None:
 
 
 def _snap_header_has_instances(text: str) -> bool:
-    m = re.search(r"^\s*Snap Id\s+Snap Time.*$", text, re.M)
+    m = re.search(r"^[^\S\n]*Snap Id[^\S\n]+Snap Time.*$", text, re.M)
     return bool(m and "Instances" in m.group(0))
 
 
@@ -371,7 +390,7 @@ def _parse_html(rep: Report, text: str) -> None:
     tables = html_tables(text)
     stat_tables = tables
     if rep.kind == "awr-global":
-        glob = [t for t in tables if re.search(r"System Statistics.*Global|SysStat and\s+Global", t[0], re.I)]
+        glob = [t for t in tables if _global_summary(t[0])]
         stat_tables = glob or tables
     for _summ, rows in stat_tables:
         for row in rows:
@@ -401,7 +420,7 @@ def _parse_html(rep: Report, text: str) -> None:
                 elif r and r[0] == "End Snap:" and len(r) > 2:
                     rep.end_snap, rep.end_time = r[1], oracle_time(r[2])
                 elif r and r[0] == "Elapsed:":
-                    m = re.search(r"([\d,]+\.?\d*)\s*\(mins\)", " ".join(r))
+                    m = re.search(r"([\d,]+(?:\.\d*)?)\s*\(mins\)", " ".join(r))
                     if m:
                         rep.elapsed_s = float(m.group(1).replace(",", "")) * 60
         if "io profile" in summ.lower():
@@ -422,6 +441,16 @@ def _parse_html(rep: Report, text: str) -> None:
                 break
     if rep.kind == "awr-global":
         _parse_global_html(rep, tables)
+
+
+def _global_summary(summary: str) -> bool:
+    """'System Statistics ... Global' on one line, or 'SysStat and Global': by finding, not by a `.*` that
+    backtracks from every occurrence."""
+    for line in summary.lower().split("\n"):
+        at = line.find("system statistics")
+        if at >= 0 and "global" in line[at + len("system statistics"):]:
+            return True
+    return re.search(r"SysStat and\s+Global", summary, re.I) is not None
 
 
 def _parse_global_html(rep: Report, tables: list[tuple[str, list[list[str]]]]) -> None:

@@ -24,64 +24,93 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from blockfit.errors import InputError
 from blockfit.history.pg_record import FORMAT, VERSION
-from blockfit.history.series import Sample, Series, counter_delta, parse_time
+from blockfit.history.series import Sample, SampleTable, Series, counter_delta, parse_time
 
 SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 SERVER_KEYS = ("reads", "read_bytes", "writes", "write_bytes", "extends", "wal_writes", "wal_bytes")
 
 
 def read(path: Path, text: str) -> Series:
+    return read_lines(path, iter(text.splitlines()))
+
+
+def read_lines(path: Path, lines: Iterator[str], max_samples: int | None = None) -> Series:
+    """A recording read line by line: only the previous sample is kept beside the rates (float columns), so a
+    long recording costs about 100 bytes an interval and device."""
     src = str(path)
-    header, samples = _load(path, text)
+    nonblank = (x for x in lines if x.strip())
+    header = _header(path, next(nonblank, None))
     devices = [str(d.get("name")) for d in header.get("devices") or [] if isinstance(d, dict)]
     started = parse_time(str(header.get("started", "")), src, "header")
-    out: list[Sample] = []
-    server_rates: list[tuple[float, float, float, float]] = []  # per interval: read ios, write ios, bytes, dt
+    out = SampleTable()  # an hour at 1 s is 3,600 rows per device; a week, 600,000
     dev_totals = [0.0, 0.0]
     srv_totals = [0.0, 0.0]
     resets = 0
-    disks = [_diskstats(path, n + 2, x["diskstats"]) for n, x in enumerate(samples)] if devices else []
-    for k in range(1, len(samples)):
-        a, b = samples[k - 1], samples[k]
-        dt = b["t"] - a["t"]
-        where = f"sample {k + 1}"
-        pa, pb = a["pg"], b["pg"]
-        if pa.get("reset") != pb.get("reset"):
-            resets += 1
-            continue
-        d = {key: counter_delta(src, where, f"server {key}", float(pa.get(key, 0)), float(pb.get(key, 0)))
-             for key in SERVER_KEYS if key in pb}
-        s_read = d.get("reads", 0.0)
-        s_write = d.get("writes", 0.0) + d.get("extends", 0.0) + d.get("wal_writes", 0.0)
-        s_bytes = d.get("read_bytes", 0.0) + d.get("write_bytes", 0.0) + d.get("wal_bytes", 0.0)
-        srv_totals[0] += s_read
-        srv_totals[1] += s_write
-        start = started + a["t"]
-        label = f"+{a['t']:.0f} s"
-        if devices:
-            before, after = disks[k - 1], disks[k]
-            for name in devices:
-                if name not in before or name not in after:
-                    raise InputError(f"--from {path}: {where}: no diskstats line for device {name}")
-                dr, dw, dsr, dsw = (y - x for x, y in zip(before[name], after[name], strict=True))
-                if min(dr, dw, dsr, dsw) < 0:
-                    raise InputError(f"--from {path}: {where}: device {name}'s counters went down (device re-created?)")
-                dev_totals[0] += dr
-                dev_totals[1] += dw
-                out.append(Sample(key=k, member=name, start=start, duration_s=dt, label=label, read_iops=dr / dt,
-                                  write_iops=dw / dt, iops=(dr + dw) / dt, read_mbps=dsr * SECTOR / dt / 1e6,
-                                  write_mbps=dsw * SECTOR / dt / 1e6))
-        else:
-            rb = d.get("read_bytes", 0.0)
-            out.append(Sample(key=k, member="server", start=start, duration_s=dt, label=label, read_iops=s_read / dt,
-                              write_iops=s_write / dt, iops=(s_read + s_write) / dt, read_mbps=rb / dt / 1e6,
-                              write_mbps=(s_bytes - rb) / dt / 1e6))
-        server_rates.append((s_read, s_write, s_bytes, dt))
+    count = 0
+    a: dict[str, Any] = {}
+    before: dict[str, tuple[int, int, int, int]] = {}
+    for n, b in _samples(path, nonblank):
+        count += 1
+        if max_samples is not None and count > max_samples:
+            raise InputError(f"--from {path}: more than {max_samples:,} samples; expected at most that many "
+                             "(a month of 1-second samples): record at a longer interval")
+        after = _diskstats(path, n, b["diskstats"]) if devices else {}
+        if count > 1:
+            resets += _interval(path, devices, started, count - 1, a, b, before, after, out, dev_totals, srv_totals)
+        a, before = b, after
+    if count < 2:
+        raise InputError(f"--from {path}: {count} sample(s); expected at least two")
+    return _series(path, header, devices, out, dev_totals, srv_totals, resets)
+
+
+def _interval(path: Path, devices: list[str], started: float, k: int, a: dict[str, Any], b: dict[str, Any],
+              before: dict[str, tuple[int, int, int, int]], after: dict[str, tuple[int, int, int, int]],
+              out: SampleTable, dev_totals: list[float], srv_totals: list[float]) -> int:
+    """The rates between samples K and K+1 appended to OUT; 1 when a statistics reset lies between them."""
+    src = str(path)
+    dt = b["t"] - a["t"]
+    where = f"sample {k + 1}"
+    pa, pb = a["pg"], b["pg"]
+    if pa.get("reset") != pb.get("reset"):
+        return 1
+    d = {key: counter_delta(src, where, f"server {key}", float(pa.get(key, 0)), float(pb.get(key, 0)))
+         for key in SERVER_KEYS if key in pb}
+    s_read = d.get("reads", 0.0)
+    s_write = d.get("writes", 0.0) + d.get("extends", 0.0) + d.get("wal_writes", 0.0)
+    s_bytes = d.get("read_bytes", 0.0) + d.get("write_bytes", 0.0) + d.get("wal_bytes", 0.0)
+    srv_totals[0] += s_read
+    srv_totals[1] += s_write
+    start = started + a["t"]
+    label = f"+{a['t']:.0f} s"
+    if devices:
+        for name in devices:
+            if name not in before or name not in after:
+                raise InputError(f"--from {path}: {where}: no diskstats line for device {name}")
+            dr, dw, dsr, dsw = (y - x for x, y in zip(before[name], after[name], strict=True))
+            if min(dr, dw, dsr, dsw) < 0:
+                raise InputError(f"--from {path}: {where}: device {name}'s counters went down (device re-created?)")
+            dev_totals[0] += dr
+            dev_totals[1] += dw
+            out.append(Sample(key=k, member=name, start=start, duration_s=dt, label=label, read_iops=dr / dt,
+                              write_iops=dw / dt, iops=(dr + dw) / dt, read_mbps=dsr * SECTOR / dt / 1e6,
+                              write_mbps=dsw * SECTOR / dt / 1e6))
+    else:
+        rb = d.get("read_bytes", 0.0)
+        out.append(Sample(key=k, member="server", start=start, duration_s=dt, label=label, read_iops=s_read / dt,
+                          write_iops=s_write / dt, iops=(s_read + s_write) / dt, read_mbps=rb / dt / 1e6,
+                          write_mbps=(s_bytes - rb) / dt / 1e6))
+    return 0
+
+
+def _series(path: Path, header: dict[str, Any], devices: list[str], out: SampleTable, dev_totals: list[float],
+            srv_totals: list[float], resets: int) -> Series:
+    src = str(path)
     if not out:
         raise InputError(f"--from {path}: no interval between two samples of one counter epoch")
     version = int(header.get("server_version", 0))
@@ -127,20 +156,23 @@ def _ratio(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{x:.2f}"
 
 
-def _load(path: Path, text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    lines = [x for x in text.splitlines() if x.strip()]
+def _header(path: Path, line: str | None) -> dict[str, Any]:
     try:
-        header = json.loads(lines[0])
-    except (ValueError, IndexError, RecursionError):
+        header = json.loads(line or "")
+    except (ValueError, RecursionError):
         raise InputError(f"--from {path}: line 1: not a blockfit record header") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise InputError(f"--from {path}: line 1: not a blockfit PostgreSQL recording header")
     if header.get("version") != VERSION:
         raise InputError(f"--from {path}: recording version {header.get('version')!r}; this blockfit reads "
                          f"version {VERSION}")
-    samples = []
+    return header
+
+
+def _samples(path: Path, lines: Iterator[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number among the non-blank lines, sample) of each sample line, checked as it is read."""
     last = -math.inf
-    for n, line in enumerate(lines[1:], 2):
+    for n, line in enumerate(lines, 2):
         try:
             s = json.loads(line)
             t = float(s["t"])
@@ -151,7 +183,4 @@ def _load(path: Path, text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         if not math.isfinite(t) or t <= last:
             raise InputError(f"--from {path}: line {n}: time {t} does not run forward (after {last:g} s)")
         last = t
-        samples.append(s)
-    if len(samples) < 2:
-        raise InputError(f"--from {path}: {len(samples)} sample(s); expected at least two")
-    return header, samples
+        yield n, s

@@ -15,6 +15,9 @@ Host-side formats read here:
 - diagnose: a `blockfit diagnose --record` capture (raw /proc/diskstats per sample).
 - csv: `timestamp, read IOPS, write IOPS, read MB/s, write MB/s`, an optional header line; one series.
 
+Bounds: sizes are measured by reading (`inputs.CappedFile`); a CSV, sysstat JSON and a PostgreSQL recording
+stream into float columns (up to MAX_HISTORY_BYTES and MAX_SAMPLES), the rest is read whole (MAX_DOCUMENT_BYTES).
+
 The database and cloud formats have a module each (awr, statspack, oracle_spool, sqlserver, cloudwatch,
 oci_monitoring, azure_monitor, pg_recording).
 """
@@ -23,9 +26,12 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
+import re
 import statistics
+from array import array
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -33,40 +39,43 @@ from typing import Any
 
 from blockfit.diagnose import metrics, sampler
 from blockfit.errors import InputError
-from blockfit.history.series import Sample, Series, parse_time
+from blockfit.history.series import Sample, SampleTable, Series, parse_time
+from blockfit.inputs import CappedFile, read_capped
 
 CSV_COLUMNS = ("timestamp", "read IOPS", "write IOPS", "read MB/s", "write MB/s")
 MAX_RATE = 1e12  # per second, per device: far above any block device; beyond it sums overflow to infinity
-MAX_HISTORY_BYTES = 512 * 1024**2  # a month of 1-second samples is far less; beyond this it is not a history
+MAX_HISTORY_BYTES = 512 * 1024**2  # the streamed formats: a month of 1-second CSV rows is about 160 MB
+MAX_DOCUMENT_BYTES = 64 * 1024**2  # JSON, reports, spools: parsed whole; an AWR report is a few MB
+MAX_SAMPLES = 3_000_000  # a month of 1-second intervals is 2.6 million; about 100 bytes each in memory
+MAX_LINE = 1024**2  # a CSV line; a longer one is not a history row
+HEAD_BYTES = 64 * 1024  # what the format is detected from before a file is streamed
+EXPECTED = ("a history file (iostat/sadf JSON, a diagnose capture, a CSV, an AWR or Statspack report, a spool, a "
+            "cloud metrics export or a PostgreSQL recording)")
+NOT_TEXT = f"not a text file (NUL bytes); expected {EXPECTED}"
 
 FORMATS = ("iostat", "sadf", "diagnose", "csv", "awr", "awr-global", "statspack", "oracle-spool", "statspack-spool",
            "sqlserver", "cloudwatch", "oci-monitoring", "azure-monitor", "pg-recording")
 
 
-def read_text(path: Path) -> str:
-    """The file as text, or one line saying why not."""
-    try:
-        if path.is_dir():
-            raise InputError(f"--from {path}: a directory; expected a history file")
-        size = path.stat().st_size
-        if size > MAX_HISTORY_BYTES:
-            raise InputError(f"--from {path}: {size / 1e6:,.0f} MB; expected a history file under "
-                             f"{MAX_HISTORY_BYTES / 1e6:,.0f} MB")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"--from {path}: cannot read ({exc.strerror})") from None
+def _decode(path: Path, raw: bytes) -> str:
+    """A whole history file's text: UTF-16 with its byte-order mark, else UTF-8, else Latin-1; NUL bytes mean
+    binary."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:  # SQL*Plus on Windows and PowerShell redirections write UTF-16
             return raw.decode("utf-16")
         except UnicodeDecodeError:
             pass
+    if b"\x00" in raw:
+        raise InputError(f"--from {path}: {NOT_TEXT}")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        if b"\x00" in raw[:65536]:
-            raise InputError(f"--from {path}: not a text file (expected a history file: iostat/sadf JSON, a "
-                             "diagnose capture, a CSV, an AWR or Statspack report, ...)") from None
         return raw.decode("latin-1")  # AWR reports of databases with a Latin-1 character set
+
+
+def read_text(path: Path) -> str:
+    """The whole file as text (at most MAX_DOCUMENT_BYTES), or one line saying why not."""
+    return _decode(path, read_capped(path, f"--from {path}", EXPECTED, MAX_DOCUMENT_BYTES))
 
 
 def detect(path: Path, text: str) -> str:
@@ -122,8 +131,34 @@ def _json_format(path: Path, text: str) -> str:
 
 
 def read_history(path: Path, declared: str | None = None) -> Series:
-    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format."""
-    text = read_text(path)
+    """Read PATH in whichever format it is; with DECLARED, refuse a file of another format. A CSV, sysstat JSON and
+    a PostgreSQL recording are read as streams (up to MAX_HISTORY_BYTES); the rest whole (up to MAX_DOCUMENT_BYTES)."""
+    with CappedFile(path, f"--from {path}", EXPECTED, MAX_HISTORY_BYTES) as raw:
+        stream = io.BufferedReader(raw, HEAD_BYTES)
+        head = stream.peek(HEAD_BYTES)[:HEAD_BYTES]
+        if _streams_as_csv(head) and declared in (None, "csv"):
+            return _csv(path, _lines(path, stream, f"a CSV of {', '.join(CSV_COLUMNS)}"))
+        if _streams_as_sysstat(head) and declared in (None, "iostat", "sadf"):
+            text_stream = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict")
+            try:
+                series = _sysstat_reports(path, _sysstat_stream(path, text_stream))
+            except UnicodeDecodeError:
+                raise InputError(f"--from {path}: not UTF-8 text; expected sysstat JSON") from None
+            if declared is not None and declared != series.format:
+                raise InputError(f"--from {path}: declared {declared} (--from-format) but the content is "
+                                 f"{series.format}")
+            return series
+        if _streams_as_recording(head) and declared in (None, "pg-recording"):
+            from blockfit.history import pg_recording
+
+            return pg_recording.read_lines(path, _lines(path, stream, "a blockfit PostgreSQL recording"),
+                                           MAX_SAMPLES)
+        raw_text = stream.read(MAX_DOCUMENT_BYTES + 1)
+        if len(raw_text) > MAX_DOCUMENT_BYTES:
+            raise InputError(f"--from {path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
+                             "file of that size at most (only a CSV may be larger: export the history as CSV)")
+    text = _decode(path, raw_text)
+    del raw_text  # the text alone from here: a JSON document's parse holds several times its size
     if not text.strip():
         raise InputError(f"--from {path}: the file is empty")
     found = detect(path, text)
@@ -138,6 +173,35 @@ def read_history(path: Path, declared: str | None = None) -> Series:
     return series
 
 
+def _streams_as_csv(head: bytes) -> bool:
+    """A UTF-8 file whose first 64 KB detect as CSV (not JSON, a report or a spool) is read as a stream."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in head:
+        return False
+    text = head.decode("utf-8-sig", errors="replace")
+    lead = text.lstrip()
+    if not lead or lead.startswith(("{", "[")):
+        return False
+    return detect(Path(), text) == "csv"
+
+
+def _streams_as_recording(head: bytes) -> bool:
+    """A `blockfit record --pg` recording (JSON lines, its header first) is read as a stream too."""
+    lead = head.decode("utf-8-sig", errors="replace").lstrip()
+    return lead.startswith("{") and '"blockfit-pg-recording"' in lead.split("\n", 1)[0]
+
+
+def _lines(path: Path, stream: io.BufferedReader[CappedFile], expected: str) -> Iterator[str]:
+    """The text lines of a stream, none longer than MAX_LINE (a longer one is refused, not buffered)."""
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    for n in itertools.count(1):
+        line = text.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            raise InputError(f"--from {path}: line {n} is longer than {MAX_LINE // 1024:,} KB; expected {expected}")
+        yield line
+
+
 def _readers() -> dict[str, Callable[[Path, str], Series]]:
     from blockfit.history import (
         awr,
@@ -150,12 +214,17 @@ def _readers() -> dict[str, Callable[[Path, str], Series]]:
         statspack,
     )
     return {
-        "iostat": _sysstat, "diagnose": _diagnose, "csv": _csv,
+        "iostat": _sysstat, "diagnose": _diagnose, "csv": _csv_text,
         "awr": awr.read, "awr-global": awr.read, "statspack": statspack.read,
         "oracle-spool": oracle_spool.read, "statspack-spool": oracle_spool.read,
         "sqlserver": sqlserver.read, "cloudwatch": cloudwatch.read, "oci-monitoring": oci_monitoring.read,
         "azure-monitor": azure_monitor.read, "pg-recording": pg_recording.read,
     }
+
+
+NOT_SYSSTAT = "not sysstat JSON (expected iostat -o JSON or sadf -j output with sysstat.hosts[0].statistics)"
+_STATISTICS = re.compile(r'"statistics"\s*:\s*\[')
+_STREAMED = "\u0000blockfit: the statistics, read one by one"
 
 
 def _sysstat(path: Path, text: str) -> Series:
@@ -164,53 +233,153 @@ def _sysstat(path: Path, text: str) -> Series:
         hosts = doc["sysstat"]["hosts"]
         stats = hosts[0]["statistics"]
     except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-        raise InputError(f"--from {path}: not sysstat JSON (expected iostat -o JSON or sadf -j output with "
-                         "sysstat.hosts[0].statistics)") from None
+        raise InputError(f"--from {path}: {NOT_SYSSTAT}") from None
     if len(hosts) > 1:
         raise InputError(f"--from {path}: {len(hosts)} hosts in one file; expected one")
     if not isinstance(stats, list):
         raise InputError(f"--from {path}: sysstat.hosts[0].statistics is not a list")
-    reports = [r for r in stats if isinstance(r, dict) and isinstance(r.get("disk"), list)]
-    if not reports:
+    return _sysstat_reports(path, iter(stats))
+
+
+def _streams_as_sysstat(head: bytes) -> bool:
+    """sysstat JSON whose statistics array opens in the first 64 KB is read a report at a time."""
+    if b"\x00" in head:
+        return False
+    lead = head.decode("utf-8-sig", errors="replace").lstrip()
+    return lead.startswith("{") and '"sysstat"' in lead and _STATISTICS.search(lead) is not None
+
+
+def _sysstat_stream(path: Path, text: io.TextIOBase) -> Iterator[Any]:
+    """The elements of sysstat.hosts[0].statistics, decoded one at a time from TEXT; at the end, the document
+    with the array left out must be sysstat JSON of one host whose statistics was that array."""
+    decoder = json.JSONDecoder()
+    buf = text.read(2 * HEAD_BYTES)
+    m = _STATISTICS.search(buf)
+    if m is None:
+        raise InputError(f"--from {path}: {NOT_SYSSTAT}")
+    prefix, buf, pos, eof = buf[:m.end() - 1], buf[m.end():], 0, False
+
+    def more(n: int) -> None:
+        nonlocal buf, pos, eof
+        chunk = text.read(n)
+        eof = not chunk
+        buf, pos = buf[pos:] + chunk, 0
+
+    def skip_blanks() -> str:
+        nonlocal pos
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n":
+                pos += 1
+            if pos < len(buf) or eof:
+                return buf[pos] if pos < len(buf) else ""
+            more(1 << 20)
+
+    first, need_comma = True, False
+    while True:
+        c = skip_blanks()
+        if c == "]" and (first or need_comma):
+            pos += 1
+            break
+        if need_comma:
+            if c != ",":
+                raise InputError(f"--from {path}: {NOT_SYSSTAT}")
+            pos += 1
+            need_comma = False
+            skip_blanks()
+        too_big = InputError(f"--from {path}: a report larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected "
+                             "sysstat reports of a few KB each")
+        try:
+            obj, end = decoder.raw_decode(buf, pos)
+            if end == len(buf) and not eof:
+                raise ValueError("may go on")
+        except (ValueError, RecursionError):
+            if eof:
+                raise InputError(f"--from {path}: {NOT_SYSSTAT}") from None
+            if len(buf) - pos > MAX_DOCUMENT_BYTES:
+                raise too_big from None
+            more(max(1 << 20, len(buf) - pos))  # at least double what is held: each report decoded O(1) times
+            continue
+        if end - pos > MAX_DOCUMENT_BYTES:
+            raise too_big
+        first, need_comma = False, True
+        pos = end
+        yield obj
+    tail = buf[pos:] + text.read(HEAD_BYTES + 1)
+    try:
+        doc = json.loads(prefix + json.dumps(_STREAMED) + tail)
+        hosts = doc["sysstat"]["hosts"]
+        stats = hosts[0]["statistics"]
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+        raise InputError(f"--from {path}: {NOT_SYSSTAT}") from None
+    if isinstance(hosts, list) and len(hosts) > 1:
+        raise InputError(f"--from {path}: {len(hosts)} hosts in one file; expected one")
+    if stats != _STREAMED:
+        raise InputError(f"--from {path}: {NOT_SYSSTAT}")
+
+
+def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
+    """Reports (iostat's or sadf's) into float columns, one at a time; iostat's first report (the average since
+    boot) is left out when there are others."""
+    reports = (r for r in stats if isinstance(r, dict) and isinstance(r.get("disk"), list))
+    first = next(reports, None)
+    if first is None:
         raise InputError(f"--from {path}: no per-device statistics (run iostat with -d -x, or sadf with '-- -d')")
-    disks = reports[0]["disk"]
+    disks = first["disk"]
     is_iostat = bool(disks) and isinstance(disks[0], dict) and "disk_device" in disks[0]
     skipped: list[str] = []
-    if is_iostat and len(reports) > 1:
-        reports = reports[1:]
+    second = next(reports, None)
+    kept: Iterator[dict[str, Any]]
+    if is_iostat and second is not None:
+        kept = itertools.chain([second], reports)
         skipped.append("iostat's first report (the average since boot unless iostat ran with -y)")
-    interval = _sysstat_interval(doc, reports, is_iostat)
+    else:
+        kept = itertools.chain([first], [] if second is None else [second], reports)
+    del first, disks
+    samples = SampleTable()
+    stamps: list[float | None] = []
+    for i, rep in enumerate(kept):
+        stamps.append(_stamp(rep, is_iostat))
+        for s in _sysstat_report(path, i, rep["disk"], is_iostat, 1.0):
+            samples.append(s)
+        if len(samples) > MAX_SAMPLES:
+            raise InputError(f"--from {path}: more than {MAX_SAMPLES:,} device intervals; expected at most that "
+                             "many (a month of 1-second samples): report at a longer interval")
+    interval = _sysstat_interval(stamps, is_iostat)
     notes = []
     if interval is None:
         notes.append(f"{path.name}: the reports carry no timestamps (iostat -t records them): the sampling interval "
                      "is unknown, and the figure counts reports as seconds")
-    samples = [s for i, rep in enumerate(reports)
-               for s in _sysstat_report(path, i, rep["disk"], is_iostat, interval or 1.0)]
+    samples.columns["duration_s"] = array("d", [interval or 1.0]) * len(samples)
     return Series(source=str(path), format="iostat" if is_iostat else "sadf", member_kind="device", samples=samples,
                   skipped=skipped, notes=notes)
 
 
-def _sysstat_interval(doc: dict[str, Any], reports: list[dict[str, Any]], is_iostat: bool) -> float | None:
-    """sadf gives each record's interval; iostat gives a timestamp per report only with -t (then the spacing is
-    the interval); without it the interval is unknown (None)."""
+def _stamp(report: dict[str, Any], is_iostat: bool) -> float | None:
+    """sadf: the record's interval (s); iostat: its timestamp (POSIX s); None when missing or unreadable."""
+    ts = report.get("timestamp")
     if not is_iostat:
-        vals = [r.get("timestamp", {}).get("interval") for r in reports if isinstance(r.get("timestamp"), dict)]
-        nums = [float(v) for v in vals if isinstance(v, (int, float)) and v > 0]
+        v = ts.get("interval") if isinstance(ts, dict) else None
+        return float(v) if isinstance(v, (int, float)) and v > 0 else None
+    if not isinstance(ts, str):
+        return None
+    for fmt in ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p",
+                "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return datetime.strptime(ts.strip(), fmt).timestamp()
+        except ValueError:
+            continue
+    return None
+
+
+def _sysstat_interval(stamps: list[float | None], is_iostat: bool) -> float | None:
+    """sadf gives each record's interval; iostat gives a timestamp per report only with -t (then the spacing is
+    the interval); without it (or with one unreadable) the interval is unknown (None)."""
+    if not is_iostat:
+        nums = [v for v in stamps if v is not None]
         return statistics.median(nums) if nums else None
-    times = []
-    for r in reports:
-        ts = r.get("timestamp")
-        if not isinstance(ts, str):
-            return None
-        for fmt in ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p",
-                    "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"):
-            try:
-                times.append(datetime.strptime(ts.strip(), fmt).timestamp())
-                break
-            except ValueError:
-                continue
-        else:
-            return None
+    if any(t is None for t in stamps):
+        return None
+    times = [t for t in stamps if t is not None]
     steps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
     return statistics.median(steps) if steps else None
 
@@ -253,44 +422,66 @@ def _diagnose(path: Path, text: str) -> Series:
         started = parse_time(capture.header.started, str(path), "header")
     except InputError:
         started = None
-    samples = [Sample(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
-                      iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
-               for name, intervals in metrics.series(capture).items() for i, iv in enumerate(intervals)]
+    samples = SampleTable()
+    for name, intervals in metrics.series(capture).items():
+        for i, iv in enumerate(intervals):
+            samples.add(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
+                        iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
     return Series(source=str(path), format="diagnose", member_kind="device", samples=samples)
 
 
-def _csv(path: Path, text: str) -> Series:
+def _csv(path: Path, lines: Iterator[str]) -> Series:
+    """Rows streamed into a SampleTable: memory stays about 100 bytes a row (MAX_SAMPLES rows at most)."""
+    skipped: list[str] = []
+    table = SampleTable(positional_keys=True)
+    first = True
     try:
-        rows = [r for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+        for row in csv.reader(lines):
+            if not row or not any(c.strip() for c in row):
+                continue
+            if first and not _is_number(row[1] if len(row) > 1 else ""):
+                skipped.append("the CSV header line")
+                first = False
+                continue
+            first = False
+            i = len(table)
+            where = f"data row {i + 1}"
+            if i >= MAX_SAMPLES:
+                raise InputError(f"--from {path}: more than {MAX_SAMPLES:,} rows; expected at most that many "
+                                 "intervals (a month of 1-second samples): export at a coarser interval")
+            if len(row) != len(CSV_COLUMNS):
+                raise InputError(f"--from {path}: {where} has {len(row)} fields; expected {len(CSV_COLUMNS)}: "
+                                 f"{', '.join(CSV_COLUMNS)}")
+            vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
+            r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
+            try:
+                start: float | None = parse_time(row[0], str(path), where)
+            except InputError:
+                start = None
+            table.add(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
+                      _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s"))
     except csv.Error as exc:
         raise InputError(f"--from {path}: not a CSV ({exc})") from None
-    skipped: list[str] = []
-    if rows and not _is_number(rows[0][1] if len(rows[0]) > 1 else ""):
-        rows = rows[1:]
-        skipped.append("the CSV header line")
-    samples = []
-    starts: list[float | None] = []
-    for i, row in enumerate(rows):
-        where = f"data row {i + 1}"
-        if len(row) != len(CSV_COLUMNS):
-            raise InputError(f"--from {path}: {where} has {len(row)} fields; expected {len(CSV_COLUMNS)}: "
-                             f"{', '.join(CSV_COLUMNS)}")
-        vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
-        r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
-        try:
-            start: float | None = parse_time(row[0], str(path), where)
-        except InputError:
-            start = None
-        starts.append(start)
-        samples.append(Sample(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
-                              _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s")))
-    if not samples:
+    if not table:
         raise InputError(f"--from {path}: no data rows (expected: {', '.join(CSV_COLUMNS)})")
-    steps = [b - a for a, b in zip(starts, starts[1:], strict=False) if a is not None and b is not None and b > a]
-    step = statistics.median(steps) if steps else 1.0
-    samples = [Sample(s.key, s.member, s.start, step, s.label, s.read_iops, s.write_iops, s.iops, s.read_mbps,
-                      s.write_mbps) for s in samples]
-    return Series(source=str(path), format="csv", member_kind="series", samples=samples, skipped=skipped)
+    step = _median_step(table.columns["start"])
+    table.columns["duration_s"] = array("d", [step]) * len(table)
+    return Series(source=str(path), format="csv", member_kind="series", samples=table, skipped=skipped)
+
+
+def _csv_text(path: Path, text: str) -> Series:
+    return _csv(path, iter(text.splitlines(keepends=True)))
+
+
+def _median_step(starts: array[float]) -> float:
+    """The median of the positive steps between consecutive timestamps (rows without one break the chain); 1 s
+    when there are none."""
+    import numpy as np
+
+    t = np.frombuffer(starts, dtype=np.float64)
+    steps = np.diff(t)
+    steps = steps[~np.isnan(steps) & (steps > 0)]
+    return float(np.median(steps)) if len(steps) else 1.0
 
 
 def _is_number(s: str) -> bool:

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from blockfit.errors import InputError
 
@@ -54,6 +56,83 @@ class Sample:
         return self.read_mbps + self.write_mbps
 
 
+class SampleTable(Sequence[Sample]):
+    """Samples kept as columns (`array('d')` floats, None as NaN; labels as one UTF-8 blob) instead of one object
+    each: under 100 bytes a row where a Sample costs about 600, so a history of millions of intervals (a CSV of
+    1-second rows) fits in memory. With ``positional_keys`` a row's key is its position (a CSV's row number) and no
+    key is stored. It reads as a sequence of Sample (each built when asked for); `history.targets` reads the
+    columns.
+    """
+
+    COLUMNS = ("start", "duration_s", "read_iops", "write_iops", "iops", "read_mbps", "write_mbps", "peak_iops",
+               "peak_mbps")
+
+    def __init__(self, positional_keys: bool = False) -> None:
+        self.positional_keys = positional_keys
+        self.stored_keys: list[str | float | int] = []
+        self.member_names: list[str] = []
+        self.member_index = array("I")
+        self.columns = {name: array("d") for name in self.COLUMNS}
+        self._labels = bytearray()
+        self._label_ends = array("Q")
+        self._member_ids: dict[str, int] = {}
+
+    def add(self, key: str | float | int, member: str, start: float | None, duration_s: float, label: str,
+            read_iops: float | None, write_iops: float | None, iops: float, read_mbps: float, write_mbps: float,
+            peak_iops: float | None = None, peak_mbps: float | None = None) -> None:
+        """Append one row (the fields of Sample, in its order; KEY is ignored with positional keys)."""
+        ix = self._member_ids.get(member)
+        if ix is None:
+            ix = self._member_ids[member] = len(self.member_names)
+            self.member_names.append(member)
+        if not self.positional_keys:
+            self.stored_keys.append(key)
+        self._labels += label.encode("utf-8", "surrogatepass")
+        self._label_ends.append(len(self._labels))
+        self.member_index.append(ix)
+        values = (start, duration_s, read_iops, write_iops, iops, read_mbps, write_mbps, peak_iops, peak_mbps)
+        for name, value in zip(self.COLUMNS, values, strict=True):
+            self.columns[name].append(math.nan if value is None else value)
+
+    def append(self, s: Sample) -> None:
+        self.add(s.key, s.member, s.start, s.duration_s, s.label, s.read_iops, s.write_iops, s.iops, s.read_mbps,
+                 s.write_mbps, s.peak_iops, s.peak_mbps)
+
+    def key(self, i: int) -> str | float | int:
+        return i if self.positional_keys else self.stored_keys[i]
+
+    def label(self, i: int) -> str:
+        start = self._label_ends[i - 1] if i > 0 else 0
+        return self._labels[start:self._label_ends[i]].decode("utf-8", "surrogatepass")
+
+    def __len__(self) -> int:
+        return len(self._label_ends)
+
+    @overload
+    def __getitem__(self, i: int) -> Sample: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Sample]: ...
+
+    def __getitem__(self, i: int | slice) -> Sample | list[Sample]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        c = {name: col[i] for name, col in self.columns.items()}
+        opt = {name: None if math.isnan(c[name]) else c[name]
+               for name in ("start", "read_iops", "write_iops", "peak_iops", "peak_mbps")}
+        return Sample(self.key(i), self.member_names[self.member_index[i]], opt["start"], c["duration_s"],
+                      self.label(i), opt["read_iops"], opt["write_iops"], c["iops"], c["read_mbps"],
+                      c["write_mbps"], opt["peak_iops"], opt["peak_mbps"])
+
+    def __iter__(self) -> Iterator[Sample]:
+        for i in range(len(self)):
+            yield self[i]
+
+
 MemberKind = str  # "device", "instance", "file", "volume", "disk", "series"
 
 
@@ -71,7 +150,7 @@ class Series:
     source: str
     format: str
     member_kind: MemberKind
-    samples: list[Sample]
+    samples: Sequence[Sample]  # a list, or a SampleTable for long histories
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -82,6 +161,8 @@ class Series:
 
     @property
     def members(self) -> list[str]:
+        if isinstance(self.samples, SampleTable):
+            return sorted(self.samples.member_names)
         return sorted({s.member for s in self.samples})
 
 

@@ -23,15 +23,16 @@ blockfit does not invent a burst ratio from one published workload; it warns, na
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from blockfit.errors import InputError
 from blockfit.history.readers import read_history
-from blockfit.history.series import MIN_SNAPSHOT_S, Sample, Series, iso
+from blockfit.history.series import MIN_SNAPSHOT_S, SampleTable, Series, iso
 from blockfit.schema.history import DerivedTargets, HistoryPoint, HistorySource, PeakWindow, PercentileName
 
 DEFAULT_PEAK_FACTOR = 1.0
@@ -98,23 +99,242 @@ def _check_options(percentile: float, headroom_pct: float, peak_factor: float | 
 
 
 @dataclass
-class _Total:
-    key: str | float | int
-    start: float | None
-    duration_s: float
-    label: str
-    read_iops: float
-    write_iops: float
-    iops: float
-    read_mbps: float
-    write_mbps: float
-    peak_iops: float | None
-    peak_mbps: float | None
-    split: bool
+class _Rows:
+    """One source's chosen samples as numpy columns (None as NaN): long histories are summed and ranked by numpy,
+    never as one Python object per interval."""
 
-    @property
-    def mbps(self) -> float:
-        return self.read_mbps + self.write_mbps
+    table: SampleTable
+    idx: np.ndarray | None  # the rows kept, as positions in the table; None: every row
+    cols: dict[str, np.ndarray]
+    distinct_keys: int = 0
+
+    def __len__(self) -> int:
+        return len(self.cols["iops"])
+
+    def label(self, i: int) -> str:
+        return self.table.label(i if self.idx is None else int(self.idx[i]))
+
+    def positions(self) -> np.ndarray:
+        return np.arange(len(self.table)) if self.idx is None else self.idx
+
+    def keys(self) -> Iterator[str | float | int]:
+        if self.idx is None:
+            return iter(range(len(self.table)) if self.table.positional_keys else self.table.stored_keys)
+        key = self.table.key
+        return (key(j) for j in self.idx.tolist())
+
+
+def _table(s: Series) -> SampleTable:
+    if isinstance(s.samples, SampleTable):
+        return s.samples
+    t = SampleTable()
+    for x in s.samples:
+        t.add(x.key, x.member, x.start, x.duration_s, x.label, x.read_iops, x.write_iops, x.iops, x.read_mbps,
+              x.write_mbps, x.peak_iops, x.peak_mbps)
+    return t
+
+
+def _column(values: Any) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.float64) if len(values) else np.zeros(0)
+
+
+def _pick(s: Series, members: list[str], skipped: list[str]) -> _Rows:
+    """The rows of MEMBERS; a snapshot source's intervals shorter than MIN_SNAPSHOT_S are left out (and said)."""
+    t = _table(s)
+    cols = {name: _column(values) for name, values in t.columns.items()}
+    ids = [i for i, m in enumerate(t.member_names) if m in members]
+    keep = None
+    if len(ids) < len(t.member_names):
+        keep = np.isin(np.frombuffer(t.member_index, dtype=np.uint32) if len(t) else np.zeros(0, np.uint32), ids)
+    if s.snapshot_source:
+        short = cols["duration_s"] < MIN_SNAPSHOT_S
+        if keep is not None:
+            short &= keep
+        if short.any():
+            labels = sorted({t.label(j) for j in np.flatnonzero(short).tolist()})
+            skipped.append(f"{int(short.sum())} interval(s) of {s.source} shorter than {MIN_SNAPSHOT_S:.0f} s "
+                           f"({', '.join(labels[:5])})")
+            keep = ~short if keep is None else keep & ~short
+    if keep is None:
+        return _Rows(t, None, cols)
+    idx = np.flatnonzero(keep)
+    return _Rows(t, idx, {name: c[idx] for name, c in cols.items()})
+
+
+@dataclass
+class _Totals:
+    """The chosen members summed per interval, in time order (numpy columns, None as NaN); `first` is where each
+    interval's first sample sits in the sources laid end to end (its label is the interval's)."""
+
+    cols: dict[str, np.ndarray]
+    split: np.ndarray
+    first: np.ndarray
+    picked: list[_Rows]
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.split)
+
+    def label(self, i: int) -> str:
+        p = int(self.first[i])
+        k = int(np.searchsorted(self.offsets, p, side="right")) - 1
+        return self.picked[k].label(p - int(self.offsets[k]))
+
+    def mbps(self) -> np.ndarray:
+        return self.cols["read_mbps"] + self.cols["write_mbps"]
+
+
+def _sum_per_interval(series: list[Series], picked: list[_Rows], skipped: list[str]) -> _Totals:
+    """Sum the sources' samples that share a key (an interval), over the keys every source has."""
+    keys: list[str | float | int] | np.ndarray
+    if all(rows.table.positional_keys for rows in picked):  # a row's key is its position: no key objects
+        codes = [rows.positions() for rows in picked]
+        n_keys = max(int(c.max()) + 1 for c in codes)
+        keys = np.arange(n_keys)
+    else:
+        index: dict[str | float | int, int] = {}
+        codes = [np.fromiter((index.setdefault(k, len(index)) for k in rows.keys()), dtype=np.int64,
+                             count=len(rows)) for rows in picked]
+        n_keys = len(index)
+        keys = list(index)
+    present = np.ones(n_keys, dtype=bool)
+    distinct = []
+    for c in codes:
+        has = np.zeros(n_keys, dtype=bool)
+        has[c] = True
+        present &= has
+        distinct.append(np.flatnonzero(has))
+    for s, rows, d in zip(series, picked, distinct, strict=True):
+        rows.distinct_keys = len(d)
+        extra = int(len(d) - present[d].sum())
+        if extra and len(series) > 1:
+            skipped.append(f"{extra} interval(s) of {s.source} that the other sources do not cover")
+    offsets = np.cumsum([0] + [len(c) for c in codes])
+    if len(picked) == 1 and len(np.unique(codes[0])) == len(codes[0]):  # one sample per interval: nothing to sum
+        one = picked[0].cols
+        cols = {**one, "read_iops": np.nan_to_num(one["read_iops"], nan=0.0),
+                "write_iops": np.nan_to_num(one["write_iops"], nan=0.0)}
+        split = ~np.isnan(one["read_iops"]) & ~np.isnan(one["write_iops"])
+        first = np.arange(len(codes[0]))
+        keys = keys[codes[0]] if isinstance(keys, np.ndarray) else keys
+    else:
+        cols, split, first, common = _sum_groups(picked, np.concatenate(codes), present)
+        keys = keys[common] if isinstance(keys, np.ndarray) else [keys[k] for k in common.tolist()]
+    order = _time_order(cols["start"], keys)
+    if len(order) > 1 and (np.diff(order) == 1).all():  # already in time order: no copies
+        return _Totals(cols, split, first, picked, offsets)
+    return _Totals({name: c[order] for name, c in cols.items()}, split[order], first[order], picked, offsets)
+
+
+def _sum_groups(picked: list[_Rows], codes: np.ndarray, present: np.ndarray
+                ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """Per common key: sums (in source and row order, as a running sum would add them), the earliest start, the
+    longest duration, whether every sample splits reads and writes, and peaks only where every sample has one."""
+    sel = present[codes]
+    common = np.flatnonzero(present)
+    remap = np.full(len(present), -1, dtype=np.int64)
+    remap[common] = np.arange(len(common))
+    g = remap[codes[sel]]
+    n = len(common)
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([r.cols[name] for r in picked])[sel]
+
+    def total(values: np.ndarray) -> np.ndarray:
+        return np.bincount(g, weights=np.nan_to_num(values, nan=0.0), minlength=n)
+
+    def missing(values: np.ndarray) -> np.ndarray:
+        return np.bincount(g, weights=np.isnan(values).astype(np.float64), minlength=n) > 0
+
+    cols = {name: total(cat(name)) for name in ("read_iops", "write_iops", "iops", "read_mbps", "write_mbps")}
+    start = np.full(n, np.nan)
+    np.fmin.at(start, g, cat("start"))
+    duration = np.full(n, -np.inf)
+    np.maximum.at(duration, g, cat("duration_s"))
+    cols["start"], cols["duration_s"] = start, duration
+    r, w = cat("read_iops"), cat("write_iops")
+    split = ~missing(np.where(np.isnan(w), np.nan, r))
+    for name in ("peak_iops", "peak_mbps"):
+        values = cat(name)
+        cols[name] = np.where(missing(values), np.nan, total(values))
+    _, first_sel = np.unique(g, return_index=True)
+    return cols, split, np.flatnonzero(sel)[first_sel], common
+
+
+def _time_order(start: np.ndarray, keys: list[str | float | int] | np.ndarray) -> np.ndarray:
+    """Intervals by start time (none last), ties by the key's text; with no start at all, numeric keys in
+    order, then the others by their text."""
+    if np.isnan(start).all():
+        if isinstance(keys, np.ndarray) or all(isinstance(k, (int, float)) for k in keys):
+            return np.argsort(np.array(keys, dtype=np.float64), kind="stable")
+        return np.array(sorted(range(len(keys)), key=lambda i: (0, keys[i]) if isinstance(keys[i], (int, float))
+                               else (1, str(keys[i]))), dtype=np.int64)
+    primary = np.where(np.isnan(start), np.inf, start)
+    if np.unique(primary).size == len(primary):
+        return np.argsort(primary, kind="stable")
+    return np.lexsort((np.array([str(k) for k in keys]), primary))
+
+
+def _targets(series: list[Series], chosen: list[list[str]], picked: list[_Rows], totals: _Totals,
+             percentile: float, headroom_pct: float, peak_factor: float | None, notes: list[str],
+             warnings: list[str], skipped: list[str]) -> DerivedTargets:
+    cols = totals.cols
+    iops = cols["iops"]
+    mbps = totals.mbps()
+    interval = max(float(np.median(rows.cols["duration_s"])) for rows in picked)
+    fine_peaks = not np.isnan(cols["peak_iops"]).any() and not np.isnan(cols["peak_mbps"]).any()
+    if peak_factor is not None:
+        factor, why = peak_factor, f"--peak-factor {peak_factor:g}"
+        base_i, base_m = iops, mbps
+        if fine_peaks:
+            notes.append("the history carries per-interval maxima; --peak-factor makes the targets come from the "
+                         "interval averages instead")
+    elif fine_peaks:
+        factor = 1.0
+        base_i, base_m = cols["peak_iops"], cols["peak_mbps"]
+        ratio = _median_ratio(base_i, iops)
+        why = ("1: the source's own finer maximum inside each interval is used instead of the average"
+               + (f" (here the maxima are {ratio:.2f}x the averages, median over the intervals)" if ratio else ""))
+    elif interval <= FINE_S:
+        factor, why = 1.0, f"1: the history samples every {interval:.3g} s, fine enough to show bursts itself"
+        base_i, base_m = iops, mbps
+    else:
+        factor, base_i, base_m = DEFAULT_PEAK_FACTOR, iops, mbps
+        why = (f"{DEFAULT_PEAK_FACTOR:g} (the default): the history has only {interval / 60:,.0f}-minute averages "
+               "and no finer maximum; blockfit does not guess the burst ratio")
+        warnings.append(f"the history holds {interval / 60:,.0f}-minute averages: bursts inside an interval do not "
+                        f"show ({BURST_CASE}); set --peak-factor from what you know of the workload, or export "
+                        "per-snapshot maxima (blockfit sql oracle) and plan from those")
+    p_i = float(np.percentile(base_i, percentile)) * factor
+    p_m = float(np.percentile(base_m, percentile)) * factor
+    if p_i <= 0 and p_m <= 0:
+        raise InputError(f"--from {', '.join(s.source for s in series)}: the chosen members did no I/O in "
+                         f"{len(totals)} intervals; nothing to plan for")
+    split = bool(totals.split.all())
+    read_p: float | None
+    write_p: float | None
+    weights = np.where(cols["duration_s"] != 0, cols["duration_s"], 1.0)
+    if split:
+        reads, writes = cols["read_iops"], cols["write_iops"]
+        read_total, total = float((reads * weights).sum()), float(((reads + writes) * weights).sum())
+        ratio_i = p_i / float(np.percentile(iops, percentile)) if float(np.percentile(iops, percentile)) else 1.0
+        read_p = float(np.percentile(reads, percentile)) * ratio_i
+        write_p = float(np.percentile(writes, percentile)) * ratio_i
+    else:
+        read_total = float((cols["read_mbps"] * weights).sum())
+        total = read_total + float((cols["write_mbps"] * weights).sum())
+        read_p = write_p = None
+    grow = 1 + headroom_pct / 100
+    return DerivedTargets(
+        sources=[_source(s, c, rows) for s, c, rows in zip(series, chosen, picked, strict=True)],
+        samples=len(totals), interval_s=interval, percentile=percentile, percentile_name=percentile_name(percentile),
+        peak_factor=factor, peak_factor_source=why, headroom_pct=headroom_pct, iops=p_i, mbps=p_m,
+        read_iops=read_p, write_iops=write_p,
+        read_pct=100.0 * read_total / total if total > 0 else 100.0, read_pct_from="ios" if split else "bytes",
+        target_iops=p_i * grow, target_mbps=p_m * grow,
+        peak_iops_window=_window(totals, int(np.argmax(base_i))),
+        peak_mbps_window=_window(totals, int(np.argmax(base_m))),
+        skipped=skipped, notes=_unique(notes), warnings=_unique(warnings), series=_points(totals))
 
 
 def targets_from_series(series: list[Series], devices: list[str] | None = None, percentile: float = 95.0,
@@ -135,16 +355,10 @@ def targets_from_series(series: list[Series], devices: list[str] | None = None, 
             have = sorted({m for s in series for m in s.members})
             raise InputError(f"--devices {','.join(missing)}: not in {', '.join(s.source for s in series)} "
                              f"(it has {', '.join(have[:12])})")
-    picked: list[list[Sample]] = []
+    picked: list[_Rows] = []
     for s, members in zip(series, chosen, strict=True):
-        rows = [x for x in s.samples if x.member in members]
-        if s.snapshot_source:
-            short = [x for x in rows if x.duration_s < MIN_SNAPSHOT_S]
-            if short:
-                rows = [x for x in rows if x.duration_s >= MIN_SNAPSHOT_S]
-                skipped.append(f"{len(short)} interval(s) of {s.source} shorter than {MIN_SNAPSHOT_S:.0f} s "
-                               f"({', '.join(sorted({x.label for x in short})[:5])})")
-        if not rows:
+        rows = _pick(s, members, skipped)
+        if not len(rows):
             raise InputError(f"--from {s.source}: no intervals for {', '.join(members) or 'the series'}")
         picked.append(rows)
         skipped += [f"{s.source}: {x}" if len(series) > 1 else x for x in s.skipped]
@@ -152,7 +366,7 @@ def targets_from_series(series: list[Series], devices: list[str] | None = None, 
         warnings += s.warnings
     _check_oracle(series, chosen, notes, warnings)
     totals = _sum_per_interval(series, picked, skipped)
-    if not totals:
+    if not len(totals):
         raise InputError(f"--from {', '.join(s.source for s in series)}: the sources share no interval (different "
                          "snapshots or times); give histories of the same period")
     return _targets(series, chosen, picked, totals, percentile, headroom_pct, peak_factor, notes, warnings, skipped)
@@ -203,101 +417,6 @@ def _check_oracle(series: list[Series], chosen: list[list[str]], notes: list[str
                         "report (--from once each) or a RAC global report (awrgrpt.sql)")
 
 
-def _sum_per_interval(series: list[Series], picked: list[list[Sample]], skipped: list[str]) -> list[_Total]:
-    per_key: list[dict[str | float | int, list[Sample]]] = []
-    for rows in picked:
-        d: dict[str | float | int, list[Sample]] = {}
-        for x in rows:
-            d.setdefault(x.key, []).append(x)
-        per_key.append(d)
-    common = set(per_key[0])
-    for d in per_key[1:]:
-        common &= set(d)
-    for s, d in zip(series, per_key, strict=True):
-        extra = len(set(d) - common)
-        if extra and len(series) > 1:
-            skipped.append(f"{extra} interval(s) of {s.source} that the other sources do not cover")
-    out = []
-    for key in common:
-        group = [x for d in per_key for x in d[key]]
-        split = all(x.read_iops is not None and x.write_iops is not None for x in group)
-        peaks_i = [x.peak_iops for x in group]
-        peaks_m = [x.peak_mbps for x in group]
-        out.append(_Total(
-            key=key, start=min((x.start for x in group if x.start is not None), default=None),
-            duration_s=max(x.duration_s for x in group), label=group[0].label,
-            read_iops=sum(x.read_iops or 0.0 for x in group), write_iops=sum(x.write_iops or 0.0 for x in group),
-            iops=sum(x.iops for x in group), read_mbps=sum(x.read_mbps for x in group),
-            write_mbps=sum(x.write_mbps for x in group),
-            peak_iops=None if any(p is None for p in peaks_i) else sum(p or 0.0 for p in peaks_i),
-            peak_mbps=None if any(p is None for p in peaks_m) else sum(p or 0.0 for p in peaks_m), split=split))
-    out.sort(key=lambda t: (t.start if t.start is not None else math.inf, str(t.key)))
-    if all(t.start is None for t in out):
-        out.sort(key=lambda t: (0, t.key) if isinstance(t.key, (int, float)) else (1, str(t.key)))
-    return out
-
-
-def _targets(series: list[Series], chosen: list[list[str]], picked: list[list[Sample]], totals: list[_Total],
-             percentile: float, headroom_pct: float, peak_factor: float | None, notes: list[str],
-             warnings: list[str], skipped: list[str]) -> DerivedTargets:
-    iops = np.array([t.iops for t in totals])
-    mbps = np.array([t.mbps for t in totals])
-    interval = max(float(np.median([x.duration_s for x in rows])) for rows in picked)
-    fine_peaks = all(t.peak_iops is not None and t.peak_mbps is not None for t in totals)
-    if peak_factor is not None:
-        factor, why = peak_factor, f"--peak-factor {peak_factor:g}"
-        base_i, base_m = iops, mbps
-        if fine_peaks:
-            notes.append("the history carries per-interval maxima; --peak-factor makes the targets come from the "
-                         "interval averages instead")
-    elif fine_peaks:
-        factor = 1.0
-        base_i = np.array([t.peak_iops or 0.0 for t in totals])
-        base_m = np.array([t.peak_mbps or 0.0 for t in totals])
-        ratio = _median_ratio(base_i, iops)
-        why = ("1: the source's own finer maximum inside each interval is used instead of the average"
-               + (f" (here the maxima are {ratio:.2f}x the averages, median over the intervals)" if ratio else ""))
-    elif interval <= FINE_S:
-        factor, why = 1.0, f"1: the history samples every {interval:.3g} s, fine enough to show bursts itself"
-        base_i, base_m = iops, mbps
-    else:
-        factor, base_i, base_m = DEFAULT_PEAK_FACTOR, iops, mbps
-        why = (f"{DEFAULT_PEAK_FACTOR:g} (the default): the history has only {interval / 60:,.0f}-minute averages "
-               "and no finer maximum; blockfit does not guess the burst ratio")
-        warnings.append(f"the history holds {interval / 60:,.0f}-minute averages: bursts inside an interval do not "
-                        f"show ({BURST_CASE}); set --peak-factor from what you know of the workload, or export "
-                        "per-snapshot maxima (blockfit sql oracle) and plan from those")
-    p_i = float(np.percentile(base_i, percentile)) * factor
-    p_m = float(np.percentile(base_m, percentile)) * factor
-    if p_i <= 0 and p_m <= 0:
-        raise InputError(f"--from {', '.join(s.source for s in series)}: the chosen members did no I/O in "
-                         f"{len(totals)} intervals; nothing to plan for")
-    split = all(t.split for t in totals)
-    read_p: float | None
-    write_p: float | None
-    weights = np.array([t.duration_s or 1.0 for t in totals])
-    if split:
-        reads = np.array([t.read_iops for t in totals])
-        writes = np.array([t.write_iops for t in totals])
-        read_total, total = float((reads * weights).sum()), float(((reads + writes) * weights).sum())
-        ratio_i = p_i / float(np.percentile(iops, percentile)) if float(np.percentile(iops, percentile)) else 1.0
-        read_p = float(np.percentile(reads, percentile)) * ratio_i
-        write_p = float(np.percentile(writes, percentile)) * ratio_i
-    else:
-        read_total = float((np.array([t.read_mbps for t in totals]) * weights).sum())
-        total = read_total + float((np.array([t.write_mbps for t in totals]) * weights).sum())
-        read_p = write_p = None
-    grow = 1 + headroom_pct / 100
-    return DerivedTargets(
-        sources=[_source(s, c, rows) for s, c, rows in zip(series, chosen, picked, strict=True)],
-        samples=len(totals), interval_s=interval, percentile=percentile, percentile_name=percentile_name(percentile),
-        peak_factor=factor, peak_factor_source=why, headroom_pct=headroom_pct, iops=p_i, mbps=p_m,
-        read_iops=read_p, write_iops=write_p,
-        read_pct=100.0 * read_total / total if total > 0 else 100.0, read_pct_from="ios" if split else "bytes",
-        target_iops=p_i * grow, target_mbps=p_m * grow,
-        peak_iops_window=_window(totals[int(np.argmax(base_i))]),
-        peak_mbps_window=_window(totals[int(np.argmax(base_m))]),
-        skipped=skipped, notes=_unique(notes), warnings=_unique(warnings), series=_points(totals))
 
 
 def _median_ratio(peaks: np.ndarray, avgs: np.ndarray) -> float | None:
@@ -309,46 +428,71 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _source(s: Series, members: list[str], rows: list[Sample]) -> HistorySource:
-    starts = [x.start for x in rows if x.start is not None]
-    ends = [x.start + x.duration_s for x in rows if x.start is not None]
-    keys = {x.key for x in rows}
+def _source(s: Series, members: list[str], rows: _Rows) -> HistorySource:
+    start, duration = rows.cols["start"], rows.cols["duration_s"]
+    timed = ~np.isnan(start)
+    first = float(start[timed].min()) if timed.any() else None
+    last = float((start[timed] + duration[timed]).max()) if timed.any() else None
     return HistorySource(path=s.source, format=s.format, member_kind=s.member_kind,
                          members=members if s.member_kind != "series" else [],
-                         interval_s=float(np.median([x.duration_s for x in rows])), samples=len(keys),
-                         start=iso(min(starts)) if starts else None, end=iso(max(ends)) if ends else None,
-                         database=s.database)
+                         interval_s=float(np.median(duration)), samples=rows.distinct_keys,
+                         start=iso(first), end=iso(last), database=s.database)
 
 
-def _window(t: _Total) -> PeakWindow:
-    return PeakWindow(label=t.label, start=iso(t.start),
-                      end=iso(None if t.start is None else t.start + t.duration_s),
-                      iops=t.peak_iops if t.peak_iops is not None else t.iops,
-                      mbps=t.peak_mbps if t.peak_mbps is not None else t.mbps)
+def _optional(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
 
 
-def _points(totals: list[_Total]) -> list[HistoryPoint]:
+def _window(totals: _Totals, i: int) -> PeakWindow:
+    cols = totals.cols
+    start = _optional(cols["start"][i])
+    peak_i, peak_m = _optional(cols["peak_iops"][i]), _optional(cols["peak_mbps"][i])
+    return PeakWindow(label=totals.label(i), start=iso(start),
+                      end=iso(None if start is None else start + float(cols["duration_s"][i])),
+                      iops=peak_i if peak_i is not None else float(cols["iops"][i]),
+                      mbps=peak_m if peak_m is not None else float(totals.mbps()[i]))
+
+
+def _offsets(start: np.ndarray, duration: np.ndarray) -> np.ndarray:
+    """Each interval's time since the first start; an interval without a start follows the one before it."""
+    timed = ~np.isnan(start)
+    if timed.all():
+        return start - start[0]
+    if not timed.any():
+        return np.concatenate(([0.0], np.cumsum(duration)[:-1]))
+    t0 = float(start[timed][0])
+    out, clock = [], 0.0
+    for s, d in zip(start.tolist(), duration.tolist(), strict=True):
+        at = clock if math.isnan(s) else s - t0
+        clock = at + d
+        out.append(at)
+    return np.array(out)
+
+
+def _points(totals: _Totals) -> list[HistoryPoint]:
     """The summed series for the report; longer than MAX_POINTS, consecutive intervals are binned by their max."""
-    t0 = next((t.start for t in totals if t.start is not None), None)
-    clock = 0.0
-    pts = []
-    for t in totals:
-        at = t.start - t0 if (t.start is not None and t0 is not None) else clock
-        clock = at + t.duration_s
-        pts.append(HistoryPoint(t=at, duration_s=t.duration_s, label=t.label, read_iops=t.read_iops if t.split
-                                else t.iops, write_iops=t.write_iops if t.split else 0.0, read_mbps=t.read_mbps,
-                                write_mbps=t.write_mbps, peak_iops=t.peak_iops, peak_mbps=t.peak_mbps))
-    if len(pts) <= MAX_POINTS:
-        return pts
-    size = math.ceil(len(pts) / MAX_POINTS)
+    cols = totals.cols
+    at = _offsets(cols["start"], cols["duration_s"])
+    dur = cols["duration_s"]
+    reads = np.where(totals.split, cols["read_iops"], cols["iops"])
+    writes = np.where(totals.split, cols["write_iops"], 0.0)
+    n = len(totals)
+    if n <= MAX_POINTS:
+        return [HistoryPoint(t=float(at[i]), duration_s=float(dur[i]), label=totals.label(i),
+                             read_iops=float(reads[i]), write_iops=float(writes[i]),
+                             read_mbps=float(cols["read_mbps"][i]), write_mbps=float(cols["write_mbps"][i]),
+                             peak_iops=_optional(cols["peak_iops"][i]), peak_mbps=_optional(cols["peak_mbps"][i]))
+                for i in range(n)]
+    size = math.ceil(n / MAX_POINTS)
     out = []
-    for i in range(0, len(pts), size):
-        b = pts[i:i + size]
-        busiest = max(b, key=lambda p: p.read_iops + p.write_iops)
+    for a in range(0, n, size):
+        b = min(a + size, n)
+        busiest = a + int(np.argmax(reads[a:b] + writes[a:b]))
+        peaks = {name: None if np.isnan(cols[name][a:b]).any() else float(cols[name][a:b].max())
+                 for name in ("peak_iops", "peak_mbps")}
         out.append(HistoryPoint(
-            t=b[0].t, duration_s=b[-1].t + b[-1].duration_s - b[0].t, label=busiest.label,
-            read_iops=max(p.read_iops for p in b), write_iops=max(p.write_iops for p in b),
-            read_mbps=max(p.read_mbps for p in b), write_mbps=max(p.write_mbps for p in b),
-            peak_iops=None if any(p.peak_iops is None for p in b) else max(p.peak_iops or 0.0 for p in b),
-            peak_mbps=None if any(p.peak_mbps is None for p in b) else max(p.peak_mbps or 0.0 for p in b)))
+            t=float(at[a]), duration_s=float(at[b - 1] + dur[b - 1] - at[a]), label=totals.label(busiest),
+            read_iops=float(reads[a:b].max()), write_iops=float(writes[a:b].max()),
+            read_mbps=float(cols["read_mbps"][a:b].max()), write_mbps=float(cols["write_mbps"][a:b].max()),
+            peak_iops=peaks["peak_iops"], peak_mbps=peaks["peak_mbps"]))
     return out
