@@ -5,6 +5,8 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
   $0.03185 above, per IOPS-month (the catalog had 0.046 and 0.032);
 - AZ-PRICE-API-COPY-2026-09-23 (Retail Prices API, eastus rows): Premium SSD LRS per disk-month, UltraSSD_LRS
   $0.11972 per GiB-month;
+- GCP-PRICING-YML (a pricing.yml generated 2026-07-30 from the Cloud Billing Catalog SKUs): the us-central1 hourly
+  price of every machine type, kept in tests/data/catalog/gcp_us_central1_machine_hourly.json (figures only);
 - AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
   4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month.
 
@@ -13,11 +15,15 @@ both when a priced entry loses its price and when a gap is filled without being 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from blockfit.catalog import load_catalog
 from blockfit.catalog.models import Catalog, Shape, VolumeType
 from blockfit.model import predict
+from blockfit.model.compute import compute_cost
 from blockfit.model.cost import region_name
 from blockfit.schema import Workload
 from blockfit.specs import parse_instance, parse_layout
@@ -33,7 +39,7 @@ GAPS: dict[str, dict[str, set[str]]] = {
     "azure": {"shapes": {"Ddsv5", "Dsv5", "Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
               "volume_types": {"premium-v2"}},
-    "gcp": {"shapes": {"c3", "c3d", "c4", "c4a", "c4d", "e2", "m3", "m4", "n4"},
+    "gcp": {"shapes": {"m4"},
             "volume_types": {"hyperdisk-balanced", "hyperdisk-extreme"}},
     "oci": {"shapes": {"VM.Standard.A1.Flex", "VM.Standard.A2.Flex", "VM.DenseIO.E4.Flex", "VM.DenseIO.E5.Flex",
                        "VM.Standard.E6.Flex", "BM.Standard.E5.192", "BM.Standard.E4.128", "BM.Standard3.64",
@@ -53,7 +59,7 @@ def series_of(cat: Catalog, shape: Shape) -> str:
 
 
 def shape_priced(cat: Catalog, shape: Shape) -> bool:
-    return shape.name in cat.compute_prices
+    return shape.name in cat.compute_prices or (cat.cloud == "gcp" and shape.series in cat.compute_prices)
 
 
 def volume_priced(vt: VolumeType) -> bool:
@@ -156,3 +162,47 @@ def test_aws_metal_is_priced_as_the_same_vcpu_size_of_its_family(metal):
             and s.vcpus == cat.shapes[metal].vcpus]
     assert same and all(cat.compute_prices[s.name].per_hour == cat.compute_prices[metal].per_hour for s in same)
     assert "rule" in (cat.compute_prices[metal].note or "")
+
+
+# ---- GCP: the per-vCPU and per-GB rule checked against every machine type GCP-PRICING-YML lists ----
+
+GCP_HOURLY: dict[str, list[float]] = {k: v for k, v in json.loads(
+    (Path(__file__).parents[1] / "data" / "catalog" / "gcp_us_central1_machine_hourly.json").read_text()).items()
+    if not k.startswith("_")}
+GCP_RULE_SERIES = ["c3", "c3d", "c4", "c4a", "c4d", "e2", "m3", "n4", "n2", "n2d"]
+
+
+@pytest.mark.parametrize("series", GCP_RULE_SERIES)
+def test_gcp_series_rate_reproduces_every_listed_machine_type(series):
+    price = CATS["gcp"].compute_prices[series]
+    listed = {k: v for k, v in GCP_HOURLY.items() if k.split("-")[0] == series}
+    assert len(listed) >= 5
+    for name, (vcpus, ram, hour) in listed.items():
+        assert vcpus * price.per_ocpu_hour + ram * price.per_gb_hour == pytest.approx(hour, abs=1e-6), name
+    assert price.region == "us-central1"
+
+
+@pytest.mark.parametrize("series", GCP_RULE_SERIES)
+def test_gcp_every_catalog_size_costs_the_listed_price(series):
+    """Each predefined size the catalog lists (series-family-vCPUs) is billed at the copy's price, with its memory."""
+    cat = CATS["gcp"]
+    shape = cat.shapes[series]
+    checked = 0
+    for family, mf in shape.machine_families.items():
+        for vcpus in mf.vcpus:
+            name = f"{series}-{family}-{vcpus}"
+            if name not in GCP_HOURLY:
+                continue
+            _, ram, hour = GCP_HOURLY[name]
+            cost = compute_cost(cat, name, None)
+            assert cost.memory_gb == pytest.approx(ram), name
+            assert cost.per_hour == pytest.approx(hour, abs=1e-6), name
+            checked += 1
+    assert checked >= 5
+
+
+def test_gcp_m4_stays_unpriced_because_no_one_rate_fits():
+    """m4-ultramem-224 costs 2.65 x m4-ultramem-112 in the copy: no per-vCPU and per-GB pair reproduces both."""
+    cat = CATS["gcp"]
+    assert "m4" not in cat.compute_prices
+    assert compute_cost(cat, "m4-ultramem-112", None).monthly is None
