@@ -7,6 +7,7 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
   $0.11972 per GiB-month;
 - GCP-PRICING-YML (a pricing.yml generated 2026-07-30 from the Cloud Billing Catalog SKUs): the us-central1 hourly
   price of every machine type, kept in tests/data/catalog/gcp_us_central1_machine_hourly.json (figures only);
+- OCI-PRICE-LIST-ROWS (OCI's price list API rows) and OCI-SHAPES (OCPUs, memory and NVMe of each bare-metal shape);
 - AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
   4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month.
 
@@ -41,10 +42,7 @@ GAPS: dict[str, dict[str, set[str]]] = {
               "volume_types": {"premium-v2"}},
     "gcp": {"shapes": {"m4"},
             "volume_types": {"hyperdisk-balanced", "hyperdisk-extreme"}},
-    "oci": {"shapes": {"VM.Standard.A1.Flex", "VM.Standard.A2.Flex", "VM.DenseIO.E4.Flex", "VM.DenseIO.E5.Flex",
-                       "VM.Standard.E6.Flex", "BM.Standard.E5.192", "BM.Standard.E4.128", "BM.Standard3.64",
-                       "BM.DenseIO.E4.128", "BM.Optimized3.36", "BM.Standard.E3.128", "BM.Standard2.52",
-                       "BM.Standard.E2.64", "BM.DenseIO.E5.128", "BM.Standard.E6.256"},
+    "oci": {"shapes": {"VM.Standard.A1.Flex"},
             "volume_types": set()},
 }
 
@@ -206,3 +204,61 @@ def test_gcp_m4_stays_unpriced_because_no_one_rate_fits():
     cat = CATS["gcp"]
     assert "m4" not in cat.compute_prices
     assert compute_cost(cat, "m4-ultramem-112", None).monthly is None
+
+
+# ---- OCI: bare-metal shapes by OCI's rule, from the price-list rows and the shapes page ----
+
+# OCI-SHAPES: OCPUs, memory GB, NVMe TB; OCI-PRICE-LIST-ROWS: USD per OCPU-hour, GB-hour, NVMe TB-hour
+OCI_BM = {
+    "BM.Standard.E5.192": (192, 2304, 0, 0.03, 0.002, 0),          # B97384/B97385
+    "BM.Standard.E4.128": (128, 2048, 0, 0.025, 0.0015, 0),        # B93113/B93114
+    "BM.Standard3.64": (64, 1024, 0, 0.04, 0.0015, 0),             # B94176/B94177
+    "BM.DenseIO.E4.128": (128, 2048, 54.4, 0.025, 0.0015, 0.0612),  # B93121/B93122/B93123
+    "BM.Optimized3.36": (36, 512, 0, 0.054, 0.0015, 0),            # B93311/B93312
+    "BM.Standard.E3.128": (128, 2048, 0, 0.025, 0.0015, 0),        # B92306/B92307
+    "BM.Standard2.52": (52, 768, 0, 0.0638, 0, 0),                 # B88513, memory included
+    "BM.Standard.E2.64": (64, 512, 0, 0.03, 0, 0),                 # B90425, memory included
+    "BM.DenseIO.E5.128": (128, 1536, 81.6, 0.03, 0.002, 0.0612),    # B98202/B98203/B98204
+    "BM.Standard.E6.256": (256, 3072, 0, 0.03, 0.002, 0),          # B111129/B111130
+}
+# the flexible VM of the same processor, whose per-OCPU and per-GB price the catalog already had or now has
+OCI_SAME_RATES = {"BM.Standard.E5.192": "VM.Standard.E5.Flex", "BM.Standard.E4.128": "VM.Standard.E4.Flex",
+                  "BM.Standard3.64": "VM.Standard3.Flex", "BM.Optimized3.36": "VM.Optimized3.Flex",
+                  "BM.Standard.E3.128": "VM.Standard.E3.Flex", "BM.Standard.E6.256": "VM.Standard.E6.Flex"}
+
+
+@pytest.mark.parametrize("shape", sorted(OCI_BM))
+def test_oci_bare_metal_is_priced_by_the_per_ocpu_rule(shape):
+    cat = CATS["oci"]
+    ocpus, mem, nvme, per_ocpu, per_gb, per_tb = OCI_BM[shape]
+    assert cat.shapes[shape].ocpus == ocpus
+    price = cat.compute_prices[shape]
+    assert price.per_hour == pytest.approx(ocpus * per_ocpu + mem * per_gb + nvme * per_tb, abs=1e-9)
+    assert "rule" in (price.note or "") and price.source_of("per_hour") == "OCI-PRICE-LIST-ROWS"
+    cost = compute_cost(cat, shape, None)
+    assert cost.monthly == pytest.approx(round(price.per_hour * 730, 2))
+
+
+@pytest.mark.parametrize("shape", sorted(OCI_SAME_RATES))
+def test_oci_bare_metal_costs_what_the_same_flex_rates_give(shape):
+    """The bare-metal price equals the flexible VM's OCPU and memory rates applied to the whole machine."""
+    cat = CATS["oci"]
+    ocpus, mem, *_ = OCI_BM[shape]
+    flex = cat.compute_prices[OCI_SAME_RATES[shape]]
+    assert cat.compute_prices[shape].per_hour == pytest.approx(ocpus * flex.per_ocpu_hour + mem * flex.per_gb_hour)
+
+
+@pytest.mark.parametrize("shape,ocpus,memory,nvme_tb,per_ocpu,per_gb", [
+    ("VM.DenseIO.E4.Flex", 8, 128, 6.8, 0.025, 0.0015),      # B93121/B93122, NVMe B93123
+    ("VM.DenseIO.E4.Flex", 32, 512, 27.2, 0.025, 0.0015),
+    ("VM.DenseIO.E5.Flex", 24, 288, 20.4, 0.03, 0.002),      # B98202/B98203, NVMe B98204
+    ("VM.DenseIO.E5.Flex", 48, 576, 40.8, 0.03, 0.002),
+])
+def test_oci_dense_io_flex_bills_its_nvme_with_its_ocpus(shape, ocpus, memory, nvme_tb, per_ocpu, per_gb):
+    cost = compute_cost(CATS["oci"], shape, ocpus)
+    assert cost.memory_gb == memory
+    assert cost.per_hour == pytest.approx(ocpus * per_ocpu + memory * per_gb + nvme_tb * 0.0612, abs=1e-6)
+
+
+def test_oci_a1_stays_unpriced_its_rows_read_zero():
+    assert compute_cost(CATS["oci"], "VM.Standard.A1.Flex", 4).monthly is None
