@@ -90,7 +90,7 @@ def test_any_priced_azure_result_holds_one_region(tier, members, shape, read_pct
 
 def test_a_plan_over_every_azure_size_prices_in_one_region():
     """`plan --instance any`: every row it prices (candidates, Pareto, the cheapest per size) is of East US, and
-    Standard_E20s_v5, left out before for want of a price, is planned."""
+    Standard_E20s_v5, left out before for want of a price, is not left out."""
     proc = subprocess.run([sys.executable, "-m", "blockfit", "plan", "--cloud", "azure", "--instance", "any",
                            "--capacity", "4T", "--target-iops", "20000", "--json"],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
@@ -99,7 +99,9 @@ def test_a_plan_over_every_azure_size_prices_in_one_region():
     rows = [c["prediction"]["cost"] for c in plan["candidates"] + plan["pareto"]]
     rows += [c["cost"] for c in plan["instance_search"]["cheapest"]]
     assert rows and all(r["region"] == "eastus" and r["total"] is not None for r in rows)
-    assert "Standard_E20s_v5" in {c["instance"] for c in plan["instance_search"]["cheapest"]}
+    # the D-series sizes priced since issue 38 (Dsv5, Ddsv5, East US) are planned, and undercut the Esv5 sizes
+    cheapest = {c["instance"] for c in plan["instance_search"]["cheapest"]}
+    assert cheapest & {"Standard_D16s_v5", "Standard_D16ds_v5"}
     assert not [r for r in plan["instance_search"]["left_out"] if "Standard_E20s_v5" in r or "E104is" in r]
 
 

@@ -34,10 +34,10 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 
 # The series (AWS: the family before the dot) whose sizes no copy read priced, and the volume types likewise.
 GAPS: dict[str, dict[str, set[str]]] = {
-    "aws": {"shapes": {"c7i", "m6a", "m7a", "m7g", "m7i", "m8g", "r6a", "r6idn", "r7a", "r7g", "r7i", "r7iz", "r8g",
-                       "r8i", "x2idn", "x2iedn", "x8g", "r5b", "m6in", "m6idn"},
+    "aws": {"shapes": {"m6a", "m7a", "m8g", "r6a", "r6idn", "r7a", "r7g", "r7iz", "r8g", "r8i", "x2idn", "x2iedn",
+                       "x8g", "r5b", "m6in", "m6idn"},
             "volume_types": set()},
-    "azure": {"shapes": {"Ddsv5", "Dsv5", "Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
+    "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
               "volume_types": {"premium-v2"}},
     "gcp": {"shapes": {"m4"},
@@ -262,3 +262,74 @@ def test_oci_dense_io_flex_bills_its_nvme_with_its_ocpus(shape, ocpus, memory, n
 
 def test_oci_a1_stays_unpriced_its_rows_read_zero():
     assert compute_cost(CATS["oci"], "VM.Standard.A1.Flex", 4).monthly is None
+
+
+# ---- AWS: the per-vCPU rule checked against every size the copies list ----
+
+# AWS-EC2-PRICE-3P-B (m7i, r7i, c7i) and AWS-EC2-PRICE-GRAVITON-3P (m7g): us-east-1 on-demand Linux, USD per hour
+AWS_LISTED = {
+    "m7i": {"xlarge": 0.2016, "2xlarge": 0.4032, "4xlarge": 0.8064, "8xlarge": 1.6128, "12xlarge": 2.4192,
+            "16xlarge": 3.2256, "24xlarge": 4.8384, "48xlarge": 9.6768},
+    "r7i": {"xlarge": 0.2646, "2xlarge": 0.5292, "4xlarge": 1.0584, "8xlarge": 2.1168, "12xlarge": 3.1752,
+            "16xlarge": 4.2336, "24xlarge": 6.3504, "48xlarge": 12.7008},
+    "c7i": {"xlarge": 0.1785, "2xlarge": 0.357, "4xlarge": 0.714, "8xlarge": 1.428, "12xlarge": 2.142,
+            "16xlarge": 2.856, "24xlarge": 4.284, "48xlarge": 8.568},
+    "m7g": {"medium": 0.0408, "large": 0.0816, "xlarge": 0.1632, "2xlarge": 0.3264, "4xlarge": 0.6528,
+            "8xlarge": 1.3056, "12xlarge": 1.9584, "16xlarge": 2.6112},
+}
+
+
+@pytest.mark.parametrize("family", sorted(AWS_LISTED))
+def test_aws_family_price_is_linear_in_vcpus_and_matches_every_listed_size(family):
+    cat = CATS["aws"]
+    sizes = {s.name: s for s in cat.shapes.values() if s.name.split(".")[0] == family}
+    rates = {name: cat.compute_prices[name].per_hour / s.vcpus for name, s in sizes.items()}
+    assert len(sizes) >= 8 and max(rates.values()) == pytest.approx(min(rates.values()), rel=1e-9)
+    for size, hour in AWS_LISTED[family].items():
+        assert cat.compute_prices[f"{family}.{size}"].per_hour == pytest.approx(hour, abs=1e-9)
+
+
+def test_aws_r5b_has_every_size_with_its_ebs_limits():
+    """AWS-EBSOPT-R5B: the r5b rows of the EBS-optimized table; the burst-only sizes state their baseline unknown."""
+    cat = CATS["aws"]
+    want = {"large": 43_333, "xlarge": 43_333, "2xlarge": 43_333, "4xlarge": 43_333, "8xlarge": 86_667,
+            "12xlarge": 130_000, "16xlarge": 173_333, "24xlarge": 260_000, "metal": 260_000}
+    for size, iops in want.items():
+        shape = cat.shapes[f"r5b.{size}"]
+        assert (shape.iops or shape.iops_burst) == iops, size
+        assert shape.iops is not None or set(shape.unknown) == {"iops", "mbps"}, size
+
+
+# ---- Azure VM sizes: AZURE-VM-PRICE-3P-B's East US ladders and AZ-VM-EASTUS-GOLDEN's one size per series ----
+
+AZ_LADDERS = {   # vCPUs -> USD per hour, East US, as AZURE-VM-PRICE-3P-B lists them
+    "Dsv5": {4: 0.192, 8: 0.384, 16: 0.768, 32: 1.536, 48: 2.304, 64: 3.072, 96: 4.608},
+    "Ddsv5": {4: 0.226, 8: 0.452, 16: 0.904, 32: 1.808, 48: 2.712, 64: 3.616, 96: 5.424},
+    "Edsv5": {4: 0.288, 8: 0.576, 16: 1.152, 32: 2.304, 48: 3.456, 64: 4.608, 96: 6.912},
+}
+AZ_GOLDEN_MONTHLY = {"Standard_D96s_v5": 3363.84, "Standard_D96ds_v5": 3959.52, "Standard_E96ds_v5": 5045.76,
+                     "Standard_E96s_v5": 4415.04, "Standard_E96bds_v5": 5851.68, "Standard_M96ds_2_v3": 9657.90}
+
+
+@pytest.mark.parametrize("series", sorted(AZ_LADDERS))
+def test_azure_series_rate_matches_every_listed_size(series):
+    cat = CATS["azure"]
+    sizes = [s for s in cat.shapes.values() if s.series == series and s.name in cat.compute_prices]
+    by_vcpus = {s.vcpus: cat.compute_prices[s.name].per_hour for s in sizes}
+    for vcpus, hour in AZ_LADDERS[series].items():
+        assert by_vcpus[vcpus] == pytest.approx(hour, abs=1e-9), (series, vcpus)
+    rates = {h / v for v, h in by_vcpus.items() if v is not None}
+    assert max(rates) == pytest.approx(min(rates), rel=1e-9)
+
+
+@pytest.mark.parametrize("shape,monthly", sorted(AZ_GOLDEN_MONTHLY.items()))
+def test_azure_sizes_cost_what_the_east_us_copy_bills_for_730_hours(shape, monthly):
+    cost = compute_cost(CATS["azure"], shape, None)
+    assert cost.monthly == pytest.approx(monthly, abs=0.005) and cost.region == "eastus"
+
+
+def test_azure_isolated_e104ids_v5_is_not_priced_by_the_series_rate():
+    """Isolated sizes cost more than vCPUs x the series rate (Standard_E104is_v5 $7.207 against 104 x 0.063 = 6.552)."""
+    cat = CATS["azure"]
+    assert "Standard_E104ids_v5" not in cat.compute_prices
+    assert cat.compute_prices["Standard_E104is_v5"].per_hour > 104 * 0.063
