@@ -63,35 +63,35 @@ def test_premium_v1_tier_rows(tier, size, iops, mbps):
 def test_p30_row_5000_iops_200_mbs():
     p = azure("1x1T@premium-v1")
     assert (p.max_iops, p.max_mbps) == (5000, 200)
-    assert p.cost.storage == pytest.approx(122.88)
+    assert p.cost.storage == pytest.approx(135.17)
 
 
 def test_premium_v1_size_rounds_up_to_the_tier_for_perf_and_price():
     p = azure("1x1000G@premium-v1")
     assert (p.max_iops, p.max_mbps) == (5000, 200)
-    assert p.cost.items[0].item.startswith("P30") and p.cost.storage == pytest.approx(122.88)
+    assert p.cost.items[0].item.startswith("P30") and p.cost.storage == pytest.approx(135.17)
     assert any("performs and bills as P30" in w for w in p.warnings)
     assert azure("1x513G@premium-v1").max_iops == 5000
     assert azure("1x512G@premium-v1").max_iops == 2300
 
 
-# AZ-PRICE-API-COPY-2026-09-23 (the Azure Retail Prices API output of 2026-09-23, eastus2, meter '<tier> LRS Disk'
+# AZ-PRICE-API-COPY-2026-09-23 (the Azure Retail Prices API output of 2026-09-23, eastus, meter '<tier> LRS Disk'
 # of Premium SSD Managed Disks): USD per disk-month
-PREMIUM_V1_EASTUS2 = {"P1": 0.60, "P2": 1.20, "P3": 2.40, "P4": 4.8001, "P6": 9.2801, "P10": 17.92, "P15": 34.56,
-                      "P20": 66.56, "P30": 122.88, "P40": 235.52, "P50": 450.56, "P60": 860.16, "P70": 1638.40,
-                      "P80": 3276.80}
+PREMIUM_V1_EASTUS = {"P1": 0.6, "P2": 1.2, "P3": 2.4, "P4": 5.2795, "P6": 10.207, "P10": 19.71, "P15": 38.012142,
+                     "P20": 73.22, "P30": 135.17, "P40": 259.0457, "P50": 495.5657, "P60": 946.08, "P70": 1802.06,
+                     "P80": 3604.11}
 
 
 @pytest.mark.parametrize("tier,size,iops,mbps", PREMIUM_V1)
-def test_premium_v1_every_tier_is_priced_in_east_us_2(tier, size, iops, mbps):
-    """Issue 22: P1-P6 and P50-P80 had no price (cost unknown); every tier now bills its East US 2 list price."""
+def test_premium_v1_every_tier_is_priced_in_east_us(tier, size, iops, mbps):
+    """Issue 22: P1-P6 and P50-P80 had no price (cost unknown); every tier now bills its East US list price."""
     p = azure(f"3x{size}G@premium-v1")
     item = p.cost.items[0]
-    assert item.item.startswith(f"{tier} disk") and item.unit_price == PREMIUM_V1_EASTUS2[tier]
-    assert p.cost.storage == pytest.approx(3 * PREMIUM_V1_EASTUS2[tier], abs=0.005)   # cents
+    assert item.item.startswith(f"{tier} disk") and item.unit_price == PREMIUM_V1_EASTUS[tier]
+    assert p.cost.storage == pytest.approx(3 * PREMIUM_V1_EASTUS[tier], abs=0.005)   # cents
     assert item.source is not None and item.source.id == "AZ-PRICE-API-COPY-2026-09-23"
     assert item.source.url == "https://prices.azure.com/api/retail/prices" and item.source.date == "2026-09-23"
-    assert p.cost.region == "eastus2" and not any("storage cost is unknown" in w for w in p.warnings)
+    assert p.cost.region == "eastus" and not any("storage cost is unknown" in w for w in p.warnings)
 
 
 def test_premium_v1_unknown_tier_price_leaves_cost_unknown():
@@ -173,7 +173,8 @@ def test_ultra_needs_iops_and_throughput_follows_the_ratio():
     p = azure("1x400G@ultra:4000")
     assert p.layout == "1x400G@ultra:4000:1000"
     assert any("most the provisioned IOPS allow" in w for w in p.warnings)
-    assert p.cost.storage is None
+    # East US since issue 38: every GiB, IOPS and MB/s billed (AZ-PRICE-API-COPY-2026-09-23, AZ-ULTRA-EASTUS-COPY)
+    assert p.cost.storage == pytest.approx(400 * 0.11972 + 4000 * 0.04964 + 1000 * 0.34967, abs=0.01)
 
 
 def test_e16s_v5_binds_a_four_member_premium_stripe():
@@ -313,7 +314,7 @@ def test_cli_azure_premium_stripe_on_e16s_v5():
     args = ["model", "--cloud", "azure", "--layout", "4x1T@premium-v1", "--instance", "Standard_E16s_v5"]
     out = run(*args)
     assert out.returncode == 0, out.stderr
-    assert "600.0" in out.stdout and "Standard_E16s_v5" in out.stdout and "$491.52" in out.stdout
+    assert "600.0" in out.stdout and "Standard_E16s_v5" in out.stdout and "$540.68" in out.stdout
     data = json.loads(run(*args, "--json").stdout)
     assert data["mbps_limited_by"] == "instance_mbps" and data["max_mbps"] == 600
     assert data["max_iops"] == 20_000

@@ -55,7 +55,7 @@ def test_gp3_throughput_bounded_by_iops_ratio():
 
 def test_io2_tiered_iops_price():
     p = aws("1x1T@io2:100000")
-    expected = 1024 * 0.125 + 32000 * 0.065 + 32000 * 0.046 + 36000 * 0.032
+    expected = 1024 * 0.125 + 32000 * 0.065 + 32000 * 0.0455 + 36000 * 0.03185
     assert p.cost.storage == pytest.approx(expected)
 
 

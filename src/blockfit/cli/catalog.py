@@ -153,14 +153,15 @@ def _compute_table(cat: Catalog) -> None:
 def import_command(
     files: Annotated[list[str], typer.Argument(help="the provider CLI's JSON output: aws ec2 describe-instance-types "
                                                "and an AWS Price List file; az vm list-skus and a Retail Prices API "
-                                               "response; oci compute shape list and the OCI products price list")],
-    cloud: Annotated[str, typer.Option(help="aws, azure or oci")],
+                                               "response; oci compute shape list and the OCI products price list; "
+                                               "GCP Cloud Billing Catalog SKUs (prices only)")],
+    cloud: Annotated[str, typer.Option(help="aws, azure, gcp or oci")],
     out: Annotated[Path, typer.Option(help="the catalog file to write (TOML), for --catalog PATH")],
     catalog: Annotated[str | None, typer.Option(help="the catalog to start from: a date YYYY-MM-DD / YYYY-MM (the "
                                                      "shipped version in force) or a catalog file; default the "
                                                      "newest shipped")] = None,
     region: Annotated[str | None, typer.Option(help="the price region to take when a price file holds several "
-                                                    "(AWS regionCode, Azure armRegionName)")] = None,
+                                                    "(AWS regionCode, Azure armRegionName, GCP region)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the ImportResult as JSON")] = False,
 ) -> None:
     """Refresh a catalog from your own provider CLI's output (blockfit needs no network): the newest shipped catalog

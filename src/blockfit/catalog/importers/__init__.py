@@ -134,13 +134,14 @@ class ImportResult(BaseModel):
 
 
 def providers() -> dict[str, Provider]:
-    from blockfit.catalog.importers import aws, azure, oci
+    from blockfit.catalog.importers import aws, azure, gcp, oci
 
-    found: dict[str, Provider] = {"aws": aws.PROVIDER, "azure": azure.PROVIDER, "oci": oci.PROVIDER}
+    found: dict[str, Provider] = {"aws": aws.PROVIDER, "azure": azure.PROVIDER, "gcp": gcp.PROVIDER,
+                                  "oci": oci.PROVIDER}
     return found
 
 
-IMPORTABLE = ("aws", "azure", "oci")
+IMPORTABLE = ("aws", "azure", "gcp", "oci")
 SHAPE_FIGURES = ("kind", "iops", "mbps", "iops_burst", "mbps_burst", "attach_max", "vcpus", "memory_gb", "gbps",
                  "gbps_per_ocpu", "gbps_max", "ocpus", "ocpus_min", "ocpus_max", "current")
 PRICE_FIGURES = ("per_hour", "per_ocpu_hour", "per_gb_hour", "memory_min_gb_per_ocpu", "memory_default_gb_per_ocpu",
@@ -153,9 +154,7 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
     """Read the provider files, lay them over `base`, write the catalog to `out` (atomically) and say what changed.
     Every problem is an InputError raised before anything is written."""
     if cloud not in IMPORTABLE:
-        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(IMPORTABLE)} (GCP publishes no per-VM disk "
-                         "limits in machine-readable form)" if cloud == "gcp" else
-                         f"--cloud {cloud!r}: expected one of {', '.join(IMPORTABLE)}")
+        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(IMPORTABLE)}")
     if base.cloud != cloud:
         raise InputError(f"--catalog: a {base.cloud} catalog, not {cloud}")
     if not paths:

@@ -185,11 +185,19 @@ def _prices(f: InputFile, base: Catalog, c: Contribution, known: set[str], regio
                             "and no EBS price; expected the AmazonEC2 price list of a region")
     for shape, (_sku, hourly) in sorted(compute.get(chosen, {}).items()):
         c.price(shape, f.source_id, per_hour=hourly, region=chosen, per_ocpu_hour=None, per_gb_hour=None)
+    kept_elsewhere: set[str] = set()
     for (vtype, figure), monthly in sorted(ebs.get(chosen, {}).items()):
         vt = base.volume_types.get(vtype)
         if vt is None or (figure == "price_per_iops" and vt.price_iops_tiers):
             continue   # io2's tiered IOPS prices are not one figure: kept as shipped
+        if vt.price_iops_tiers and vt.price_region != chosen:
+            kept_elsewhere.add(vtype)   # its kept tiers are another region's: labelling them `chosen` would lie
+            continue
         c.volume(vtype, f.source_id, **{figure: monthly, "price_region": chosen})
+    for vtype in sorted(kept_elsewhere):
+        c.notes.append(f"{vtype}: every price kept as shipped ({base.volume_types[vtype].price_region}): its tiered "
+                       f"IOPS prices are not read from the price list, and a {chosen} per-GB price beside them would "
+                       "name one region for prices of two.")
     if any(vt.price_iops_tiers for vt in base.volume_types.values()):
         c.notes.append("io2's tiered IOPS prices are kept as shipped (the price list gives them as separate tiers).")
 

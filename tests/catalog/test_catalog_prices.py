@@ -1,0 +1,335 @@
+"""Issue 38: a price for every shape and volume type, sourced, one region per cloud.
+
+The figures quoted here are those of the copies the catalogs cite, read 2026-11-27:
+- AWS-EBS-PRICELIST-COPY (us-east-1 Price List rates): io2 IOPS $0.065 up to 32,000, $0.0455 for 32,001-64,000,
+  $0.03185 above, per IOPS-month (the catalog had 0.046 and 0.032);
+- AZ-PRICE-API-COPY-2026-09-23 (Retail Prices API, eastus rows): Premium SSD LRS per disk-month, UltraSSD_LRS
+  $0.11972 per GiB-month;
+- GCP-PRICING-YML (a pricing.yml generated 2026-07-30 from the Cloud Billing Catalog SKUs): the us-central1 hourly
+  price of every machine type, kept in tests/data/catalog/gcp_us_central1_machine_hourly.json (figures only);
+- OCI-PRICE-LIST-ROWS (OCI's price list API rows) and OCI-SHAPES (OCPUs, memory and NVMe of each bare-metal shape);
+- AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
+  4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month.
+
+Not every shape has a price yet: GAPS names what no copy read gave a price for, so that the completeness test fails
+both when a priced entry loses its price and when a gap is filled without being struck from the list."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from blockfit.catalog import load_catalog
+from blockfit.catalog.models import Catalog, Shape, VolumeType
+from blockfit.model import predict
+from blockfit.model.compute import compute_cost
+from blockfit.model.cost import region_name
+from blockfit.schema import Workload
+from blockfit.specs import parse_instance, parse_layout
+
+CLOUDS = ("aws", "azure", "gcp", "oci")
+CATS = {c: load_catalog(c) for c in CLOUDS}
+
+# The series (AWS: the family before the dot) whose sizes no copy read priced, and the volume types likewise.
+GAPS: dict[str, dict[str, set[str]]] = {
+    "aws": {"shapes": {"m6a", "m7a", "m8g", "r6a", "r6idn", "r7a", "r7g", "r7iz", "r8g", "r8i", "x2idn", "x2iedn",
+                       "x8g", "r5b", "m6in", "m6idn"},
+            "volume_types": set()},
+    "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
+                         "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
+              "volume_types": {"premium-v2"}},
+    "gcp": {"shapes": {"m4"},
+            "volume_types": {"hyperdisk-balanced", "hyperdisk-extreme"}},
+    "oci": {"shapes": {"VM.Standard.A1.Flex"},
+            "volume_types": set()},
+}
+
+
+def series_of(cat: Catalog, shape: Shape) -> str:
+    """The group a gap is named by: AWS's family, OCI's shape name, the series elsewhere."""
+    if cat.cloud == "aws":
+        return shape.name.split(".")[0]
+    if cat.cloud == "oci":
+        return shape.name
+    return shape.series or shape.name
+
+
+def shape_priced(cat: Catalog, shape: Shape) -> bool:
+    return shape.name in cat.compute_prices or (cat.cloud == "gcp" and shape.series in cat.compute_prices)
+
+
+def volume_priced(vt: VolumeType) -> bool:
+    return bool(vt.price_tiers) or vt.price_per_gb is not None or vt.price_per_vpu_gb is not None
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_every_shape_and_volume_type_is_priced_or_a_named_gap(cloud):
+    cat = CATS[cloud]
+    unpriced_shapes = {series_of(cat, s) for s in cat.shapes.values() if not shape_priced(cat, s)}
+    unpriced_types = {k for k, vt in cat.volume_types.items() if not volume_priced(vt)}
+    assert unpriced_shapes == GAPS[cloud]["shapes"]
+    assert unpriced_types == GAPS[cloud]["volume_types"]
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_every_price_of_a_cloud_names_one_region(cloud):
+    cat = CATS[cloud]
+    regions = {region_name(vt.price_region) for vt in cat.volume_types.values() if volume_priced(vt)}
+    regions |= {region_name(p.region) for p in cat.compute_prices.values()}
+    assert len(regions) == 1, regions
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_every_price_cites_a_dated_source(cloud):
+    cat = CATS[cloud]
+    for key, vt in cat.volume_types.items():
+        if volume_priced(vt):
+            for field in ("price_per_gb", "price_tiers", "price_per_vpu_gb", "price_iops_tiers", "price_per_iops",
+                          "price_per_tput"):
+                if getattr(vt, field):
+                    src = cat.source(vt.source_of(field))
+                    assert src.url.startswith("https://") and src.date.year >= 2024, (key, field, src.id)
+    for name, price in cat.compute_prices.items():
+        src = cat.source(price.source_of("per_hour" if price.per_hour is not None else "per_ocpu_hour"))
+        assert src.url.startswith("https://") and src.date.year >= 2024, (name, src.id)
+
+
+# ---- AWS: a sample checked against AWS-EBS-PRICELIST-COPY ----
+
+IO2_TIERS_US_EAST_1 = [(32000, 0.065), (64000, 0.0455), (1e12, 0.03185)]
+
+
+def test_aws_io2_tiers_are_the_price_list_rates_to_the_cent():
+    vt = CATS["aws"].volume_types["io2"]
+    assert [(t["upto"], t["price"]) for t in vt.price_iops_tiers] == IO2_TIERS_US_EAST_1
+    assert vt.source_of("price_iops_tiers") == "AWS-EBS-PRICELIST-COPY" and vt.price_region == "us-east-1"
+
+
+@pytest.mark.parametrize("iops", [100, 32000, 32001, 50000, 64000, 64001, 256000])
+def test_aws_io2_cost_bills_each_tier_at_its_rate(iops):
+    cat = CATS["aws"]
+    p = predict(parse_layout(f"1x1T@io2:{iops}", "aws", cat), parse_instance("r6i.32xlarge", "aws", cat),
+                Workload(), cat, with_curve=False)
+    expected, below = 1024 * 0.125, 0
+    for upto, rate in IO2_TIERS_US_EAST_1:
+        expected += max(0, min(iops, upto) - below) * rate
+        below = int(upto)
+        if iops <= upto:
+            break
+    assert p.cost.storage == pytest.approx(expected, abs=0.005)
+
+
+# ---- Azure: a sample checked against AZ-PRICE-API-COPY-2026-09-23 (eastus) and AZ-ULTRA-EASTUS-COPY ----
+
+def azure(spec: str, vm: str = "Standard_E104is_v5"):
+    cat = CATS["azure"]
+    return predict(parse_layout(spec, "azure", cat), parse_instance(vm, "azure", cat), Workload(), cat,
+                   with_curve=False)
+
+
+@pytest.mark.parametrize("tier,price", [("P4", 5.2795), ("P10", 19.71), ("P30", 135.17), ("P80", 3604.11)])
+def test_azure_premium_tiers_are_the_east_us_list_prices(tier, price):
+    vt = CATS["azure"].volume_types["premium-v1"]
+    assert {t["tier"]: t["price"] for t in vt.price_tiers}[tier] == price and vt.price_region == "eastus"
+
+
+def test_azure_ultra_cost_reproduces_the_east_us_copy_to_the_cent():
+    """2,048 GiB, 4,000 IOPS, 20 MB/s: $245.19 + $198.56 + $6.99 a month (no free IOPS or MB/s on Ultra)."""
+    p = azure("1x2048G@ultra:4000:20")
+    items = [round(i.monthly or 0, 2) for i in p.cost.items]
+    assert items == [245.19, 198.56, 6.99]
+    assert p.cost.storage == pytest.approx(450.74, abs=0.005)
+    assert p.cost.region == "eastus" and not [w for w in p.warnings if "unknown" in w or "two regions" in w]
+    assert {i.source.id for i in p.cost.items if i.source} == {"AZ-PRICE-API-COPY-2026-09-23", "AZ-ULTRA-EASTUS-COPY"}
+
+
+def test_azure_premium_v2_stays_a_stated_unknown():
+    """Only its capacity meter was found; a capacity-only price would understate it, so the cost is unknown."""
+    p = azure("1x1T@premium-v2:20000:500")
+    assert p.cost.storage is None and p.cost.total is None
+
+
+@pytest.mark.parametrize("metal", ["m6i.metal", "r6i.metal"])
+def test_aws_metal_is_priced_as_the_same_vcpu_size_of_its_family(metal):
+    """The rule the catalog states for metal sizes, checked against the family's listed sizes."""
+    cat = CATS["aws"]
+    family = metal.split(".")[0]
+    same = [s for s in cat.shapes.values() if s.name.startswith(family + ".") and s.name != metal
+            and s.vcpus == cat.shapes[metal].vcpus]
+    assert same and all(cat.compute_prices[s.name].per_hour == cat.compute_prices[metal].per_hour for s in same)
+    assert "rule" in (cat.compute_prices[metal].note or "")
+
+
+# ---- GCP: the per-vCPU and per-GB rule checked against every machine type GCP-PRICING-YML lists ----
+
+GCP_HOURLY: dict[str, list[float]] = {k: v for k, v in json.loads(
+    (Path(__file__).parents[1] / "data" / "catalog" / "gcp_us_central1_machine_hourly.json").read_text()).items()
+    if not k.startswith("_")}
+GCP_RULE_SERIES = ["c3", "c3d", "c4", "c4a", "c4d", "e2", "m3", "n4", "n2", "n2d"]
+
+
+@pytest.mark.parametrize("series", GCP_RULE_SERIES)
+def test_gcp_series_rate_reproduces_every_listed_machine_type(series):
+    price = CATS["gcp"].compute_prices[series]
+    listed = {k: v for k, v in GCP_HOURLY.items() if k.split("-")[0] == series}
+    assert len(listed) >= 5
+    for name, (vcpus, ram, hour) in listed.items():
+        assert vcpus * price.per_ocpu_hour + ram * price.per_gb_hour == pytest.approx(hour, abs=1e-6), name
+    assert price.region == "us-central1"
+
+
+@pytest.mark.parametrize("series", GCP_RULE_SERIES)
+def test_gcp_every_catalog_size_costs_the_listed_price(series):
+    """Each predefined size the catalog lists (series-family-vCPUs) is billed at the copy's price, with its memory."""
+    cat = CATS["gcp"]
+    shape = cat.shapes[series]
+    checked = 0
+    for family, mf in shape.machine_families.items():
+        for vcpus in mf.vcpus:
+            name = f"{series}-{family}-{vcpus}"
+            if name not in GCP_HOURLY:
+                continue
+            _, ram, hour = GCP_HOURLY[name]
+            cost = compute_cost(cat, name, None)
+            assert cost.memory_gb == pytest.approx(ram), name
+            assert cost.per_hour == pytest.approx(hour, abs=1e-6), name
+            checked += 1
+    assert checked >= 5
+
+
+def test_gcp_m4_stays_unpriced_because_no_one_rate_fits():
+    """m4-ultramem-224 costs 2.65 x m4-ultramem-112 in the copy: no per-vCPU and per-GB pair reproduces both."""
+    cat = CATS["gcp"]
+    assert "m4" not in cat.compute_prices
+    assert compute_cost(cat, "m4-ultramem-112", None).monthly is None
+
+
+# ---- OCI: bare-metal shapes by OCI's rule, from the price-list rows and the shapes page ----
+
+# OCI-SHAPES: OCPUs, memory GB, NVMe TB; OCI-PRICE-LIST-ROWS: USD per OCPU-hour, GB-hour, NVMe TB-hour
+OCI_BM = {
+    "BM.Standard.E5.192": (192, 2304, 0, 0.03, 0.002, 0),          # B97384/B97385
+    "BM.Standard.E4.128": (128, 2048, 0, 0.025, 0.0015, 0),        # B93113/B93114
+    "BM.Standard3.64": (64, 1024, 0, 0.04, 0.0015, 0),             # B94176/B94177
+    "BM.DenseIO.E4.128": (128, 2048, 54.4, 0.025, 0.0015, 0.0612),  # B93121/B93122/B93123
+    "BM.Optimized3.36": (36, 512, 0, 0.054, 0.0015, 0),            # B93311/B93312
+    "BM.Standard.E3.128": (128, 2048, 0, 0.025, 0.0015, 0),        # B92306/B92307
+    "BM.Standard2.52": (52, 768, 0, 0.0638, 0, 0),                 # B88513, memory included
+    "BM.Standard.E2.64": (64, 512, 0, 0.03, 0, 0),                 # B90425, memory included
+    "BM.DenseIO.E5.128": (128, 1536, 81.6, 0.03, 0.002, 0.0612),    # B98202/B98203/B98204
+    "BM.Standard.E6.256": (256, 3072, 0, 0.03, 0.002, 0),          # B111129/B111130
+}
+# the flexible VM of the same processor, whose per-OCPU and per-GB price the catalog already had or now has
+OCI_SAME_RATES = {"BM.Standard.E5.192": "VM.Standard.E5.Flex", "BM.Standard.E4.128": "VM.Standard.E4.Flex",
+                  "BM.Standard3.64": "VM.Standard3.Flex", "BM.Optimized3.36": "VM.Optimized3.Flex",
+                  "BM.Standard.E3.128": "VM.Standard.E3.Flex", "BM.Standard.E6.256": "VM.Standard.E6.Flex"}
+
+
+@pytest.mark.parametrize("shape", sorted(OCI_BM))
+def test_oci_bare_metal_is_priced_by_the_per_ocpu_rule(shape):
+    cat = CATS["oci"]
+    ocpus, mem, nvme, per_ocpu, per_gb, per_tb = OCI_BM[shape]
+    assert cat.shapes[shape].ocpus == ocpus
+    price = cat.compute_prices[shape]
+    assert price.per_hour == pytest.approx(ocpus * per_ocpu + mem * per_gb + nvme * per_tb, abs=1e-9)
+    assert "rule" in (price.note or "") and price.source_of("per_hour") == "OCI-PRICE-LIST-ROWS"
+    cost = compute_cost(cat, shape, None)
+    assert cost.monthly == pytest.approx(round(price.per_hour * 730, 2))
+
+
+@pytest.mark.parametrize("shape", sorted(OCI_SAME_RATES))
+def test_oci_bare_metal_costs_what_the_same_flex_rates_give(shape):
+    """The bare-metal price equals the flexible VM's OCPU and memory rates applied to the whole machine."""
+    cat = CATS["oci"]
+    ocpus, mem, *_ = OCI_BM[shape]
+    flex = cat.compute_prices[OCI_SAME_RATES[shape]]
+    assert cat.compute_prices[shape].per_hour == pytest.approx(ocpus * flex.per_ocpu_hour + mem * flex.per_gb_hour)
+
+
+@pytest.mark.parametrize("shape,ocpus,memory,nvme_tb,per_ocpu,per_gb", [
+    ("VM.DenseIO.E4.Flex", 8, 128, 6.8, 0.025, 0.0015),      # B93121/B93122, NVMe B93123
+    ("VM.DenseIO.E4.Flex", 32, 512, 27.2, 0.025, 0.0015),
+    ("VM.DenseIO.E5.Flex", 24, 288, 20.4, 0.03, 0.002),      # B98202/B98203, NVMe B98204
+    ("VM.DenseIO.E5.Flex", 48, 576, 40.8, 0.03, 0.002),
+])
+def test_oci_dense_io_flex_bills_its_nvme_with_its_ocpus(shape, ocpus, memory, nvme_tb, per_ocpu, per_gb):
+    cost = compute_cost(CATS["oci"], shape, ocpus)
+    assert cost.memory_gb == memory
+    assert cost.per_hour == pytest.approx(ocpus * per_ocpu + memory * per_gb + nvme_tb * 0.0612, abs=1e-6)
+
+
+def test_oci_a1_stays_unpriced_its_rows_read_zero():
+    assert compute_cost(CATS["oci"], "VM.Standard.A1.Flex", 4).monthly is None
+
+
+# ---- AWS: the per-vCPU rule checked against every size the copies list ----
+
+# AWS-EC2-PRICE-3P-B (m7i, r7i, c7i) and AWS-EC2-PRICE-GRAVITON-3P (m7g): us-east-1 on-demand Linux, USD per hour
+AWS_LISTED = {
+    "m7i": {"xlarge": 0.2016, "2xlarge": 0.4032, "4xlarge": 0.8064, "8xlarge": 1.6128, "12xlarge": 2.4192,
+            "16xlarge": 3.2256, "24xlarge": 4.8384, "48xlarge": 9.6768},
+    "r7i": {"xlarge": 0.2646, "2xlarge": 0.5292, "4xlarge": 1.0584, "8xlarge": 2.1168, "12xlarge": 3.1752,
+            "16xlarge": 4.2336, "24xlarge": 6.3504, "48xlarge": 12.7008},
+    "c7i": {"xlarge": 0.1785, "2xlarge": 0.357, "4xlarge": 0.714, "8xlarge": 1.428, "12xlarge": 2.142,
+            "16xlarge": 2.856, "24xlarge": 4.284, "48xlarge": 8.568},
+    "m7g": {"medium": 0.0408, "large": 0.0816, "xlarge": 0.1632, "2xlarge": 0.3264, "4xlarge": 0.6528,
+            "8xlarge": 1.3056, "12xlarge": 1.9584, "16xlarge": 2.6112},
+}
+
+
+@pytest.mark.parametrize("family", sorted(AWS_LISTED))
+def test_aws_family_price_is_linear_in_vcpus_and_matches_every_listed_size(family):
+    cat = CATS["aws"]
+    sizes = {s.name: s for s in cat.shapes.values() if s.name.split(".")[0] == family}
+    rates = {name: cat.compute_prices[name].per_hour / s.vcpus for name, s in sizes.items()}
+    assert len(sizes) >= 8 and max(rates.values()) == pytest.approx(min(rates.values()), rel=1e-9)
+    for size, hour in AWS_LISTED[family].items():
+        assert cat.compute_prices[f"{family}.{size}"].per_hour == pytest.approx(hour, abs=1e-9)
+
+
+def test_aws_r5b_has_every_size_with_its_ebs_limits():
+    """AWS-EBSOPT-R5B: the r5b rows of the EBS-optimized table; the burst-only sizes state their baseline unknown."""
+    cat = CATS["aws"]
+    want = {"large": 43_333, "xlarge": 43_333, "2xlarge": 43_333, "4xlarge": 43_333, "8xlarge": 86_667,
+            "12xlarge": 130_000, "16xlarge": 173_333, "24xlarge": 260_000, "metal": 260_000}
+    for size, iops in want.items():
+        shape = cat.shapes[f"r5b.{size}"]
+        assert (shape.iops or shape.iops_burst) == iops, size
+        assert shape.iops is not None or set(shape.unknown) == {"iops", "mbps"}, size
+
+
+# ---- Azure VM sizes: AZURE-VM-PRICE-3P-B's East US ladders and AZ-VM-EASTUS-GOLDEN's one size per series ----
+
+AZ_LADDERS = {   # vCPUs -> USD per hour, East US, as AZURE-VM-PRICE-3P-B lists them
+    "Dsv5": {4: 0.192, 8: 0.384, 16: 0.768, 32: 1.536, 48: 2.304, 64: 3.072, 96: 4.608},
+    "Ddsv5": {4: 0.226, 8: 0.452, 16: 0.904, 32: 1.808, 48: 2.712, 64: 3.616, 96: 5.424},
+    "Edsv5": {4: 0.288, 8: 0.576, 16: 1.152, 32: 2.304, 48: 3.456, 64: 4.608, 96: 6.912},
+}
+AZ_GOLDEN_MONTHLY = {"Standard_D96s_v5": 3363.84, "Standard_D96ds_v5": 3959.52, "Standard_E96ds_v5": 5045.76,
+                     "Standard_E96s_v5": 4415.04, "Standard_E96bds_v5": 5851.68, "Standard_M96ds_2_v3": 9657.90}
+
+
+@pytest.mark.parametrize("series", sorted(AZ_LADDERS))
+def test_azure_series_rate_matches_every_listed_size(series):
+    cat = CATS["azure"]
+    sizes = [s for s in cat.shapes.values() if s.series == series and s.name in cat.compute_prices]
+    by_vcpus = {s.vcpus: cat.compute_prices[s.name].per_hour for s in sizes}
+    for vcpus, hour in AZ_LADDERS[series].items():
+        assert by_vcpus[vcpus] == pytest.approx(hour, abs=1e-9), (series, vcpus)
+    rates = {h / v for v, h in by_vcpus.items() if v is not None}
+    assert max(rates) == pytest.approx(min(rates), rel=1e-9)
+
+
+@pytest.mark.parametrize("shape,monthly", sorted(AZ_GOLDEN_MONTHLY.items()))
+def test_azure_sizes_cost_what_the_east_us_copy_bills_for_730_hours(shape, monthly):
+    cost = compute_cost(CATS["azure"], shape, None)
+    assert cost.monthly == pytest.approx(monthly, abs=0.005) and cost.region == "eastus"
+
+
+def test_azure_isolated_e104ids_v5_is_not_priced_by_the_series_rate():
+    """Isolated sizes cost more than vCPUs x the series rate (Standard_E104is_v5 $7.207 against 104 x 0.063 = 6.552)."""
+    cat = CATS["azure"]
+    assert "Standard_E104ids_v5" not in cat.compute_prices
+    assert cat.compute_prices["Standard_E104is_v5"].per_hour > 104 * 0.063
