@@ -351,7 +351,9 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
     once a shape's compute alone costs more than the limit-th best total found."""
     vtype = space.options[0].type if space.options else next(iter(cat.volume_types))
 
-    def could(name: str) -> bool:   # the shape's caps at its largest size reach the targets
+    def could(name: str) -> bool:   # the shape's caps, known, at its largest size reach the targets
+        if any(f in find_shape(cat, name).unknown for f in ("iops", "mbps", "tiers")):
+            return False            # unknown caps are not "no caps": never advise a shape we cannot bound
         iops, mbps = _top_caps(cat, name, vtype)
         return iops >= (req.target_iops or 0) and mbps >= (req.target_mbps or 0)
     bigger = [name for name in alternative_shapes(cat, space.shape) if monthly_known(cat, name) and could(name)]
