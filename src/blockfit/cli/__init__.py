@@ -18,7 +18,7 @@ from typing import Any, cast
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from blockfit import files
+from blockfit import files, terminal
 from blockfit.cli.output import CheckedStream, StdoutFailed, finish_stdout, quiet_stdout
 from blockfit.errors import BlockfitError
 
@@ -98,9 +98,9 @@ def print_help_without_command(ctx: typer.Context) -> None:
 
 
 def _fail(message: str, code: int) -> int:
-    # one line, whatever the input held: control characters (a newline in a path) are shown escaped
-    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
-    print(f"blockfit: error: {line}", file=sys.stderr)
+    # one line, whatever the input held: control characters (a newline in a path, ESC in a name a file gave) and
+    # bidi overrides are shown escaped
+    print(f"blockfit: error: {terminal.one_line(message)}", file=sys.stderr)
     return code
 
 

@@ -98,4 +98,4 @@ def diagnose(
     if not result.findings:
         console.print("No findings: nothing in these samples points at a flush storm, a queue-depth limit or a cap.")
     else:
-        console.print(live.findings_table(result))
+        console.print(live.findings_table(result), markup=False)  # cells are names and words from the capture
