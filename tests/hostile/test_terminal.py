@@ -1,7 +1,8 @@
 """Text from files reaches the terminal escaped (issue 36 part 7): an AWR instance name, a catalog's shape names,
-title, notes and source URLs, an error quoting a value. ESC, BEL, C1's CSI and bidi overrides are shown as `\\x1b`,
-`\\x07`, `\\x9b`, `\\u202e`, never obeyed; rich markup in a value is printed as written, never rendered or parsed
-(`a[/]b` crashed `catalog show`). `--json` stays JSON, with those characters as \\u escapes.
+title, notes and source URLs, a diagnose replay's path, an error quoting a value. ESC, BEL, C1's CSI and bidi
+overrides are shown as `\\x1b`, `\\x07`, `\\x9b`, `\\u202e`, never obeyed; rich markup in a value is printed as
+written, never rendered or parsed (`a[/]b` crashed `catalog show`, and `diagnose` on a replay path holding it).
+`--json` stays JSON, with those characters as \\u escapes.
 
 Every command runs in this process (the CLI's start-up dominates a subprocess) on files edited in a temp dir."""
 
@@ -131,6 +132,19 @@ def test_awr_instance_name_is_escaped_in_plan(blockfit: Run, tmp_path: Path, jso
         assert "bp\\u001b]0;pwned\\u0007" in out   # the value, kept (JSON's escape)
     else:
         assert "bp\\x1b]0;pwned\\x07\\x1b" in out   # the instances a history came from
+
+
+@pytest.mark.parametrize("folder, name", [("a[", "]b.jsonl"), ("d", f"e{CLEAR}{TITLE_SET}\u202ex.jsonl")])
+def test_diagnose_replay_path_in_the_findings_title(blockfit: Run, tmp_path: Path, folder: str, name: str) -> None:
+    """The findings table's title names the --replay path: `a[/]b.jsonl` (a folder `a[`) crashed it as markup."""
+    capture = Path(__file__).resolve().parents[1] / "data" / "diagnose" / "lab_stripe_slow_member.jsonl"
+    (tmp_path / folder).mkdir()
+    replay = tmp_path / folder / name
+    replay.write_bytes(capture.read_bytes())
+    code, out, err = blockfit("diagnose", "--replay", str(replay))
+    assert code == 0, err
+    assert_nothing_raw(out, err)
+    assert safe(f"{folder}/{name}") in out
 
 
 # every value printed through safe() is one line with nothing a terminal obeys, and JSON keeps its value
