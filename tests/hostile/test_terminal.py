@@ -147,6 +147,17 @@ def test_diagnose_replay_path_in_the_findings_title(blockfit: Run, tmp_path: Pat
     assert safe(f"{folder}/{name}") in out
 
 
+def test_report_written_line_shows_the_path_as_written(blockfit: Run, tmp_path: Path) -> None:
+    """`--report a[/]b.html` (a folder `a[`): the page was written, then its line crashed as markup."""
+    (tmp_path / "a[").mkdir()
+    page = tmp_path / "a[" / "]b.html"
+    code, out, err = blockfit("model", "--cloud", "oci", "--layout", "2x1T@balanced", "--instance",
+                              "VM.Standard.E4.Flex:2", "--report", str(page))
+    assert code == 0, err
+    assert_nothing_raw(out, err)
+    assert page.is_file() and "report written to" in err and str(page) in err
+
+
 # every value printed through safe() is one line with nothing a terminal obeys, and JSON keeps its value
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40))
