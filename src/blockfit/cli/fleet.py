@@ -135,12 +135,13 @@ def render_fleet(r: FleetResult) -> None:
         rec = h.recommended_cost
         same = best is None or (h.now is not None and best.instance == h.now.instance)
         where = "" if same or best is None else f" on {best.instance}"
-        table.add_row(*(cell(v) if i != 1 else cell(v, STATUS_STYLE[h.status]) for i, v in enumerate((
-            h.host, h.status, fmt_num(h.targets.target_iops),
-            h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
-            "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
-            f"{best.layout}{where}" if best else f"none ({h.infeasible})",
-            fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–"))))
+        rest = (fmt_num(h.targets.target_iops),
+                h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
+                "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
+                f"{best.layout}{where}" if best else f"none ({h.infeasible})",
+                fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–")
+        # host names and labels come from the server: cells of escaped text, never markup
+        table.add_row(cell(h.host), cell(h.status, STATUS_STYLE[h.status]), *(cell(v) for v in rest))
     console.print(table)
     console.print(f"[bold]{s.under}[/] under-provisioned, [bold]{s.within}[/] within, [bold]{s.over}[/] "
                   f"over-provisioned" + (f", {s.unknown} without a current layout" if s.unknown else "")
