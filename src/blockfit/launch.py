@@ -33,6 +33,7 @@ def main() -> NoReturn:
         from blockfit import files
 
         files.install_signal_handlers()
+        from blockfit import cli
         from blockfit.cli import interrupted_line
         from blockfit.cli import main as cli_main
     except KeyboardInterrupt as exc:
@@ -46,6 +47,15 @@ def main() -> NoReturn:
     except KeyboardInterrupt as exc:   # a signal after the command's handler returned, before this line
         _interrupted(interrupted_line(exc))
     _ignore_signals()
+    if cli.half_initialised:   # the command cleaned up; the interpreter's shutdown could abort on the half-made module
+        import os
+
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code if isinstance(code, int) else 1)
     sys.exit(code)
 
 
