@@ -5,6 +5,7 @@ gives a catalog on which `model` reports the imported figures exactly; bad files
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from glob import glob
 from pathlib import Path
@@ -310,3 +311,68 @@ def test_the_lab_builds_a_plan_of_an_imported_catalog_on_that_catalog(tmp_path: 
     assert (tmp_path / "build" / "20-lvm.sh").is_file()
     with pytest.raises(LabFailed, match="catalog"):
         write_build_scripts(exe, tmp_path, plan.model_dump_json(), "lvm", "xfs", devices, name="without")
+
+
+# ---- issue 36 part 8: figures out of bounds are refused at import and at load; plan never divides by zero ----
+
+def _oci_import(tmp: Path, capsys: pytest.CaptureFixture[str], *shapes: dict) -> tuple[int, str, Path]:
+    out = tmp / "oci.toml"
+    code, _stdout, err = run(["catalog", "import", "--cloud", "oci", write(tmp / "shapes.json", oci_shapes(*shapes)),
+                              "--out", str(out)], capsys)
+    return code, err, out
+
+
+@pytest.mark.parametrize("shape, field", [
+    (oci_flex("VM.Standard.Z9.Flex", (-1, 8), 1, 100), "ocpus_min"),
+    (oci_flex("VM.Standard.Z9.Flex", (0, 8), 1, 100), "ocpus_min"),
+    (oci_flex("VM.Standard.Z9.Flex", (1, 8), 1e-320, 100), "default-per-ocpu-in-gbps"),
+    (oci_flex("VM.Standard.Z9.Flex", (1, 8), 1, 1e-320), "max-in-gbps"),
+    (oci_fixed("VM.Standard.Z9.4", 4, 60, float("nan")), "networking-bandwidth-in-gbps"),
+    (oci_fixed("VM.Standard.Z9.4", 4, 60, float("inf")), "networking-bandwidth-in-gbps"),
+    (oci_fixed("VM.Standard.Z9.4", -4, 60, 4), "ocpus"),
+    (oci_fixed("VM.Standard.Z9.4", 4, 60, 0.0), "networking-bandwidth-in-gbps"),
+])
+def test_import_refuses_a_figure_out_of_bounds(tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: dict,
+                                               field: str) -> None:
+    code, err, out = _oci_import(tmp_path, capsys, shape)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and field in err, err
+    assert "Traceback" not in err and not out.exists() and not list(tmp_path.glob(".oci.toml*"))
+
+
+@pytest.mark.parametrize("entry, field, value", [
+    ("shapes", "gbps_per_ocpu", 1e-320), ("shapes", "gbps_per_ocpu", 0.0), ("shapes", "ocpus_min", -2.0),
+    ("shapes", "gbps_max", float("nan")), ("shapes", "iops", 0.0), ("shapes", "mbps", float("inf")),
+    ("volume_types", "base_latency_ms", 1e-320), ("volume_types", "min_gb", 0.0),
+    ("compute_prices", "per_ocpu_hour", -0.01), ("compute_prices", "per_gb_hour", 1e-320),
+])
+def test_catalog_file_out_of_bounds_is_one_line_and_plan_never_divides_by_zero(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], entry: str, field: str, value: float) -> None:
+    """A hand-edited --catalog PATH: the same bounds hold when it loads, so plan and model never see the figure."""
+    code, err, out = _oci_import(tmp_path, capsys, oci_flex("VM.Standard.Z9.Flex", (1, 8), 1, 100))
+    assert code == 0, err
+    raw = tomllib.loads(out.read_text())
+    name = {"shapes": "VM.Standard.Z9.Flex", "volume_types": "block", "compute_prices": "VM.Standard.E5.Flex"}[entry]
+    raw[entry][name][field] = value if math.isfinite(value) else 1234.5   # TOML's nan and inf, written below
+    edited = tmp_path / "edited.toml"
+    edited.write_text(dumps(raw, "edited").replace(f"{field} = 1234.5", f"{field} = {value}"))
+    for args in (["plan", "--capacity", "1T", "--target-iops", "20000", "--instance", "VM.Standard.Z9.Flex"],
+                 ["model", "--layout", "2x1T@balanced", "--instance", "VM.Standard.Z9.Flex:2"],
+                 ["catalog", "show"]):
+        code, _stdout, err = run([*args, "--catalog", str(edited)], capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1, (args, err)
+        assert field in err and "Traceback" not in err, (args, err)
+
+
+def test_plan_and_model_at_the_smallest_figures_a_catalog_takes(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Network at its floor (0.1 Gbps, one OCPU): the caps it scales are tiny but not zero, so plan says what it
+    found (a plan or 'infeasible') instead of dividing by a cap that rounded to zero."""
+    code, err, out = _oci_import(tmp_path, capsys, oci_flex("VM.Standard.Z9.Flex", (1, 8), 0.1, 0.1),
+                                 oci_fixed("VM.Standard.Z9.4", 1, 60, 0.1))
+    assert code == 0, err
+    for args in (["plan", "--capacity", "1T", "--target-iops", "20000", "--instance", "VM.Standard.Z9.Flex"],
+                 ["plan", "--capacity", "100G", "--instance", "VM.Standard.Z9.4"],
+                 ["model", "--layout", "2x1T@balanced", "--instance", "VM.Standard.Z9.Flex:1"],
+                 ["model", "--layout", "1x50G@lower-cost", "--instance", "VM.Standard.Z9.4"]):
+        code, _stdout, err = run([*args, "--catalog", str(out)], capsys)
+        assert code in (0, 3) and "Traceback" not in err, (args, code, err)

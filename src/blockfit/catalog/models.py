@@ -3,13 +3,55 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from blockfit.schema.citation import Citation
+
+# Bounds every figure keeps, so a catalog that loads never makes the model divide by zero or by a subnormal: a file
+# from `catalog import` or a hand-edited --catalog PATH is someone else's data. NaN and inf are refused everywhere.
+TINY = 1e-6
+
+
+def _zero_or_normal(value: float) -> float:
+    if 0 < value < TINY:
+        raise ValueError(f"expected 0 or at least {TINY:g}")
+    return value
+
+
+def _numbers_in_range(value: Any) -> Any:
+    """Tier tables (dicts of figures): each number finite, not negative, 0 or at least TINY."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+    for item in items:
+        if isinstance(item, dict | list):
+            _numbers_in_range(item)
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            if not math.isfinite(item) or item < 0:
+                raise ValueError(f"expected finite figures of at least 0, got {item!r}")
+            _zero_or_normal(item)
+    return value
+
+
+Rate = Annotated[float, Field(ge=TINY, allow_inf_nan=False)]
+"""A cap, rate, size or bandwidth: something the model divides by or scales a cap with."""
+NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False), AfterValidator(_zero_or_normal)]
+"""A figure that may be zero (an included allowance, a time, a price), never negative or subnormal."""
+Ocpus = Annotated[float, Field(ge=1, allow_inf_nan=False)]
+"""An OCPU (vCPU) count of a shape: at least one."""
+Iops = Annotated[float, Field(ge=1, allow_inf_nan=False)]
+"""An IOPS cap: at least 1 (the model rounds caps to 0.1 and divides by them)."""
+Mbps = Annotated[float, Field(ge=1, allow_inf_nan=False)]
+"""A MB/s cap: at least 1."""
+Gbps = Annotated[float, Field(ge=0.1, allow_inf_nan=False)]
+"""Network bandwidth, Gbps (per OCPU or in all): at least 0.1, so the caps it scales stay at least 1."""
+PerGbps = Annotated[float, Field(ge=10, allow_inf_nan=False)]
+"""IOPS or MB/s per Gbps of network (OCI's VM rule)."""
+Whole = Annotated[int, Field(ge=1)]
+Tiers = Annotated[list[dict[str, Any]], AfterValidator(_numbers_in_range)]
 
 
 class Source(BaseModel):
@@ -38,12 +80,12 @@ class Sourced(BaseModel):
 class OciLevel(Sourced):
     """One OCI performance level (VPUs per GB) as OCI's table publishes it."""
 
-    vpu: int
+    vpu: Annotated[int, Field(ge=0)]
     name: str
-    iops_per_gb: float
-    max_iops: float
-    kbps_per_gb: float
-    max_mbps: float
+    iops_per_gb: Annotated[float, Field(ge=0.1, allow_inf_nan=False)]
+    max_iops: Iops
+    kbps_per_gb: Annotated[float, Field(ge=100, allow_inf_nan=False)]
+    max_mbps: Mbps
 
 
 class LatencyFigure(Sourced):
@@ -52,10 +94,10 @@ class LatencyFigure(Sourced):
 
     families: list[str] = Field(description="shape families it holds for (Shape.family), '*' for any")
     attachment: str | None = Field(default=None, description="iscsi | paravirtualized; None = any")
-    base_ms: float
-    path_mbps: float | None = Field(default=None, description="bytes one path moves per second for one I/O, MB/s "
+    base_ms: NonNeg
+    path_mbps: Mbps | None = Field(default=None, description="bytes one path moves per second for one I/O, MB/s "
                                                               "(per-I/O transfer time = I/O size / this)")
-    host_ms: float = Field(default=0.0, description="time each I/O spends in the host outside the device "
+    host_ms: NonNeg = Field(default=0.0, description="time each I/O spends in the host outside the device "
                                                    "(submission, completion, reaping), ms; 0 where not separated")
 
 
@@ -67,55 +109,61 @@ class VolumeType(Sourced):
     kind: Literal["oci_vpu", "aws_gp3", "aws_gp2", "aws_piops", "aws_hdd",
                   "azure_tiered", "azure_provisioned", "gcp_pd", "gcp_hyperdisk"]
     description: str
-    min_gb: float
-    max_gb: float
-    size_step_gb: float = 1
+    min_gb: Annotated[float, Field(ge=1, allow_inf_nan=False)]
+    max_gb: Rate
+    size_step_gb: Rate = 1
     throughput_unit: Literal["MB/s", "MiB/s"] = "MB/s"
-    io_accounting_kib: int | None = None
-    kbps_unit_bytes: int = 1000                 # bytes in the "KB" of kbps_per_gb (OCI: 1,024, see catalog)
-    base_latency_ms: float
+    io_accounting_kib: Whole | None = None
+    kbps_unit_bytes: Whole = 1000               # bytes in the "KB" of kbps_per_gb (OCI: 1,024, see catalog)
+    base_latency_ms: NonNeg
     latencies: list[LatencyFigure] = Field(default_factory=list)   # by shape family and attachment (OCI)
     levels_from: str | None = None              # copy the levels of another type (OCI boot volumes)
-    min_vpu: int = 0                            # levels below this VPU/GB are not sold for this type
-    max_iops_cap: float | None = None           # a cap over every level's max IOPS (OCI UHP boot: 50,000)
+    min_vpu: Annotated[int, Field(ge=0)] = 0    # levels below this VPU/GB are not sold for this type
+    max_iops_cap: Iops | None = None            # a cap over every level's max IOPS (OCI UHP boot: 50,000)
     attachments: list[str] = Field(default_factory=list)           # allowed attachment types; [] = any
-    max_paths: int | None = None                # paths one attachment can have (OCI boot volumes: 1, no multipath)
-    max_members: int | None = None              # volumes of this type one instance has (OCI boot volume: 1)
+    max_paths: Whole | None = None              # paths one attachment can have (OCI boot volumes: 1, no multipath)
+    max_members: Whole | None = None            # volumes of this type one instance has (OCI boot volume: 1)
     ssd: bool = True
-    pv_max_iops: float | None = None
+    pv_max_iops: Iops | None = None
     # attachments (oci_vpu): iSCSI paths and sessions
-    iscsi_session_depth: int | None = None      # I/Os one iSCSI session runs at once (node.session.queue_depth)
-    path_max_iops: float | None = None          # one iSCSI path's IOPS ceiling
-    path_max_mbps: float | None = None          # one iSCSI path's throughput ceiling, MB/s
+    iscsi_session_depth: Whole | None = None    # I/Os one iSCSI session runs at once (node.session.queue_depth)
+    path_max_iops: Iops | None = None           # one iSCSI path's IOPS ceiling
+    path_max_mbps: Mbps | None = None           # one iSCSI path's throughput ceiling, MB/s
     default_attachment: str | None = None       # attachment type when none is given
-    default_paths: dict[str, int] = Field(default_factory=dict)   # paths carrying I/O per attachment type
+    default_paths: dict[str, Whole] = Field(default_factory=dict)   # paths carrying I/O per attachment type
     # provisioned performance (aws_gp3, aws_piops, azure_provisioned, gcp_hyperdisk)
-    iops_included: float | None = None
-    iops_min: float | None = None
-    iops_max: float | None = None
-    iops_per_gb: float | None = None
-    iops_per_gb_max: float | None = None
-    iops_free_gb: float | None = None
-    tput_included: float | None = None
-    tput_min: float | None = None
-    tput_max: float | None = None
-    tput_per_gb: float | None = None
-    tput_per_iops: float | None = None
-    tput_per_iops_max: float | None = None
+    iops_included: NonNeg | None = None
+    iops_min: NonNeg | None = None
+    iops_max: Iops | None = None
+    iops_per_gb: Rate | None = None
+    iops_per_gb_max: Rate | None = None
+    iops_free_gb: NonNeg | None = None
+    tput_included: NonNeg | None = None
+    tput_min: NonNeg | None = None
+    tput_max: Mbps | None = None
+    tput_per_gb: Rate | None = None
+    tput_per_iops: Rate | None = None
+    tput_per_iops_max: Rate | None = None
     tput_provisionable: bool = False
-    tput_burst_per_gb: float | None = None      # burst throughput per GiB while credits last (aws_hdd), type's unit
-    tput_burst_max: float | None = None
+    tput_burst_per_gb: Rate | None = None       # burst throughput per GiB while credits last (aws_hdd), type's unit
+    tput_burst_max: Mbps | None = None
     # tiers (aws_piops io1 throughput steps, azure_tiered sizes)
-    tiers: list[dict[str, Any]] = Field(default_factory=list)
+    tiers: Tiers = Field(default_factory=list)
     levels: list[OciLevel] = Field(default_factory=list)
     # prices (USD per month)
-    price_per_gb: float | None = None
-    price_per_vpu_gb: float | None = None
-    price_per_iops: float | None = None
-    price_iops_tiers: list[dict[str, float]] = Field(default_factory=list)
-    price_tiers: list[dict[str, Any]] = Field(default_factory=list)   # per-disk price by size tier (azure_tiered)
-    price_per_tput: float | None = None
+    price_per_gb: NonNeg | None = None
+    price_per_vpu_gb: NonNeg | None = None
+    price_per_iops: NonNeg | None = None
+    price_iops_tiers: Tiers = Field(default_factory=list)
+    price_tiers: Tiers = Field(default_factory=list)   # per-disk price by size tier (azure_tiered)
+    price_per_tput: NonNeg | None = None
     price_region: str | None = None
+
+    @model_validator(mode="after")
+    def _size_range(self) -> VolumeType:
+        if self.min_gb > self.max_gb:
+            raise ValueError(f"min_gb {self.min_gb:g} is above max_gb {self.max_gb:g}")
+        return self
 
 
 Direction = Literal["each", "combined"]
@@ -124,10 +172,10 @@ Direction = Literal["each", "combined"]
 class InstanceRule(Sourced):
     """OCI's VM rule: IOPS and block-volume throughput scale with network bandwidth."""
 
-    iops_per_gbps: float
-    iops_max: float
-    mbps_per_gbps: float
-    mbps_max: float
+    iops_per_gbps: PerGbps
+    iops_max: Iops
+    mbps_per_gbps: PerGbps
+    mbps_max: Mbps
     direction: Direction | None = Field(default=None, description="the MB/s cap holds for each direction (a "
                                         "full-duplex network) or for reads and writes combined; None: see Shape")
 
@@ -141,18 +189,18 @@ class CapSet(Sourced):
     volume_types: list[str] = Field(default_factory=list, description="volume type keys; [] = every type")
     interface: Literal["scsi", "nvme"] | None = None
     weighting: str | None = Field(default=None, description="AWS bandwidth weighting: default | ebs-1 | vpc-1")
-    iops: float | None = None
-    mbps: float | None = None
-    iops_burst: float | None = None
-    mbps_burst: float | None = None
+    iops: Iops | None = None
+    mbps: Mbps | None = None
+    iops_burst: Iops | None = None
+    mbps_burst: Mbps | None = None
 
 
 class MachineFamily(BaseModel):
     """A GCP predefined machine family of one series (standard, highmem, highcpu): memory per vCPU and sizes."""
 
-    gb_per_vcpu: float
-    vcpus: list[int]
-    memory_gb: dict[int, float] = Field(default_factory=dict, description="sizes whose memory is not "
+    gb_per_vcpu: Rate
+    vcpus: list[Whole]
+    memory_gb: dict[int, Rate] = Field(default_factory=dict, description="sizes whose memory is not "
                                         "gb_per_vcpu x vCPUs (n2-highmem-128: 864 GB)")
 
     def memory_of(self, vcpus: int) -> float:
@@ -174,26 +222,26 @@ class Shape(Sourced):
 
     name: str
     kind: Literal["flex", "fixed", "vcpu_tiers"]
-    ocpus_min: float | None = None
-    ocpus_max: float | None = None
-    ocpus: float | None = None
-    ocpu_counts: list[int] = Field(default_factory=list, description="flex shapes sold only at these OCPU counts "
+    ocpus_min: Ocpus | None = None
+    ocpus_max: Ocpus | None = None
+    ocpus: Ocpus | None = None
+    ocpu_counts: list[Whole] = Field(default_factory=list, description="flex shapes sold only at these OCPU counts "
                                                                      "(OCI DenseIO Flex); [] = any in the range")
-    gbps_per_ocpu: float | None = None
-    gbps_max: float | None = None
-    gbps: float | None = None
-    iops: float | None = None
-    mbps: float | None = None
-    iops_burst: float | None = None
-    mbps_burst: float | None = None
-    attach_max: int | None = None
-    attach_pv_max: int | None = None
-    uhp_min_ocpus: float | None = None    # VM OCPUs needed for multipath-enabled (UHP) attachments
+    gbps_per_ocpu: Gbps | None = None
+    gbps_max: Gbps | None = None
+    gbps: Gbps | None = None
+    iops: Iops | None = None
+    mbps: Mbps | None = None
+    iops_burst: Iops | None = None
+    mbps_burst: Mbps | None = None
+    attach_max: Whole | None = None
+    attach_pv_max: Whole | None = None
+    uhp_min_ocpus: NonNeg | None = None   # VM OCPUs needed for multipath-enabled (UHP) attachments
     uhp: bool | None = None               # fixed shapes: multipath-enabled attachments supported
     family: str | None = None             # processor family / generation (E3, E4, E5, ...): picks base latency
-    tiers: list[dict[str, Any]] = Field(default_factory=list)
-    vcpus: int | None = Field(default=None, description="vCPUs of a fixed size (OCI: see ocpus)")
-    memory_gb: float | None = Field(default=None, description="memory of a fixed size, GiB")
+    tiers: Tiers = Field(default_factory=list)
+    vcpus: Whole | None = Field(default=None, description="vCPUs of a fixed size (OCI: see ocpus)")
+    memory_gb: Rate | None = Field(default=None, description="memory of a fixed size, GiB")
     series: str | None = Field(default=None, description="the family a size belongs to (r7i, Ebdsv5, ...), for "
                                                          "search")
     direction: Direction | None = Field(default=None, description="whether the MB/s cap holds for each direction "
@@ -210,6 +258,12 @@ class Shape(Sourced):
     current: bool = Field(default=True, description="a current-generation size (AWS CurrentGeneration); plan's "
                                                     "search of every family ('--instance any') leaves others out")
 
+    @model_validator(mode="after")
+    def _ocpu_range(self) -> Shape:
+        if self.ocpus_min is not None and self.ocpus_max is not None and self.ocpus_min > self.ocpus_max:
+            raise ValueError(f"ocpus_min {self.ocpus_min:g} is above ocpus_max {self.ocpus_max:g}")
+        return self
+
 
 class ComputePrice(Sourced):
     """On-demand compute price of one shape (USD per hour; cost.py turns it into a month of 730 h).
@@ -219,12 +273,12 @@ class ComputePrice(Sourced):
     """
 
     shape: str
-    per_ocpu_hour: float | None = None
-    per_gb_hour: float | None = None
-    memory_min_gb_per_ocpu: float | None = None
-    memory_default_gb_per_ocpu: float | None = None
-    memory_max_gb_per_ocpu: float | None = None
-    per_hour: float | None = None
+    per_ocpu_hour: NonNeg | None = None
+    per_gb_hour: NonNeg | None = None
+    memory_min_gb_per_ocpu: Rate | None = None
+    memory_default_gb_per_ocpu: Rate | None = None
+    memory_max_gb_per_ocpu: Rate | None = None
+    per_hour: NonNeg | None = None
     region: str
 
 

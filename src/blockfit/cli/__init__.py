@@ -18,7 +18,7 @@ from typing import Any, cast
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from blockfit import files
+from blockfit import files, terminal
 from blockfit.cli.output import CheckedStream, StdoutFailed, finish_stdout, quiet_stdout
 from blockfit.errors import BlockfitError
 
@@ -98,9 +98,9 @@ def print_help_without_command(ctx: typer.Context) -> None:
 
 
 def _fail(message: str, code: int) -> int:
-    # one line, whatever the input held: control characters (a newline in a path) are shown escaped
-    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
-    print(f"blockfit: error: {line}", file=sys.stderr)
+    # one line, whatever the input held: control characters (a newline in a path, ESC in a name a file gave) and
+    # bidi overrides are shown escaped
+    print(f"blockfit: error: {terminal.one_line(message)}", file=sys.stderr)
     return code
 
 
@@ -111,6 +111,11 @@ def interrupted_line(exc: BaseException) -> str:
     if not done:
         return f"{what}; no output written"
     return f"{what} after writing {', '.join(done)}; nothing else written"
+
+
+# Set when Ctrl-C cut a C extension's initialisation short: the interpreter's own shutdown can then abort on the
+# half-made module ('Fatal Python error: PyThreadState_Get', matplotlib's ft2font), so launch skips it.
+half_initialised = False
 
 
 def _invoke(argv: list[str] | None) -> int:
@@ -132,7 +137,39 @@ def _invoke(argv: list[str] | None) -> int:
         return _fail(exc.format_message().replace("\n", " ") + hint, 2)
     except (typer.Abort, KeyboardInterrupt) as exc:
         return _fail(interrupted_line(exc), 130)
+    except Exception as exc:
+        cause = interrupt_inside(exc)
+        if cause is None:
+            raise
+        global half_initialised
+        half_initialised = half_initialised or isinstance(exc, ImportError)
+        return _fail(interrupted_line(cause), 130)
     return rv if isinstance(rv, int) else 0
+
+
+def interrupt_inside(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C another exception wraps: a C extension whose initialisation it cut short raises ImportError
+    ('initialization failed', matplotlib's ft2font) caused by it; pydantic-core's SchemaError only quotes it in its
+    text, so a signal that came during the command counts too."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return files.Interrupted(_signals_seen[-1]) if _signals_seen else None
+
+
+_signals_seen: list[int] = []   # SIGINT, SIGTERM, SIGHUP that came while this command ran
+
+
+def _noting(handler: Any) -> Any:
+    """`handler`, after noting the signal: an exception that swallowed its KeyboardInterrupt still reads as one."""
+    def note(signum: int, frame: Any) -> None:
+        _signals_seen.append(signum)
+        handler(signum, frame)
+    return note
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -141,6 +178,9 @@ def main(argv: list[str] | None = None) -> None:
     SIGINT, SIGTERM and SIGHUP interrupt the command like Ctrl-C (clean-up runs, one line, exit 130); stdout that
     cannot take the output (a full disk) is an error, exit 4; a closed pipe ends the command quietly."""
     previous = files.install_signal_handlers()
+    for sig in previous:
+        signal.signal(sig, _noting(signal.getsignal(sig)))
+    _signals_seen.clear()
     files.written.clear()
     try:
         code = _run_checked(argv)

@@ -14,6 +14,7 @@ from blockfit.cli import app, print_help_without_command
 from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
+from blockfit.terminal import cell, markup, safe
 
 catalog_app = typer.Typer(help="Show the dated, sourced cloud limits and prices the model uses.",
                           invoke_without_command=True, callback=print_help_without_command)
@@ -38,7 +39,7 @@ def list_command(
         return
     table = Table("cloud", "version", "title", "file")
     for r in rows:
-        table.add_row(r["cloud"], r["version"], r["title"], r["file"] or "shipped")
+        table.add_row(*(cell(v) for v in (r["cloud"], r["version"], r["title"], r["file"] or "shipped")))
     console.print(table)
 
 
@@ -57,21 +58,21 @@ def show_command(
         print_json(cat)
         return
     shipped = "shipped" if cat.based_on is None else f"imported over the shipped {cat.based_on}, {cat.path}"
-    console.print(f"[bold]{cat.title}[/] (version {cat.version}, {shipped})")
-    console.print(f"size unit: {cat.size_unit}")
+    console.print(f"[bold]{markup(cat.title)}[/] (version {cat.version}, {markup(shipped)})")
+    console.print(f"size unit: {markup(cat.size_unit)}")
     for key, vt in cat.volume_types.items():
-        console.print(f"\n[bold]{key}[/]: {vt.name} — {vt.description}; {vt.min_gb:g}-{vt.max_gb:g} GB "
-                      f"[dim](source {vt.source})[/]")
+        console.print(f"\n[bold]{markup(key)}[/]: {markup(vt.name)} — {markup(vt.description)}; {vt.min_gb:g}-"
+                      f"{vt.max_gb:g} GB [dim](source {markup(vt.source)})[/]")
         if vt.levels:
             t = Table("level", "VPU/GB", "IOPS/GB", "max IOPS", "KB/s per GB", "max MB/s", "source")
             for lv in vt.levels:
-                t.add_row(lv.name, str(lv.vpu), f"{lv.iops_per_gb:g}", f"{lv.max_iops:,.0f}", f"{lv.kbps_per_gb:g}",
-                          f"{lv.max_mbps:,.0f}", lv.source)
+                t.add_row(*(cell(v) for v in (lv.name, str(lv.vpu), f"{lv.iops_per_gb:g}", f"{lv.max_iops:,.0f}",
+                                               f"{lv.kbps_per_gb:g}", f"{lv.max_mbps:,.0f}", lv.source)))
             console.print(t)
         if vt.latencies:
             _latency_table(vt)
         if vt.note:
-            console.print(f"  [dim]{vt.note}[/]")
+            console.print(f"  [dim]{markup(vt.note)}[/]")
     t = Table("shape", "kind", "OCPUs", "vCPUs", "memory GB", "IOPS cap", "MB/s cap", "attach", "source",
               title="instance shapes", title_justify="left")
     for name, s in cat.shapes.items():
@@ -82,18 +83,18 @@ def show_command(
                 else _figure(s, "iops", per_tier))
         mbps = (f"{rule.mbps_per_gbps:g} x Gbps" if s.kind == "flex" and rule and "mbps" not in s.unknown
                 else _figure(s, "mbps", per_tier))
-        t.add_row(name, s.kind, ocpus, "" if s.vcpus is None else str(s.vcpus),
-                  "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps, _attach(s),
-                  ", ".join(dict.fromkeys([s.source, *s.sources.values()])))
+        t.add_row(*(cell(v) for v in (name, s.kind, ocpus, "" if s.vcpus is None else str(s.vcpus),
+                                      "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps, _attach(s),
+                                      ", ".join(dict.fromkeys([s.source, *s.sources.values()])))))
     console.print(t)
     if cat.compute_prices:
         _compute_table(cat)
     st = Table("id", "date", "url", title="sources", title_justify="left")
     for src in cat.sources.values():
-        st.add_row(src.id, src.date.isoformat(), src.url)
+        st.add_row(cell(src.id), cell(src.date.isoformat()), cell(src.url))
     console.print(st)
     for note in cat.notes:
-        console.print(f"[dim]note: {note}[/]")
+        console.print(f"[dim]note: {markup(note)}[/]")
 
 
 def _tier_caps(s: Shape) -> bool:
@@ -124,11 +125,11 @@ def _figure(s: Shape, name: str, fallback: str) -> str:
 def _latency_table(vt: VolumeType) -> None:
     """The per-I/O time the queueing model uses, by shape family: all DERIVED from measurements (notes say how)."""
     t = Table("shape families", "attachment", "base ms", "path MB/s (transfer)", "host ms", "source",
-              title=f"{vt.name}: unloaded time of one I/O", title_justify="left")
+              title=cell(f"{vt.name}: unloaded time of one I/O"), title_justify="left")
     for f in vt.latencies:
-        t.add_row(", ".join(f.families), f.attachment or "any", f"{f.base_ms:g}",
-                  f"{f.path_mbps:g}" if f.path_mbps else "", f"{f.host_ms:g}",
-                  ", ".join(dict.fromkeys([f.source, *f.sources.values()])))
+        t.add_row(*(cell(v) for v in (", ".join(f.families), f.attachment or "any", f"{f.base_ms:g}",
+                                      f"{f.path_mbps:g}" if f.path_mbps else "", f"{f.host_ms:g}",
+                                      ", ".join(dict.fromkeys([f.source, *f.sources.values()])))))
     console.print(t)
 
 
@@ -140,13 +141,13 @@ def _compute_table(cat: Catalog) -> None:
     def fmt(v: float | None) -> str:
         return "" if v is None else f"{v:g}"
     for name, p in cat.compute_prices.items():
-        t.add_row(name, fmt(p.per_ocpu_hour), fmt(p.per_gb_hour), fmt(p.memory_min_gb_per_ocpu),
-                  fmt(p.memory_default_gb_per_ocpu), fmt(p.per_hour), p.region,
-                  ", ".join(dict.fromkeys([p.source, *p.sources.values()])))
+        t.add_row(*(cell(v) for v in (name, fmt(p.per_ocpu_hour), fmt(p.per_gb_hour), fmt(p.memory_min_gb_per_ocpu),
+                                      fmt(p.memory_default_gb_per_ocpu), fmt(p.per_hour), p.region,
+                                      ", ".join(dict.fromkeys([p.source, *p.sources.values()])))))
     console.print(t)
     unpriced = [s for s in cat.shapes if s not in cat.compute_prices]
     if unpriced:
-        console.print(f"[dim]no compute price (compute cost unknown): {', '.join(unpriced)}[/]")
+        console.print(f"[dim]no compute price (compute cost unknown): {markup(', '.join(unpriced))}[/]")
 
 
 @catalog_app.command("import")
@@ -175,22 +176,22 @@ def import_command(
     if json_out:
         print_json(result)
         return
-    console.print(f"[bold]wrote {result.out}[/]: {cloud} catalog {result.version} over the shipped "
+    console.print(f"[bold]wrote {markup(result.out)}[/]: {cloud} catalog {result.version} over the shipped "
                   f"{result.based_on}: {len(result.added)} shapes added, {len(result.replaced)} updated, "
                   f"{result.prices} compute prices", highlight=False)
     for f in result.files:
-        console.print(f"  {f.source}: {f.path} ({f.format}, dated {f.date}): {f.entries} entries", highlight=False,
-                      markup=False)
+        console.print(safe(f"  {f.source}: {f.path} ({f.format}, dated {f.date}): {f.entries} entries"),
+                      highlight=False, markup=False)
     if result.changes:
         t = Table("entry", "field", "old", "new", title="figures the import changed (old -> new)",
                   title_justify="left")
         for ch in result.changes:
-            t.add_row(ch.item, ch.field, "unknown" if ch.old is None else f"{ch.old}",
-                      "none" if ch.new is None else f"{ch.new}")
+            t.add_row(*(cell(v) for v in (ch.item, ch.field, "unknown" if ch.old is None else f"{ch.old}",
+                                          "none" if ch.new is None else f"{ch.new}")))
         console.print(t)
     else:
         console.print("  no figure of the base catalog changed")
     for line in [*result.skipped, *result.notes]:
-        console.print(f"  [dim]{line}[/]", highlight=False)
-    console.print(f"use it with --catalog {result.out} (model, plan, lab; catalog show --catalog {result.out})",
+        console.print(f"  [dim]{markup(line)}[/]", highlight=False)
+    console.print(safe(f"use it with --catalog {result.out} (model, plan, lab; catalog show --catalog {result.out})"),
                   highlight=False, markup=False)

@@ -15,6 +15,7 @@ from blockfit.diagnose import live, metrics, rules, sampler
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target
 from blockfit.schema import Prediction, Workload
+from blockfit.terminal import cell
 from blockfit.units import parse_duration
 
 
@@ -98,4 +99,6 @@ def diagnose(
     if not result.findings:
         console.print("No findings: nothing in these samples points at a flush storm, a queue-depth limit or a cap.")
     else:
-        console.print(live.findings_table(result))
+        table = live.findings_table(result)
+        table.title = cell(table.title)   # it names the --replay path: shown as written, never as markup
+        console.print(table, markup=False)  # the cells are names and words from the capture

@@ -29,6 +29,7 @@ from blockfit.history.prometheus import (
 from blockfit.plan.fleet import FleetOptions, Mapping, load_mapping, plan_fleet, with_defaults
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetResult
+from blockfit.terminal import cell, markup, one_line, safe
 from blockfit.units import fmt_money, fmt_num
 
 FLEET_OPTIONS = ("--match", "--range", "--step", "--until", "--mount", "--hosts", "--concurrency")
@@ -87,7 +88,7 @@ def run_fleet(args: FleetArgs, template: Requirements, cat: Catalog, percentile:
     progress = None
     if not json_out and sys.stderr.isatty():
         def progress(text: str) -> None:
-            err_console.print(f"  {text} planned", end="\r", highlight=False)
+            err_console.print(f"  {safe(text)} planned", end="\r", highlight=False, markup=False)
     previous = signal.signal(signal.SIGTERM, _interrupt)   # SIGTERM cleans up as Ctrl-C does (planner processes)
     try:
         result = plan_fleet(client, query, mapping, opts, cat, progress)
@@ -104,7 +105,7 @@ def run_fleet(args: FleetArgs, template: Requirements, cat: Catalog, percentile:
     else:
         render_fleet(result)
     for p in result.problems:
-        print(f"blockfit: {'server' if p.cause == 'server' else 'input'}: {p.message}", file=sys.stderr)
+        print(f"blockfit: {'server' if p.cause == 'server' else 'input'}: {one_line(p.message)}", file=sys.stderr)
     if any(p.cause == "server" for p in result.problems):
         raise typer.Exit(4)
     if result.problems:
@@ -120,7 +121,7 @@ STATUS_STYLE = {"under": "bold red", "over": "yellow", "within": "green", "unkno
 
 def render_fleet(r: FleetResult) -> None:
     s = r.summary
-    console.print(f"[bold]Fleet[/] {r.source} {{{r.match}}}: {s.planned} hosts planned from "
+    console.print(f"[bold]Fleet[/] {markup(r.source)} {{{markup(r.match)}}}: {s.planned} hosts planned from "
                   f"p{r.percentile:g} of {fmt_span(r.range_s)} at {fmt_span(r.step_s)} steps"
                   f"{f' + {r.headroom_pct:g} % headroom' if r.headroom_pct else ''} ({r.cloud} catalog "
                   f"{r.catalog_version})")
@@ -134,12 +135,13 @@ def render_fleet(r: FleetResult) -> None:
         rec = h.recommended_cost
         same = best is None or (h.now is not None and best.instance == h.now.instance)
         where = "" if same or best is None else f" on {best.instance}"
-        table.add_row(
-            h.host, f"[{STATUS_STYLE[h.status]}]{h.status}[/]", fmt_num(h.targets.target_iops),
-            h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
-            "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
-            f"{best.layout}{where}" if best else f"none ({h.infeasible})",
-            fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–")
+        rest = (fmt_num(h.targets.target_iops),
+                h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
+                "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
+                f"{best.layout}{where}" if best else f"none ({h.infeasible})",
+                fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–")
+        # host names and labels come from the server: cells of escaped text, never markup
+        table.add_row(cell(h.host), cell(h.status, STATUS_STYLE[h.status]), *(cell(v) for v in rest))
     console.print(table)
     console.print(f"[bold]{s.under}[/] under-provisioned, [bold]{s.within}[/] within, [bold]{s.over}[/] "
                   f"over-provisioned" + (f", {s.unknown} without a current layout" if s.unknown else "")
@@ -149,9 +151,11 @@ def render_fleet(r: FleetResult) -> None:
                   + ("" if s.savings is None else f" ({'saves' if s.savings >= 0 else 'adds'} "
                                                   f"{fmt_money(abs(s.savings))} a month)"))
     if s.largest_shortfalls:
-        console.print("Largest shortfalls: " + ", ".join(f"{a.host} {a.value:+.0f} %" for a in s.largest_shortfalls))
+        console.print("Largest shortfalls: " + ", ".join(f"{safe(a.host)} {a.value:+.0f} %"
+                                                         for a in s.largest_shortfalls), markup=False)
     if s.largest_savings:
-        console.print("Largest savings: " + ", ".join(f"{a.host} {fmt_money(a.value)}" for a in s.largest_savings))
+        console.print("Largest savings: " + ", ".join(f"{safe(a.host)} {fmt_money(a.value)}"
+                                                      for a in s.largest_savings), markup=False)
     for h in r.hosts:
         for note in [*h.targets.skipped, *h.notes]:
-            console.print(f"note: {h.host}: {note}", highlight=False)
+            console.print(f"note: {safe(h.host)}: {safe(note)}", highlight=False, markup=False)

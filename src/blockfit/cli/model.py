@@ -35,6 +35,7 @@ from blockfit.specs import (
     parse_layout,
     with_instance_options,
 )
+from blockfit.terminal import cell, markup
 from blockfit.units import parse_io_size
 
 
@@ -132,27 +133,28 @@ def render_prediction(p: Prediction) -> None:
     from blockfit.units import fmt_io_size, fmt_random_mix
 
     wl = p.workload
-    console.print(f"[bold]{p.layout}[/] on [bold]{p.instance}[/] ({p.cloud} catalog {p.catalog_version})")
+    console.print(f"[bold]{markup(p.layout)}[/] on [bold]{markup(p.instance)}[/] ({p.cloud} catalog "
+                  f"{p.catalog_version})")
     why = {row.name: row.description for row in p.limits}
     mix = fmt_random_mix(wl.read_share)
     console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} {mix}, "
-                  f"limited by [bold]{why[p.iops_limited_by]}[/]")
+                  f"limited by [bold]{markup(why[p.iops_limited_by])}[/]")
     console.print(f"  max MB/s  [bold green]{p.max_mbps:>12,.1f}[/] at {fmt_io_size(wl.large_io)} I/Os, "
-                  f"limited by [bold]{why[p.mbps_limited_by]}[/]")
+                  f"limited by [bold]{markup(why[p.mbps_limited_by])}[/]")
     if p.max_iops_at_latency is not None:
         one = p.latency_floor_ms()
         floor = f" (one I/O alone takes {one:.3g} ms)" if one is not None else ""
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}{floor}")
-    console.print(f"  cost      {cost_line(p.cost)}")
+    console.print(f"  cost      {markup(cost_line(p.cost))}")
     if p.redundancy_note:
-        console.print(f"  mirroring {p.redundancy_note}; usable {p.usable_gb or 0:,.0f} GB "
+        console.print(f"  mirroring {markup(p.redundancy_note)}; usable {p.usable_gb or 0:,.0f} GB "
                       f"of {p.layout_detail.total_gb:,} GB")
     table = Table(title="Limits (headroom over the binding limit)", title_justify="left")
     table.add_column("limit (what sets it)", ratio=3)
     for col in (f"IOPS @{fmt_io_size(wl.small_io)}", "", f"MB/s @{fmt_io_size(wl.large_io)}", ""):
         table.add_column(col, justify="right", no_wrap=True)
     for row in p.limits:
-        table.add_row(row.description, f"{row.iops:,.0f}",
+        table.add_row(cell(row.description), f"{row.iops:,.0f}",
                       _headroom(row.name == p.iops_limited_by, row.iops_headroom_pct),
                       f"{row.mbps:,.1f}", _headroom(row.name == p.mbps_limited_by, row.mbps_headroom_pct))
     console.print(table)
@@ -160,14 +162,15 @@ def render_prediction(p: Prediction) -> None:
     for col in ("item", "quantity", "unit price", "monthly"):
         costs.add_column(col, justify="left" if col == "item" else "right")
     for c in p.cost.items:
-        costs.add_row(c.item, f"{c.quantity:,.0f} {c.unit}", "?" if c.unit_price is None else f"${c.unit_price:g}",
+        costs.add_row(cell(c.item), cell(f"{c.quantity:,.0f} {c.unit}"),
+                      "?" if c.unit_price is None else f"${c.unit_price:g}",
                       "?" if c.monthly is None else f"${c.monthly:,.2f}")
     console.print(costs)
     for w in p.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {markup(w)}")
     for note in p.notes:
-        console.print(f"[dim]note:[/] {note}")
-    console.print("[dim]sources: " + "; ".join(str(c) for c in prediction_sources(p)) + "[/]")
+        console.print(f"[dim]note:[/] {markup(note)}")
+    console.print("[dim]sources: " + "; ".join(markup(c) for c in prediction_sources(p)) + "[/]")
 
 
 def prediction_sources(p: Prediction) -> list[Citation]:

@@ -9,17 +9,20 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from blockfit import terminal
 from blockfit.errors import InputError
 from blockfit.files import check_target
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
     from rich.console import Console
+    from rich.segment import Segment
 
 
 class _ConsoleOnFirstUse:
@@ -31,8 +34,7 @@ class _ConsoleOnFirstUse:
 
     def real(self) -> Console:
         if self._console is None:
-            from rich.console import Console
-            self._console = Console(**self._options)
+            self._console = _safe_console(**self._options)
         return self._console
 
     def __getattr__(self, name: str) -> Any:
@@ -44,6 +46,23 @@ class _ConsoleOnFirstUse:
 
     def __exit__(self, *exc: Any) -> None:
         self.real().__exit__(*exc)
+
+
+def _safe_console(**options: Any) -> Console:
+    """A Console whose text segments are escaped (blockfit.terminal) as they leave for the terminal: the net under
+    the printers, which escape each value from a file where they insert it (so widths are measured right)."""
+    from rich.console import Console
+    from rich.segment import Segment
+
+    class SafeConsole(Console):
+        def render(self, renderable: Any, options: Any = None) -> Iterator[Segment]:
+            for seg in super().render(renderable, options):
+                # rich's own control segments (cursor moves of a live view) pass; newlines are rich's line breaks
+                if seg.control is None and not terminal.is_safe(seg.text.replace("\n", "")):
+                    seg = Segment(terminal.safe_lines(seg.text), seg.style)
+                yield seg
+
+    return SafeConsole(**options)
 
 
 # Tables are wide; when output is piped or captured (no terminal to measure) use 120 columns, not 80.
@@ -120,13 +139,14 @@ def quiet_stdout(stream: Any) -> None:
 
 
 def print_json(obj: BaseModel | dict[str, Any] | list[Any]) -> None:
-    """Print a model or plain data as indented JSON on stdout (no rich markup, safe to pipe)."""
+    """Print a model or plain data as indented JSON on stdout (no rich markup, safe to pipe and to show: control
+    characters and bidi overrides in values are escaped)."""
     from pydantic import BaseModel  # lazy: --help imports no pydantic (tests/cli/test_cli_startup.py)
     if isinstance(obj, BaseModel):
         text = obj.model_dump_json(indent=2)
     else:
         text = json.dumps(obj, indent=2, default=str)
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(terminal.json_safe(text) + "\n")
 
 
 def _check_report_path(value: Path | None) -> Path | None:
@@ -158,4 +178,4 @@ def save_report(result: BaseModel, path: Path | None, intervals: dict[str, Any] 
     assert isinstance(result, ResultEnvelope)
     name = Path(f"{getattr(result, 'kind', 'result')} (this run)")
     write_atomically(path, render([Loaded(name, result, intervals or {})]), what="--report")
-    err_console.print(f"report written to {path}", highlight=False)
+    err_console.print(f"report written to {terminal.safe(path)}", highlight=False, markup=False)

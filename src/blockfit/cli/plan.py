@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from blockfit.cli import app, params
 from blockfit.cli.common import (
@@ -45,6 +45,7 @@ from blockfit.plan.advice import money
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
 from blockfit.schema import Candidate, Instance, Plan, Requirements
 from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
+from blockfit.terminal import cell, markup, safe
 from blockfit.units import parse_volume_gb
 
 EXAMPLES: dict[str, dict[str, str]] = {
@@ -271,10 +272,13 @@ def _dollars(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.2f}"
 
 
-def _row(c: Candidate, req: Requirements) -> list[str]:
-    mark = "" if c.meets_targets else " [dim]*[/]"   # the caption says what * means: the column stays narrow
-    return [c.layout + mark, c.instance, f"{c.max_iops:,.0f}", f"{c.max_mbps:,.0f}", _dollars(c.cost.storage),
-            _dollars(c.cost.compute), _dollars(c.cost.total), limit_label(c.limited_by(req))]
+def _row(c: Candidate, req: Requirements) -> list[Text]:
+    layout = cell(c.layout)
+    if not c.meets_targets:
+        layout.append(" *", style="dim")   # the caption says what * means: the column stays narrow
+    return [layout, cell(c.instance), cell(f"{c.max_iops:,.0f}"), cell(f"{c.max_mbps:,.0f}"),
+            cell(_dollars(c.cost.storage)), cell(_dollars(c.cost.compute)), cell(_dollars(c.cost.total)),
+            cell(limit_label(c.limited_by(req)))]
 
 
 COLUMNS = ("layout", "instance", "max IOPS", "max MB/s", "storage", "compute", "total /month", "limited by")
@@ -300,10 +304,10 @@ def render_plan(plan: Plan, out: Path | None) -> None:
         targets.append(f"{req.target_mbps:,.0f} MB/s")
     if req.max_latency_ms:
         targets.append(f"<= {req.max_latency_ms:g} ms")
-    console.print(f"[bold]Plan[/] for {', '.join(targets)} on {req.instance_shape}"
+    console.print(f"[bold]Plan[/] for {', '.join(targets)} on {markup(req.instance_shape)}"
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
-    where = f", prices in {plan.candidates[0].cost.region}" if plan.candidates[0].cost.region else ""
+    where = f", prices in {safe(plan.candidates[0].cost.region)}" if plan.candidates[0].cost.region else ""
     if plan.candidates[0].cost.storage is not None:
         order = f"cheapest total (storage + compute, 730 h a month{where}) first"
     else:
@@ -313,23 +317,23 @@ def render_plan(plan: Plan, out: Path | None) -> None:
         table.add_row(*_row(c, req))
     if req.history is not None:
         for line in describe.lines(req.history):
-            console.print(line, markup=False, highlight=False)
+            console.print(safe(line), markup=False, highlight=False)
     console.print(table)
     best = plan.candidates[0]
-    console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
-                  f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money(best.cost)} a month, "
-                  f"limited by {_limit_words(best, req)}.")
+    console.print(f"[bold green]Recommended:[/] {markup(best.layout)} on {markup(best.instance)}: "
+                  f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {markup(money(best.cost))} a month, "
+                  f"limited by {markup(_limit_words(best, req))}.")
     if best.prediction.redundancy_note:
-        console.print(f"  redundancy: {best.prediction.redundancy_note} "
+        console.print(f"  redundancy: {markup(best.prediction.redundancy_note)} "
                       f"(usable {best.prediction.usable_gb or 0:,.0f} GB of {best.layout_detail.total_gb:,} GB)")
     if best.cost.compute_detail and best.cost.compute_detail.note:
-        console.print(f"  [yellow]{best.cost.compute_detail.note}[/]")
+        console.print(f"  [yellow]{markup(best.cost.compute_detail.note)}[/]")
     attach = attachment_advice(best)
     if attach:
-        console.print(f"  attach: {attach}")
-    console.print(f"  stripe: {best.stripe_reason}")
+        console.print(f"  attach: {markup(attach)}")
+    console.print(f"  stripe: {markup(best.stripe_reason)}")
     for note in plan.notes:
-        console.print(f"  {note}")
+        console.print(f"  {markup(note)}")
     if plan.pareto:
         pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
         for c in plan.pareto:
@@ -338,12 +342,12 @@ def render_plan(plan: Plan, out: Path | None) -> None:
             pt.caption, pt.caption_justify = "* misses a target (shown for what it costs)", "left"
         console.print(pt)
     for w in best.prediction.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {markup(w)}")
     for w in req.history.warnings if req.history is not None else []:
-        console.print(f"[yellow]warning:[/] history: {escape(w)}")
+        console.print(f"[yellow]warning:[/] history: {markup(w)}")
     if out is not None:
-        console.print(f"plan written to {out} (feed it to 'blockfit build --plan {out}' "
-                      f"or 'blockfit lab --plan {out}')")
+        console.print(f"plan written to {markup(out)} (feed it to 'blockfit build --plan {markup(out)}' "
+                      f"or 'blockfit lab --plan {markup(out)}')")
 
 
 def _limit_words(c: Candidate, req: Requirements) -> str:
@@ -367,14 +371,14 @@ def render_infeasible(plan: Plan) -> None:
     """Why nothing meets the targets, the best this instance reaches, and what other shapes would, on stderr."""
     inf = plan.infeasible
     assert inf is not None
-    print(f"blockfit: infeasible: {inf.reason}", file=sys.stderr)
+    print(f"blockfit: infeasible: {safe(inf.reason)}", file=sys.stderr)
     if inf.best is not None:
         b = inf.best
-        print(f"  best on {b.instance}: {b.layout}, {b.max_iops:,.0f} IOPS / {b.max_mbps:,.0f} MB/s for "
-              f"{money(b.cost)} a month", file=sys.stderr)
+        print(f"  best on {safe(b.instance)}: {safe(b.layout)}, {b.max_iops:,.0f} IOPS / {b.max_mbps:,.0f} MB/s for "
+              f"{safe(money(b.cost))} a month", file=sys.stderr)
     for alt in inf.alternatives:
-        print(f"  on {alt.instance}: {alt.layout}, {alt.max_iops:,.0f} IOPS / {alt.max_mbps:,.0f} MB/s for "
-              f"{money(alt.cost)} a month", file=sys.stderr)
-    regions = {c.cost.region for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
+        print(f"  on {safe(alt.instance)}: {safe(alt.layout)}, {alt.max_iops:,.0f} IOPS / {alt.max_mbps:,.0f} MB/s "
+              f"for {safe(money(alt.cost))} a month", file=sys.stderr)
+    regions = {safe(c.cost.region) for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
     if regions:
         print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)

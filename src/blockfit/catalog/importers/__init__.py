@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from blockfit.catalog import CLOUDS, Catalog, catalog_from_toml, raw_catalog
+from blockfit.catalog.models import TINY
 from blockfit.catalog.toml_out import dumps
 from blockfit.errors import InputError
 from blockfit.files import check_target, write_atomically
@@ -191,9 +193,8 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
                      *contribution.notes]
     try:
         new = catalog_from_toml(raw, str(out))
-    except ValueError as exc:   # a provider module produced an entry the catalog refuses: a bug, said plainly
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        raise InputError(f"catalog import: the imported catalog does not load ({' '.join(lines[:3])})") from None
+    except ValueError as exc:   # a figure out of the catalog's bounds (a negative OCPU count, a subnormal rate)
+        raise InputError(f"catalog import: {_first_problem(exc)}; the imported catalog would not load") from None
     changes = _changes(base, new, replaced, contribution)
     header = (f"blockfit catalog: {cloud}, imported {stamp.isoformat()} over the shipped version {base.version}.\n"
               "Every imported figure cites its file (sources IMPORT-N) and that file's own date.")
@@ -204,6 +205,18 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
                                 entries=contribution.counts.get(f.source_id, 0)) for f in files],
         added=added, replaced=replaced, prices=len(contribution.compute_prices), changes=changes,
         skipped=contribution.skipped, notes=contribution.notes)
+
+
+def _first_problem(exc: ValueError) -> str:
+    """One line for the first entry the catalog refused: its field (shapes.NAME.ocpus_min), the value, the bound."""
+    cause = exc.__cause__
+    if isinstance(cause, ValidationError) and cause.errors():
+        first = cause.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        msg = first["msg"].removeprefix("Value error, ")
+        return f"{where} = {first['input']!r}: {msg[:1].lower()}{msg[1:]}"
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return " ".join(lines[:3])
 
 
 def _check_out(out: Path, files: list[InputFile]) -> None:
@@ -396,8 +409,9 @@ def need(obj: Any, dotted: str, where: str, kinds: type | tuple[type, ...] = (in
 
 
 def positive(value: float, what: str, where: str, most: float | None = None, unit_hint: str = "") -> float:
-    if not value > 0:
-        raise ImportProblem(f"{where}: {what} = {value!r}: expected a positive figure")
+    """A figure a provider file gives: finite, and at least TINY (1e-320 is a typo or an attack, not a rate)."""
+    if not (math.isfinite(value) and value >= TINY):
+        raise ImportProblem(f"{where}: {what} = {value!r}: expected a positive figure (at least {TINY:g})")
     if most is not None and value > most:
         raise ImportProblem(f"{where}: {what} = {value!r}: more than {most:g}; the unit contradicts the field"
                             + (f" ({unit_hint})" if unit_hint else ""))
