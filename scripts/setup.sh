@@ -32,6 +32,18 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -c requirements.lock -e '.[dev,db]'
+# A rerun with the same pyproject.toml and requirements.lock, blockfit still installed from this checkout, has
+# nothing to install: skip pip, whose upgrade check and editable build each go to the package index (CI runs this
+# script twice; the second run spent about 17 s there). The stamp is written only after pip succeeded.
+stamp=.venv/.blockfit-setup
+want=$(cat pyproject.toml requirements.lock | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] \
+   && .venv/bin/python -c 'import sys, blockfit; sys.exit(not blockfit.__file__.startswith(sys.argv[1]))' \
+        "$PWD/src/" 2>/dev/null; then
+  echo "setup: .venv already matches pyproject.toml and requirements.lock"
+else
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -c requirements.lock -e '.[dev,db]'
+  echo "$want" > "$stamp"
+fi
 echo "setup: ready (.venv/bin/blockfit)"
