@@ -158,6 +158,21 @@ def test_report_written_line_shows_the_path_as_written(blockfit: Run, tmp_path: 
     assert page.is_file() and "report written to" in err and str(page) in err
 
 
+
+def test_build_prints_its_out_folder_as_written(blockfit: Run, tmp_path: Path) -> None:
+    """`build --out` into a folder named like markup: the summary line shows the name, neither rendered nor crashed."""
+    plan = tmp_path / "plan.json"
+    code, out, err = blockfit("plan", "--example", "part3", "--json")
+    assert code == 0, err
+    plan.write_text(out)
+    (tmp_path / "a[").mkdir()
+    folder = tmp_path / "a[" / "]o[red]ut"
+    code, out, err = blockfit("build", "--plan", str(plan), "--manager", "lvm", "--out", str(folder), "--devices",
+                              ",".join(f"/dev/sdx{i}" for i in range(1, 7)))
+    assert code == 0, err
+    assert_nothing_raw(out, err)
+    assert f"wrote 4 files to {folder}" in out.replace("\n", "")
+
 # every value printed through safe() is one line with nothing a terminal obeys, and JSON keeps its value
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40))

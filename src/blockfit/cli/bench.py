@@ -22,6 +22,7 @@ from blockfit.dbbench.stats import fmt_ratio
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, write_atomically
 from blockfit.schema.bench import BenchResult
+from blockfit.terminal import cell, markup
 
 
 def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
@@ -99,10 +100,10 @@ def _print_human(r: BenchResult) -> None:
             cache = [e.db.page_cache_hit_ratio for e in evs if e.db.page_cache_hit_ratio is not None]
             detail = evs[len(evs) // 2].binding_detail if evs else ""
             failed = [x.failed for x in mr.runs if x.failed]
-            t.add_row(mr.measure, f"{lay.label} ({lay.dir})", _fmt(mr.median, mr.unit), str(len(mr.runs)),
+            t.add_row(cell(mr.measure), cell(f"{lay.label} ({lay.dir})"), _fmt(mr.median, mr.unit), str(len(mr.runs)),
                       (f"{sorted(hits)[len(hits) // 2]:.0%}" if hits else "-") + " / "
                       + (f"{sorted(cache)[len(cache) // 2]:.0%}" if cache else "-"),
-                      f"FAILED: {failed[0]}" if failed else detail)
+                      cell(f"FAILED: {failed[0]}" if failed else detail))
     console.print(t)
     for lay in r.layouts:
         for mr in lay.measures:
@@ -113,7 +114,7 @@ def _print_human(r: BenchResult) -> None:
         model = f"; the model says {fmt_ratio(c.model_ratio)} from the {c.model_basis} caps" if c.model_ratio else ""
         console.print(f"{c.measure}: {c.text}{model}", highlight=False, markup=False)
     for w in r.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(f"[yellow]warning:[/yellow] {markup(w)}")
 
 
 @app.command("bench")

@@ -13,6 +13,7 @@ from blockfit.emit import build as build_scripts
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
 from blockfit.inputs import read_plan
+from blockfit.terminal import markup
 
 
 @app.command("build")
@@ -52,7 +53,7 @@ def build_command(
     if as_json:
         print_json(result)
         return
-    console.print(f"[bold]blockfit build[/bold]: wrote {len(result.steps)} files to {result.out_dir}")
+    console.print(f"[bold]blockfit build[/bold]: wrote {len(result.steps)} files to {markup(result.out_dir)}")
     for step in result.steps:
         order = str(step.order) if step.order else "-"
         console.print(f"  {order:>3}  {step.path:<26} {step.description}", highlight=False, markup=False)

@@ -15,6 +15,7 @@ from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
 from blockfit.schema.measurement import Measurement
+from blockfit.terminal import markup
 from blockfit.units import parse_duration, parse_io_size
 
 
@@ -52,10 +53,10 @@ def _print_human(m: Measurement) -> None:
     console.print(_table(m))
     if m.member_share_at_max_iops:
         shares = ", ".join(f"{k} {v:.1%}" for k, v in m.member_share_at_max_iops.items())
-        console.print(f"member share at max IOPS: {shares}")
+        console.print(f"member share at max IOPS: {shares}", markup=False, highlight=False)
     if m.host_iops_at_max_iops:
         hosts = ", ".join(f"{k} {v:,.0f}" for k, v in m.host_iops_at_max_iops.items())
-        console.print(f"host IOPS at max IOPS: {hosts}")
+        console.print(f"host IOPS at max IOPS: {hosts}", markup=False, highlight=False)
     console.print(f"max_iops    {m.max_iops:,.0f}  ({m.small_io // 1024} KiB, {m.outstanding_at_max_iops} outstanding, "
                   f"p{m.percentile:g} <= {m.max_latency_ms:g} ms{'' if m.bound_met else ': BOUND NEVER MET'})")
     if m.outstanding_at_max_mbps:
@@ -65,9 +66,10 @@ def _print_human(m: Measurement) -> None:
         console.print("max_mbps    not measured (the run stopped before the large-I/O phase)")
     console.print(f"latency_ms  {m.latency_ms:.3f} p{m.percentile:g}, {m.avg_latency_ms:.3f} average (CALIBRATE_IO's)")
     engines = m.engine + (f" (large I/O: {m.large_engine})" if m.large_engine else "")
-    console.print(f"{m.fio_version}, {engines}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s")
+    console.print(f"{m.fio_version}, {engines}, direct={int(m.direct)}, kernel {m.kernel}, {m.elapsed_s:.0f}s",
+                  markup=False, highlight=False)
     for w in m.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        console.print(f"[yellow]warning:[/yellow] {markup(w)}")
 
 
 @app.command("calibrate")
@@ -133,7 +135,7 @@ def calibrate_command(
     else:
         _print_human(m)
         if plot is not None:
-            console.print(f"plot: {plot}")
+            console.print(f"plot: {plot}", markup=False, highlight=False)
     if m.partial:
         err_console.print(f"blockfit: calibrate stopped early ({m.stopped_by}); the curve above is partial")
         raise typer.Exit(130 if m.stopped_by == "interrupted" else 4)

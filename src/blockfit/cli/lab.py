@@ -21,6 +21,7 @@ from blockfit.lab.run import check_stripe_size
 from blockfit.lab.scale import parse_scale
 from blockfit.lab.target import LabTarget
 from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
+from blockfit.terminal import cell, markup
 from blockfit.units import fmt_io_size, parse_duration, parse_io_size
 
 
@@ -170,7 +171,7 @@ def _limit(predicted: str, measured: str) -> str:
 
 def render(r: LabResult) -> None:
     paths = f", {r.caps.paths} path(s) per volume (dm-multipath)" if r.caps.paths else ""
-    console.print(f"[bold]lab[/]: {r.layout} on {r.instance} ({r.cloud}), {r.manager} + {r.fs}{paths}, "
+    console.print(f"[bold]lab[/]: {markup(r.layout)} on {markup(r.instance)} ({r.cloud}), {r.manager} + {r.fs}{paths}, "
                   f"scale {r.scale:g} (every IOPS and MB/s cap multiplied by it)")
     columns: list[LabFigures] = [r] + ([r.single] if r.single is not None else [])
     large = "sequential writes" if r.direction == "write" else "random reads"
@@ -178,7 +179,7 @@ def render(r: LabResult) -> None:
                         f"(MB/s); windows of at least {r.runtime_s:g} s, longer until narrow", title_justify="left")
     table.add_column("")
     for name, f in zip(("stripe", "single volume"), columns, strict=False):
-        table.add_column(f"{name} {f.layout}", justify="right")
+        table.add_column(cell(f"{name} {f.layout}"), justify="right")
     rows: list[tuple[str, list[str]]] = [
         ("IOPS predicted x scale", [f"{f.predicted_iops:,.0f}" for f in columns]),
         ("IOPS measured", [f"{f.measured_iops:,.0f}" for f in columns]),
@@ -206,35 +207,38 @@ def render(r: LabResult) -> None:
         for kind in ("iops", "mbps"):
             verdict = judge(f, kind, 0.10)
             if verdict is not None:
-                console.print(f"  [yellow]note:[/] {verdict}")
+                console.print(f"  [yellow]note:[/] {markup(verdict)}")
     for s in r.steps:
-        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {s.name}: {s.detail}")
-    console.print(f"  guest {r.kernel}, {r.guest_seconds:g} s" + (f", console log {r.console_log}"
+        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {markup(s.name)}: {markup(s.detail)}")
+    console.print(f"  guest {markup(r.kernel)}, {r.guest_seconds:g} s" + (f", console log {markup(r.console_log)}"
                                                                   if r.console_log else ""))
 
 
 def render_bench(r: LabBenchResult) -> None:
     b, o = r.baseline, r.other
-    console.print(f"[bold]lab bench[/]: {o.label} ({o.layout}, {o.manager}, {o.fs}) against {b.label} ({b.layout}, "
+    console.print(f"[bold]lab bench[/]: {markup(o.label)} ({markup(o.layout)}, {o.manager}, {o.fs}) against "
+                  f"{markup(b.label)} ({markup(b.layout)}, "
                   f"{b.manager}, {b.fs}) on {r.instance} ({r.cloud}), scale {r.scale:g} (IOPS) and {r.mbps_scale:g} "
                   f"(MB/s); PostgreSQL "
                   f"{r.bench.postgres_version}, profile {r.bench.settings.profile}")
-    table = Table(title=f"{o.label} / {b.label}: the model's ratio beside the database's", title_justify="left")
+    table = Table(title=cell(f"{o.label} / {b.label}: the model's ratio beside the database's"), title_justify="left")
     for col in ("measure", "predicted", "measured [95 % CI]", "verdict", "I/O-bound runs"):
         table.add_column(col, justify="left" if col in ("measure", "verdict") else "right")
     for x in r.ratios:
         measured = (f"{x.measured_ratio:.2f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
                     if x.measured_ratio is not None and x.ci_low is not None and x.ci_high is not None else "-")
-        table.add_row(x.measure, f"{x.predicted_ratio:.2f} ({x.basis})", measured, x.text, x.io_bound_runs)
+        table.add_row(cell(x.measure), cell(f"{x.predicted_ratio:.2f} ({x.basis})"), measured, cell(x.text),
+                      cell(x.io_bound_runs))
     console.print(table)
     for lay in (b, o):
         balance = (", member balance " + ", ".join(f"{m} {v:.2f}" for m, v in lay.member_balance.items())
                    if lay.member_balance else "")
         unit = f", stripe unit {fmt_io_size(lay.stripe_size)}" if lay.stripe_size else ""
-        console.print(f"  {lay.label}: {lay.members} x ({lay.caps.member_iops} IOPS, "
-                      f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {lay.mount}{unit}{balance}")
+        console.print(f"  {markup(lay.label)}: {lay.members} x ({lay.caps.member_iops} IOPS, "
+                      f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {markup(lay.mount)}{unit}{markup(balance)}")
     for w in r.bench.warnings:
-        console.print(f"  [yellow]warning:[/] {w}")
+        console.print(f"  [yellow]warning:[/] {markup(w)}")
     for s in r.steps:
-        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {s.name}: {s.detail}")
-    console.print(f"  caps: {', '.join(r.cap_changes) or 'never changed'}; guest {r.kernel}, {r.guest_seconds:g} s")
+        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {markup(s.name)}: {markup(s.detail)}")
+    console.print(f"  caps: {markup(', '.join(r.cap_changes) or 'never changed')}; guest {markup(r.kernel)}, "
+                  f"{r.guest_seconds:g} s")
