@@ -403,3 +403,12 @@ def test_a_token_that_is_not_a_header_value_is_refused(monkeypatch: pytest.Monke
     monkeypatch.setenv("BLOCKFIT_PROMETHEUS_TOKEN", f"{TOKEN}\r\nX-Evil: 1")
     line = one_line(*timed(fleet("prometheus+http://127.0.0.1:9")), 2)
     assert "BLOCKFIT_PROMETHEUS_TOKEN" in line
+
+
+def test_a_fleet_given_with_another_source_is_named_without_its_password(tmp_path: Path) -> None:
+    """plan refuses a Prometheus source beside another --from; its line used to quote the URL with the password."""
+    other = tmp_path / "h.csv"
+    other.write_text("timestamp,device,read_iops\n")
+    code, out, err = timed([*fleet(f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9"), "--from", str(other)])
+    line = one_line(code, out, err, 2)
+    assert "whole fleet" in line and "***@127.0.0.1:9" in line

@@ -37,7 +37,7 @@ from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.history import derive_targets, describe
-from blockfit.history.promapi import is_prometheus
+from blockfit.history.promapi import is_prometheus, redact
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
@@ -151,7 +151,7 @@ def plan_command(
     sources = from_files or []
     prometheus = [f for f in sources if is_prometheus(f)]
     if prometheus and len(sources) > 1:
-        raise InputError(f"--from {prometheus[0]}: a Prometheus source is the whole fleet; give it alone")
+        raise InputError(f"--from {redact(prometheus[0])}: a Prometheus source is the whole fleet; give it alone")
     check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in sources if not prometheus])
     if example is not None:
         if example not in EXAMPLES:
