@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ import pytest
 from blockfit.errors import InputError
 from blockfit.history import readers
 from blockfit.history.readers import read_history
+from support.peak_rss import run_with_peak_rss
 
 PLAN = ["plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E4.Flex:8"]
 TIMEOUT_S = 60  # generous: each case answers in a few seconds on an idle machine
@@ -68,22 +68,15 @@ def big_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray,
 @pytest.mark.slow
 def test_a_csv_of_1_5_million_rows_plans_under_the_rss_bound(big_csv: tuple[Path, np.ndarray, np.ndarray]) -> None:
     """Before: ~2 KB a row (3 GB here, MemoryError at 5 M rows). Now: float columns, peak RSS of the child measured
-    by wait4, and the figures equal numpy's percentile of the rows as written."""
+    apart from pytest's own (support.peak_rss), and the figures equal numpy's percentile of the rows as written."""
     path, iops, mbps = big_csv
     out_path, err_path = path.with_suffix(".out"), path.with_suffix(".err")
     with out_path.open("w") as out_file, err_path.open("w") as err_file:
-        proc = subprocess.Popen([sys.executable, "-m", "blockfit", *PLAN, "--from", str(path), "--json"],
-                                stdout=out_file, stderr=err_file)
-        guard = threading.Timer(600, proc.kill)  # a bound, not a timing
-        guard.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak RSS (KiB on Linux)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-        finally:
-            guard.cancel()
-    peak_mb = usage.ru_maxrss / 1024
+        code, peak_kib = run_with_peak_rss([sys.executable, "-m", "blockfit", *PLAN, "--from", str(path), "--json"],
+                                           out_file, err_file, 600)   # a bound, not a timing
+    peak_mb = peak_kib / 1024
     out, err = out_path.read_text(), err_path.read_text()
-    assert os.waitstatus_to_exitcode(status) == 0, err[-2000:]
+    assert code == 0, err[-2000:]
     history = json.loads(out)["requirements"]["history"]
     assert history["samples"] == ROWS
     assert history["iops"] == pytest.approx(float(np.percentile(iops, 95)), rel=1e-12)

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from support.metrics_servers import (
     serve,
     vector,
 )
+from support.peak_rss import StillRunning, run_with_peak_rss
 
 TOKEN = "s3cr3t-T0KEN-9f8e7d"
 PASSWORD = "pa55-w0rd-c4b3a2"
@@ -199,23 +199,16 @@ def test_an_endless_answer_stops_at_the_byte_cap(tmp_path: Path) -> None:
 
 
 def _run_process(args: list[str], tmp_path: Path) -> tuple[int, str, str, int]:
-    """`blockfit ARGS` as its own process: exit code, stdout, stderr and peak RSS in KiB (killed past BOUND_S)."""
+    """`blockfit ARGS` as its own process: exit code, stdout, stderr and its own peak RSS in KiB (killed past
+    BOUND_S)."""
     out_path, err_path = tmp_path / "out", tmp_path / "err"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen([sys.executable, "-c", "from blockfit.cli import main; main()", *args],
-                                stdout=out, stderr=err, env=dict(os.environ))
-        deadline = time.monotonic() + BOUND_S
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                pytest.fail(f"still running after {BOUND_S} s")
-            time.sleep(0.05)
-    proc.returncode = os.waitstatus_to_exitcode(status)   # reaped here: Popen must not wait for it again
-    return proc.returncode, out_path.read_text(), err_path.read_text(), usage.ru_maxrss
+        try:
+            code, peak_kib = run_with_peak_rss([sys.executable, "-c", "from blockfit.cli import main; main()", *args],
+                                               out, err, BOUND_S, env=dict(os.environ))
+        except StillRunning as exc:
+            pytest.fail(str(exc))
+    return code, out_path.read_text(), err_path.read_text(), peak_kib
 
 
 # ---- (c) a server that is slow -------------------------------------------------------------------------------------
