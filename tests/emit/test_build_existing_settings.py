@@ -444,3 +444,15 @@ def test_build_tells_the_report_plain_words_and_cites_only_public_urls(tmp_path)
                 body = path.read_text()
                 assert not REPO_PATHS.search(body), (path.name, REPO_PATHS.search(body))
                 assert "{{" not in body and "{%" not in body, path.name
+
+
+def test_a_lower_case_diskgroup_is_looked_up_as_asm_stores_it(tmp_path, env):
+    """ASM keeps an unquoted disk group name in upper case: `--diskgroup data` creates DATA, so both the script's
+    "does it exist with another redundancy" query and the SQL's closing check must look for DATA, not 'data'."""
+    out = tmp_path / "asm"
+    build(make_plan(make_layout(members=2, stripe=4 * MB, manager="asm")), manager="asm", devices=OCI_DEVS[:2],
+          out_dir=out, diskgroup="data")
+    sql = (out / "21-asm-diskgroup.sql").read_text()
+    assert "CREATE DISKGROUP data EXTERNAL" in sql and "WHERE name = 'DATA'" in sql
+    script = (out / "21-asm-diskgroup.sh").read_text()
+    assert "v\\$asm_diskgroup WHERE name = UPPER('$DISKGROUP')" in script
