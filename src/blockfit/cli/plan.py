@@ -18,6 +18,7 @@ from blockfit.cli.common import (
     CLOUD_HELP,
     MEMORY_HELP,
     OCPUS_HELP,
+    QUEUE_DEPTH_HELP,
     READ_PCT_HELP,
     REDUNDANCY_HELP,
     attachment,
@@ -97,6 +98,8 @@ def plan_command(
     paths: Annotated[int | None, typer.Option(
         help="paths per volume the host can use; default: plan says how many each layout needs",
         **params.NUMBER, callback=params.count)] = None,
+    queue_depth: Annotated[int | None, typer.Option(help=QUEUE_DEPTH_HELP, **params.NUMBER,
+                                                    callback=params.count)] = None,
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
                                                    callback=params.percent)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
@@ -200,7 +203,8 @@ def plan_command(
             instance_shape=inst.shape if inst else "", levels=comma_list(levels, "--levels"),
             max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
             attachment=attachment(attach), paths=positive_int(paths, "--paths"), memory_gb=memory_gb(memory),
-            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
+            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy,
+            queue_depth=session_depth_option(queue_depth, cloud))
         if capacity is not None:
             parse_volume_gb(capacity, "--capacity")
         run_fleet(fleet, template, fleet_cat,
@@ -249,7 +253,7 @@ def plan_command(
         ebs_weighting=inst.ebs_weighting,
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
         read_pct=100.0 if read_pct is None else read_pct, attachment=attachment(attach),
-        paths=positive_int(paths, "--paths"),
+        paths=positive_int(paths, "--paths"), queue_depth=session_depth_option(queue_depth, cloud),
         memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
     if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
         raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
@@ -265,6 +269,14 @@ def plan_command(
         render_infeasible(plan)
     if not plan.feasible:
         raise typer.Exit(3)
+
+
+def session_depth_option(value: int | None, cloud: str) -> int | None:
+    """--queue-depth: the iSCSI session depth plan and build assume (OCI's iSCSI attachments have sessions)."""
+    if value is not None and cloud != "oci":
+        raise InputError(f"--queue-depth {value}: the iSCSI node.session.queue_depth plan models is OCI's; "
+                         f"expected no --queue-depth for {cloud}")
+    return positive_int(value, "--queue-depth")
 
 
 def _dollars(value: float | None) -> str:

@@ -12,7 +12,7 @@ from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import HOURS_PER_MONTH, monthly
 from blockfit.model.instance import find_shape
-from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
+from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
 from blockfit.schema import Candidate, Cost, Instance, Layout, Requirements, Workload
@@ -31,10 +31,10 @@ def money(cost: Cost) -> str:
 
 
 def workload(req: Requirements) -> Workload:
-    """The workload plan predicts for; on OCI every iSCSI session at the queue depth plan assumes (see notes)."""
-    depth = PLAN_SESSION_DEPTH if req.cloud == "oci" else None
+    """The workload plan predicts for, at the model's default host settings (model/host.py: what build sets), so
+    that `model` of a candidate at its defaults returns the candidate's figures."""
     return Workload(small_io=req.small_io, large_io=req.large_io, read_pct=req.read_pct,
-                    host_queue_depth=depth)
+                    host_queue_depth=req.queue_depth)
 
 
 def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:

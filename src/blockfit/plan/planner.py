@@ -13,6 +13,7 @@ from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import monthly
+from blockfit.model.host import assumptions
 from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
 from blockfit.plan.advice import (
     VOLUME_LIMITS,
@@ -23,7 +24,7 @@ from blockfit.plan.advice import (
     workload,
 )
 from blockfit.plan.evaluate import Evaluator, Point
-from blockfit.plan.host import host_settings
+from blockfit.plan.host import host_settings, kernel_depth_figures
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
@@ -38,10 +39,9 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     it) and no notes that search the space again (the single-volume comparison)."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
-    points = ranked_points(ev, space, keep)
-    if not points:
+    candidates = meeting_candidates(req, cat, space, ranked_points(ev, space, keep * 4), keep, brief)
+    if not candidates:
         return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
-    candidates = [_candidate(req, cat, space, p, with_curve=not brief) for p in points]
     notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief)
     front: list[Candidate] = []
     if not brief:
@@ -56,6 +56,21 @@ def ranked_points(ev: Evaluator, space: SearchSpace, keep: int = 5) -> list[Poin
     return tie_break(_distinct(search(ev, space, keep=keep * 4)))[:keep]
 
 
+def meeting_candidates(req: Requirements, cat: Catalog, space: SearchSpace, points: list[Point], keep: int,
+                       brief: bool = False) -> list[Candidate]:
+    """The first `keep` points, in order, whose prediction meets the targets. The search's fast path leaves out the
+    in-flight (Little's law) row; at a low --queue-depth it binds, and a point the search passed can miss a target:
+    that one is never offered (issue 37: at --queue-depth 32 plan recommended 6x768G at 135,295 of 150,000 IOPS)."""
+    found: list[Candidate] = []
+    for p in points:
+        cand = _candidate(req, cat, space, p, with_curve=not brief)
+        if cand.meets_targets:
+            found.append(cand)
+            if len(found) == keep:
+                break
+    return found
+
+
 def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: list[Candidate], notes: list[str],
           infeasible: Infeasible | None) -> Plan:
     return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
@@ -66,15 +81,13 @@ def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: 
 def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, brief: bool = False) -> list[str]:
     """What the recommendation assumes and what the money buys, in sentences."""
     notes = []
-    if first.session_queue_depth is not None:
-        notes.append(f"Assumes node.session.queue_depth = {first.session_queue_depth} on every iSCSI session "
-                     "('blockfit build' sets it; https://docs.oracle.com/en-us/iaas/Content/Block/Concepts/"
-                     "blockvolumehigherperformance.htm); at the default 32 fewer I/Os run at once ('blockfit model' "
-                     "shows what that costs).")
-    if first.multipath is not None:
-        notes.append(f"Assumes dm-multipath carries each volume's I/O on all {first.prediction.paths} paths "
-                     f"(path_grouping_policy {first.multipath.path_grouping_policy}, path_selector "
-                     f"\"{first.multipath.path_selector}\"; 'blockfit build' writes it for these volumes only).")
+    host = assumptions(first.prediction)
+    if host:
+        notes.append(f"Assumes the host as 'blockfit build' sets it: {host}.")
+    kernel = kernel_depth_figures(cat, first)
+    if kernel is not None:
+        notes.append(f"At the kernel default queue depth {kernel.session_depth} (node.session.queue_depth, a host "
+                     f"nobody tuned): {kernel.max_iops:,.0f} IOPS, {kernel.max_mbps:,.0f} MB/s.")
     if first.cost.storage is not None:   # a type without a price ranks by fewest volumes already (space notes)
         notes.append(f"Ties: layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total count as equal and "
                      "the fewest volumes, then the fewest OCPUs, win.")

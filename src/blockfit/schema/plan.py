@@ -36,6 +36,8 @@ class Requirements(BaseModel):
     attachment: Attachment | None = Field(default=None, description="volume attachment type; None = the default")
     paths: int | None = Field(default=None, gt=0, description="paths per volume the host can use; None = plan says "
                                                               "how many the layout needs")
+    queue_depth: int | None = Field(default=None, gt=0, description="iSCSI node.session.queue_depth the host runs; "
+                                                                    "None = what blockfit build sets (128)")
     history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
     memory_gb: float | None = Field(default=None, gt=0, description="memory to price the compute at; None = the "
                                                                      "shape's minimum")
