@@ -43,6 +43,7 @@ from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
+from blockfit.plan.search import TIE_WINDOW
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
 from blockfit.schema import Candidate, Instance, Plan, Requirements
 from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
@@ -316,17 +317,24 @@ def render_plan(plan: Plan, out: Path | None) -> None:
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
     where = f", prices in {plan.candidates[0].cost.region}" if plan.candidates[0].cost.region else ""
-    if plan.candidates[0].cost.storage is not None:
-        order = f"cheapest total (storage + compute, 730 h a month{where}) first"
-    else:
-        order = "storage price unknown: known compute cost, then fewest volumes, then least provisioned first"
-    table = _table(f"Candidates meeting every target, {order}")
-    for c in plan.candidates:
-        table.add_row(*_row(c, req))
+    priced = [c for c in plan.candidates if c.price_known]
+    unpriced = [c for c in plan.candidates if not c.price_known]
+    tables = []
+    if priced:
+        tables.append((f"Candidates meeting every target, recommended first: cheapest total (storage + compute, 730 h "
+                       f"a month{where}), but within {100 * (TIE_WINDOW - 1):g} % of it fewest volumes, then fewest "
+                       "OCPUs first", priced))
+    if unpriced:
+        tables.append(("Candidates meeting every target, storage price unknown (a group of their own, not ranked by "
+                       "cost): known compute cost, then fewest volumes, then least provisioned first", unpriced))
     if req.history is not None:
         for line in describe.lines(req.history):
             console.print(line, markup=False, highlight=False)
-    console.print(table)
+    for title, group in tables:
+        table = _table(title)
+        for c in group:
+            table.add_row(*_row(c, req))
+        console.print(table)
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {best.layout} on {best.instance}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {money(best.cost)} a month, "

@@ -89,6 +89,12 @@ class Candidate(BaseModel):
     prediction: Prediction
 
     @property
+    def price_known(self) -> bool:
+        """Is the storage priced? Candidates whose storage has no price are a group of their own, after the priced
+        ones, never ranked among them (JSON: cost.storage is null)."""
+        return self.cost.storage is not None
+
+    @property
     def layout_detail(self) -> Layout:
         return self.prediction.layout_detail
 
