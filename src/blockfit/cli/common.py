@@ -15,6 +15,7 @@ CATALOG_HELP = CATALOG_SPEC_HELP
 def catalog_for(cloud: str | None, catalog: str | None, what: str = "--cloud") -> Catalog:
     """The catalog a command works with: --catalog DATE (the shipped version in force) or --catalog PATH (a file
     `catalog import` wrote, whose cloud --cloud must match or leave out); cloud None = the file's, else oci."""
+    cloud = cloud.strip().lower() if cloud is not None else None   # 'AWS' as 'R7I.4XLARGE' and 'GP3' are taken
     if cloud is not None and cloud not in CLOUDS:
         raise InputError(f"{what} {cloud!r}: expected one of {', '.join(CLOUDS)}")
     return resolve_catalog(cloud, catalog)

@@ -109,7 +109,8 @@ def cost_line(c: Cost) -> str:
     where = f"{c.hours_per_month:g} h" + (f", {c.region}" if c.region else "")
     d = c.compute_detail
     if c.compute is None:
-        why = f" ({d.note})" if d and d.note else ""
+        note = (d.note or "").removesuffix(": compute cost unknown") if d else ""   # said once, not twice
+        why = f" ({note})" if note else ""
         return f"{storage} storage per month ({where}); compute unknown{why}"
     unit = "OCPUs" if d and d.shape.startswith(("VM.", "BM.")) else "vCPUs"   # the cost names no cloud
     shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} {unit}, {d.memory_gb:g} GB)"

@@ -64,8 +64,9 @@ def plan_command(
                                           callback=params.growth_pct)] = 0.0,
     target_iops: Annotated[float | None, typer.Option(help="IOPS needed at the small I/O size",
                                                             **params.NUMBER, callback=params.positive)] = None,
-    target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size",
-                                                            **params.NUMBER, callback=params.positive)] = None,
+    target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size, e.g. 1500 "
+                                                                 "or 1.5G (GB/s)",
+                                                            **params.NUMBER, callback=params.mbps)] = None,
     max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms",
                                                            callback=params.latency)] = None,
     small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
