@@ -78,8 +78,11 @@ def is_search(cat: Catalog, text: str | None) -> bool:
             return False
     except InputError:
         return False        # a GCP machine type of an unknown series: parse_instance says which
-    if any(k.lower() == name.lower() for k in cat.shapes):
-        return False
+    shape = next((s for k, s in cat.shapes.items() if k.lower() == name.lower()), None)
+    if shape is not None:
+        # a GCP series (n2) is a family of machine types, as r7i is on AWS: searched over its sizes, so FAMILY means
+        # the same on every cloud (issue 37: '--instance n2' gave compute "unknown" and refused --min-memory)
+        return cat.cloud == "gcp" and ":" not in text and bool(shape.machine_families)
     return ":" not in text and any(f.lower() == name.lower() for f in families(cat))
 
 
