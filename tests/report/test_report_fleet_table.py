@@ -19,3 +19,17 @@ def test_an_infeasible_host_says_none_in_its_cell_not_the_whole_reason():
     row = _row(host)
     assert row[7] == "none (see below)"
     assert max(len(cell) for cell in row) < 40
+
+
+def test_the_cost_table_names_each_row_once():
+    """Two cost rows were both called "storage": the GB-month item and the subtotal."""
+    from blockfit.catalog import load_catalog
+    from blockfit.model import predict
+    from blockfit.report.model import cost_table
+    from blockfit.specs import parse_instance, parse_layout
+
+    oci = load_catalog("oci")
+    p = predict(parse_layout("2x1T@balanced", "oci", oci), parse_instance("VM.Standard.E4.Flex:8", "oci", oci),
+                catalog=oci, with_curve=False)
+    names = [row[0] for row in cost_table(p.cost, "oci catalog").rows]
+    assert len(names) == len(set(names)), names
