@@ -42,3 +42,16 @@ def test_gcp_family_is_priced_and_takes_min_memory(capsys: pytest.CaptureFixture
     plan = json.loads(out)
     detail = plan["candidates"][0]["prediction"]["cost"]["compute_detail"]
     assert detail["memory_gb"] >= 128 and plan["candidates"][0]["prediction"]["cost"]["compute"] is not None
+
+
+def test_min_memory_applies_to_a_shape_with_its_count_open(capsys: pytest.CaptureFixture[str]):
+    """A flexible shape with no count is a search over its counts: --min-memory applies as it does to a family."""
+    base = ["plan", "--cloud", "oci", "--capacity", "1T", "--target-iops", "20000", "--json"]
+    code, out, err = run([*base, "--instance", "VM.Standard.E4.Flex", "--min-memory", "128G"], capsys)
+    assert code == 0, err
+    detail = json.loads(out)["candidates"][0]["prediction"]["cost"]["compute_detail"]
+    assert detail["memory_gb"] >= 128
+    code, _, err = run([*base, "--instance", "VM.Standard.E4.Flex:8", "--min-memory", "128G"], capsys)
+    assert code == 2 and "--min-memory" in err
+    code, _, err = run([*base, "--instance", "VM.Standard.E4.Flex", "--min-vcpus", "8"], capsys)
+    assert code == 2 and "OCI sells OCPUs" in err

@@ -41,6 +41,7 @@ from blockfit.history import derive_targets, describe
 from blockfit.history.promapi import is_prometheus
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
+from blockfit.model.instance import find_shape, machine_type
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
 from blockfit.plan.search import TIE_WINDOW
@@ -240,12 +241,25 @@ def plan_command(
         inst = with_instance_options(Instance(cloud=cloud, shape=query.text), interface, ebs_weighting)
     else:
         assert instance is not None   # None is a search (is_search)
-        for name, given_option in (("--family", family), ("--min-memory", min_memory), ("--min-vcpus", min_vcpus)):
-            if given_option is not None:
-                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any or no --instance), "
-                                 f"not with one shape ({instance})")
         inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface,
                                      ebs_weighting)
+        # a shape with its count left open is a search over its counts: --min-memory and --min-vcpus apply to it
+        # as to a family's sizes (issue 37: one grammar for every search)
+        open_count = inst.ocpus is None and find_shape(cat, inst.shape).kind != "fixed" and \
+            machine_type(cat, inst.shape) is None
+        refused = [("--family", family)] + ([] if open_count else [("--min-memory", min_memory),
+                                                                   ("--min-vcpus", min_vcpus)])
+        for name, given_option in refused:
+            if given_option is not None:
+                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any, no --instance, or "
+                                 f"a shape with its count open), not with one size ({instance})")
+        if open_count and min_memory is not None:
+            memory = f"{max(memory_gb(memory) or 0.0, memory_gb(min_memory, '--min-memory') or 0.0):g}G"
+        if open_count and min_vcpus is not None:
+            if cloud == "oci":
+                raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search "
+                                 "from a count with --ocpus MIN-, e.g. --ocpus 8-")
+            ocpus_min = max(ocpus_min or 0.0, float(positive_int(min_vcpus, "--min-vcpus") or 0))
     req = Requirements(
         cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
