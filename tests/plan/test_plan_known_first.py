@@ -118,3 +118,24 @@ def test_the_report_lists_unpriced_layouts_apart_marks_misses_and_never_offers_l
         assert front.rows[i][0].endswith(" *")
     if front.muted_rows:
         assert "* (grey): misses a target" in front.caption
+
+
+def test_an_infeasible_plan_prints_the_notes_its_json_carries(capsys: pytest.CaptureFixture[str]):
+    """GCP: "hyperdisk-balanced: not considered, no price" was in the JSON only, not in the text."""
+    import json
+
+    from blockfit.cli import main
+
+    args = ["plan", "--cloud", "gcp", "--capacity", "1T", "--target-iops", "5000000", "--instance", "c3-standard-44"]
+    for extra in (["--json"], []):
+        with pytest.raises(SystemExit) as exc:
+            main([*args, *extra])
+        assert exc.value.code == 3
+        out = capsys.readouterr()
+        if extra:
+            notes = json.loads(out.out)["notes"]
+            assert notes
+        else:
+            text = " ".join(out.err.split())
+            for note in notes:
+                assert " ".join(note.split()) in text, note

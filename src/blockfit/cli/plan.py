@@ -413,3 +413,5 @@ def render_infeasible(plan: Plan) -> None:
     regions = {c.cost.region for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
     if regions:
         print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)
+    for note in plan.notes:   # the same notes as the JSON's (issue 37: "not considered, no price" was JSON only)
+        print(f"  {note}", file=sys.stderr)
