@@ -6,7 +6,8 @@ and the dm-multipath policy that spreads I/O over those paths (plan/host.py writ
 sets the session depth to BUILD_SESSION_DEPTH, so that is the default of every prediction (model, plan, lab,
 report): `model` at its defaults predicts what blockfit builds. The kernel's own default (open-iscsi ships 32; the
 catalog's `iscsi_session_depth`) is what a host nobody tuned runs at: its figure is a note beside the prediction.
-`--queue-depth` (model, plan) overrides the depth, `--paths` the paths, in every command that predicts.
+`--queue-depth` and `--paths` override them the same way in `model` and `plan`; `build` sets what the plan assumed
+(the candidate's session_queue_depth and multipath); `lab` predicts at the plan's or these defaults.
 """
 
 from __future__ import annotations
