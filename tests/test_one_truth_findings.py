@@ -106,7 +106,7 @@ def test_same_price_fewer_volumes_wins_and_no_dearer_variant_is_picked():
     plain = predict(parse_layout("1x2T@gp3", "aws", cat), parse_instance("r6i.2xlarge", "aws", cat),
                     Workload(read_pct=66), cat, with_curve=False)
     assert first.cost.total == plain.cost.total and first.layout == plain.layout
-    assert any(n.startswith("Ties: layouts within 1 %") for n in plan.notes)
+    assert any(n.startswith("Order: recommended first. Layouts within 1 %") for n in plan.notes)
 
 
 @st.composite

@@ -23,7 +23,11 @@ MB = 1_000_000
 # re.ASCII: \d is 0-9 only; without it "٥٠٠G" (Arabic-Indic digits, which float() also takes) read as 500G.
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$", re.ASCII)
 # A count or target: 150000, 150k, 1.5M, 2e5. k/K = 10^3, M = 10^6, G = 10^9 (a lower-case m would read as milli).
-_QUANTITY_RE = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([kKMG]?)\s*$", re.ASCII)
+# a number as people write it: 150000, 1.5e5, or grouped by thousands with commas (40,000: issue 37 refused it)
+_NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+_QUANTITY_RE = re.compile(r"^\s*" + _NUMBER + r"\s*([kKMG]?)\s*$", re.ASCII)
+# a rate in MB/s: a number, optionally MB/s or M, or GB/s or G (x 1,000): '1G' was read as 10^9 MB/s
+_MBPS_RE = re.compile(r"^\s*" + _NUMBER + r"\s*(MB/s|GB/s|M|G)?\s*$", re.ASCII | re.IGNORECASE)
 _QUANTITY_UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 # A percentage: 70, 70%, 0.5%, 99.9 (no sign: every share here is at least 0).
 _PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$", re.ASCII)
@@ -101,6 +105,18 @@ def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum
     return number
 
 
+def parse_mbps(value: str | float, what: str) -> float:
+    """A rate in MB/s (10^6 B/s): '1500', '1,500', '1500MB/s', '1.5GB/s' or '1.5G' (G = GB/s, 1,000 MB/s)."""
+    if isinstance(value, str):
+        m = _MBPS_RE.match(value)
+        if not m:
+            raise InputError(f"{what} {value!r}: expected MB/s (10^6 B/s) as a number, e.g. 1500, 1500MB/s or 1.5G "
+                             "(G = GB/s)")
+        factor = 1000.0 if (m.group(2) or "").lower().startswith("g") else 1.0
+        return parse_number(float(m.group(1).replace(",", "")) * factor, what, shown=value.strip())
+    return parse_number(value, what)
+
+
 def parse_quantity(value: str | float, what: str, *, minimum: float = 0.0, maximum: float = math.inf,
                    allow_minimum: bool = False, integer: bool = False) -> float:
     """A count or target as people write it: '150000', '150k', '1.5M', '2e5' (k = 10^3, M = 10^6, G = 10^9).
@@ -113,7 +129,7 @@ def parse_quantity(value: str | float, what: str, *, minimum: float = 0.0, maxim
             kind = "a whole number" if integer else "a number"
             raise InputError(f"{what} {value!r}: expected {kind}, optionally with k (thousand), M (million) or "
                              "G (billion), e.g. 150k")
-        return parse_number(float(m.group(1)) * _QUANTITY_UNITS[m.group(2)], what, minimum=minimum,
+        return parse_number(float(m.group(1).replace(",", "")) * _QUANTITY_UNITS[m.group(2)], what, minimum=minimum,
                             maximum=maximum, allow_minimum=allow_minimum, integer=integer, shown=value.strip())
     return parse_number(value, what, minimum=minimum, maximum=maximum, allow_minimum=allow_minimum, integer=integer)
 

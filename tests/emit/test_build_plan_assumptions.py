@@ -271,7 +271,7 @@ def test_a_balanced_plan_that_assumes_128_per_session_builds_128() -> None:
     plan = make_plan(req, catalog("oci"), keep=1)
     cand = plan.candidates[0]
     assert cand.layout_detail.volume.vpu_per_gb == 10 and cand.prediction.attachment == "iscsi"
-    assert any("node.session.queue_depth = 128" in n for n in plan.notes)
+    assert any("node.session.queue_depth 128" in n for n in plan.notes)
     _ctx, files = render(plan, 0, "lvm", "xfs", "/u01", None)
     assert var(files["10-oci-attachments.sh"], "WANT_QD") == "128"
 
@@ -285,7 +285,7 @@ def test_a_uhp_plan_on_six_paths_builds_a_spread_over_six() -> None:
     _ctx, files = render(plan, 0, "none", "xfs", "/u01", None)
     assert var(files["11-oci-multipath.sh"], "WANT_PATHS") == str(cand.prediction.paths)
     assert var(files["10-oci-attachments.sh"], "WANT_PATHS") == str(cand.prediction.paths)
-    assert any(f"on all {cand.prediction.paths} paths" in n for n in plan.notes)
+    assert any(f"{cand.prediction.paths} paths per volume" in n and "dm-multipath" in n for n in plan.notes)
 
 
 @pytest.mark.parametrize("redundancy", ["normal", "high"])

@@ -21,6 +21,10 @@ OCI = load_catalog("oci")
 
 def model(spec: str, vm: str = "VM.Standard.E5.Flex:40", as_of: date | None = None, paths: int | None = None,
           attachment: str | None = None, **wl):
+    """Over iSCSI at the kernel's node.session.queue_depth 32 (the measured hosts'), unless the test names a depth
+    (a paravirtualized attachment, a boot volume's default, has no session)."""
+    if attachment != "paravirtualized" and "@boot" not in spec:
+        wl.setdefault("host_queue_depth", 32)
     cat = load_catalog("oci", as_of)
     layout = parse_layout(spec, "oci", cat).model_copy(update={"paths": paths, "attachment": attachment})
     return predict(layout, parse_instance(vm, "oci", cat), Workload(**wl), cat)

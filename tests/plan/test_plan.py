@@ -45,7 +45,7 @@ def test_part3_first_candidate_is_balanced_stripe_at_single_volume_price():
     # a tie, and the fewest volumes win (issue 22); the plan says so, and lists 8x576G beside it
     assert first.layout == "6x768G@balanced" and first.limited_by(plan.requirements) == "volume_iops_cap"
     assert any(c.layout == "8x576G@balanced" and c.ranked_cost == first.ranked_cost for c in plan.candidates[1:])
-    assert any(n.startswith("Ties: ") for n in plan.notes)
+    assert any(n.startswith("Order: recommended first. Layouts within 1 %") for n in plan.notes)
     assert first.layout_detail.stripe_size and first.stripe_reason
 
 

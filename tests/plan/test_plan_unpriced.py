@@ -93,7 +93,8 @@ def test_plan_text_says_how_it_ranked_and_shows_no_cost_ordered_table():
     out = cli("--levels", "premium-v2")
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
-    assert "storage price unknown: known compute cost, then fewest volumes, then least provisioned first" in text
+    assert ("storage price unknown (a group of their own, not ranked by cost): known compute cost, then fewest "
+            "volumes, then least provisioned first") in text
     assert "What each extra dollar buys (Pareto" not in text
     assert "What each extra dollar buys: premium-v2 left out (no price in the catalog" in text
     assert "Recommended: 1x4T@premium-v2:" in text
@@ -101,9 +102,11 @@ def test_plan_text_says_how_it_ranked_and_shows_no_cost_ordered_table():
 
 def test_with_a_priced_type_beside_it_the_front_holds_the_priced_layouts_only():
     """--levels premium-v1,premium-v2: Premium SSD v1 has prices, v2 has none. The front is made of v1 layouts,
-    ordered by total cost, none dominated; the v2 layouts are left out and the note says so."""
+    ordered by total cost, none dominated; the v2 layouts are left out and the note says so. The priced v1 layout
+    is recommended, the v2 ones follow as their own group (issue 37: known before unknown)."""
     plan = make_plan(req("premium-v1,premium-v2", shape="Standard_E16s_v5", iops=20_000, capacity=2048), AZURE)
-    assert plan.feasible and plan.candidates[0].cost.storage is None    # v2: ranked on performance
+    assert plan.feasible and plan.candidates[0].cost.storage is not None
+    assert plan.candidates[-1].cost.storage is None    # v2: ranked on performance, after the priced ones
     front = plan.pareto
     assert front and all(c.cost.storage is not None and c.layout_detail.volume.type == "premium-v1" for c in front)
     assert [c.ranked_cost for c in front] == sorted(c.ranked_cost for c in front)
@@ -113,6 +116,6 @@ def test_with_a_priced_type_beside_it_the_front_holds_the_priced_layouts_only():
 
 def test_a_priced_plan_keeps_its_tie_rule_and_front():
     plan = make_plan(req("premium-v1", shape="Standard_E16s_v5", iops=20_000, capacity=2048), AZURE)
-    assert any(n.startswith("Ties: ") for n in plan.notes)
+    assert any(n.startswith("Order: recommended first. Layouts within 1 %") for n in plan.notes)
     assert not any("left out (no price" in n for n in plan.notes)
     assert (plan.candidates[0].layout, plan.candidates[0].instance) in {(c.layout, c.instance) for c in plan.pareto}

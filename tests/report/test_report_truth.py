@@ -88,7 +88,7 @@ def test_plan_build_and_model_pages_show_the_json_figures(cloud: str, tmp_path: 
     cost_title = _text(next(t for t in m.iter("table") if "Cost per month" in _text(t)).find("caption"))
     assert model["cost"]["region"] and model["cost"]["region"] in cost_title   # one price region, named
     bottom = {r[0]: r[-1] for r in cost[1:]}
-    assert bottom["storage"] == fmt_money(model["cost"]["storage"])
+    assert bottom["storage subtotal"] == fmt_money(model["cost"]["storage"])
     assert bottom["total"] == fmt_money(model["cost"]["total"])
     page_lists = _text(m)
     for w in model["warnings"] + model["notes"]:

@@ -83,8 +83,17 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    """--version: the version and nothing else (what a bug report and a plan's blockfit_version name)."""
+    if value:
+        from blockfit import __version__
+        print(f"blockfit {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root(ctx: typer.Context) -> None:
+def _root(ctx: typer.Context, version: bool = typer.Option(
+        False, "--version", help="print the version and exit", is_eager=True, callback=_version)) -> None:
     """Explain (model) -> plan -> build -> verify (calibrate, lab) -> diagnose."""
     print_help_without_command(ctx)
 

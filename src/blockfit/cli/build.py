@@ -15,6 +15,9 @@ from blockfit.files import check_distinct
 from blockfit.inputs import read_plan
 from blockfit.terminal import markup
 
+CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommended one: the cheapest total, except that "
+                  "within 1 % of it the fewest volumes, then the fewest OCPUs, come first)")
+
 
 @app.command("build")
 def build_command(
@@ -23,7 +26,7 @@ def build_command(
     devices: Annotated[str, typer.Option("--devices", help="comma-separated device paths, one per plan member",
                                                   callback=params.comma_list)],
     out: Annotated[Path, typer.Option("--out", help="directory to write the scripts and README.md into")],
-    candidate: Annotated[int, typer.Option("--candidate", help="which plan candidate (0 = cheapest)",
+    candidate: Annotated[int, typer.Option("--candidate", help=CANDIDATE_HELP,
                                                     **params.NUMBER, callback=params.index)] = 0,
     mount: Annotated[str | None, typer.Option("--mount", help="mount point for the filesystem, e.g. /u01")] = None,
     fs: Annotated[str, typer.Option("--fs", help="xfs | ext4")] = "xfs",

@@ -15,6 +15,7 @@ CATALOG_HELP = CATALOG_SPEC_HELP
 def catalog_for(cloud: str | None, catalog: str | None, what: str = "--cloud") -> Catalog:
     """The catalog a command works with: --catalog DATE (the shipped version in force) or --catalog PATH (a file
     `catalog import` wrote, whose cloud --cloud must match or leave out); cloud None = the file's, else oci."""
+    cloud = cloud.strip().lower() if cloud is not None else None   # 'AWS' as 'R7I.4XLARGE' and 'GP3' are taken
     if cloud is not None and cloud not in CLOUDS:
         raise InputError(f"{what} {cloud!r}: expected one of {', '.join(CLOUDS)}")
     return resolve_catalog(cloud, catalog)
@@ -63,7 +64,10 @@ def percent(text: str, option: str, *, lo: float = 0.0, hi: float = math.inf) ->
 
 ATTACHMENTS = ("iscsi", "paravirtualized")
 ATTACHMENT_HELP = "volume attachment type (OCI): iscsi or paravirtualized; default: the catalog's default"
-PATHS_HELP = "paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); default: the attachment's"
+PATHS_HELP = ("paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); default: as many as the "
+              "volume's caps need where the shape gets multipath-enabled attachments, else 1 (what build sets up)")
+QUEUE_DEPTH_HELP = ("iSCSI node.session.queue_depth (I/Os one session runs at once); default: 128, what blockfit build "
+                    "sets (the kernel default 32's figure is shown in a note)")
 READ_PCT_HELP = "share of I/Os that are reads, 0-100 (the instance network caps each direction separately)"
 
 

@@ -13,6 +13,7 @@ from blockfit.cli.common import (
     CLOUD_HELP,
     MEMORY_HELP,
     PATHS_HELP,
+    QUEUE_DEPTH_HELP,
     READ_PCT_HELP,
     REDUNDANCY_HELP,
     attachment,
@@ -26,6 +27,7 @@ from blockfit.cli.common import (
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.files import check_distinct
 from blockfit.model import predict
+from blockfit.model.host import assumptions
 from blockfit.schema import Citation, Cost, Prediction, Workload
 from blockfit.specs import (
     INTERFACE_HELP,
@@ -47,7 +49,7 @@ def model_command(
     small_io: Annotated[str, typer.Option(help="small random I/O size (max IOPS)", callback=params.io_size)] = "8k",
     large_io: Annotated[str, typer.Option(help="large I/O size (max MB/s)", callback=params.io_size)] = "1m",
     queue_depth: Annotated[int | None, typer.Option(
-        help="per-volume host queue depth, e.g. iSCSI node.session.queue_depth (32 by default on OCI iSCSI)",
+        help=f"{QUEUE_DEPTH_HELP}; on other attachments the per-volume host queue depth (default: none)",
         **params.NUMBER, callback=params.count)] = None,
     outstanding: Annotated[int | None, typer.Option(help="total outstanding I/Os the workload keeps in flight",
                                                          **params.NUMBER, callback=params.count)] = None,
@@ -108,7 +110,8 @@ def cost_line(c: Cost) -> str:
     where = f"{c.hours_per_month:g} h" + (f", {c.region}" if c.region else "")
     d = c.compute_detail
     if c.compute is None:
-        why = f" ({d.note})" if d and d.note else ""
+        note = (d.note or "").removesuffix(": compute cost unknown") if d else ""   # said once, not twice
+        why = f" ({note})" if note else ""
         return f"{storage} storage per month ({where}); compute unknown{why}"
     unit = "OCPUs" if d and d.shape.startswith(("VM.", "BM.")) else "vCPUs"   # the cost names no cloud
     shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} {unit}, {d.memory_gb:g} GB)"
@@ -146,6 +149,9 @@ def render_prediction(p: Prediction) -> None:
         floor = f" (one I/O alone takes {one:.3g} ms)" if one is not None else ""
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}{floor}")
     console.print(f"  cost      {markup(cost_line(p.cost))}")
+    host = assumptions(p)
+    if host:
+        console.print(f"  host      {markup(host)}")
     if p.redundancy_note:
         console.print(f"  mirroring {markup(p.redundancy_note)}; usable {p.usable_gb or 0:,.0f} GB "
                       f"of {p.layout_detail.total_gb:,} GB")

@@ -22,6 +22,7 @@ from blockfit.units import (
     parse_duration,
     parse_io_size,
     parse_list,
+    parse_mbps,
     parse_number,
     parse_percent,
     parse_quantity,
@@ -69,6 +70,12 @@ def _map(value: Any, parse: Callable[[Any], T]) -> Any:
 def positive(param: typer.CallbackParam, value: str | float | None) -> float | None:
     """A rate or target: finite and above 0 ('150000', '150k', '1.5M')."""
     return _map(value, lambda v: parse_quantity(v, _name(param)))
+
+
+@_kind("positive")
+def mbps(param: typer.CallbackParam, value: str | float | None) -> float | None:
+    """A rate in MB/s: finite and above 0 ('1500', '1500MB/s', '1.5G' = 1.5 GB/s)."""
+    return _map(value, lambda v: parse_mbps(v, _name(param)))
 
 
 @_kind("growth")

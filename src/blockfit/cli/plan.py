@@ -18,6 +18,7 @@ from blockfit.cli.common import (
     CLOUD_HELP,
     MEMORY_HELP,
     OCPUS_HELP,
+    QUEUE_DEPTH_HELP,
     READ_PCT_HELP,
     REDUNDANCY_HELP,
     attachment,
@@ -40,8 +41,10 @@ from blockfit.history import derive_targets, describe
 from blockfit.history.promapi import is_prometheus, redact
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
+from blockfit.model.instance import find_shape, machine_type
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
+from blockfit.plan.search import TIE_WINDOW
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
 from blockfit.schema import Candidate, Instance, Plan, Requirements
 from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
@@ -63,8 +66,9 @@ def plan_command(
                                           callback=params.growth_pct)] = 0.0,
     target_iops: Annotated[float | None, typer.Option(help="IOPS needed at the small I/O size",
                                                             **params.NUMBER, callback=params.positive)] = None,
-    target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size",
-                                                            **params.NUMBER, callback=params.positive)] = None,
+    target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size, e.g. 1500 "
+                                                                 "or 1.5G (GB/s)",
+                                                            **params.NUMBER, callback=params.mbps)] = None,
     max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms",
                                                            callback=params.latency)] = None,
     small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
@@ -98,6 +102,8 @@ def plan_command(
     paths: Annotated[int | None, typer.Option(
         help="paths per volume the host can use; default: plan says how many each layout needs",
         **params.NUMBER, callback=params.count)] = None,
+    queue_depth: Annotated[int | None, typer.Option(help=QUEUE_DEPTH_HELP, **params.NUMBER,
+                                                    callback=params.count)] = None,
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
                                                    callback=params.percent)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
@@ -201,7 +207,8 @@ def plan_command(
             instance_shape=inst.shape if inst else "", levels=comma_list(levels, "--levels"),
             max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
             attachment=attachment(attach), paths=positive_int(paths, "--paths"), memory_gb=memory_gb(memory),
-            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
+            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy,
+            queue_depth=session_depth_option(queue_depth, cloud))
         if capacity is not None:
             parse_volume_gb(capacity, "--capacity")
         run_fleet(fleet, template, fleet_cat,
@@ -235,12 +242,25 @@ def plan_command(
         inst = with_instance_options(Instance(cloud=cloud, shape=query.text), interface, ebs_weighting)
     else:
         assert instance is not None   # None is a search (is_search)
-        for name, given_option in (("--family", family), ("--min-memory", min_memory), ("--min-vcpus", min_vcpus)):
-            if given_option is not None:
-                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any or no --instance), "
-                                 f"not with one shape ({instance})")
         inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface,
                                      ebs_weighting)
+        # a shape with its count left open is a search over its counts: --min-memory and --min-vcpus apply to it
+        # as to a family's sizes (issue 37: one grammar for every search)
+        open_count = inst.ocpus is None and find_shape(cat, inst.shape).kind != "fixed" and \
+            machine_type(cat, inst.shape) is None
+        refused = [("--family", family)] + ([] if open_count else [("--min-memory", min_memory),
+                                                                   ("--min-vcpus", min_vcpus)])
+        for name, given_option in refused:
+            if given_option is not None:
+                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any, no --instance, or "
+                                 f"a shape with its count open), not with one size ({instance})")
+        if open_count and min_memory is not None:
+            memory = f"{max(memory_gb(memory) or 0.0, memory_gb(min_memory, '--min-memory') or 0.0):g}G"
+        if open_count and min_vcpus is not None:
+            if cloud == "oci":
+                raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search "
+                                 "from a count with --ocpus MIN-, e.g. --ocpus 8-")
+            ocpus_min = max(ocpus_min or 0.0, float(positive_int(min_vcpus, "--min-vcpus") or 0))
     req = Requirements(
         cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
         target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
@@ -250,7 +270,7 @@ def plan_command(
         ebs_weighting=inst.ebs_weighting,
         max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
         read_pct=100.0 if read_pct is None else read_pct, attachment=attachment(attach),
-        paths=positive_int(paths, "--paths"),
+        paths=positive_int(paths, "--paths"), queue_depth=session_depth_option(queue_depth, cloud),
         memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
     if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
         raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
@@ -266,6 +286,14 @@ def plan_command(
         render_infeasible(plan)
     if not plan.feasible:
         raise typer.Exit(3)
+
+
+def session_depth_option(value: int | None, cloud: str) -> int | None:
+    """--queue-depth: the iSCSI session depth plan and build assume (OCI's iSCSI attachments have sessions)."""
+    if value is not None and cloud != "oci":
+        raise InputError(f"--queue-depth {value}: the iSCSI node.session.queue_depth plan models is OCI's; "
+                         f"expected no --queue-depth for {cloud}")
+    return positive_int(value, "--queue-depth")
 
 
 def _dollars(value: float | None) -> str:
@@ -308,17 +336,24 @@ def render_plan(plan: Plan, out: Path | None) -> None:
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
     where = f", prices in {safe(plan.candidates[0].cost.region)}" if plan.candidates[0].cost.region else ""
-    if plan.candidates[0].cost.storage is not None:
-        order = f"cheapest total (storage + compute, 730 h a month{where}) first"
-    else:
-        order = "storage price unknown: known compute cost, then fewest volumes, then least provisioned first"
-    table = _table(f"Candidates meeting every target, {order}")
-    for c in plan.candidates:
-        table.add_row(*_row(c, req))
+    priced = [c for c in plan.candidates if c.price_known]
+    unpriced = [c for c in plan.candidates if not c.price_known]
+    tables = []
+    if priced:
+        tables.append((f"Candidates meeting every target, recommended first: cheapest total (storage + compute, 730 h "
+                       f"a month{where}), but within {100 * (TIE_WINDOW - 1):g} % of it fewest volumes, then fewest "
+                       "OCPUs first", priced))
+    if unpriced:
+        tables.append(("Candidates meeting every target, storage price unknown (a group of their own, not ranked by "
+                       "cost): known compute cost, then fewest volumes, then least provisioned first", unpriced))
     if req.history is not None:
         for line in describe.lines(req.history):
             console.print(safe(line), markup=False, highlight=False)
-    console.print(table)
+    for title, group in tables:
+        table = _table(title)
+        for c in group:
+            table.add_row(*_row(c, req))
+        console.print(table)
     best = plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {markup(best.layout)} on {markup(best.instance)}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {markup(money(best.cost))} a month, "
@@ -382,3 +417,5 @@ def render_infeasible(plan: Plan) -> None:
     regions = {safe(c.cost.region) for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
     if regions:
         print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)
+    for note in plan.notes:   # the same notes as the JSON's (issue 37: "not considered, no price" was JSON only)
+        print(f"  {safe(note)}", file=sys.stderr)

@@ -2,7 +2,8 @@
 path can move, how many I/Os one iSCSI session runs at once, and the unloaded time of one I/O.
 
 OCI sells UHP rates per volume, but one iSCSI path (session) stops at the Higher Performance maxima and runs
-at most node.session.queue_depth I/Os (32 by default); the rest wait in the host. Paths multiply both.
+at most node.session.queue_depth I/Os (32 by the kernel's default, BUILD_SESSION_DEPTH where blockfit built the host:
+model/host.py); the rest wait in the host. Paths multiply both.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 
 from blockfit.catalog.models import Catalog, LatencyFigure, Shape, VolumeType
 from blockfit.errors import InputError
+from blockfit.model.host import BUILD_SESSION_DEPTH
 from blockfit.model.instance import InstanceCaps, find_shape
 from blockfit.model.kinds import MemberPerf
 from blockfit.schema import Citation, Instance, Layout
@@ -23,7 +25,7 @@ class AttachmentPerf:
     path_iops: float | None             # one iSCSI path's ceilings (None: not an iSCSI attachment / unknown)
     path_mbps: float | None
     session_depth: int | None           # I/Os one session runs at once (None: no iSCSI session)
-    depth_from_host: bool               # session_depth came from the workload's --queue-depth
+    depth_from_host: bool               # session_depth came from the workload's --queue-depth (else: what build sets)
     base_latency_ms: float              # unloaded time of one I/O, without its transfer
     transfer_mbps: float | None         # one path's per-I/O transfer rate (None: no transfer term)
     host_ms: float                      # time in the host outside the device per I/O (hidden while I/Os queue)
@@ -33,6 +35,7 @@ class AttachmentPerf:
     pv_max_iops: float | None = None    # a paravirtualized attachment's IOPS cap per volume (OCI UHP: 150,000)
     host_cite: Citation | None = None
     warnings: list[str] = field(default_factory=list)
+    kernel_depth: int | None = None     # the session depth of a host nobody tuned (the catalog's, open-iscsi's 32)
 
     @property
     def iscsi(self) -> bool:
@@ -85,13 +88,15 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
                         f"({which}); modelled with 1 path.")
         paths = 1
     iscsi = att == "iscsi"
-    depth = host_queue_depth or vt.iscsi_session_depth
+    # what build sets unless the workload names a depth; the kernel's default only where the type has sessions
+    depth = host_queue_depth or (BUILD_SESSION_DEPTH if vt.iscsi_session_depth else None)
     return AttachmentPerf(
         attachment=att, paths=paths, path_iops=vt.path_max_iops if iscsi else None,
         path_mbps=vt.path_max_mbps if iscsi else None, session_depth=depth if iscsi else None,
         depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer, host_ms=host,
         latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok,
-        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=host_cite, warnings=warnings)
+        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=host_cite, warnings=warnings,
+        kernel_depth=vt.iscsi_session_depth if iscsi else None)
 
 
 def default_paths(vt: VolumeType, attachment: str, caps: InstanceCaps, member: MemberPerf | None) -> int:

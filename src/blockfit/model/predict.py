@@ -8,6 +8,7 @@ analysis) → warnings (model/warnings.py) → cost (model/cost.py).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from blockfit.catalog import Catalog, load_catalog
@@ -15,6 +16,7 @@ from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import paths_needed
 from blockfit.model.cost import layout_cost, region_warnings
+from blockfit.model.host import build_depth_citation, session_depth_words
 from blockfit.model.limits import (
     HOST_QUEUE_DEPTH,
     OUTSTANDING_IOS,
@@ -65,7 +67,8 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         + region_warnings(r.vt, cost.compute_detail.region if cost.compute_detail else None, cost.storage is not None)
         + ([] if cost.storage is not None else
            ["Some storage prices are not in the catalog (see cost): the storage cost is unknown."]),
-        notes=table.notes, attachment=r.att.attachment, paths=r.att.paths if r.att.attachment else None,
+        notes=table.notes + kernel_depth_note(r, caps, table), attachment=r.att.attachment,
+        paths=r.att.paths if r.att.attachment else None,
         path_iops_cap=r.att.path_iops, path_mbps_cap=r.att.path_mbps, session_depth=r.att.session_depth,
         paths_needed=(paths_needed(r.member.iops, r.member.mbps, r.att.path_iops, r.att.path_mbps)
                       if r.att.iscsi else None),
@@ -74,6 +77,23 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         usable_gb=r.layout.usable_gb,
         redundancy_note=None if bind is None else mirroring.binding_sentence(
             r.layout.redundancy, wl.read_share, bind, r.caps.mbps))
+
+
+def kernel_depth_note(r: Resolved, caps: list[Cap], table: LimitTable) -> list[str]:
+    """The figure at the kernel's default session depth, beside the one at the depth build sets (issue 37: plan
+    and model disagreed because one assumed 128, the other 32): what a host nobody tuned would get."""
+    att = r.att
+    if att.depth_from_host or att.kernel_depth is None or att.session_depth in (None, att.kernel_depth):
+        return []
+    kernel = dataclasses.replace(r, att=dataclasses.replace(att, session_depth=att.kernel_depth,
+                                                              depth_from_host=True))
+    at = limit_table(kernel, caps)
+    if (at.max_iops, at.max_mbps) == (table.max_iops, table.max_mbps):
+        return [f"At the kernel default queue depth {att.kernel_depth} (node.session.queue_depth; blockfit build "
+                f"sets {att.session_depth}) the figures are the same."]
+    return [f"At the kernel default queue depth {att.kernel_depth} (node.session.queue_depth; blockfit build sets "
+            f"{att.session_depth}): {at.max_iops:,.0f} IOPS, {at.max_mbps:,.1f} MB/s "
+            f"(--queue-depth {att.kernel_depth} models it)."]
 
 
 def _latency_floor(r: Resolved, curve: list[CurvePoint], latency_bound_ms: float | None) -> list[str]:
@@ -170,7 +190,8 @@ def in_flight_row(r: Resolved, caps: list[Cap]) -> _Row | None:
     each = f"{1000 * att.io_time_s(wl.small_io):.3g} ms each at {fmt_io_size(wl.small_io)}"
     if host:
         each += f" + {att.host_ms:.3g} ms in the host"
-    sources = [r.cat.cite(r.vt, "iscsi_session_depth")] if att.session_depth and not att.depth_from_host else []
+    built = build_depth_citation(r.cat) if att.session_depth and not att.depth_from_host else None
+    sources = [built] if built is not None else []
     sources += [c for c in (att.latency_cite, att.host_cite if att.host_ms else None) if c is not None]
     return _Row(name, f"{label} / {each} (Little's law)", x_small, x_large * wl.large_io / 1e6, sources, False)
 
@@ -187,14 +208,13 @@ def _in_flight(r: Resolved) -> tuple[int, str, str] | None:
     n, wl, att = r.layout.members, r.workload, r.att
     if att.session_depth is not None:
         running = att.sessions(n) * att.session_depth
-        what = (f"{'node.session.queue_depth' if att.depth_from_host else 'iSCSI session queue depth'} "
-                f"{att.session_depth} x {att.paths} path(s) x {n} volume(s)")
+        what = f"{session_depth_words(att.session_depth, att.depth_from_host)} x {att.paths} path(s) x {n} volume(s)"
         if wl.outstanding and wl.outstanding <= running:
             return wl.outstanding, OUTSTANDING_IOS, f"{wl.outstanding} outstanding I/Os offered by the workload"
         if wl.outstanding:
             return running, SESSION_DEPTH, (f"{wl.outstanding} outstanding, at most {running} run ({what}); "
                                             "the rest wait in the host")
-        return running, HOST_QUEUE_DEPTH if att.depth_from_host else SESSION_DEPTH, f"{running} in flight ({what})"
+        return running, SESSION_DEPTH, f"{running} in flight ({what})"   # whoever set the depth: one name
     if wl.host_queue_depth:
         return wl.host_queue_depth * n, HOST_QUEUE_DEPTH, (
             f"host queue depth {wl.host_queue_depth} per volume x {n} volume(s)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from blockfit.catalog import Catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.model.attachment import AttachmentPerf, paths_needed
+from blockfit.model.host import BUILD_SESSION_DEPTH
 from blockfit.model.instance import InstanceCaps
 from blockfit.model.kinds import MemberPerf
 from blockfit.model.limits import SESSION_DEPTH
@@ -68,7 +69,8 @@ def _session_warning(iops_name: str, att: AttachmentPerf, layout: Layout) -> lis
     if iops_name != SESSION_DEPTH or att.session_depth is None:
         return []
     running = att.sessions(layout.members) * att.session_depth
+    fix = (f"Set node.session.queue_depth = {BUILD_SESSION_DEPTH} (OCI-HP; blockfit build does) or carry I/O on more "
+           f"paths (--queue-depth {BUILD_SESSION_DEPTH} / --paths N to model it)."
+           if att.session_depth < BUILD_SESSION_DEPTH else "Carry I/O on more paths (--paths N to model it).")
     return [f"At most {running} I/Os run at once over iSCSI (node.session.queue_depth {att.session_depth} x "
-            f"{att.sessions(layout.members)} session(s)); the rest wait in the host. "
-            "Set node.session.queue_depth = 128 (OCI-HP) or carry I/O on more paths "
-            "(--queue-depth 128 / --paths N to model it)."]
+            f"{att.sessions(layout.members)} session(s)); the rest wait in the host. " + fix]

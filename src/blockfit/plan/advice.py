@@ -12,7 +12,7 @@ from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import HOURS_PER_MONTH, monthly
 from blockfit.model.instance import find_shape
-from blockfit.plan.evaluate import PLAN_SESSION_DEPTH, Evaluator, Point
+from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
 from blockfit.schema import Candidate, Cost, Instance, Layout, Requirements, Workload
@@ -31,10 +31,10 @@ def money(cost: Cost) -> str:
 
 
 def workload(req: Requirements) -> Workload:
-    """The workload plan predicts for; on OCI every iSCSI session at the queue depth plan assumes (see notes)."""
-    depth = PLAN_SESSION_DEPTH if req.cloud == "oci" else None
+    """The workload plan predicts for, at the model's default host settings (model/host.py: what build sets), so
+    that `model` of a candidate at its defaults returns the candidate's figures."""
     return Workload(small_io=req.small_io, large_io=req.large_io, read_pct=req.read_pct,
-                    host_queue_depth=depth)
+                    host_queue_depth=req.queue_depth)
 
 
 def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:
@@ -58,10 +58,14 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
                    f"MB/s; {money(one.cost)}): {first.max_iops / one.max_iops:.1f}x the "
                    f"IOPS and {first.max_mbps / one.max_mbps:.1f}x the MB/s at {100 * (mine / theirs - 1):+.1f}% "
                    f"total cost.")
-    alone = dataclasses.replace(space, members=[1])
-    found = search(Evaluator(cat, req, alone), alone, keep=1)
+    # the same group as the recommendation: a priced one is compared with priced single volumes only (an unpriced
+    # one "costing" its compute alone read "$-1,474.56 more than 12x1T@premium-v1")
+    same = [o for o in space.options if (o.type in space.unknown_price) == (first.cost.storage is None)]
+    alone = dataclasses.replace(space, members=[1], options=same)
+    found = search(Evaluator(cat, req, space), alone, keep=1)
     if not found:
-        out.append(f"No single volume meets the targets on {req.instance_shape}"
+        which = "priced " if first.cost.storage is not None and space.unknown_price else ""
+        out.append(f"No single {which}volume meets the targets on {req.instance_shape}"
                    f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'}: the stripe is the only way.")
     else:
         p = found[0]

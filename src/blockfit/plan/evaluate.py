@@ -16,6 +16,7 @@ from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import AttachmentPerf, attachment_perf
 from blockfit.model.compute import compute_cost
+from blockfit.model.host import BUILD_SESSION_DEPTH
 from blockfit.model.instance import InstanceCaps, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.limits import ceilings, instance_caps_list, member_perf
@@ -24,8 +25,8 @@ from blockfit.plan.space import LevelOption, SearchSpace, instance_for
 from blockfit.schema import Layout, Requirements
 from blockfit.schema.cost import COPIES
 
-# The iSCSI queue depth plan's layouts assume per session (OCI-HP: raise node.session.queue_depth 32 -> 128).
-PLAN_SESSION_DEPTH = 128
+# The iSCSI queue depth plan's layouts assume per session: what build sets, the model's default (model/host.py).
+PLAN_SESSION_DEPTH = BUILD_SESSION_DEPTH
 
 
 # A type without a price (space.unknown_price) costs nothing known: its points rank by the known compute, then the
@@ -204,13 +205,13 @@ class Evaluator:
     def _attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
                     caps: InstanceCaps) -> AttachmentPerf:
         """The requested attachment and paths, or the model's own default (attachment.default_paths), at the
-        session depth plan assumes."""
+        requested session depth or the model's default (model/host.py: what build sets)."""
         req = self.req
         vt = self.cat.volume_types[option.type]
         layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment,
                         paths=req.paths)
         inst = instance_for(self.cat, req, self.space.shape, ocpus)
-        return attachment_perf(self.cat, vt, layout, inst, caps, PLAN_SESSION_DEPTH, perf)
+        return attachment_perf(self.cat, vt, layout, inst, caps, req.queue_depth, perf)
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,
                        att: AttachmentPerf) -> bool:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from blockfit.schema import MultipathPolicy, Prediction
+from blockfit.catalog import Catalog
+from blockfit.model import predict
+from blockfit.model.host import spreads
+from blockfit.schema import Candidate, MultipathPolicy, Prediction
 
 # multipath.conf(5), https://man7.org/linux/man-pages/man5/multipath.conf.5.html: multibus = "all paths in 1
 # priority group"; service-time = the path with the shortest estimated service time (outstanding bytes over
@@ -27,9 +30,22 @@ def session_queue_depth(pred: Prediction) -> int | None:
 def multipath_policy(pred: Prediction) -> MultipathPolicy | None:
     """The policy that makes the prediction's iSCSI paths carry I/O together (None: one path carries it, or the
     paths are not the host's to spread: a paravirtualized attachment reaches the guest as one device)."""
-    return SPREAD.model_copy() if pred.attachment == "iscsi" and (pred.paths or 1) > 1 else None
+    return SPREAD.model_copy() if spreads(pred.attachment, pred.paths) else None
 
 
 def host_settings(pred: Prediction) -> dict[str, Any]:
     """The Candidate fields that say what the host must be set to: session_queue_depth, multipath."""
     return {"session_queue_depth": session_queue_depth(pred), "multipath": multipath_policy(pred)}
+
+
+def kernel_depth_figures(cat: Catalog, cand: Candidate) -> Prediction | None:
+    """The candidate at the kernel's default session depth (the catalog's, open-iscsi's 32) where that differs from
+    what build sets and changes a figure: what the layout gives on a host nobody tuned. None otherwise."""
+    pred = cand.prediction
+    vt = cat.volume_types[pred.layout_detail.volume.type]
+    kernel = vt.iscsi_session_depth
+    if pred.attachment != "iscsi" or kernel is None or pred.session_depth in (None, kernel):
+        return None
+    wl = pred.workload.model_copy(update={"host_queue_depth": kernel})
+    at = predict(pred.layout_detail, pred.instance_detail, wl, cat, with_curve=False)
+    return None if (at.max_iops, at.max_mbps) == (pred.max_iops, pred.max_mbps) else at

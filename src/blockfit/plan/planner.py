@@ -13,6 +13,7 @@ from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import monthly
+from blockfit.model.host import assumptions
 from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
 from blockfit.plan.advice import (
     VOLUME_LIMITS,
@@ -23,7 +24,7 @@ from blockfit.plan.advice import (
     workload,
 )
 from blockfit.plan.evaluate import Evaluator, Point
-from blockfit.plan.host import host_settings
+from blockfit.plan.host import host_settings, kernel_depth_figures
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
@@ -38,11 +39,16 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     it) and no notes that search the space again (the single-volume comparison)."""
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
-    points = ranked_points(ev, space, keep)
-    if not points:
+    # known before unknown: the layouts with a storage price, ranked by total; then, a group of their own, those of
+    # types without one (issue 37: ranked together, an unpriced layout costing its compute alone won, and the priced
+    # 12x1T@premium-v1 that meets the targets appeared nowhere)
+    priced, unpriced = split_by_price(space)
+    candidates = meeting_candidates(req, cat, space, ranked_points(ev, priced, keep * 4), keep, brief)
+    candidates += meeting_candidates(req, cat, space, ranked_points(ev, unpriced, keep * 4),
+                                     UNPRICED_SHOWN if candidates else keep, brief)
+    if not candidates:
         return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
-    candidates = [_candidate(req, cat, space, p, with_curve=not brief) for p in points]
-    notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief)
+    notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief) + tie_notes(candidates)
     front: list[Candidate] = []
     if not brief:
         front = _pareto(req, cat, space, candidates[0])
@@ -50,10 +56,35 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     return _plan(req, cat, candidates, front, notes, None)
 
 
+# Layouts of types without a price shown after the priced ones (their own group: not ranked by cost)
+UNPRICED_SHOWN = 3
+
+
+def split_by_price(space: SearchSpace) -> tuple[SearchSpace, SearchSpace]:
+    """The space of the types with a storage price and the space of those planned without one (--levels)."""
+    return (dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_price]),
+            dataclasses.replace(space, options=[o for o in space.options if o.type in space.unknown_price]))
+
+
 def ranked_points(ev: Evaluator, space: SearchSpace, keep: int = 5) -> list[Point]:
     """The points make_plan turns into its candidates, in its order (the first is the recommendation): the cheapest,
     distinct, ties within TIE_WINDOW broken toward fewer volumes, then fewer OCPUs."""
     return tie_break(_distinct(search(ev, space, keep=keep * 4)))[:keep]
+
+
+def meeting_candidates(req: Requirements, cat: Catalog, space: SearchSpace, points: list[Point], keep: int,
+                       brief: bool = False) -> list[Candidate]:
+    """The first `keep` points, in order, whose prediction meets the targets. The search's fast path leaves out the
+    in-flight (Little's law) row; at a low --queue-depth it binds, and a point the search passed can miss a target:
+    that one is never offered (issue 37: at --queue-depth 32 plan recommended 6x768G at 135,295 of 150,000 IOPS)."""
+    found: list[Candidate] = []
+    for p in points[:0] if keep <= 0 else points:
+        cand = _candidate(req, cat, space, p, with_curve=not brief)
+        if cand.meets_targets:
+            found.append(cand)
+            if len(found) == keep:
+                break
+    return found
 
 
 def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: list[Candidate], notes: list[str],
@@ -66,18 +97,17 @@ def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: 
 def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, brief: bool = False) -> list[str]:
     """What the recommendation assumes and what the money buys, in sentences."""
     notes = []
-    if first.session_queue_depth is not None:
-        notes.append(f"Assumes node.session.queue_depth = {first.session_queue_depth} on every iSCSI session "
-                     "('blockfit build' sets it; https://docs.oracle.com/en-us/iaas/Content/Block/Concepts/"
-                     "blockvolumehigherperformance.htm); at the default 32 fewer I/Os run at once ('blockfit model' "
-                     "shows what that costs).")
-    if first.multipath is not None:
-        notes.append(f"Assumes dm-multipath carries each volume's I/O on all {first.prediction.paths} paths "
-                     f"(path_grouping_policy {first.multipath.path_grouping_policy}, path_selector "
-                     f"\"{first.multipath.path_selector}\"; 'blockfit build' writes it for these volumes only).")
+    host = assumptions(first.prediction)
+    if host:
+        notes.append(f"Assumes the host as 'blockfit build' sets it: {host}.")
+    kernel = kernel_depth_figures(cat, first)
+    if kernel is not None:
+        notes.append(f"At the kernel default queue depth {kernel.session_depth} (node.session.queue_depth, a host "
+                     f"nobody tuned): {kernel.max_iops:,.0f} IOPS, {kernel.max_mbps:,.0f} MB/s.")
     if first.cost.storage is not None:   # a type without a price ranks by fewest volumes already (space notes)
-        notes.append(f"Ties: layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total count as equal and "
-                     "the fewest volumes, then the fewest OCPUs, win.")
+        notes.append(f"Order: recommended first. Layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total "
+                     "count as equal and the fewest volumes, then the fewest OCPUs, come first (a near tie may cost a "
+                     "little less); the rest by total.")
     ocpus = first.instance_detail.ocpus
     if req.instance_ocpus is None and ocpus is not None:
         unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
@@ -93,6 +123,34 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
         notes.append(f"From {at:g} OCPUs the MB/s ceiling of {first.layout} moves from the instance network "
                      f"to the volumes ({mbps:,.0f} MB/s).")
     return notes
+
+
+def tie_notes(candidates: list[Candidate]) -> list[str]:
+    """What each near-tie the rule passed over buys against the recommendation (issue 37: the rule picked 6x768G at
+    150,000 IOPS over 8x576G at 175,781 for the same $427.98 without saying so): '+17 % IOPS, same price, 2 more
+    volumes'."""
+    first = candidates[0]
+    if first.cost.storage is None:
+        return []
+    cheapest = min(c.ranked_cost for c in candidates if c.price_known)
+    out = []
+    for c in candidates[1:]:
+        if not c.price_known or c.ranked_cost > cheapest * TIE_WINDOW + 1e-9:
+            continue
+        parts = []
+        for what, mine, theirs in (("IOPS", first.max_iops, c.max_iops), ("MB/s", first.max_mbps, c.max_mbps)):
+            if mine and round(100 * (theirs / mine - 1)):
+                parts.append(f"{100 * (theirs / mine - 1):+.0f} % {what}")
+        delta = c.ranked_cost - first.ranked_cost
+        parts.append("same price" if abs(delta) < 0.005 else f"{'+' if delta > 0 else '-'}${abs(delta):,.2f} a month")
+        extra = c.layout_detail.members - first.layout_detail.members
+        if extra:
+            parts.append(f"{abs(extra)} {'more' if extra > 0 else 'fewer'} volume{'s' if abs(extra) > 1 else ''}")
+        ocpus = (c.instance_detail.ocpus or 0) - (first.instance_detail.ocpus or 0)
+        if ocpus:
+            parts.append(f"{abs(ocpus):g} {'more' if ocpus > 0 else 'fewer'} OCPUs/vCPUs")
+        out.append(f"Near tie passed over: {c.layout} on {c.instance}: {', '.join(parts)}.")
+    return out
 
 
 def tie_break(points: list[Point]) -> list[Point]:
@@ -211,7 +269,7 @@ def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidat
     cost, IOPS, MB/s) and better on one. Layouts of a type without a price are left out, the recommendation too
     when it is one (_pareto_notes says so): a front ordered by cost means nothing without the cost, and ranked as
     free they pushed every priced row off it and filled it with what the most volumes reach."""
-    priced = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_price])
+    priced, _ = split_by_price(space)
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     points = _distinct(pareto_points(relaxed, cat, priced), same_option_only=False, tolerance=0.02)
     if len(points) > PARETO_OFFERS * limit:   # thinned evenly by cost before each is predicted (see PARETO_OFFERS)

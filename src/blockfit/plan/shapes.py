@@ -34,6 +34,8 @@ from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
 from blockfit.schema.plan import InstanceSearch, ShapeOffer
 
 ANY = "any"
+NO_COMPUTE_PRICE = "no compute price"
+IMPORT_HINT = " (import a price list: blockfit catalog import)"
 OFFERS = 3          # the cheapest shapes listed in the plan's instance_search
 
 
@@ -76,8 +78,11 @@ def is_search(cat: Catalog, text: str | None) -> bool:
             return False
     except InputError:
         return False        # a GCP machine type of an unknown series: parse_instance says which
-    if any(k.lower() == name.lower() for k in cat.shapes):
-        return False
+    shape = next((s for k, s in cat.shapes.items() if k.lower() == name.lower()), None)
+    if shape is not None:
+        # a GCP series (n2) is a family of machine types, as r7i is on AWS: searched over its sizes, so FAMILY means
+        # the same on every cloud (issue 37: '--instance n2' gave compute "unknown" and refused --min-memory)
+        return cat.cloud == "gcp" and ":" not in text and bool(shape.machine_families)
     return ":" not in text and any(f.lower() == name.lower() for f in families(cat))
 
 
@@ -114,9 +119,6 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
     for s in chosen:
         if any(f in s.unknown for f in ("iops", "mbps", "tiers")):
             drop("instance caps not known (name it with --instance to plan it with the caps not applied)", s.name)
-        elif s.name not in cat.compute_prices:
-            drop("no compute price" + ("" if cat.cloud == "gcp" else " (import a price list: blockfit catalog "
-                                                                     "import)"), s.name)
         elif query.min_memory_gb is not None and s.kind == "fixed" and (s.memory_gb or 0) < query.min_memory_gb - 1e-9:
             drop("memory unknown" if s.memory_gb is None else "less memory than --min-memory", s.name)
         elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
@@ -125,6 +127,8 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
                 (count := s.ocpus if cat.cloud == "oci" else s.vcpus) is not None
                 and (req.ocpus_min or 0) <= count <= (req.ocpus_max or math.inf)):
             drop("OCPU / vCPU count unknown or outside --ocpus", s.name)
+        elif s.name not in cat.compute_prices:   # last: a shape the filters keep, planned without a price if need be
+            drop(NO_COMPUTE_PRICE + ("" if cat.cloud == "gcp" else IMPORT_HINT), s.name)
         else:
             out.append(s.name)
     if cat.cloud == "gcp" and req.memory_gb is None:   # no memory to price a series at: its predefined types
@@ -230,6 +234,15 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     record = InstanceSearch(query=query.text, families=query.families, min_memory_gb=query.min_memory_gb,
                             min_vcpus=query.min_vcpus, shapes=len(names), planned=0)
     what = "every current family" if query.text.lower() == ANY else f"family {query.text}"
+    unpriced = [n for reason, ns in left.items() if reason.startswith(NO_COMPUTE_PRICE) for n in ns]
+    if unpriced and (not names or not search_shapes(cat, req, names, left).best):
+        # a price that is unknown is never why a plan is infeasible (issue 38: '--instance r7i' said "infeasible:
+        # ... 11 no compute price"): the smallest unpriced shape whose layouts meet the targets, its compute unknown
+        plan = _plan_without_compute_price(req, cat, unpriced, what)
+        if plan is not None:
+            record.left_out = _reasons({r: ns for r, ns in left.items() if not r.startswith(NO_COMPUTE_PRICE)})
+            plan.instance_search = record
+            return plan
     if not names:
         record.left_out = _reasons(left)
         return _infeasible(req, cat, record, f"no {cat.cloud} shape of {what} to plan on"
@@ -252,6 +265,31 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     plan.notes[1:1] = [f"Left out: {r}." for r in record.left_out]
     plan.instance_search = record
     return plan
+
+
+def _plan_without_compute_price(req: Requirements, cat: Catalog, names: list[str], what: str) -> Plan | None:
+    """The plan on the smallest of these shapes (vCPUs, then memory) whose layouts meet the targets, its compute
+    cost unknown, saying so and what to import; None when no layout on any of them meets the targets."""
+    def size(name: str) -> tuple[float, float, str]:
+        shape = cat.shapes[name]
+        return (shape.vcpus or shape.ocpus or math.inf, shape.memory_gb or math.inf, name)
+    for name in sorted(names, key=size):
+        sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
+        try:
+            space = default_space(cat, sreq)
+        except InputError:
+            continue
+        if not ranked_points(Evaluator(cat, sreq, space), space, 1):
+            continue
+        plan = make_plan(sreq, cat)
+        if not plan.feasible:
+            continue
+        hint = "" if cat.cloud == "gcp" else IMPORT_HINT
+        plan.notes.insert(0, f"Searched {what} of the {cat.cloud} catalog {cat.version}: {len(names)} shapes with no "
+                             f"compute price{hint}; planned on performance alone, the smallest that meets the "
+                             f"targets: {name}, its compute cost unknown.")
+        return plan
+    return None
 
 
 def _ranked_offers(cat: Catalog, outcome: Outcome) -> list[tuple[RankKey, str, ShapeOffer]]:

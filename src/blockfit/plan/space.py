@@ -184,7 +184,7 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     all_sizes: dict[str, list[int]] = {key: _sizes(cat, key) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
-    unpriced: set[str] = set()
+    unpriced_options: list[LevelOption] = []
     for o in options:
         priced = priced_sizes(cat, o, all_sizes[o.type])
         if priced:
@@ -195,7 +195,10 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
             else:
                 sizes[o.type] = sorted(set(known) | set(priced))
         else:
-            unpriced.add(o.type)
+            unpriced_options.append(o)
+    # a type is without a price only when none of its options has one (issue 37: one gp3 provisioning option with
+    # no priced size flagged all of gp3 "no price" beside a table pricing gp3 at $246.40)
+    unpriced = {o.type for o in unpriced_options} - {o.type for o in kept}
     named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
     if cat.cloud == "oci" and req.levels:
         named.add("block")

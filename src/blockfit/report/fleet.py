@@ -54,15 +54,19 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
     rows = r.hosts[:ROWS]
     s.tables.append(Table(
         "Hosts, largest shortfall first" + (f" (the first {ROWS} of {len(r.hosts)})" if len(r.hosts) > ROWS else "")
-        + ": targets are the percentile plus headroom; IOPS at the plan's small I/O size; dollars a month",
-        ["host", "status", "target IOPS", "target MB/s", "now", "now IOPS", "shortfall", "recommended", "now",
-         "recommended", "saves"],
+        + ": targets are the percentile plus headroom; IOPS at the plan's small I/O size; dollars a month; bold: "
+        "under its target; grey: status unknown",
+        ["host", "status", "target IOPS", "target MB/s", "layout now", "IOPS now", "shortfall", "recommended",
+         "$ now", "$ recommended", "saves"],
         [_row(h) for h in rows], numeric={2, 3, 5, 6, 8, 9, 10},
         strong_rows={i for i, h in enumerate(rows) if h.status == "under"},
         muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"}))
     if r.summary.largest_savings:
         s.lists.append(("Largest savings", [f"{a.host}: {fmt_money(a.value)} a month" for a in
                                             r.summary.largest_savings]))
+    infeasible = [f"{h.host}: {h.infeasible}" for h in rows if h.infeasible and not (h.plan and h.plan.candidates)]
+    if infeasible:   # the reason in full here; the table's cell says only "none" (it ran past the page)
+        s.lists.append(("No layout meets the targets", infeasible))
     if r.problems:
         s.lists.append(("Not planned", [p.message for p in r.problems]))
     s.notes.append(f"Selector {{{r.match}}}; history from {_iso(r.start)} to {_iso(r.end)}; {r.queries} queries to "
@@ -76,7 +80,7 @@ def _row(h: FleetHost) -> list[str]:
     return [h.host, h.status, fmt_num(h.targets.target_iops), fmt_num(h.targets.target_mbps),
             h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
             "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
-            f"{best.layout} on {best.instance}" if best else f"none: {h.infeasible or 'no plan'}",
+            f"{best.layout} on {best.instance}" if best else ("none (see below)" if h.infeasible else "no plan"),
             fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–",
             "–" if h.savings is None else fmt_money(h.savings)]
 

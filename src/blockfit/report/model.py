@@ -94,7 +94,7 @@ def cost_table(cost: Cost, catalog: str) -> Table:
     compute = d.shape + ("" if d is None or d.ocpus is None else f" x {fmt_num(d.ocpus)}") if d else "compute"
     rows = [[c.item, f"{fmt_num(c.quantity)} {c.unit}", "unknown" if c.unit_price is None else f"${c.unit_price:g}",
              fmt_money(c.monthly)] for c in cost.items]
-    rows += [["storage", "", "", fmt_money(cost.storage)], [compute, "", "", fmt_money(cost.compute)],
+    rows += [["storage subtotal", "", "", fmt_money(cost.storage)], [compute, "", "", fmt_money(cost.compute)],
              ["total", "", "", fmt_money(cost.total)]]
     where = f", {cost.region}" if cost.region else ""
     return Table(f"Cost per month ({fmt_num(cost.hours_per_month)} h{where}; {catalog})",

@@ -30,17 +30,25 @@ def summary(plan: Plan) -> str:
     req = plan.requirements
     chosen = ("The cheapest layout" if best.cost.storage is not None else
               "With no storage price to compare, the layout with the fewest volumes and the least provisioned")
+    priced = [c for c in plan.candidates if c.price_known]
+    unpriced = len(plan.candidates) - len(priced)
+    count = (f"{fmt_count(len(priced), 'priced layout')} {'meets' if len(priced) == 1 else 'meet'} every target"
+             if priced else f"{fmt_count(len(plan.candidates), 'layout')} "
+                            f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target")
+    if priced and unpriced:
+        count += (f"; {unpriced} more, of types without a storage price, are listed apart (not ranked by cost)")
     text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
-            f"limited by {_limit_words(best, req)}. "
-            f"{fmt_count(len(plan.candidates), 'layout')} "
-            f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target.")
-    front = plan.pareto
-    if len(front) > 1:
-        top = max(front, key=lambda c: c.max_iops)
-        text += (f" Along the cost–performance front ({len(front)} layouts) more money buys up to "
-                 f"{fmt_qty(top.max_iops, 'IOPS')} ({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} "
-                 "a month in all).")
+            f"limited by {_limit_words(best, req)}. {count}.")
+    # what more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
+    # less than it: issue 37 read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
+    more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known
+            and c.ranked_cost > best.ranked_cost and c.max_iops > best.max_iops]
+    if more:
+        top = max(more, key=lambda c: c.max_iops)
+        text += (f" Along the cost–performance front more money buys up to {fmt_qty(top.max_iops, 'IOPS')} "
+                 f"({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} a month in all, "
+                 f"{fmt_money(top.ranked_cost - best.ranked_cost)} more).")
     return text
 
 
@@ -77,19 +85,28 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
     s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front" + _where(best),
                                      rows, req))
+    unpriced = [c for c in plan.candidates if not c.price_known]
+    if best.price_known and unpriced:   # their own group: no cost to rank them among the priced ones
+        s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
+                                         "not ranked by cost)", unpriced, req, strong_first=False))
     _common_lists(s, plan, best)
     return s
 
 
-def _candidate_table(title: str, rows: list[Candidate], req: Requirements) -> Table:
+def _candidate_table(title: str, rows: list[Candidate], req: Requirements, strong_first: bool = True) -> Table:
+    """Rows that miss a target are grey and marked *, and the caption says so (the text table's legend)."""
+    missing = {i for i, c in enumerate(rows) if (i or not strong_first) and not c.meets_targets}
+    if missing:
+        title += "; * (grey): misses a target, shown for what it costs"
     return Table(
         title, ["layout", "instance", "max IOPS", "max MB/s", "storage", "compute", "total /month", "limited by",
                 "stripe"],
-        [[c.layout, c.instance, fmt_num(c.max_iops), fmt_num(c.max_mbps), fmt_money(c.cost.storage),
-          fmt_money(c.cost.compute), fmt_money(c.cost.total), limit_name(c.limited_by(req)),
-          fmt_io_size(c.layout_detail.stripe_size) if c.layout_detail.stripe_size else "none"] for c in rows],
-        numeric={2, 3, 4, 5, 6}, strong_rows={0},
-        muted_rows={i for i, c in enumerate(rows) if i and not c.meets_targets})
+        [[c.layout + (" *" if i in missing else ""), c.instance, fmt_num(c.max_iops), fmt_num(c.max_mbps),
+          fmt_money(c.cost.storage), fmt_money(c.cost.compute), fmt_money(c.cost.total),
+          limit_name(c.limited_by(req)),
+          fmt_io_size(c.layout_detail.stripe_size) if c.layout_detail.stripe_size else "none"]
+         for i, c in enumerate(rows)],
+        numeric={2, 3, 4, 5, 6}, strong_rows={0} if strong_first else set(), muted_rows=missing)
 
 
 def _where(c: Candidate) -> str:
@@ -138,7 +155,7 @@ def _front_figure(plan: Plan, sink: FigureSink) -> ReportFigure:
     for ax, metric, target, label in ((axes[0], "max_iops", req.target_iops, f"IOPS at {fmt_io_size(req.small_io)}"),
                                       (axes[1], "max_mbps", req.target_mbps, f"MB/s at {fmt_io_size(req.large_io)}")):
         on_front = {_key(c) for c in plan.pareto}
-        others = [c for c in plan.candidates[1:] if _key(c) not in on_front]
+        others = [c for c in plan.candidates[1:] if _key(c) not in on_front and c.price_known]
         if others:
             ax.scatter([c.ranked_cost for c in others], [getattr(c, metric) for c in others], s=12, color=LIGHT,
                        label="other layouts meeting the targets")

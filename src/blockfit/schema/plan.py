@@ -36,6 +36,8 @@ class Requirements(BaseModel):
     attachment: Attachment | None = Field(default=None, description="volume attachment type; None = the default")
     paths: int | None = Field(default=None, gt=0, description="paths per volume the host can use; None = plan says "
                                                               "how many the layout needs")
+    queue_depth: int | None = Field(default=None, gt=0, description="iSCSI node.session.queue_depth the host runs; "
+                                                                    "None = what blockfit build sets (128)")
     history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
     memory_gb: float | None = Field(default=None, gt=0, description="memory to price the compute at; None = the "
                                                                      "shape's minimum")
@@ -85,6 +87,12 @@ class Candidate(BaseModel):
         default=None, description="dm-multipath policy the prediction assumes for each volume's paths (build writes "
                                   "it for these volumes only); None = one path carries the I/O")
     prediction: Prediction
+
+    @property
+    def price_known(self) -> bool:
+        """Is the storage priced? Candidates whose storage has no price are a group of their own, after the priced
+        ones, never ranked among them (JSON: cost.storage is null)."""
+        return self.cost.storage is not None
 
     @property
     def layout_detail(self) -> Layout:

@@ -28,6 +28,7 @@ from blockfit.catalog.toml_out import dumps
 from blockfit.errors import InputError
 from blockfit.files import check_target, write_atomically
 from blockfit.inputs import user_path
+from blockfit.units import fmt_count
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,8 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
     })
     head["notes"] = [*head.get("notes", []),
                      f"Imported {stamp.isoformat()} over the shipped {cloud} catalog {base.version}: "
-                     f"{len(added)} shapes added, {len(replaced)} updated, {len(contribution.compute_prices)} "
-                     "compute prices, from "
+                     f"{fmt_count(len(added), 'shape')} added, {len(replaced)} updated, "
+                     f"{fmt_count(len(contribution.compute_prices), 'compute price')}, from "
                      + "; ".join(f"{f.source_id} = {f.shown} ({f.format.title}, {f.date})" for f in files)
                      + ". Figures the files do not give keep their shipped sources.",
                      *contribution.notes]

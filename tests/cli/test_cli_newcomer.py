@@ -1,0 +1,90 @@
+"""The first things a newcomer types (issue 37 item 8), each as the CLI answers it, in process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from blockfit import __version__
+from blockfit.cli import main
+from blockfit.cli.model import cost_line
+from blockfit.errors import InputError
+from blockfit.schema import Cost
+from blockfit.schema.cost import ComputeCost
+from blockfit.units import parse_mbps, parse_quantity
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out.strip() == f"blockfit {__version__}"
+
+
+def test_cloud_is_case_insensitive_like_shapes_and_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["model", "--cloud", "AWS", "--layout", "1x1T@GP3", "--instance", "R7I.4XLARGE", "--json"],
+                         capsys)
+    assert code == 0, err
+    assert json.loads(out)["cloud"] == "aws"
+
+
+def test_target_mbps_with_g_is_gigabytes_per_second(capsys: pytest.CaptureFixture[str]) -> None:
+    """'--target-mbps 1G' was read as 1,000,000,000 MB/s, then "infeasible"."""
+    assert parse_mbps("1G", "--target-mbps") == 1000 == parse_mbps("1GB/s", "--target-mbps")
+    assert parse_mbps("1500MB/s", "--target-mbps") == 1500 == parse_mbps("1,500", "--target-mbps")
+    with pytest.raises(InputError, match="--target-mbps '1k': expected MB/s"):
+        parse_mbps("1k", "--target-mbps")
+    code, out, err = run(["plan", "--cloud", "oci", "--capacity", "1T", "--target-mbps", "1G", "--instance",
+                          "VM.Standard.E4.Flex", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["requirements"]["target_mbps"] == 1000
+
+
+@given(st.integers(1_000, 999_999_999))
+def test_thousands_separators_are_read(n: int) -> None:
+    """'--target-iops 40,000' was refused."""
+    assert parse_quantity(f"{n:,}", "--target-iops") == n
+    for bad in ("40,00", "4,0000", ",400", "40,000,0"):
+        with pytest.raises(InputError):
+            parse_quantity(bad, "--target-iops")
+
+
+def test_compute_unknown_is_said_once() -> None:
+    """'compute unknown (no compute price for r7i.4xlarge ...: compute cost unknown)' said it twice."""
+    note = "no compute price for r7i.4xlarge in the aws catalog 2026-11-25: compute cost unknown"
+    cost = Cost(storage=81.92, compute=None, total=None, region="us-east-1",
+                compute_detail=ComputeCost(shape="r7i.4xlarge", note=note))
+    line = cost_line(cost)
+    assert line.count("unknown") == 1 and "no compute price for r7i.4xlarge" in line
+
+
+def test_report_png_makes_its_directory_and_help_names_every_result(tmp_path, capsys) -> None:
+    """`report --png DIR` needed DIR to exist (build --out makes its own); `report --help` left out fleet results."""
+    from blockfit.schema.kinds import RESULT_TYPES
+
+    code, out, err = run(["model", "--cloud", "oci", "--layout", "2x1T@balanced", "--instance",
+                          "VM.Standard.E4.Flex:8", "--json"], capsys)
+    assert code == 0, err
+    (tmp_path / "m.json").write_text(out)
+    figs = tmp_path / "figs" / "run1"
+    code, out, err = run(["report", str(tmp_path / "m.json"), "-o", str(tmp_path / "r.html"), "--png", str(figs)],
+                         capsys)
+    assert code == 0, err
+    assert any(figs.glob("*.png"))
+    (tmp_path / "afile").write_text("x")
+    code, _, err = run(["report", str(tmp_path / "m.json"), "-o", str(tmp_path / "r2.html"), "--png",
+                        str(tmp_path / "afile" / "sub")], capsys)
+    assert code == 2 and "is a file, not a directory" in err
+    code, out, _ = run(["report", "--help"], capsys)
+    text = " ".join(out.split())
+    for kind in RESULT_TYPES:
+        assert {"lab-bench": "lab --bench", "fleet": "fleet plan"}.get(kind, kind) in text, kind

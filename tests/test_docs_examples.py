@@ -1,0 +1,107 @@
+"""Docs that cannot drift (issue 37 item 7): every console example in README.md and docs/commands/*.md is run as
+written and its shown output compared with what the code prints (`docs/commands/model.md` showed "oci catalog
+2026-09-05" long after the default became 2026-11-25).
+
+The comparison: whitespace collapsed (the examples are wrapped for reading), a line or a line's tail of "..."
+stands for output left out, and every shown piece must appear, in order. Each block runs in a temp dir at the
+width of its widest line (rich wraps tables there as it did when the example was made)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "commands").glob("*.md"))]
+# Inputs an example names that the repository holds, copied into the block's directory.
+INPUTS = {"lab_stripe_slow_member.jsonl": ROOT / "tests" / "data" / "diagnose" / "lab_stripe_slow_member.jsonl",
+          "calibrate.json": ROOT / "docs" / "examples" / "calibrate.json",
+          "bench.json": ROOT / "docs" / "examples" / "bench.json",
+          # what the not-run `diagnose --record capture.jsonl` would write: a recorded capture of four members
+          "capture.jsonl": ROOT / "tests" / "data" / "diagnose" / "lab_stripe_slow_member.jsonl"}
+# An elided argument the example shortens, as it runs.
+EXPANDED = {"/dev/oracleoci/oraclevdc,...,/dev/oracleoci/oraclevdg":
+            ",".join(f"/dev/oracleoci/oraclevd{c}" for c in "cdefg")}
+# Examples that cannot run here, and why (each still shows no output to compare).
+NOT_RUN = {"blockfit diagnose --interval 1s --duration 60s --record capture.jsonl":
+           "samples this machine's devices for 60 s; the page shows no output"}
+
+
+def blocks() -> list[tuple[str, int, list[str], list[str]]]:
+    """(page, line, commands, shown output) of every ```console block."""
+    found = []
+    for page in PAGES:
+        lines = page.read_text().splitlines()
+        i = 0
+        while i < len(lines):
+            if lines[i].strip() == "```console":
+                start, i = i + 1, i + 1
+                body = []
+                while lines[i].strip() != "```":
+                    body.append(lines[i])
+                    i += 1
+                commands, shown = [], []
+                for line in body:
+                    if line.startswith("$ "):
+                        commands.append(line[2:])
+                    elif commands and commands[-1].endswith("\\"):
+                        commands[-1] = commands[-1][:-1] + " " + line.strip()
+                    else:
+                        shown.append(line)
+                found.append((page.relative_to(ROOT).as_posix(), start, commands, shown))
+            i += 1
+    return found
+
+
+BLOCKS = blocks()
+
+
+def pieces(shown: list[str]) -> list[str]:
+    """The shown output as pieces that must appear in order: '...' splits it."""
+    text = " ".join(" ".join(shown).split())
+    return [p.strip() for p in text.split("...") if p.strip()]
+
+
+def test_every_page_has_its_examples_found():
+    assert {b[0] for b in BLOCKS} >= {"README.md", "docs/commands/model.md", "docs/commands/plan.md"}
+
+
+@pytest.mark.slow   # runs every example: ~10 s of CPU
+@pytest.mark.parametrize(("page", "line", "commands", "shown"), BLOCKS,
+                         ids=[f"{b[0]}:{b[1]}" for b in BLOCKS])
+def test_the_example_prints_what_the_page_shows(page, line, commands, shown, tmp_path):
+    width = max([80, *(len(s) for s in shown)])
+    env = {**os.environ, "COLUMNS": str(width), "NO_COLOR": "1", "TERM": "dumb",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for name, src in INPUTS.items():
+        shutil.copy(src, tmp_path / name)
+    out = ""
+    for command in commands:
+        if command in NOT_RUN:
+            assert not shown or len(commands) > 1, f"{page}:{line}: {NOT_RUN[command]}, yet output is shown"
+            continue
+        for short, full in EXPANDED.items():
+            command = command.replace(short, full)
+        assert "..." not in command, f"{page}:{line}: an elided command: add it to EXPANDED"
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300, check=False)
+        assert done.returncode == 0, f"{page}:{line}: {command}\n{done.stderr}"
+        out += done.stdout + done.stderr
+    actual = " ".join(out.split())
+    at = 0
+    for piece in pieces(shown):
+        found = actual.find(piece, at)
+        assert found >= 0, (f"{page}:{line}: the page shows\n  {piece}\nwhich the code no longer prints "
+                            f"(after offset {at}):\n{out}")
+        at = found + len(piece)
+
+
+def test_pieces_split_on_ellipses():
+    assert pieces(["a  b", "...", "c ... d"]) == ["a b", "c", "d"]
+    assert re.fullmatch(r"\d+", str(len(BLOCKS)))
