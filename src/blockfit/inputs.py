@@ -20,6 +20,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from blockfit.schema.plan import Candidate
 
 Envelope = TypeVar("Envelope", bound=ResultEnvelope)
+Item = TypeVar("Item", bound=Hashable)
 
 
 def load_json(text: str, where: str) -> Any:
@@ -114,6 +116,16 @@ def validate(model: type[Envelope], data: Any, where: str) -> Envelope:
         loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
         kind = data.get("kind", "?") if isinstance(data, dict) else "?"
         raise InputError(f"{where}: not a valid blockfit {kind} result ({loc}: {first['msg']})") from None
+
+
+def named_twice(values: Sequence[Item]) -> Item | None:
+    """The first value given a second time (for an error that says which), or None."""
+    seen: set[Item] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
 
 
 def user_path(text: str, what: str) -> Path:

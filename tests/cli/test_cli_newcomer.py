@@ -88,3 +88,28 @@ def test_report_png_makes_its_directory_and_help_names_every_result(tmp_path, ca
     text = " ".join(out.split())
     for kind in RESULT_TYPES:
         assert {"lab-bench": "lab --bench", "fleet": "fleet plan"}.get(kind, kind) in text, kind
+
+
+def test_build_names_the_device_given_twice(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    code, out, err = run(["plan", "--example", "part3", "--json"], capsys)
+    assert code == 0, err
+    plan = tmp_path / "plan.json"
+    plan.write_text(out)
+    devices = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sdc", "/dev/sde", "/dev/sdf"]
+    code, _, err = run(["build", "--plan", str(plan), "--manager", "lvm", "--out", str(tmp_path / "o"),
+                        "--devices", ",".join(devices)], capsys)
+    assert code == 2 and "--devices: /dev/sdc is named twice" in err and not (tmp_path / "o").exists()
+
+
+def test_build_on_an_infeasible_plan_says_why_there_is_nothing_to_build(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path) -> None:
+    code, out, err = run(["plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
+                          "--target-iops", "500000", "--json"], capsys)
+    assert code == 3, err
+    plan = tmp_path / "plan.json"
+    plan.write_text(out)
+    code, _, err = run(["build", "--plan", str(plan), "--manager", "lvm", "--out", str(tmp_path / "o"),
+                        "--devices", "/dev/sdb"], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert "no candidate to build (infeasible: no layout on VM.Standard.E3.Flex meets 500,000 IOPS" in lines[0]

@@ -178,3 +178,10 @@ def test_a_host_name_or_ipv4_with_an_optional_port_is_taken(text: str, host: str
 
     parsed = parse_host(text)
     assert (parsed.host, parsed.port) == (host, port)
+
+
+def test_a_target_named_twice_is_named_in_the_error(tmp_path: Path) -> None:
+    """Two spellings of one folder: the error says which argument repeats which (issue 37, item 8)."""
+    with pytest.raises(InputError, match=r"TARGET: '.*/\./' is named twice \(as '.*' too\)"):
+        resolve_targets([str(tmp_path), f"{tmp_path}/./"], size_bytes=1 << 20, write_pct=0, allow_write=False,
+                        warnings=[])

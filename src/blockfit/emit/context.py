@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blockfit.errors import InputError
+from blockfit.inputs import named_twice
 from blockfit.schema import BuildStep, Candidate, Layout, MultipathPolicy, Plan
 from blockfit.schema.cost import COPIES
 
@@ -164,7 +165,9 @@ class BuildContext:
     def validate(self) -> None:
         """Every option checked before anything is written (exit 2 with one line on the first problem)."""
         if not self.plan.candidates:
-            raise InputError("--plan: the plan has no candidates")
+            why = f" (infeasible: {self.plan.infeasible.reason})" if self.plan.infeasible is not None else ""
+            raise InputError(f"--plan: the plan has no candidate to build{why}; plan again with targets or an "
+                             "instance it can meet")
         if not 0 <= self.candidate_index < len(self.plan.candidates):
             raise InputError(f"--candidate {self.candidate_index}: expected 0..{len(self.plan.candidates) - 1}")
         if self.manager not in MANAGERS:
@@ -182,8 +185,9 @@ class BuildContext:
         if len(self.devices) != self.members:
             raise InputError(f"--devices: {len(self.devices)} given, but the plan's layout {self.candidate.layout} "
                              f"has {self.members} members; give exactly {self.members}")
-        if len(set(self.devices)) != len(self.devices):
-            raise InputError("--devices: a device is named twice")
+        twice = named_twice(self.devices)
+        if twice is not None:
+            raise InputError(f"--devices: {twice} is named twice")
         if self.manager == "none" and self.members != 1:
             raise InputError(f"--manager none: only for a single volume; this layout has {self.members} members")
         if self.manager == "mdadm" and self.members < 2:

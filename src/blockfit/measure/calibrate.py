@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.inputs import named_twice
 from blockfit.measure.device_facts import device_facts
 from blockfit.measure.fio_job import JobSpec, render_job, split_outstanding
 from blockfit.measure.fio_run import FioFailed, fio_binary, fio_version, run_fio
@@ -296,8 +297,9 @@ def session(targets: list[str], options: CalibrateOptions, progress: ProgressFn 
     fio_binary(options.fio)
     version = fio_version(options.fio)
     hosts = [parse_host(h) for h in options.hosts]
-    if len(set(hosts)) != len(hosts):
-        raise InputError("--host: the same host is named twice")
+    twice = named_twice(hosts)
+    if twice is not None:
+        raise InputError(f"--host: {twice.label} is named twice")
     notes: list[str] = []
     resolved = resolve_targets(list(targets), size_bytes=options.size_bytes, write_pct=options.write_pct,
                                allow_write=options.allow_write, remote=bool(hosts), warnings=notes)

@@ -194,8 +194,9 @@ def resolve_targets(given: list[str], *, size_bytes: int, write_pct: int, allow_
     if not given:
         raise InputError("TARGET: expected at least one directory, file or block device")
     real = [os.path.realpath(g) for g in given]
-    if len(set(real)) != len(real):
-        raise InputError("TARGET: the same target is named twice")
+    for i, path in enumerate(real):
+        if path in real[:i]:
+            raise InputError(f"TARGET: {given[i]!r} is named twice (as {given[real.index(path)]!r} too)")
     targets = [resolve_target(g, size_bytes=size_bytes, write_pct=write_pct, allow_write=allow_write,
                               remote=remote, warnings=warnings) for g in given]
     if len(targets) > 1 and any(t.created for t in targets):
