@@ -9,6 +9,7 @@ number, and checked to be in the file), divided by the report's "Elapsed" minute
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -283,3 +284,17 @@ def test_sql_command_prints_the_scripts_with_the_licence_question(blockfit: Call
     assert ss.returncode == 0 and "dm_io_virtual_file_stats" in json.loads(ss.stdout)["script"]
     bad = blockfit("sql", "db2")
     assert bad.returncode == 2 and "expected oracle, statspack or sqlserver" in bad.stderr
+
+
+@needs_samples
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.*") if p.suffix in (".txt", ".html"))
+                         if SAMPLES.is_dir() else [])
+def test_the_iops_note_divides_by_the_seconds_it_shows(name: str) -> None:
+    """The note's arithmetic is checkable by hand: (reads + writes) / the seconds shown = the IOPS shown, to its
+    last digit (it printed "/ 1,801 s = 5,219.5" and divided by 1,801.2 s; issue 37, item 8)."""
+    note = next(n for n in derive_targets(SAMPLES / name, percentile=100).notes if "IOPS = (" in n)
+    m = re.search(r"requests ([\d,]+) \+ physical write total IO requests ([\d,]+)\) / ([\d,.]+) s = ([\d,.]+);",
+                  note)
+    assert m, note
+    reads, writes, secs, iops = (float(g.replace(",", "")) for g in m.groups())
+    assert round((reads + writes) / secs, 1) == iops, note

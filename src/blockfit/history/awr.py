@@ -189,10 +189,11 @@ def to_series(rep: Report) -> Series:
     sample = Sample(key=f"{rep.begin_snap}-{rep.end_snap}", member=member, start=rep.begin_time, duration_s=dur,
                     label=label, read_iops=r, write_iops=w, iops=r + w, read_mbps=rb, write_mbps=wb)
     what = {"awr": "AWR report", "awr-global": "RAC global AWR report", "statspack": "Statspack report"}[rep.kind]
+    secs = f"{dur:,.3f}".rstrip("0").rstrip(".")   # the divisor as divided by: 1,801.2 s, not 1,801 s
     notes = [f"{rep.path.name}: {what}{' ' + rep.release if rep.release else ''}, {label} "
              f"({dur / 60:,.2f} min): IOPS = (physical read total IO requests {rep.stats[STATS[0]]:,.0f} + physical "
-             f"write total IO requests {rep.stats[STATS[1]]:,.0f}) / {dur:,.0f} s = {r + w:,.1f}; MB/s = (physical "
-             f"read total bytes + physical write total bytes) / {dur:,.0f} s / 10^6 = {rb + wb:,.2f}"]
+             f"write total IO requests {rep.stats[STATS[1]]:,.0f}) / {secs} s = {r + w:,.1f}; MB/s = (physical "
+             f"read total bytes + physical write total bytes) / {secs} s / 10^6 = {rb + wb:,.2f}"]
     notes += _reconcile(rep, r, w, rb, wb)
     database = f"{rep.db_name or '?'} (DBID {rep.dbid})" if rep.dbid else (rep.db_name or None)
     warnings = []
