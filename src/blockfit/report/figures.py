@@ -17,6 +17,7 @@ from typing import Any, cast
 
 import matplotlib
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import Formatter
 
@@ -94,8 +95,12 @@ class NumberTicks(Formatter):
         # the suffix follows the visible range (a locator also hands over ticks just outside it)
         view = self.axis.get_view_interval() if self.axis is not None else values
         top = max((abs(float(v)) for v in view), default=0.0)
+        # on a log axis ticks span decades: one shared suffix read 1,000 MB/s as "0.001M", so each tick is
+        # labelled on its own (1,000 · 10,000 · 100k · 1M)
+        log = isinstance(self.axis, Axis) and self.axis.get_scale() == "log"
+        scale_of = None if log else top
         for sig in range(3, 8):
-            labels = [fmt_compact(v, sig, scale_of=top) for v in values]
+            labels = [fmt_compact(v, sig, scale_of=scale_of) for v in values]
             if len(set(labels)) == len(labels):
                 break
         self.sig = sig
