@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -113,3 +114,52 @@ def test_build_on_an_infeasible_plan_says_why_there_is_nothing_to_build(capsys: 
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1, err
     assert "no candidate to build (infeasible: no layout on VM.Standard.E3.Flex meets 500,000 IOPS" in lines[0]
+
+
+ONE_PLURAL = re.compile(r"\b1 (?:[\w-]+ ){0,3}(?:volumes|shapes|files|hosts|devices)\b")
+
+
+@pytest.mark.parametrize(("cloud", "instance", "provision"), [
+    ("oci", "VM.Standard.E4.Flex:4", "oci-cli"), ("oci", "VM.Standard.E4.Flex:4", "terraform"),
+    ("aws", "m6i.xlarge", "aws-cli"), ("aws", "m6i.xlarge", "terraform")])
+def test_one_volume_is_one_volume_in_what_build_writes(cloud: str, instance: str, provision: str,
+                                                       capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    """'create 1 volumes and attach them' (issue 37 item 8): the step, its script or Terraform, and the summary."""
+    code, out, err = run(["plan", "--cloud", cloud, "--capacity", "500G", "--target-iops", "3000", "--instance",
+                          instance, "--max-volumes", "1", "--json"], capsys)
+    assert code == 0, err
+    plan = tmp_path / "plan.json"
+    plan.write_text(out)
+    device = "/dev/oracleoci/oraclevdb" if cloud == "oci" else "/dev/sdf"
+    code, out, err = run(["build", "--plan", str(plan), "--manager", "none", "--devices", device, "--provision",
+                          provision, "--out", str(tmp_path / "o"), "--json"], capsys)
+    assert code == 0, err
+    result = json.loads(out)
+    texts = [s["description"] for s in result["steps"]] + [p.read_text() for p in (tmp_path / "o").rglob("*")
+                                                            if p.is_file()]
+    provisioning = [s["description"] for s in result["steps"] if s["kind"] in ("provision", "terraform")]
+    assert provisioning and all(re.search(r"\b1 (?:OCI block |EBS \w+ )?volume\b", d) for d in provisioning), provisioning
+    assert [m.group(0) for t in texts for m in ONE_PLURAL.finditer(t)] == []
+
+
+def test_counts_say_one_thing_in_the_singular() -> None:
+    from blockfit.diagnose.wording import instance_cap
+    from blockfit.units import fmt_count
+
+    assert instance_cap(1, 3000, "IOPS").startswith("sum over 1 volume held")
+    assert fmt_count(1, "shape") == "1 shape" and fmt_count(2, "shape") == "2 shapes"
+
+
+@given(st.sampled_from(["st1", "sc1"]), st.integers(125, 16_384))
+def test_a_derived_mib_s_figure_has_at_most_one_decimal(vtype: str, size: int) -> None:
+    """'1x12788G@st1' printed "499.531 MiB/s" (0.0390625 MiB/s per GiB x 12,788 GiB)."""
+    from blockfit.catalog import load_catalog
+    from blockfit.model import predict
+    from blockfit.specs import parse_instance, parse_layout
+
+    aws = load_catalog("aws")
+    p = predict(parse_layout(f"1x{size}G@{vtype}", "aws", aws), parse_instance("m6i.xlarge", "aws", aws),
+                catalog=aws, with_curve=False)
+    words = p.model_dump_json()
+    assert "MiB/s" in words
+    assert re.findall(r"\d\.\d{2,} MiB/s", words) == []

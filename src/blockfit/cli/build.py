@@ -14,6 +14,7 @@ from blockfit.errors import InputError
 from blockfit.files import check_distinct
 from blockfit.inputs import read_plan
 from blockfit.terminal import markup
+from blockfit.units import fmt_count
 
 CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommended one: the cheapest total, except that "
                   "within 1 % of it the fewest volumes, then the fewest OCPUs, come first)")
@@ -56,7 +57,8 @@ def build_command(
     if as_json:
         print_json(result)
         return
-    console.print(f"[bold]blockfit build[/bold]: wrote {len(result.steps)} files to {markup(result.out_dir)}")
+    console.print(f"[bold]blockfit build[/bold]: wrote {fmt_count(len(result.steps), 'file')} to "
+                  f"{markup(result.out_dir)}")
     for step in result.steps:
         order = str(step.order) if step.order else "-"
         console.print(f"  {order:>3}  {step.path:<26} {step.description}", highlight=False, markup=False)

@@ -15,6 +15,7 @@ from blockfit.cli.common import CATALOG_HELP, catalog_for
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
 from blockfit.terminal import cell, markup, safe
+from blockfit.units import fmt_count
 
 catalog_app = typer.Typer(help="Show the dated, sourced cloud limits and prices the model uses.",
                           invoke_without_command=True, callback=print_help_without_command)
@@ -177,8 +178,9 @@ def import_command(
         print_json(result)
         return
     console.print(f"[bold]wrote {markup(result.out)}[/]: {cloud} catalog {result.version} over the shipped "
-                  f"{result.based_on}: {len(result.added)} shapes added, {len(result.replaced)} updated, "
-                  f"{result.prices} compute prices", highlight=False)
+                  f"{result.based_on}: {fmt_count(len(result.added), 'shape')} added, "
+                  f"{len(result.replaced):,} updated, "
+                  f"{fmt_count(result.prices, 'compute price')}", highlight=False)
     for f in result.files:
         console.print(safe(f"  {f.source}: {f.path} ({f.format}, dated {f.date}): {f.entries} entries"),
                       highlight=False, markup=False)

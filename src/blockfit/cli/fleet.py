@@ -30,7 +30,7 @@ from blockfit.plan.fleet import FleetOptions, Mapping, load_mapping, plan_fleet,
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetResult
 from blockfit.terminal import cell, markup, one_line, safe
-from blockfit.units import fmt_money, fmt_num
+from blockfit.units import fmt_count, fmt_money, fmt_num
 
 FLEET_OPTIONS = ("--match", "--range", "--step", "--until", "--mount", "--hosts", "--concurrency")
 
@@ -121,7 +121,8 @@ STATUS_STYLE = {"under": "bold red", "over": "yellow", "within": "green", "unkno
 
 def render_fleet(r: FleetResult) -> None:
     s = r.summary
-    console.print(f"[bold]Fleet[/] {markup(r.source)} {{{markup(r.match)}}}: {s.planned} hosts planned from "
+    console.print(f"[bold]Fleet[/] {markup(r.source)} {{{markup(r.match)}}}: {fmt_count(s.planned, 'host')} "
+                  "planned from "
                   f"p{r.percentile:g} of {fmt_span(r.range_s)} at {fmt_span(r.step_s)} steps"
                   f"{f' + {r.headroom_pct:g} % headroom' if r.headroom_pct else ''} ({r.cloud} catalog "
                   f"{r.catalog_version})")
@@ -146,7 +147,7 @@ def render_fleet(r: FleetResult) -> None:
     console.print(f"[bold]{s.under}[/] under-provisioned, [bold]{s.within}[/] within, [bold]{s.over}[/] "
                   f"over-provisioned" + (f", {s.unknown} without a current layout" if s.unknown else "")
                   + (f"; {s.problems} not planned (below)" if s.problems else ""))
-    console.print(f"Monthly cost of {s.priced} hosts: now {fmt_money(s.cost_now.total)}, recommended "
+    console.print(f"Monthly cost of {fmt_count(s.priced, 'host')}: now {fmt_money(s.cost_now.total)}, recommended "
                   f"{fmt_money(s.cost_recommended.total)}"
                   + ("" if s.savings is None else f" ({'saves' if s.savings >= 0 else 'adds'} "
                                                   f"{fmt_money(abs(s.savings))} a month)"))

@@ -7,6 +7,8 @@ rules: each is a figure the rule measured, said once where it is measured.
 
 from __future__ import annotations
 
+from blockfit.units import fmt_count
+
 MultipathCause = str  # "failed_paths" | "failover_grouping" | "one_active_path" | "unknown"
 
 
@@ -50,7 +52,7 @@ def multipath_one_path(device: str, paths: int, hot: str, share: float) -> str:
 
 
 def instance_cap(volumes: int, cap: float, unit: str) -> str:
-    return f"sum over {volumes} volumes held at the instance's {_f(cap)} {unit} limit"
+    return f"sum over {fmt_count(volumes, 'volume')} held at the instance's {_f(cap)} {unit} limit"
 
 
 def small_io_on_throughput_bound(request_kib: float, mbps_use: float) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.emit.safety import render_script
 from blockfit.schema import BuildStep
+from blockfit.units import fmt_count
 
 MIB = 1024 * 1024
 
@@ -20,7 +21,8 @@ def extent_bytes(stripe_bytes: int) -> int:
 def emit(ctx: BuildContext) -> list[GeneratedFile]:
     online = ctx.online
     vg, lv = ctx.source_vg_lv if online else (ctx.vg, ctx.lv)
-    desc = (f"add the {ctx.members} new devices to volume group {vg} for the online migration" if online else
+    desc = (f"add the {fmt_count(ctx.members, 'new device')} to volume group {vg} for the online migration"
+            if online else
             (f"LVM: volume group {vg}, logical volume {lv} striped over {ctx.members} devices in "
              f"{ctx.stripe_bytes // 1024} KiB stripes" if ctx.members > 1 else
              f"LVM: volume group {vg}, logical volume {lv} on one device"))

@@ -12,6 +12,7 @@ from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.emit.escape import hcl_string
 from blockfit.emit.safety import render_template
 from blockfit.schema import BuildStep
+from blockfit.units import fmt_count
 
 # Checked (search tool, Nov 2026) against: the OCI CLI reference pages under
 # docs.oracle.com/iaas/tools/oci-cli/latest/oci_cli_docs/cmdref/ (bv/volume/create; compute/volume-attachment/
@@ -64,7 +65,9 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
     assert ctx.provision is not None
     vol = ctx.layout.volume
     names = volume_names(ctx)
+    them = "it" if ctx.members == 1 else "them"   # "create 1 volumes and attach them" read as a slip
     if ctx.cloud == "oci":
+        volumes = fmt_count(ctx.members, "OCI block volume")
         vpu = vol.vpu_per_gb if vol.vpu_per_gb is not None else 10
         attachment = ctx.attachment or "iscsi"
         attrs = [("count", str(ctx.members)), ("attachment_type", hcl_string(attachment)),
@@ -73,17 +76,18 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
         if attachment == "iscsi":
             attrs.append(("is_agent_auto_iscsi_login_enabled", "true"))
         args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vpu=vpu, names=names,
-                    devices=ctx.devices, uhp=vpu >= 30, attachment=attachment, attach_attrs=attrs)
+                    devices=ctx.devices, uhp=vpu >= 30, attachment=attachment, attach_attrs=attrs, volumes=volumes,
+                    them=them)
         if ctx.provision == "terraform":
             step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform",
                              touches_devices=False,
-                             description=f"Terraform: {ctx.members} OCI block volumes of {vol.size_gb} GB at {vpu} "
+                             description=f"Terraform: {volumes} of {vol.size_gb} GB at {vpu} "
                                          f"VPU/GB, each with an {attachment} attachment")
             return [GeneratedFile(step, render_template("oci.tf.j2", **args), executable=False)]
         step = BuildStep(order=0, name="provision-oci", path="00-provision-oci.sh", kind="provision",
                          touches_devices=False,
-                         description=f"OCI CLI: create {ctx.members} volumes ({vol.size_gb} GB, {vpu} VPU/GB) and "
-                                     f"attach them ({attachment}) at consistent device paths")
+                         description=f"OCI CLI: create {volumes} ({vol.size_gb} GB, {vpu} VPU/GB) and "
+                                     f"attach {them} ({attachment}) at consistent device paths")
         return [GeneratedFile(step, render_template("provision_oci.sh.j2", **args))]
     iops, throughput = _aws_perf(ctx)
     perf: list[str] = []
@@ -91,14 +95,16 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
         perf += ["--iops", str(iops)]
     if throughput:
         perf += ["--throughput", str(throughput)]
+    volumes = fmt_count(ctx.members, f"EBS {vol.type} volume")
     args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vtype=vol.type, iops=iops,
-                throughput=throughput, names=names, attach_names=aws_attach_names(ctx), perf=perf)
+                throughput=throughput, names=names, attach_names=aws_attach_names(ctx), perf=perf, volumes=volumes,
+                them=them)
     if ctx.provision == "terraform":
         step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform", touches_devices=False,
-                         description=f"Terraform: {ctx.members} EBS {vol.type} volumes of {vol.size_gb} GiB, each "
+                         description=f"Terraform: {volumes} of {vol.size_gb} GiB, each "
                                      "attached to the instance")
         return [GeneratedFile(step, render_template("aws.tf.j2", **args), executable=False)]
     step = BuildStep(order=0, name="provision-aws", path="00-provision-aws.sh", kind="provision",
                      touches_devices=False,
-                     description=f"AWS CLI: create {ctx.members} {vol.type} volumes and attach them")
+                     description=f"AWS CLI: create {volumes} and attach {them}")
     return [GeneratedFile(step, render_template("provision_aws.sh.j2", **args))]

@@ -45,7 +45,7 @@ def summary(r: FleetResult) -> str:
 
 
 def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
-    s = Section("fleet", f"Fleet: {r.summary.planned} hosts from {r.source}", source, summary(r))
+    s = Section("fleet", f"Fleet: {fmt_count(r.summary.planned, 'host')} from {r.source}", source, summary(r))
     if any(h.now is not None for h in r.hosts):
         s.figures.append(_demand_figure(r, sink))
     detailed = [h for h in r.hosts if h.detail is not None and h.detail.iops_max]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import FixedPerformance, MemberPerf, check_size, priced, to_mbps
+from blockfit.model.kinds.base import FixedPerformance, MemberPerf, check_size, fmt_tput, priced, to_mbps
 from blockfit.schema import CostItem, Volume
 
 
@@ -118,7 +118,7 @@ class ProvisionedIops:
         return MemberPerf(
             iops=vol.provisioned_iops, iops_rule=f"provisioned ({vol.provisioned_iops:,} IOPS)", iops_field="iops_max",
             iops_name="volume_iops_provisioned", mbps=to_mbps(mib, vt),
-            mbps_rule=f"throughput tied to provisioned IOPS ({mib:g} MiB/s)", mbps_field="tiers",
+            mbps_rule=f"throughput tied to provisioned IOPS ({fmt_tput(mib)} MiB/s)", mbps_field="tiers",
             mbps_name="volume_mbps_cap", accounting_bytes=_accounting(vt))
 
     def cost(self, cat: Catalog, vt: VolumeType, vol: Volume) -> list[CostItem]:
@@ -150,18 +150,20 @@ class Hdd(FixedPerformance):
         mib = min(vt.tput_per_gb * vol.size_gb, vt.tput_max)
         credits = min(vt.iops_max, mib)            # 1 MiB I/O credits per second
         per_tib = vt.tput_per_gb * 1024
-        warnings = [f"{vol.type} is an HDD type: every random I/O of up to 1 MiB costs 1 MiB of its {mib:g} MiB/s "
-                    f"baseline ({per_tib:g} MiB/s per TiB), so small random I/O gets {credits:,.0f} IOPS; "
+        warnings = [f"{vol.type} is an HDD type: every random I/O of up to 1 MiB costs 1 MiB of its "
+                    f"{fmt_tput(mib)} MiB/s baseline ({per_tib:g} MiB/s per TiB), so small random I/O gets "
+                    f"{credits:,.0f} IOPS; "
                     "not suited to database data files."]
         if vt.tput_burst_per_gb and vt.tput_burst_max:
             burst = min(vt.tput_burst_per_gb * vol.size_gb, vt.tput_burst_max)
-            warnings.append(f"{vol.type} bursts to {burst:g} MiB/s ({vt.tput_burst_per_gb * 1024:g} MiB/s per TiB, "
+            warnings.append(f"{vol.type} bursts to {fmt_tput(burst)} MiB/s "
+                            f"({vt.tput_burst_per_gb * 1024:g} MiB/s per TiB, "
                             f"max {vt.tput_burst_max:g}) while its burst bucket lasts; the sustained baseline "
-                            f"{mib:g} MiB/s is modelled.")
+                            f"{fmt_tput(mib)} MiB/s is modelled.")
         by_tput = credits < vt.iops_max
         return MemberPerf(
             iops=credits,
-            iops_rule=(f"every I/O of up to 1 MiB costs 1 MiB of the {mib:g} MiB/s baseline" if by_tput
+            iops_rule=(f"every I/O of up to 1 MiB costs 1 MiB of the {fmt_tput(mib)} MiB/s baseline" if by_tput
                        else f"per-volume cap ({vt.iops_max:,.0f} IOPS of up to 1 MiB)"),
             iops_field="io_accounting_kib" if by_tput else "iops_max",
             iops_name="volume_iops_per_gb" if by_tput else "volume_iops_cap", mbps=to_mbps(mib, vt),

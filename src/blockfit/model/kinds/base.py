@@ -51,6 +51,13 @@ class VolumeKind(Protocol):
     def cost(self, cat: Catalog, vt: VolumeType, vol: Volume) -> list[CostItem]: ...
 
 
+def fmt_tput(value: float) -> str:
+    """A derived throughput in words, at most one decimal: st1's 0.0390625 MiB/s per GiB x 12,788 GiB printed as
+    "499.531 MiB/s". Only the words are rounded; the arithmetic keeps the exact figure."""
+    text = f"{value:,.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
 def to_mbps(value: float, vt: VolumeType) -> float:
     """A throughput in the type's published unit converted to MB/s (10^6 B/s)."""
     return value * MIB_PER_S_IN_MB_PER_S if vt.throughput_unit == "MiB/s" else value
