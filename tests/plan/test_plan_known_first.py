@@ -139,3 +139,30 @@ def test_an_infeasible_plan_prints_the_notes_its_json_carries(capsys: pytest.Cap
             text = " ".join(out.err.split())
             for note in notes:
                 assert " ".join(note.split()) in text, note
+
+
+def test_instance_any_says_unpriced_shapes_were_not_ranked_not_left_out(capsys: pytest.CaptureFixture[str]):
+    """Issue 37 item 2: `plan --instance any` listed "144 no compute price" under "Left out", as if those shapes had
+    lost on cost. They are not ranked for want of a price: said apart, in text and JSON, with what to import."""
+    from blockfit.cli.plan import render_plan
+
+    aws = without_prices(load_catalog("aws"), family="r7i")
+    unpriced = {s.name for s in aws.shapes.values() if family_of(s, "aws") == "r7i"
+                and not any(f in s.unknown for f in ("iops", "mbps", "tiers"))}
+    assert unpriced
+    plan = plan_shapes(Requirements(cloud="aws", capacity_gb=2048, target_iops=20_000, instance_shape="any"), aws,
+                       ShapeQuery(text="any"))
+    assert plan.feasible and plan.candidates[0].cost.compute is not None
+    search = plan.instance_search
+    assert search is not None
+    assert not any("no compute price" in r for r in search.left_out)
+    assert unpriced <= set(search.unpriced)
+    assert set(search.unpriced) <= {s.name for s in aws.shapes.values() if s.name not in aws.compute_prices}
+    said = [n for n in plan.notes if n.startswith("Not ranked for want of a compute price")]
+    assert len(said) == 1 and f"{len(search.unpriced)} shapes" in said[0]
+    assert "AWS Price List" in said[0] and "catalog import --cloud aws" in said[0]
+    assert not any(n.startswith("Left out") and "price" in n for n in plan.notes)
+    assert '"unpriced"' in plan.model_dump_json()
+    render_plan(plan, None)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Not ranked for want of a compute price" in out

@@ -32,10 +32,14 @@ from blockfit.plan.search import RankKey, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
 from blockfit.schema.plan import InstanceSearch, ShapeOffer
+from blockfit.units import fmt_count
 
 ANY = "any"
 NO_COMPUTE_PRICE = "no compute price"
 IMPORT_HINT = " (import a price list: blockfit catalog import)"
+# what `catalog import` reads to price a cloud's shapes (its --help names the same files)
+PRICE_LISTS = {"aws": "an AWS Price List file (AmazonEC2)", "azure": "a Retail Prices API response",
+               "gcp": "the Cloud Billing Catalog SKUs", "oci": "the OCI products price list"}
 OFFERS = 3          # the cheapest shapes listed in the plan's instance_search
 
 
@@ -241,6 +245,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
         plan = _plan_without_compute_price(req, cat, unpriced, what)
         if plan is not None:
             record.left_out = _reasons({r: ns for r, ns in left.items() if not r.startswith(NO_COMPUTE_PRICE)})
+            record.unpriced = unpriced
             plan.instance_search = record
             return plan
     if not names:
@@ -249,7 +254,8 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
                            + (f": {'; '.join(record.left_out)}" if record.left_out else ""))
     outcome = search_shapes(cat, req, names, left)
     record.planned = outcome.planned
-    record.left_out = _reasons(outcome.left_out)
+    record.unpriced = unpriced
+    record.left_out = _reasons({r: ns for r, ns in outcome.left_out.items() if not r.startswith(NO_COMPUTE_PRICE)})
     if not outcome.best:
         head = (f"none of the {len(names)} {cat.cloud} shapes of {what} could be planned" if not outcome.planned else
                 f"no layout on any of the {len(names)} {cat.cloud} shapes of {what} meets {_targets(req)}")
@@ -262,9 +268,19 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     plan.notes.insert(0, f"Searched {what} of the {cat.cloud} catalog {cat.version}: {len(names)} shapes, "
                          f"{outcome.planned} planned (the rest could not beat ${outcome.best[0][0].cost:,.2f}/month on "
                          f"compute price alone); cheapest {winner}" + (f"; next {others}" if others else "") + ".")
-    plan.notes[1:1] = [f"Left out: {r}." for r in record.left_out]
+    plan.notes[1:1] = [f"Left out: {r}." for r in record.left_out] + ([_unpriced_note(cat, unpriced, winner)]
+                                                                       if unpriced else [])
     plan.instance_search = record
     return plan
+
+
+def _unpriced_note(cat: Catalog, names: list[str], winner: str) -> str:
+    """Shapes without a compute price are not ranked, and the plan says so: their total is unknown, not high
+    (issue 37: '--instance any' listed "144 no compute price" among the shapes left out, as if they had lost)."""
+    return (f"Not ranked for want of a compute price: {fmt_count(len(names), 'shape')} of the {cat.cloud} catalog "
+            f"{cat.version} (e.g. {', '.join(names[:3])}); any of them might cost less than {winner}. To rank "
+            f"them, import {PRICE_LISTS[cat.cloud]}: blockfit catalog import --cloud {cat.cloud} FILE --out "
+            f"{cat.cloud}.toml, then plan with --catalog {cat.cloud}.toml.")
 
 
 def _plan_without_compute_price(req: Requirements, cat: Catalog, names: list[str], what: str) -> Plan | None:

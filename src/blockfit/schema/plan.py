@@ -158,6 +158,10 @@ class InstanceSearch(BaseModel):
     planned: int = Field(description="shapes whose cheapest plan was searched; the others could not beat the best "
                                      "on compute price (a lower bound of their total) alone")
     left_out: list[str] = Field(default_factory=list, description="why shapes were not searched, with counts")
+    unpriced: list[str] = Field(default_factory=list, description="shapes that passed the filters but were not ranked "
+                                                                  "for want of a compute price (their total is "
+                                                                  "unknown, not high): import a price list to rank "
+                                                                  "them")
     cheapest: list[ShapeOffer] = Field(default_factory=list, description="the cheapest shapes, best first; the "
                                                                          "plan's candidates are on the first")
 
