@@ -138,7 +138,8 @@ def test_one_volume_is_one_volume_in_what_build_writes(cloud: str, instance: str
     texts = [s["description"] for s in result["steps"]] + [p.read_text() for p in (tmp_path / "o").rglob("*")
                                                             if p.is_file()]
     provisioning = [s["description"] for s in result["steps"] if s["kind"] in ("provision", "terraform")]
-    assert provisioning and all(re.search(r"\b1 (?:OCI block |EBS \w+ )?volume\b", d) for d in provisioning), provisioning
+    one = re.compile(r"\b1 (?:OCI block |EBS \w+ )?volume\b")
+    assert provisioning and all(one.search(d) for d in provisioning), provisioning
     assert [m.group(0) for t in texts for m in ONE_PLURAL.finditer(t)] == []
 
 

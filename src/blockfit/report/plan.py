@@ -138,8 +138,8 @@ def _infeasible_section(plan: Plan, source: str, title: str, sink: FigureSink) -
         history.extend(s, plan.requirements.history, sink)
     rows = ([inf.best] if inf.best is not None else []) + list(inf.alternatives)
     if rows:
-        s.tables.append(_candidate_table("The best on this instance (first, misses a target) and the cheapest other "
-                                         "shapes that meet the targets" + _where(rows[0]), rows, plan.requirements))
+        caption = "The best on this instance (first, grey: misses a target) and the cheapest other shapes that meet "
+        s.tables.append(_candidate_table(caption + "the targets" + _where(rows[0]), rows, plan.requirements))
         s.tables[-1].muted_rows = {0} if inf.best is not None else set()
     if inf.missed:
         s.lists.append(("Targets missed", list(inf.missed)))
