@@ -19,3 +19,11 @@ def test_io_sizes_are_binary():
 def test_bad_volume_size(bad):
     with pytest.raises(InputError):
         parse_volume_gb(bad)
+
+
+def test_money_puts_the_minus_before_the_dollar() -> None:
+    """A fleet's negative saving read "$-29.92"; a negative amount is "−$29.92", and one that rounds to zero "$0.00"."""
+    from blockfit.units import fmt_money
+
+    assert fmt_money(-29.92) == "−$29.92" and fmt_money(1234.5) == "$1,234.50"
+    assert fmt_money(-0.001) == "$0.00" and fmt_money(-0.0) == "$0.00" and fmt_money(None) == "unknown"

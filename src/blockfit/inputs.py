@@ -299,9 +299,9 @@ def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
     else:
         known_list = ", ".join(v.isoformat() for v in known)
         first = f" (candidate 0 on {plan.candidates[0].instance[:60]})" if plan.candidates else ""
-        raise InputError(f"{where}: catalog_version {version}{first}: not a {plan.cloud} catalog version this blockfit "
-                         f"ships ({known_list}); a plan made on a file 'blockfit catalog import' wrote is read with "
-                         "that file: --catalog PATH")
+        raise InputError(f"{where}: catalog_version {version}{first}: not a catalog version of {plan.cloud} that "
+                         f"this blockfit ships ({known_list}); a plan made on a file 'blockfit catalog import' wrote "
+                         "is read with that file: --catalog PATH")
     _check_io_sizes(plan.requirements.small_io, plan.requirements.large_io, f"{where}: requirements")
 
     def derive(c: Candidate, here: str) -> Candidate:

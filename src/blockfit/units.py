@@ -213,8 +213,12 @@ def fmt_qty(value: float | None, unit: str, sig: int = 3) -> str:
 
 
 def fmt_money(value: float | None) -> str:
-    """Dollars with cents: 195.84 → '$195.84'; None → 'unknown' (a missing price is never guessed)."""
-    return "unknown" if value is None else f"${value:,.2f}"
+    """Dollars with cents: 195.84 → '$195.84', -29.92 → '−$29.92'; None → 'unknown' (a missing price is never
+    guessed)."""
+    if value is None:
+        return "unknown"
+    cents = round(value, 2)
+    return f"−${-cents:,.2f}" if cents < 0 else f"${abs(cents):,.2f}"
 
 
 def fmt_ms(value: float | None, sig: int = 3) -> str:
