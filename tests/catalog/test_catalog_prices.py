@@ -34,8 +34,7 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 
 # The series (AWS: the family before the dot) whose sizes no copy read priced, and the volume types likewise.
 GAPS: dict[str, dict[str, set[str]]] = {
-    "aws": {"shapes": {"m6a", "m7a", "m8g", "r6a", "r6idn", "r7a", "r7g", "r7iz", "r8g", "r8i", "x2idn", "x2iedn",
-                       "x8g", "r5b", "m6in", "m6idn"},
+    "aws": {"shapes": {"m8g", "r6idn", "r7a", "r7iz", "r8g", "r8i", "x2iedn", "x8g", "r5b", "m6in", "m6idn"},
             "volume_types": set()},
     "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
@@ -287,6 +286,39 @@ def test_aws_family_price_is_linear_in_vcpus_and_matches_every_listed_size(famil
     assert len(sizes) >= 8 and max(rates.values()) == pytest.approx(min(rates.values()), rel=1e-9)
     for size, hour in AWS_LISTED[family].items():
         assert cat.compute_prices[f"{family}.{size}"].per_hour == pytest.approx(hour, abs=1e-9)
+
+
+# Second pass: AWS-EC2-PRICE-3P-C (r7g, m6a, x2idn; checked against the us-east-1 offer file 20260924211011),
+# AWS-EC2-PRICE-3P-D (m7a) and AWS-EC2-PRICE-3P-E (r6a): every size each copy lists, USD per hour
+AWS_LISTED_2 = {
+    "r7g": {"medium": 0.0536, "large": 0.1071, "xlarge": 0.2142, "2xlarge": 0.4284, "4xlarge": 0.8568,
+            "8xlarge": 1.7136, "12xlarge": 2.5704, "16xlarge": 3.4272},
+    "m6a": {"large": 0.0864, "xlarge": 0.1728, "2xlarge": 0.3456, "4xlarge": 0.6912},
+    "x2idn": {"16xlarge": 6.669},
+    "m7a": {"large": 0.11592, "xlarge": 0.23184, "2xlarge": 0.46368},
+    "r6a": {"large": 0.1134, "xlarge": 0.2268, "2xlarge": 0.4536, "4xlarge": 0.9072, "8xlarge": 1.8144},
+}
+
+
+@pytest.mark.parametrize("family", sorted(AWS_LISTED_2))
+def test_aws_second_pass_family_is_linear_in_vcpus_and_matches_every_listed_size(family):
+    """Every size is priced, each listed size at its listed figure, the rest at the listed sizes' one rate per vCPU
+    (to the list's four decimals: r7g.medium is 0.0536 where the rule gives 0.05355); metal as its same-vCPU size."""
+    cat = CATS["aws"]
+    sizes = {s.name: s for s in cat.shapes.values() if s.name.split(".")[0] == family}
+    listed = AWS_LISTED_2[family]
+    biggest = max(listed, key=lambda size: sizes[f"{family}.{size}"].vcpus)   # the most digits of the rate
+    rate = listed[biggest] / sizes[f"{family}.{biggest}"].vcpus
+    assert len(sizes) >= 4
+    for name, shape in sizes.items():
+        price = cat.compute_prices[name]
+        size = name.split(".", 1)[1]
+        assert price.region == "us-east-1" and price.source_of("per_hour").startswith("AWS-EC2-PRICE-3P-")
+        if size in listed:
+            assert price.per_hour == pytest.approx(listed[size], abs=1e-9), name
+        assert price.per_hour == pytest.approx(shape.vcpus * rate, abs=0.000051), name   # half a 4th decimal
+        if not size.startswith("metal") and size not in listed:
+            assert "rule" in (price.note or ""), name
 
 
 def test_aws_r5b_has_every_size_with_its_ebs_limits():
