@@ -66,7 +66,10 @@ def test_toml_writer_round_trips_every_shipped_catalog() -> None:
 
 def test_aws_import_model_reports_the_imported_figures(tmp_path: Path) -> None:
     out = tmp_path / "aws.toml"
-    result = import_catalog("aws", aws_files(tmp_path), out, load_catalog("aws"))
+    base = load_catalog("aws")   # r6a.2xlarge unpriced, as before issue 38 priced it at the file's own 0.4536
+    prices = {k: v for k, v in base.compute_prices.items() if k != "r6a.2xlarge"}
+    base = base.model_copy(update={"compute_prices": prices})
+    result = import_catalog("aws", aws_files(tmp_path), out, base)
     cat = load_catalog_file(str(out))
     assert result.added == ["r8i.2xlarge", "m4.xlarge"] and "r6a.2xlarge" in result.replaced
     changed = {(c.item, c.field): (c.old, c.new) for c in result.changes}

@@ -9,7 +9,9 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
   price of every machine type, kept in tests/data/catalog/gcp_us_central1_machine_hourly.json (figures only);
 - OCI-PRICE-LIST-ROWS (OCI's price list API rows) and OCI-SHAPES (OCPUs, memory and NVMe of each bare-metal shape);
 - AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
-  4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month.
+  4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month;
+- AZ-PV2-EASTUS-COPY (Retail Prices API records, eastus): Premium SSD v2 $0.000007 per IOPS-hour above 3,000 and
+  $0.000055 per MB/s-hour above 125; AWS-EC2-PRICE-3P-C/-D/-E: r7g, m6a, x2idn, m7a, r6a (us-east-1).
 
 Not every shape has a price yet: GAPS names what no copy read gave a price for, so that the completeness test fails
 both when a priced entry loses its price and when a gap is filled without being struck from the list."""
@@ -38,7 +40,7 @@ GAPS: dict[str, dict[str, set[str]]] = {
             "volume_types": set()},
     "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
-              "volume_types": {"premium-v2"}},
+              "volume_types": set()},
     "gcp": {"shapes": {"m4"},
             "volume_types": {"hyperdisk-balanced", "hyperdisk-extreme"}},
     "oci": {"shapes": {"VM.Standard.A1.Flex"},
@@ -144,10 +146,20 @@ def test_azure_ultra_cost_reproduces_the_east_us_copy_to_the_cent():
     assert {i.source.id for i in p.cost.items if i.source} == {"AZ-PRICE-API-COPY-2026-09-23", "AZ-ULTRA-EASTUS-COPY"}
 
 
-def test_azure_premium_v2_stays_a_stated_unknown():
-    """Only its capacity meter was found; a capacity-only price would understate it, so the cost is unknown."""
-    p = azure("1x1T@premium-v2:20000:500")
-    assert p.cost.storage is None and p.cost.total is None
+# AZ-PV2-EASTUS-COPY (Retail Prices API records, eastus): USD per hour above the free 3,000 IOPS and 125 MB/s;
+# capacity from AZ-PRICE-API-COPY-2026-09-23 ($0.000111 per GiB-hour as 0.08103 per GiB-month)
+PV2_EASTUS_HOURLY = {"iops": 0.000007, "mbps": 0.000055}
+
+
+@pytest.mark.parametrize("gib,iops,mbps", [(1024, 20000, 500), (160, 80000, 2000), (64, 3000, 125), (512, 3001, 126)])
+def test_azure_premium_v2_bills_iops_and_mbps_above_the_free_baseline_at_the_east_us_meters(gib, iops, mbps):
+    p = azure(f"1x{gib}G@premium-v2:{iops}:{mbps}")
+    expected = [gib * 0.08103, (iops - 3000) * PV2_EASTUS_HOURLY["iops"] * 730,
+                (mbps - 125) * PV2_EASTUS_HOURLY["mbps"] * 730]
+    assert [i.monthly for i in p.cost.items] == pytest.approx(expected, abs=0.005)
+    assert p.cost.storage == pytest.approx(sum(expected), abs=0.01)
+    assert p.cost.region == "eastus" and not [w for w in p.warnings if "unknown" in w or "two regions" in w]
+    assert {i.source.id for i in p.cost.items if i.source} == {"AZ-PRICE-API-COPY-2026-09-23", "AZ-PV2-EASTUS-COPY"}
 
 
 @pytest.mark.parametrize("metal", ["m6i.metal", "r6i.metal"])
