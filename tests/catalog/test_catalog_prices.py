@@ -42,7 +42,7 @@ GAPS: dict[str, dict[str, set[str]]] = {
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
               "volume_types": set()},
     "gcp": {"shapes": {"m4"},
-            "volume_types": {"hyperdisk-balanced", "hyperdisk-extreme"}},
+            "volume_types": {"hyperdisk-balanced"}},
     "oci": {"shapes": {"VM.Standard.A1.Flex"},
             "volume_types": set()},
 }
@@ -208,6 +208,23 @@ def test_gcp_every_catalog_size_costs_the_listed_price(series):
             assert cost.per_hour == pytest.approx(hour, abs=1e-6), name
             checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("gb,iops,storage,iops_cost", [(1000, 350_000, 125.00, 11_200.00),
+                                                    (128, 20_000, 16.00, 640.00)])
+def test_gcp_hyperdisk_extreme_reproduces_the_us_central1_copy(gb, iops, storage, iops_cost):
+    """GCP-HDX-PRICE-COPY (infracost's compute_disk_test.golden, region us-central1): every provisioned IOPS billed."""
+    cat = CATS["gcp"]
+    p = predict(parse_layout(f"1x{gb}G@hyperdisk-extreme:{iops}", "gcp", cat),
+                parse_instance("c3-standard-176", "gcp", cat), Workload(), cat, with_curve=False)
+    assert [round(i.monthly or 0, 2) for i in p.cost.items] == [storage, iops_cost]
+    assert p.cost.region == "us-central1" and {i.source.id for i in p.cost.items if i.source} == {"GCP-HDX-PRICE-COPY"}
+
+
+def test_gcp_hyperdisk_balanced_stays_unpriced_capacity_alone_would_understate_it():
+    p = predict(parse_layout("1x1T@hyperdisk-balanced:20000:600", "gcp", CATS["gcp"]),
+                parse_instance("c3-standard-44", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
+    assert p.cost.storage is None
 
 
 def test_gcp_m4_stays_unpriced_because_no_one_rate_fits():

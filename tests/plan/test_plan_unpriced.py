@@ -13,13 +13,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 import pytest
 
-import blockfit.catalog
-from blockfit.catalog import load_catalog, load_catalog_file
+from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog
 from blockfit.catalog.toml_out import dumps
 from blockfit.plan import make_plan
 from blockfit.plan.evaluate import Evaluator
@@ -31,8 +29,7 @@ from blockfit.schema import Requirements
 
 def without_premium_v2_prices() -> Path:
     """The newest Azure catalog, Premium SSD v2 unpriced: its price fields and their source entries removed."""
-    src = Path(blockfit.catalog.__file__).parent / "data" / "azure" / f"{load_catalog('azure').version}.toml"
-    raw = tomllib.loads(src.read_text())
+    raw = raw_catalog(load_catalog("azure"))
     vt = raw["volume_types"]["premium-v2"]
     for field in ("price_per_gb", "price_per_iops", "price_per_tput", "price_region"):
         vt.pop(field, None)
