@@ -28,7 +28,8 @@ from blockfit.catalog.models import Catalog, Shape, VolumeType
 from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.model.cost import region_name
-from blockfit.schema import Workload
+from blockfit.plan import make_plan
+from blockfit.schema import Requirements, Workload
 from blockfit.specs import parse_instance, parse_layout
 
 CLOUDS = ("aws", "azure", "gcp", "oci")
@@ -36,7 +37,7 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 
 # The series (AWS: the family before the dot) whose sizes no copy read priced, and the volume types likewise.
 GAPS: dict[str, dict[str, set[str]]] = {
-    "aws": {"shapes": {"m8g", "r6idn", "r7a", "r7iz", "r8g", "r8i", "x2iedn", "x8g", "r5b", "m6in", "m6idn"},
+    "aws": {"shapes": {"m8g", "r6idn", "r7a", "r7iz", "r8g", "r8i", "x8g", "r5b", "m6in", "m6idn"},
             "volume_types": set()},
     "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
@@ -221,6 +222,16 @@ def test_gcp_hyperdisk_extreme_reproduces_the_us_central1_copy(gb, iops, storage
     assert p.cost.region == "us-central1" and {i.source.id for i in p.cost.items if i.source} == {"GCP-HDX-PRICE-COPY"}
 
 
+@pytest.mark.parametrize("series", ["c4", "m4"])
+def test_gcp_hyperdisk_only_series_now_plan_on_priced_hyperdisk_extreme(series):
+    """Before the second pass no type c4 or m4 attaches had a price; now the plan recommends Hyperdisk Extreme."""
+    req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape=series, target_iops=20_000)
+    plan = make_plan(req, CATS["gcp"])
+    first = plan.candidates[0]
+    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-extreme" and first.max_iops >= 20_000
+    assert first.cost.storage == pytest.approx(2048 * 0.125 + 20_000 * 0.032, abs=0.01)
+
+
 def test_gcp_hyperdisk_balanced_stays_unpriced_capacity_alone_would_understate_it():
     p = predict(parse_layout("1x1T@hyperdisk-balanced:20000:600", "gcp", CATS["gcp"]),
                 parse_instance("c3-standard-44", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
@@ -318,7 +329,7 @@ def test_aws_family_price_is_linear_in_vcpus_and_matches_every_listed_size(famil
 
 
 # Second pass: AWS-EC2-PRICE-3P-C (r7g, m6a, x2idn; checked against the us-east-1 offer file 20260924211011),
-# AWS-EC2-PRICE-3P-D (m7a) and AWS-EC2-PRICE-3P-E (r6a): every size each copy lists, USD per hour
+# AWS-EC2-PRICE-3P-D (m7a), AWS-EC2-PRICE-3P-E (r6a) and -F (x2iedn): every size each copy lists, USD per hour
 AWS_LISTED_2 = {
     "r7g": {"medium": 0.0536, "large": 0.1071, "xlarge": 0.2142, "2xlarge": 0.4284, "4xlarge": 0.8568,
             "8xlarge": 1.7136, "12xlarge": 2.5704, "16xlarge": 3.4272},
@@ -326,6 +337,8 @@ AWS_LISTED_2 = {
     "x2idn": {"16xlarge": 6.669},
     "m7a": {"large": 0.11592, "xlarge": 0.23184, "2xlarge": 0.46368},
     "r6a": {"large": 0.1134, "xlarge": 0.2268, "2xlarge": 0.4536, "4xlarge": 0.9072, "8xlarge": 1.8144},
+    "x2iedn": {"xlarge": 0.83375, "2xlarge": 1.6675, "4xlarge": 3.335, "8xlarge": 6.67, "16xlarge": 13.34,
+               "24xlarge": 20.01, "32xlarge": 26.68},   # AWS-EC2-PRICE-3P-F
 }
 
 

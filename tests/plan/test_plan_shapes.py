@@ -122,17 +122,17 @@ def test_filters_and_families(wide: Catalog) -> None:
                           "m6i.metal", "r6i.metal", "m7g.metal", "c7i.48xlarge", "c7i.metal-48xl", "m7i.16xlarge",
                           "m7i.24xlarge", "m7i.48xlarge", "m7i.metal-24xl", "m7i.metal-48xl", "r7i.16xlarge",
                           "r7i.24xlarge", "r7i.48xlarge", "r7i.metal-24xl", "r7i.metal-48xl",
-                          # issue 38, second pass: r7g, m6a, r6a, m7a and x2idn priced
+                          # issue 38, second pass: r7g, m6a, r6a, m7a, x2idn and x2iedn priced
                           "r7g.12xlarge", "r7g.16xlarge", "r7g.metal", "x2idn.24xlarge", "x2idn.32xlarge",
                           "x2idn.metal", "m7a.16xlarge", "m7a.24xlarge", "m7a.32xlarge", "m7a.48xlarge",
-                          "m7a.metal-48xl"}
+                          "m7a.metal-48xl", "x2iedn.16xlarge", "x2iedn.24xlarge", "x2iedn.32xlarge", "x2iedn.metal"}
                           | {f"{family}.{size}" for family in ("m6a", "r6a")
                             for size in ("16xlarge", "24xlarge", "32xlarge", "48xlarge", "metal")} | {"r6a.12xlarge"})
     assert any("less memory" in reason for reason in left)
     names, left = candidate_shapes(wide, ShapeQuery(ANY), req.model_copy(update={"ocpus_min": 16, "ocpus_max": 32}))
     assert set(names) == {"m6i.8xlarge", "r6i.4xlarge", "r6i.8xlarge", "c7i.8xlarge", "m6i.4xlarge", "c7i.4xlarge",
                           "m7g.4xlarge", "m7g.8xlarge", "m7i.4xlarge", "m7i.8xlarge", "r7i.4xlarge", "r7i.8xlarge"} | {
-        f"{family}.{size}" for family in ("r7g", "m6a", "r6a", "m7a") for size in ("4xlarge", "8xlarge")}
+        f"{family}.{size}" for family in ("r7g", "m6a", "r6a", "m7a", "x2iedn") for size in ("4xlarge", "8xlarge")}
     names, _ = candidate_shapes(wide, ShapeQuery(ANY, families=["c7i", "m6i"]), req)
     assert names and all(n.startswith(("c7i.", "m6i.")) for n in names)
     with pytest.raises(InputError, match="nearest: r6i"):
