@@ -57,7 +57,10 @@ def test_pareto_of_the_200k_iops_plan_holds_the_recommendation_and_nothing_it_be
 # ---- finding 10: plan --json marked every Pareto row meets_targets: true (2x2T@premium-v1 at 15,000 IOPS) ----
 
 def test_azure_pareto_rows_that_miss_the_target_say_so_in_json_and_table():
-    args = ["plan", "--cloud", "azure", "--capacity", "4T", "--instance", "Standard_E32s_v5", "--target-iops", "40000"]
+    # Premium SSD v1 and Ultra: the 1-8 x P-tier layouts miss 40,000 IOPS (with v2, priced since issue 38, the
+    # front is one v2 row that meets it, so v2 is left out here)
+    args = ["plan", "--cloud", "azure", "--capacity", "4T", "--instance", "Standard_E32s_v5", "--target-iops", "40000",
+            "--levels", "premium-v1,ultra"]
 
     proc = run(*args, "--json")
     assert proc.returncode == 0, proc.stderr

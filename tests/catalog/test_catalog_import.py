@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from blockfit.catalog import load_catalog, load_catalog_file, resolve_catalog
+from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog, resolve_catalog
 from blockfit.catalog.importers import import_catalog
 from blockfit.catalog.names import edit_distance, nearest
 from blockfit.catalog.toml_out import dumps
@@ -66,7 +66,11 @@ def test_toml_writer_round_trips_every_shipped_catalog() -> None:
 
 def test_aws_import_model_reports_the_imported_figures(tmp_path: Path) -> None:
     out = tmp_path / "aws.toml"
-    result = import_catalog("aws", aws_files(tmp_path), out, load_catalog("aws"))
+    raw = raw_catalog(load_catalog("aws"))   # r6a.2xlarge unpriced, as before issue 38 priced it at 0.4536
+    raw["compute_prices"].pop("r6a.2xlarge")
+    (tmp_path / "base.toml").write_text(dumps(raw, "base"))
+    base = load_catalog_file(str(tmp_path / "base.toml"))
+    result = import_catalog("aws", aws_files(tmp_path), out, base)
     cat = load_catalog_file(str(out))
     assert result.added == ["r8i.2xlarge", "m4.xlarge"] and "r6a.2xlarge" in result.replaced
     changed = {(c.item, c.field): (c.old, c.new) for c in result.changes}

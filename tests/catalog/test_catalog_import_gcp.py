@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from blockfit.catalog import load_catalog, load_catalog_file
+from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog
 from blockfit.catalog.importers import import_catalog
+from blockfit.catalog.toml_out import dumps
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.schema import Workload
@@ -57,7 +58,14 @@ def write(tmp_path: Path, skus: list[dict[str, Any]], name: str = "skus.json") -
 
 def test_us_central1_prices_name_their_region_and_reproduce_the_shipped_rates(tmp_path):
     out = tmp_path / "gcp.toml"
-    result = import_catalog("gcp", [write(tmp_path, central())], out, GCP)
+    # Hyperdisk Extreme unpriced in the base, as before issue 38's second pass priced it in the shipped catalog
+    raw = raw_catalog(GCP)
+    for field in ("price_per_gb", "price_per_iops", "price_region"):
+        raw["volume_types"]["hyperdisk-extreme"].pop(field)
+        raw["volume_types"]["hyperdisk-extreme"]["sources"].pop(field)
+    (tmp_path / "base.toml").write_text(dumps(raw, "base"))
+    base = load_catalog_file(str(tmp_path / "base.toml"))
+    result = import_catalog("gcp", [write(tmp_path, central())], out, base)
     cat = load_catalog_file(str(out))
     for series, core, ram in (("n2", 0.031611, 0.004237), ("c3", 0.03465, 0.003938)):
         price = cat.compute_prices[series]

@@ -9,7 +9,9 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
   price of every machine type, kept in tests/data/catalog/gcp_us_central1_machine_hourly.json (figures only);
 - OCI-PRICE-LIST-ROWS (OCI's price list API rows) and OCI-SHAPES (OCPUs, memory and NVMe of each bare-metal shape);
 - AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
-  4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month.
+  4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month;
+- AZ-PV2-EASTUS-COPY (Retail Prices API records, eastus): Premium SSD v2 $0.000007 per IOPS-hour above 3,000 and
+  $0.000055 per MB/s-hour above 125; AWS-EC2-PRICE-3P-C/-D/-E: r7g, m6a, x2idn, m7a, r6a (us-east-1).
 
 Not every shape has a price yet: GAPS names what no copy read gave a price for, so that the completeness test fails
 both when a priced entry loses its price and when a gap is filled without being struck from the list."""
@@ -26,7 +28,8 @@ from blockfit.catalog.models import Catalog, Shape, VolumeType
 from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.model.cost import region_name
-from blockfit.schema import Workload
+from blockfit.plan import make_plan
+from blockfit.schema import Requirements, Workload
 from blockfit.specs import parse_instance, parse_layout
 
 CLOUDS = ("aws", "azure", "gcp", "oci")
@@ -34,14 +37,13 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 
 # The series (AWS: the family before the dot) whose sizes no copy read priced, and the volume types likewise.
 GAPS: dict[str, dict[str, set[str]]] = {
-    "aws": {"shapes": {"m6a", "m7a", "m8g", "r6a", "r6idn", "r7a", "r7g", "r7iz", "r8g", "r8i", "x2idn", "x2iedn",
-                       "x8g", "r5b", "m6in", "m6idn"},
+    "aws": {"shapes": {"m8g", "r6idn", "r7a", "r7iz", "r8g", "r8i", "x8g", "r5b", "m6in", "m6idn"},
             "volume_types": set()},
     "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
-              "volume_types": {"premium-v2"}},
+              "volume_types": set()},
     "gcp": {"shapes": {"m4"},
-            "volume_types": {"hyperdisk-balanced", "hyperdisk-extreme"}},
+            "volume_types": {"hyperdisk-balanced"}},
     "oci": {"shapes": {"VM.Standard.A1.Flex"},
             "volume_types": set()},
 }
@@ -145,10 +147,20 @@ def test_azure_ultra_cost_reproduces_the_east_us_copy_to_the_cent():
     assert {i.source.id for i in p.cost.items if i.source} == {"AZ-PRICE-API-COPY-2026-09-23", "AZ-ULTRA-EASTUS-COPY"}
 
 
-def test_azure_premium_v2_stays_a_stated_unknown():
-    """Only its capacity meter was found; a capacity-only price would understate it, so the cost is unknown."""
-    p = azure("1x1T@premium-v2:20000:500")
-    assert p.cost.storage is None and p.cost.total is None
+# AZ-PV2-EASTUS-COPY (Retail Prices API records, eastus): USD per hour above the free 3,000 IOPS and 125 MB/s;
+# capacity from AZ-PRICE-API-COPY-2026-09-23 ($0.000111 per GiB-hour as 0.08103 per GiB-month)
+PV2_EASTUS_HOURLY = {"iops": 0.000007, "mbps": 0.000055}
+
+
+@pytest.mark.parametrize("gib,iops,mbps", [(1024, 20000, 500), (160, 80000, 2000), (64, 3000, 125), (512, 3001, 126)])
+def test_azure_premium_v2_bills_iops_and_mbps_above_the_free_baseline_at_the_east_us_meters(gib, iops, mbps):
+    p = azure(f"1x{gib}G@premium-v2:{iops}:{mbps}")
+    expected = [gib * 0.08103, (iops - 3000) * PV2_EASTUS_HOURLY["iops"] * 730,
+                (mbps - 125) * PV2_EASTUS_HOURLY["mbps"] * 730]
+    assert [i.monthly for i in p.cost.items] == pytest.approx(expected, abs=0.005)
+    assert p.cost.storage == pytest.approx(sum(expected), abs=0.01)
+    assert p.cost.region == "eastus" and not [w for w in p.warnings if "unknown" in w or "two regions" in w]
+    assert {i.source.id for i in p.cost.items if i.source} == {"AZ-PRICE-API-COPY-2026-09-23", "AZ-PV2-EASTUS-COPY"}
 
 
 @pytest.mark.parametrize("metal", ["m6i.metal", "r6i.metal"])
@@ -197,6 +209,33 @@ def test_gcp_every_catalog_size_costs_the_listed_price(series):
             assert cost.per_hour == pytest.approx(hour, abs=1e-6), name
             checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("gb,iops,storage,iops_cost", [(1000, 350_000, 125.00, 11_200.00),
+                                                    (128, 20_000, 16.00, 640.00)])
+def test_gcp_hyperdisk_extreme_reproduces_the_us_central1_copy(gb, iops, storage, iops_cost):
+    """GCP-HDX-PRICE-COPY (infracost's compute_disk_test.golden, region us-central1): every provisioned IOPS billed."""
+    cat = CATS["gcp"]
+    p = predict(parse_layout(f"1x{gb}G@hyperdisk-extreme:{iops}", "gcp", cat),
+                parse_instance("c3-standard-176", "gcp", cat), Workload(), cat, with_curve=False)
+    assert [round(i.monthly or 0, 2) for i in p.cost.items] == [storage, iops_cost]
+    assert p.cost.region == "us-central1" and {i.source.id for i in p.cost.items if i.source} == {"GCP-HDX-PRICE-COPY"}
+
+
+@pytest.mark.parametrize("series", ["c4", "m4"])
+def test_gcp_hyperdisk_only_series_now_plan_on_priced_hyperdisk_extreme(series):
+    """Before the second pass no type c4 or m4 attaches had a price; now the plan recommends Hyperdisk Extreme."""
+    req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape=series, target_iops=20_000)
+    plan = make_plan(req, CATS["gcp"])
+    first = plan.candidates[0]
+    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-extreme" and first.max_iops >= 20_000
+    assert first.cost.storage == pytest.approx(2048 * 0.125 + 20_000 * 0.032, abs=0.01)
+
+
+def test_gcp_hyperdisk_balanced_stays_unpriced_capacity_alone_would_understate_it():
+    p = predict(parse_layout("1x1T@hyperdisk-balanced:20000:600", "gcp", CATS["gcp"]),
+                parse_instance("c3-standard-44", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
+    assert p.cost.storage is None
 
 
 def test_gcp_m4_stays_unpriced_because_no_one_rate_fits():
@@ -287,6 +326,41 @@ def test_aws_family_price_is_linear_in_vcpus_and_matches_every_listed_size(famil
     assert len(sizes) >= 8 and max(rates.values()) == pytest.approx(min(rates.values()), rel=1e-9)
     for size, hour in AWS_LISTED[family].items():
         assert cat.compute_prices[f"{family}.{size}"].per_hour == pytest.approx(hour, abs=1e-9)
+
+
+# Second pass: AWS-EC2-PRICE-3P-C (r7g, m6a, x2idn; checked against the us-east-1 offer file 20260924211011),
+# AWS-EC2-PRICE-3P-D (m7a), AWS-EC2-PRICE-3P-E (r6a) and -F (x2iedn): every size each copy lists, USD per hour
+AWS_LISTED_2 = {
+    "r7g": {"medium": 0.0536, "large": 0.1071, "xlarge": 0.2142, "2xlarge": 0.4284, "4xlarge": 0.8568,
+            "8xlarge": 1.7136, "12xlarge": 2.5704, "16xlarge": 3.4272},
+    "m6a": {"large": 0.0864, "xlarge": 0.1728, "2xlarge": 0.3456, "4xlarge": 0.6912},
+    "x2idn": {"16xlarge": 6.669},
+    "m7a": {"large": 0.11592, "xlarge": 0.23184, "2xlarge": 0.46368},
+    "r6a": {"large": 0.1134, "xlarge": 0.2268, "2xlarge": 0.4536, "4xlarge": 0.9072, "8xlarge": 1.8144},
+    "x2iedn": {"xlarge": 0.83375, "2xlarge": 1.6675, "4xlarge": 3.335, "8xlarge": 6.67, "16xlarge": 13.34,
+               "24xlarge": 20.01, "32xlarge": 26.68},   # AWS-EC2-PRICE-3P-F
+}
+
+
+@pytest.mark.parametrize("family", sorted(AWS_LISTED_2))
+def test_aws_second_pass_family_is_linear_in_vcpus_and_matches_every_listed_size(family):
+    """Every size is priced, each listed size at its listed figure, the rest at the listed sizes' one rate per vCPU
+    (to the list's four decimals: r7g.medium is 0.0536 where the rule gives 0.05355); metal as its same-vCPU size."""
+    cat = CATS["aws"]
+    sizes = {s.name: s for s in cat.shapes.values() if s.name.split(".")[0] == family}
+    listed = AWS_LISTED_2[family]
+    biggest = max(listed, key=lambda size: sizes[f"{family}.{size}"].vcpus)   # the most digits of the rate
+    rate = listed[biggest] / sizes[f"{family}.{biggest}"].vcpus
+    assert len(sizes) >= 4
+    for name, shape in sizes.items():
+        price = cat.compute_prices[name]
+        size = name.split(".", 1)[1]
+        assert price.region == "us-east-1" and price.source_of("per_hour").startswith("AWS-EC2-PRICE-3P-")
+        if size in listed:
+            assert price.per_hour == pytest.approx(listed[size], abs=1e-9), name
+        assert price.per_hour == pytest.approx(shape.vcpus * rate, abs=0.000051), name   # half a 4th decimal
+        if not size.startswith("metal") and size not in listed:
+            assert "rule" in (price.note or ""), name
 
 
 def test_aws_r5b_has_every_size_with_its_ebs_limits():

@@ -6,12 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blockfit.catalog import load_catalog
+from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog
+from blockfit.catalog.toml_out import dumps
 from blockfit.plan import make_plan
 from blockfit.plan.advice import pareto_points
 from blockfit.plan.evaluate import Evaluator, Point
@@ -21,6 +23,18 @@ from blockfit.plan.space import LevelOption, default_space
 from blockfit.schema import Requirements
 
 GCP = load_catalog("gcp")
+
+
+def gcp_hyperdisk_unpriced(tmp: Path) -> Path:
+    """The newest GCP catalog with Hyperdisk Extreme's prices taken out (priced since issue 38's second pass), so
+    that every type the Hyperdisk-only series attach lacks a price again."""
+    raw = raw_catalog(GCP)
+    for field in ("price_per_gb", "price_per_iops", "price_region"):
+        raw["volume_types"]["hyperdisk-extreme"].pop(field)
+        raw["volume_types"]["hyperdisk-extreme"]["sources"].pop(field)
+    path = tmp / "gcp-hyperdisk-unpriced.toml"
+    path.write_text(dumps(raw, "Hyperdisk unpriced (a test fixture)"))
+    return path
 AZURE = load_catalog("azure")
 
 
@@ -128,16 +142,17 @@ def test_pareto_over_more_offers_than_it_predicts_is_a_front(cloud, shape, level
 
 
 @pytest.mark.parametrize("instance", ["c4-standard-16", "c4", "n4-standard-16", "c4d-highmem-32", "m4"])
-def test_hyperdisk_only_series_say_the_price_is_missing_and_how_to_plan(instance):
+def test_hyperdisk_only_series_say_the_price_is_missing_and_how_to_plan(instance, tmp_path):
     """Every type the series attaches lacks a price: the answer says so (not 'no layout holds 2,048 GB'), and
     following it (--levels) plans on performance with the cost stated unknown, as --levels premium-v2 on Azure."""
+    unpriced = load_catalog_file(str(gcp_hyperdisk_unpriced(tmp_path)))
     req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape=instance, target_iops=20_000)
-    plan = make_plan(req, GCP)
+    plan = make_plan(req, unpriced)
     assert not plan.feasible and plan.infeasible is not None
     reason = plan.infeasible.reason
     assert "holds" not in reason
     assert "has a price in the gcp catalog" in reason and "--levels hyperdisk-balanced" in reason
-    named = make_plan(req.model_copy(update={"levels": ["hyperdisk-balanced"]}), GCP)
+    named = make_plan(req.model_copy(update={"levels": ["hyperdisk-balanced"]}), unpriced)
     assert named.feasible and named.candidates[0].cost.storage is None
     assert any("hyperdisk-balanced: no price" in n for n in named.notes)
 
@@ -150,9 +165,10 @@ def test_a_real_capacity_shortfall_still_says_capacity():
     assert not plan.feasible and "holds" in plan.infeasible.reason
 
 
-def test_cli_c4_exit_3_with_the_reason():
+def test_cli_c4_exit_3_with_the_reason(tmp_path):
     out = subprocess.run([sys.executable, "-m", "blockfit", "plan", "--cloud", "gcp", "--capacity", "2T",
-                          "--instance", "c4-standard-16", "--target-iops", "20000", "--json"],
+                          "--instance", "c4-standard-16", "--target-iops", "20000", "--json",
+                          "--catalog", str(gcp_hyperdisk_unpriced(tmp_path))],
                          capture_output=True, text=True, check=False)
     assert out.returncode == 3, out.stderr
     reason = json.loads(out.stdout)["infeasible"]["reason"]

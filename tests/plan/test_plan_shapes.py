@@ -117,15 +117,22 @@ def test_filters_and_families(wide: Catalog) -> None:
     names, left = candidate_shapes(wide, ShapeQuery(ANY, min_memory_gb=256, min_vcpus=40), req)
     # the imported sizes, and the shipped priced sizes whose guide figures pass (m6i.16xlarge 64 vCPUs / 256 GiB);
     # since issue 38 the shipped catalog also prices the metal sizes and the m7i, r7i, c7i and m7g families
-    assert set(names) == {"r6i.16xlarge", "r7i.12xlarge", "x2idn.16xlarge", "m6i.16xlarge", "m6i.24xlarge",
+    assert set(names) == ({"r6i.16xlarge", "r7i.12xlarge", "x2idn.16xlarge", "m6i.16xlarge", "m6i.24xlarge",
                           "m6i.32xlarge", "m7g.16xlarge", "r5.12xlarge", "r6i.12xlarge", "r6i.24xlarge", "r6i.32xlarge",
                           "m6i.metal", "r6i.metal", "m7g.metal", "c7i.48xlarge", "c7i.metal-48xl", "m7i.16xlarge",
                           "m7i.24xlarge", "m7i.48xlarge", "m7i.metal-24xl", "m7i.metal-48xl", "r7i.16xlarge",
-                          "r7i.24xlarge", "r7i.48xlarge", "r7i.metal-24xl", "r7i.metal-48xl"}
+                          "r7i.24xlarge", "r7i.48xlarge", "r7i.metal-24xl", "r7i.metal-48xl",
+                          # issue 38, second pass: r7g, m6a, r6a, m7a, x2idn and x2iedn priced
+                          "r7g.12xlarge", "r7g.16xlarge", "r7g.metal", "x2idn.24xlarge", "x2idn.32xlarge",
+                          "x2idn.metal", "m7a.16xlarge", "m7a.24xlarge", "m7a.32xlarge", "m7a.48xlarge",
+                          "m7a.metal-48xl", "x2iedn.16xlarge", "x2iedn.24xlarge", "x2iedn.32xlarge", "x2iedn.metal"}
+                          | {f"{family}.{size}" for family in ("m6a", "r6a")
+                            for size in ("16xlarge", "24xlarge", "32xlarge", "48xlarge", "metal")} | {"r6a.12xlarge"})
     assert any("less memory" in reason for reason in left)
     names, left = candidate_shapes(wide, ShapeQuery(ANY), req.model_copy(update={"ocpus_min": 16, "ocpus_max": 32}))
     assert set(names) == {"m6i.8xlarge", "r6i.4xlarge", "r6i.8xlarge", "c7i.8xlarge", "m6i.4xlarge", "c7i.4xlarge",
-                          "m7g.4xlarge", "m7g.8xlarge", "m7i.4xlarge", "m7i.8xlarge", "r7i.4xlarge", "r7i.8xlarge"}
+                          "m7g.4xlarge", "m7g.8xlarge", "m7i.4xlarge", "m7i.8xlarge", "r7i.4xlarge", "r7i.8xlarge"} | {
+        f"{family}.{size}" for family in ("r7g", "m6a", "r6a", "m7a", "x2iedn") for size in ("4xlarge", "8xlarge")}
     names, _ = candidate_shapes(wide, ShapeQuery(ANY, families=["c7i", "m6i"]), req)
     assert names and all(n.startswith(("c7i.", "m6i.")) for n in names)
     with pytest.raises(InputError, match="nearest: r6i"):

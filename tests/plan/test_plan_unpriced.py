@@ -1,17 +1,24 @@
-"""Plans on a volume type the catalog has no price for (Azure Premium SSD v2, named with --levels; Ultra is priced
-since issue 38): the
+"""Plans on a volume type the catalog has no price for (Azure Premium SSD v2, named with --levels): the
 cost of every layout of it is unknown, so nothing ties within 1 % of a total and no front can be ordered by cost.
 The plan ranks them on performance (known compute, then the fewest volumes, then the least provisioned), leaves
-them out of "what each extra dollar buys" and says why, and answers in well under a second of search."""
+them out of "what each extra dollar buys" and says why, and answers in well under a second of search.
 
+Since issue 38 every shipped volume type has a price, so these tests plan on the newest Azure catalog with Premium
+SSD v2's prices taken out (written as a catalog file, as `blockfit catalog import` writes one)."""
+
+import atexit
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from blockfit.catalog import load_catalog
+from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog
+from blockfit.catalog.toml_out import dumps
 from blockfit.plan import make_plan
 from blockfit.plan.evaluate import Evaluator
 from blockfit.plan.planner import dominates, ranked_points
@@ -19,8 +26,25 @@ from blockfit.plan.search import brute_force, rank_key, search
 from blockfit.plan.space import default_space
 from blockfit.schema import Requirements
 
-AZURE = load_catalog("azure")
-CASE = ["plan", "--cloud", "azure", "--capacity", "4T", "--instance", "Standard_E32s_v5", "--target-iops", "40000"]
+
+def without_premium_v2_prices() -> Path:
+    """The newest Azure catalog, Premium SSD v2 unpriced: its price fields and their source entries removed."""
+    raw = raw_catalog(load_catalog("azure"))
+    vt = raw["volume_types"]["premium-v2"]
+    for field in ("price_per_gb", "price_per_iops", "price_per_tput", "price_region"):
+        vt.pop(field, None)
+        vt.get("sources", {}).pop(field, None)
+    tmp = tempfile.mkdtemp(prefix="blockfit-unpriced-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    path = Path(tmp) / "azure-unpriced.toml"
+    path.write_text(dumps(raw, "the newest Azure catalog with Premium SSD v2 unpriced (a test fixture)"))
+    return path
+
+
+UNPRICED_FILE = without_premium_v2_prices()
+AZURE = load_catalog_file(str(UNPRICED_FILE))
+CASE = ["plan", "--cloud", "azure", "--capacity", "4T", "--instance", "Standard_E32s_v5", "--target-iops", "40000",
+        "--catalog", str(UNPRICED_FILE)]
 
 
 def req(level: str, shape: str = "Standard_E32s_v5", iops: int = 40_000, capacity: int = 4096,

@@ -13,6 +13,8 @@ from typing import Any
 import html5lib
 import pytest
 
+from blockfit.catalog import load_catalog, raw_catalog
+from blockfit.catalog.toml_out import dumps
 from blockfit.units import fmt_io_size, fmt_money, fmt_num, fmt_qty
 from support.report import cli, cli_json
 
@@ -152,11 +154,17 @@ def test_an_infeasible_plan_renders_with_its_reason_and_alternatives(tmp_path: P
 
 
 def test_a_plan_without_a_storage_price_says_so_and_draws_no_cost_figure(tmp_path: Path) -> None:
-    """Premium SSD v2 has no price in the catalog (Ultra has one since issue 38): the page must not call the
-    recommendation "the cheapest" nor draw the layouts against a cost it does not have (its ranked cost is infinite;
-    the figure plotted nothing)."""
+    """A volume type with no price in the catalog (Premium SSD v2 with its prices taken out: every shipped type is
+    priced since issue 38): the page must not call the recommendation "the cheapest" nor draw the layouts against a
+    cost it does not have (its ranked cost is infinite; the figure plotted nothing)."""
+    raw = raw_catalog(load_catalog("azure"))
+    for field in ("price_per_gb", "price_per_iops", "price_per_tput", "price_region"):
+        raw["volume_types"]["premium-v2"].pop(field)
+        raw["volume_types"]["premium-v2"]["sources"].pop(field)
+    (tmp_path / "azure.toml").write_text(dumps(raw, "Premium SSD v2 unpriced (a test fixture)"))
     plan = cli_json(tmp_path / "plan.json", "plan", "--cloud", "azure", "--capacity", "4T", "--instance",
-                    "Standard_E32s_v5", "--target-iops", "40000", "--levels", "premium-v2")
+                    "Standard_E32s_v5", "--target-iops", "40000", "--levels", "premium-v2",
+                    "--catalog", str(tmp_path / "azure.toml"))
     assert plan["candidates"][0]["prediction"]["cost"]["storage"] is None
     out = tmp_path / "r.html"
     r = cli("report", str(tmp_path / "plan.json"), "-o", str(out))
