@@ -25,3 +25,14 @@ def test_alternatives_name_only_shapes_with_known_caps() -> None:
     # the catalog does price shapes with unknown caps, so the rule is what keeps them out
     assert any({"iops", "mbps"} & set(s.unknown) and cat.compute_prices.get(n) is not None
                for n, s in cat.shapes.items())
+
+
+def test_a_shape_that_can_attach_no_priced_type_says_so_not_capacity() -> None:
+    """c4-standard-16 with Hyperdisk Extreme priced (issue 38) and Hyperdisk Balanced not: the plan said "no layout
+    of at most 32 volumes holds 2,048 GB", a capacity reason; the true one is the type's vCPU minimum on C4."""
+    cat = load_catalog("gcp")
+    req = Requirements(cloud="gcp", capacity_gb=2048, target_iops=20_000, instance_shape="c4-standard-16")
+    plan = make_plan(req, cat)
+    assert plan.infeasible is not None
+    assert "Hyperdisk Extreme needs a C4 machine of at least 96 vCPUs" in plan.infeasible.reason
+    assert "holds 2,048 GB" not in plan.infeasible.reason

@@ -354,7 +354,7 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
                 best = p
     alternatives = _bigger_shapes(req, cat, space)
     if best is None:
-        reason = _unpriced_reason(req, cat, space) or (
+        reason = _unpriced_reason(req, cat, space) or _unattachable_reason(rev, space) or (
             f"no layout of at most {space.members[-1]} volumes holds {req.needed_gb:,.0f} GB "
             f"(capacity x growth) on {space.shape}")
         return Infeasible(reason=reason + _alternative_clause(alternatives), alternatives=alternatives)
@@ -394,6 +394,20 @@ def _unpriced_reason(req: Requirements, cat: Catalog, space: SearchSpace) -> str
     return (f"none of the volume types {space.shape} can attach has a price in the {cat.cloud} catalog {cat.version} "
             f"({', '.join(unpriced)}): name one with --levels (e.g. --levels {unpriced[0]}) to plan it on "
             "performance alone, its cost unknown")
+
+
+def _unattachable_reason(ev: Evaluator, space: SearchSpace) -> str | None:
+    """When the shape, at its largest count, can attach none of the types left to plan (Hyperdisk Extreme on a C4
+    under 96 vCPUs): the first type's reason as `model` gives it, not a capacity one."""
+    reasons = []
+    for option in space.options:
+        try:
+            ev.caps(space.ocpus[-1], option.type)
+        except InputError as exc:
+            reasons.append(str(exc))
+            continue
+        return None
+    return reasons[0] if reasons else None
 
 
 def _alternative_clause(alternatives: list[Candidate]) -> str:
