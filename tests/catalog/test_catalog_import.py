@@ -16,7 +16,6 @@ from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog, resol
 from blockfit.catalog.importers import import_catalog
 from blockfit.catalog.names import edit_distance, nearest
 from blockfit.catalog.toml_out import dumps
-from blockfit.cli import main
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.schema import Instance, Layout, Volume, Workload
@@ -34,17 +33,10 @@ from support.catalog_files import (
     oci_shapes,
     write,
 )
+from support.inproc import run
 
 EBS = {("gp3", "Storage", "GB-Mo"): 0.07, ("gp3", "System Operation", "IOPS-Mo"): 0.005,
        ("gp3", "Provisioned Throughput", "GiBps-mo"): 40.96}
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
 
 
 def aws_files(tmp: Path) -> list[str]:

@@ -10,20 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from blockfit import __version__
-from blockfit.cli import main
 from blockfit.cli.model import cost_line
 from blockfit.errors import InputError
 from blockfit.schema import Cost
 from blockfit.schema.cost import ComputeCost
 from blockfit.units import parse_mbps, parse_quantity
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
+from support.inproc import run
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,18 +9,10 @@ import json
 import pytest
 
 from blockfit.catalog import load_catalog
-from blockfit.cli import main
 from blockfit.plan.shapes import is_search
+from support.inproc import run
 
 GCP = load_catalog("gcp")
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
 
 
 def test_a_gcp_series_is_a_family_a_machine_type_is_a_shape():

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from blockfit.catalog import Catalog, load_catalog, load_catalog_file
 from blockfit.catalog.importers import import_catalog
-from blockfit.cli import main
 from blockfit.errors import InputError
 from blockfit.plan import make_plan
 from blockfit.plan.evaluate import Evaluator
@@ -21,6 +20,7 @@ from blockfit.plan.shapes import ANY, ShapeQuery, candidate_shapes, is_search, p
 from blockfit.plan.space import default_space
 from blockfit.schema import Requirements
 from support.catalog_files import aws_price_list, aws_type, aws_types, write
+from support.inproc import run
 
 # shipped sizes of five families with their shipped EBS figures; vCPUs, memory and prices are test values
 SIZES = {"m6i.large": (2, 8, 0.096), "m6i.2xlarge": (8, 32, 0.384), "m6i.8xlarge": (32, 128, 1.536),
@@ -142,14 +142,6 @@ def test_filters_and_families(wide: Catalog) -> None:
     plan = plan_shapes(req, wide, ShapeQuery("r6i"))
     assert plan.requirements.instance_shape.startswith("r6i.") and plan.instance_search is not None
     assert plan.notes[0].startswith("Searched family r6i")
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
 
 
 def test_cli_search(wide: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
