@@ -11,7 +11,9 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
 - AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
   4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month;
 - AZ-PV2-EASTUS-COPY (Retail Prices API records, eastus): Premium SSD v2 $0.000007 per IOPS-hour above 3,000 and
-  $0.000055 per MB/s-hour above 125; AWS-EC2-PRICE-3P-C/-D/-E: r7g, m6a, x2idn, m7a, r6a (us-east-1).
+  $0.000055 per MB/s-hour above 125; AWS-EC2-PRICE-3P-C/-D/-E: r7g, m6a, x2idn, m7a, r6a (us-east-1);
+- AZURE-VM-PRICE-3P-C (a Retail Prices API table, eastus rows, read 2026-11-28): every Easv5, Eadsv5, Ebsv5, Ebdsv5,
+  Msv2, Mdsv2, Msv3 and Mdsv3 size and Standard_E104ids_v5, USD per hour (AZ_LISTED_C below).
 
 Not every shape has a price yet: GAPS names what no copy read gave a price for, so that the completeness test fails
 both when a priced entry loses its price and when a gap is filled without being struck from the list."""
@@ -39,8 +41,7 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 GAPS: dict[str, dict[str, set[str]]] = {
     "aws": {"shapes": {"m8g", "r6idn", "r7a", "r7iz", "r8g", "r8i", "x8g", "r5b", "m6in", "m6idn"},
             "volume_types": set()},
-    "azure": {"shapes": {"Dsv6", "Eadsv5", "Easv5", "Ebdsv5", "Ebdsv6", "Ebsv5", "Ebsv6", "Edsv5",
-                         "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
+    "azure": {"shapes": {"Dsv6", "Ebdsv6", "Ebsv6", "Edsv6", "Esv6", "Mbdsv3", "Mbsv3"},
               "volume_types": set()},
     "gcp": {"shapes": {"m4"},
             "volume_types": {"hyperdisk-balanced"}},
@@ -387,8 +388,11 @@ AZ_GOLDEN_MONTHLY = {"Standard_D96s_v5": 3363.84, "Standard_D96ds_v5": 3959.52, 
 
 @pytest.mark.parametrize("series", sorted(AZ_LADDERS))
 def test_azure_series_rate_matches_every_listed_size(series):
+    """Every size priced from AZURE-VM-PRICE-3P-B (listed or by the rule) is at one rate per vCPU; the isolated
+    E104ids_v5, priced from AZURE-VM-PRICE-3P-C, is not (see the isolated-size test below)."""
     cat = CATS["azure"]
-    sizes = [s for s in cat.shapes.values() if s.series == series and s.name in cat.compute_prices]
+    sizes = [s for s in cat.shapes.values() if s.series == series and s.name in cat.compute_prices
+             and cat.compute_prices[s.name].source_of("per_hour") == "AZURE-VM-PRICE-3P-B"]
     by_vcpus = {s.vcpus: cat.compute_prices[s.name].per_hour for s in sizes}
     for vcpus, hour in AZ_LADDERS[series].items():
         assert by_vcpus[vcpus] == pytest.approx(hour, abs=1e-9), (series, vcpus)
@@ -402,8 +406,76 @@ def test_azure_sizes_cost_what_the_east_us_copy_bills_for_730_hours(shape, month
     assert cost.monthly == pytest.approx(monthly, abs=0.005) and cost.region == "eastus"
 
 
-def test_azure_isolated_e104ids_v5_is_not_priced_by_the_series_rate():
-    """Isolated sizes cost more than vCPUs x the series rate (Standard_E104is_v5 $7.207 against 104 x 0.063 = 6.552)."""
+# Third pass: AZURE-VM-PRICE-3P-C's eastus Price column (Linux pay-as-you-go, USD per hour), every size it lists of the
+# series the catalog had left unpriced; each catalog entry is the listed figure, no rule.
+AZ_LISTED_C = {
+    "Easv5": {"Standard_E2as_v5": 0.113, "Standard_E4as_v5": 0.226, "Standard_E8as_v5": 0.452,
+              "Standard_E16as_v5": 0.904, "Standard_E20as_v5": 1.13, "Standard_E32as_v5": 1.808,
+              "Standard_E48as_v5": 2.712, "Standard_E64as_v5": 3.616, "Standard_E112ias_v5": 6.961},
+    "Eadsv5": {"Standard_E2ads_v5": 0.131, "Standard_E4ads_v5": 0.262, "Standard_E8ads_v5": 0.524,
+               "Standard_E16ads_v5": 1.048, "Standard_E20ads_v5": 1.31, "Standard_E32ads_v5": 2.096,
+               "Standard_E48ads_v5": 3.144, "Standard_E64ads_v5": 4.192, "Standard_E112iads_v5": 8.07},
+    "Ebsv5": {"Standard_E2bs_v5": 0.149, "Standard_E4bs_v5": 0.298, "Standard_E8bs_v5": 0.596,
+              "Standard_E16bs_v5": 1.192, "Standard_E32bs_v5": 2.384, "Standard_E48bs_v5": 3.576,
+              "Standard_E64bs_v5": 4.768, "Standard_E112ibs_v5": 9.178},
+    "Ebdsv5": {"Standard_E2bds_v5": 0.167, "Standard_E4bds_v5": 0.334, "Standard_E8bds_v5": 0.668,
+               "Standard_E16bds_v5": 1.336, "Standard_E32bds_v5": 2.672, "Standard_E48bds_v5": 4.008,
+               "Standard_E64bds_v5": 5.344, "Standard_E112ibds_v5": 10.287},
+    "Edsv5": {"Standard_E104ids_v5": 8.237},
+    "Msv2": {"Standard_M32ms_v2": 6.041, "Standard_M64ms_v2": 10.13, "Standard_M128s_v2": 12.919,
+             "Standard_M128ms_v2": 26.269, "Standard_M192is_v2": 15.611, "Standard_M192ims_v2": 31.643},
+    "Mdsv2": {"Standard_M32dms_v2": 6.146, "Standard_M64dms_v2": 10.34, "Standard_M128ds_v2": 13.34,
+              "Standard_M128dms_v2": 26.69, "Standard_M192ids_v2": 16.032, "Standard_M192idms_v2": 32.064},
+    "Msv3": {"Standard_M12s_v3": 1.54, "Standard_M24s_v3": 3.07, "Standard_M48s_1_v3": 6.23,
+             "Standard_M96s_1_v3": 9.34, "Standard_M176s_3_v3": 17.88, "Standard_M176s_4_v3": 24.91},
+    "Mdsv3": {"Standard_M12ds_v3": 1.63, "Standard_M24ds_v3": 3.26, "Standard_M48ds_1_v3": 6.62,
+              "Standard_M96ds_1_v3": 9.93, "Standard_M176ds_3_v3": 19.0, "Standard_M176ds_4_v3": 26.47},
+}
+# The spot check: the same copy's eastus figures for sizes the catalog priced before (other copies, Edsv5's rule)
+AZ_COPY_C_AGREES = {"Standard_E96as_v5": 5.424, "Standard_E96ads_v5": 6.288, "Standard_E96bs_v5": 7.152,
+                    "Standard_E96bds_v5": 8.016, "Standard_M64s_v2": 6.459, "Standard_M64ds_v2": 6.669,
+                    "Standard_M96s_2_v3": 12.45, "Standard_M96ds_2_v3": 13.23, "Standard_E2s_v5": 0.126,
+                    "Standard_E20s_v5": 1.26, "Standard_E96s_v5": 6.048, "Standard_E104is_v5": 7.207,
+                    "Standard_E2ds_v5": 0.144, "Standard_E20ds_v5": 1.44, "Standard_E64ds_v5": 4.608}
+
+
+@pytest.mark.parametrize("series", sorted(AZ_LISTED_C))
+def test_azure_third_pass_series_cost_the_listed_east_us_price_for_every_size(series):
+    """Every catalog size of the series is priced: those the copy lists at its figure, the rest as priced before."""
     cat = CATS["azure"]
-    assert "Standard_E104ids_v5" not in cat.compute_prices
-    assert cat.compute_prices["Standard_E104is_v5"].per_hour > 104 * 0.063
+    sizes = {s.name for s in cat.shapes.values() if s.series == series}
+    listed = AZ_LISTED_C[series]
+    assert set(listed) <= sizes
+    for name in sizes:
+        price = cat.compute_prices[name]
+        assert price.region == "eastus", name
+        if name in listed:
+            assert price.per_hour == pytest.approx(listed[name], abs=1e-9), name
+            assert price.source_of("per_hour") == "AZURE-VM-PRICE-3P-C", name
+            assert compute_cost(cat, name, None).monthly == pytest.approx(round(listed[name] * 730, 2)), name
+        else:
+            assert price.source_of("per_hour") != "AZURE-VM-PRICE-3P-C", name
+
+
+@pytest.mark.parametrize("name", sorted(AZ_COPY_C_AGREES))
+def test_azure_copy_c_agrees_with_the_copies_the_catalog_priced_from_before(name):
+    """AZURE-VM-PRICE-3P-C's figure for a size priced from another copy (or by Edsv5's rule) is the catalog's price."""
+    price = CATS["azure"].compute_prices[name]
+    assert price.source_of("per_hour") != "AZURE-VM-PRICE-3P-C"
+    assert price.per_hour == pytest.approx(AZ_COPY_C_AGREES[name], abs=1e-9)
+
+
+@pytest.mark.parametrize("isolated,sibling", [("Standard_E104ids_v5", "Standard_E96ds_v5"),
+                                              ("Standard_E104is_v5", "Standard_E96s_v5"),
+                                              ("Standard_E112ias_v5", "Standard_E64as_v5"),
+                                              ("Standard_E112iads_v5", "Standard_E64ads_v5"),
+                                              ("Standard_E112ibs_v5", "Standard_E64bs_v5"),
+                                              ("Standard_E112ibds_v5", "Standard_E64bds_v5")])
+def test_azure_isolated_sizes_cost_their_listed_price_not_the_series_rate(isolated, sibling):
+    """An isolated size is not vCPUs x its series' rate (E104ids_v5 $8.237 against 104 x 0.072 = 7.488): only a listed
+    figure prices it."""
+    cat = CATS["azure"]
+    rate = cat.compute_prices[sibling].per_hour / cat.shapes[sibling].vcpus
+    price = cat.compute_prices[isolated]
+    assert price.per_hour != pytest.approx(cat.shapes[isolated].vcpus * rate, abs=0.0005)
+    assert "rule" not in (price.note or "")
