@@ -45,7 +45,7 @@ GAPS: dict[str, dict[str, set[str]]] = {
                          "Edsv6", "Esv6", "Mbdsv3", "Mbsv3", "Mdsv2", "Mdsv3", "Msv2", "Msv3"},
               "volume_types": set()},
     "gcp": {"shapes": set(),
-            "volume_types": {"hyperdisk-balanced"}},
+            "volume_types": set()},
     "oci": {"shapes": {"VM.Standard.A1.Flex"},
             "volume_types": set()},
 }
@@ -225,19 +225,44 @@ def test_gcp_hyperdisk_extreme_reproduces_the_us_central1_copy(gb, iops, storage
 
 
 @pytest.mark.parametrize("series", ["c4", "m4"])
-def test_gcp_hyperdisk_only_series_now_plan_on_priced_hyperdisk_extreme(series):
-    """Before the second pass no type c4 or m4 attaches had a price; now the plan recommends Hyperdisk Extreme."""
+def test_gcp_hyperdisk_only_series_plan_on_the_cheaper_priced_hyperdisk(series):
+    """Before the second pass no type c4 or m4 attaches had a price. Both Hyperdisk types are priced since the third:
+    the plan recommends Hyperdisk Balanced, cheaper at 20,000 IOPS than Extreme (2 TiB x $0.125 + 20,000 x $0.032)."""
     req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape=series, target_iops=20_000)
     plan = make_plan(req, CATS["gcp"])
     first = plan.candidates[0]
-    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-extreme" and first.max_iops >= 20_000
-    assert first.cost.storage == pytest.approx(2048 * 0.125 + 20_000 * 0.032, abs=0.01)
+    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 20_000
+    assert first.cost.storage is not None and first.cost.storage < 2048 * 0.125 + 20_000 * 0.032
 
 
-def test_gcp_hyperdisk_balanced_stays_unpriced_capacity_alone_would_understate_it():
-    p = predict(parse_layout("1x1T@hyperdisk-balanced:20000:600", "gcp", CATS["gcp"]),
-                parse_instance("c3-standard-44", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
-    assert p.cost.storage is None
+# GCP-HDB-PRICE-3P-A/-B, us-central1, USD a month: $0.08 per GiB, $0.005 per IOPS above the free 3,000 and $0.04 per
+# MiB/s above the free 140 (GCP-HDB-BASELINE). The copies' own formula: GiB x 0.08 + (IOPS - 3000)+ x 0.005 + ...
+HDB_MONTHLY = {"gib": 0.08, "iops": 0.005, "mibps": 0.04}
+
+
+@pytest.mark.parametrize("gib,iops,mibps", [(1024, 20_000, 600), (4096, 3000, 140), (100, 3001, 141),
+                                            (2048, 160_000, 2400)])
+def test_gcp_hyperdisk_balanced_bills_capacity_and_what_is_provisioned_above_the_free_baseline(gib, iops, mibps):
+    """Before: storage None (unpriced). Now each of the three meters, the baseline free, to the cent."""
+    p = predict(parse_layout(f"1x{gib}G@hyperdisk-balanced:{iops}:{mibps}", "gcp", CATS["gcp"]),
+                parse_instance("c3-standard-176", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
+    expected = [gib * HDB_MONTHLY["gib"], max(0, iops - 3000) * HDB_MONTHLY["iops"],
+                max(0, mibps - 140) * HDB_MONTHLY["mibps"]]
+    assert [i.monthly for i in p.cost.items] == pytest.approx(expected, abs=0.005)
+    assert p.cost.storage == pytest.approx(sum(expected), abs=0.01)
+    assert p.cost.region == "us-central1" and not [w for w in p.warnings if "unknown" in w or "two regions" in w]
+    assert {i.source.id for i in p.cost.items if i.source} == {"GCP-HDB-PRICE-3P-A", "GCP-HDB-PRICE-3P-B"}
+
+
+def test_gcp_c3_highmem_22_plan_considers_hyperdisk_at_its_price():
+    """Issue 38's acceptance line: c3-highmem-22 at 40,000 IOPS is past its Persistent Disk cap (25,000); the plan
+    now recommends a priced Hyperdisk Balanced layout instead of exiting 3 or planning it with its cost unknown."""
+    req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape="c3-highmem-22", target_iops=40_000)
+    plan = make_plan(req, CATS["gcp"])
+    first = plan.candidates[0]
+    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 40_000
+    assert first.cost.storage is not None and first.cost.total is not None and first.price_known
+    assert not any("no price" in n for n in plan.notes)
 
 
 # GCP-PRICING-YML (read 2026-11-28), us-central1 USD per hour: the M4 machine types read, as [vCPUs, GB, hour]
