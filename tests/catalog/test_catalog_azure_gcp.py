@@ -258,7 +258,7 @@ def test_hyperdisk_balanced_defaults_to_included_and_caps_at_160000():
     assert p.layout == "1x500G@hyperdisk-balanced:3000:140" and p.max_iops == 3000
     assert p.instance_iops_cap is None
     assert any("per-VM limits for hyperdisk-balanced are not in the catalog" in w for w in p.warnings)
-    assert p.cost.storage is None
+    assert p.cost.storage == pytest.approx(500 * 0.08)   # capacity only: the included 3,000 IOPS and 140 MiB/s are free
     assert gcp("2x1T@hdb:160000:2400", vm="c3-standard-176").max_mbps == pytest.approx(2 * 2400 * MIB, abs=0.1)
     with pytest.raises(InputError, match="160,000"):
         gcp("1x1T@hdb:160001")

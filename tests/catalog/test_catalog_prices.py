@@ -7,6 +7,7 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
   $0.11972 per GiB-month;
 - GCP-PRICING-YML (a pricing.yml generated 2026-07-30 from the Cloud Billing Catalog SKUs): the us-central1 hourly
   price of every machine type, kept in tests/data/catalog/gcp_us_central1_machine_hourly.json (figures only);
+  its M4 rows (read 2026-11-28) are quoted in GCP_M4_HOURLY below;
 - OCI-PRICE-LIST-ROWS (OCI's price list API rows) and OCI-SHAPES (OCPUs, memory and NVMe of each bare-metal shape);
 - AZ-ULTRA-EASTUS-COPY (infracost's managed_disk_test.golden, location eastus): an Ultra disk of 2,048 GiB with
   4,000 IOPS and 20 MB/s costs $245.19 + $198.56 + $6.99 a month;
@@ -25,8 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from blockfit.catalog import load_catalog
+from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog
 from blockfit.catalog.models import Catalog, Shape, VolumeType
+from blockfit.catalog.toml_out import dumps
 from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.model.cost import region_name
@@ -43,8 +45,8 @@ GAPS: dict[str, dict[str, set[str]]] = {
             "volume_types": set()},
     "azure": {"shapes": {"Dsv6", "Ebdsv6", "Ebsv6", "Edsv6", "Esv6", "Mbdsv3", "Mbsv3"},
               "volume_types": set()},
-    "gcp": {"shapes": {"m4"},
-            "volume_types": {"hyperdisk-balanced"}},
+    "gcp": {"shapes": set(),
+            "volume_types": set()},
     "oci": {"shapes": {"VM.Standard.A1.Flex"},
             "volume_types": set()},
 }
@@ -224,26 +226,82 @@ def test_gcp_hyperdisk_extreme_reproduces_the_us_central1_copy(gb, iops, storage
 
 
 @pytest.mark.parametrize("series", ["c4", "m4"])
-def test_gcp_hyperdisk_only_series_now_plan_on_priced_hyperdisk_extreme(series):
-    """Before the second pass no type c4 or m4 attaches had a price; now the plan recommends Hyperdisk Extreme."""
+def test_gcp_hyperdisk_only_series_plan_on_the_cheaper_priced_hyperdisk(series):
+    """Before the second pass no type c4 or m4 attaches had a price. Both Hyperdisk types are priced since the third:
+    the plan recommends Hyperdisk Balanced, cheaper at 20,000 IOPS than Extreme (2 TiB x $0.125 + 20,000 x $0.032)."""
     req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape=series, target_iops=20_000)
     plan = make_plan(req, CATS["gcp"])
     first = plan.candidates[0]
-    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-extreme" and first.max_iops >= 20_000
-    assert first.cost.storage == pytest.approx(2048 * 0.125 + 20_000 * 0.032, abs=0.01)
+    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 20_000
+    assert first.cost.storage is not None and first.cost.storage < 2048 * 0.125 + 20_000 * 0.032
 
 
-def test_gcp_hyperdisk_balanced_stays_unpriced_capacity_alone_would_understate_it():
-    p = predict(parse_layout("1x1T@hyperdisk-balanced:20000:600", "gcp", CATS["gcp"]),
-                parse_instance("c3-standard-44", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
-    assert p.cost.storage is None
+# GCP-HDB-PRICE-3P-A/-B, us-central1, USD a month: $0.08 per GiB, $0.005 per IOPS above the free 3,000 and $0.04 per
+# MiB/s above the free 140 (GCP-HDB-BASELINE). The copies' own formula: GiB x 0.08 + (IOPS - 3000)+ x 0.005 + ...
+HDB_MONTHLY = {"gib": 0.08, "iops": 0.005, "mibps": 0.04}
 
 
-def test_gcp_m4_stays_unpriced_because_no_one_rate_fits():
-    """m4-ultramem-224 costs 2.65 x m4-ultramem-112 in the copy: no per-vCPU and per-GB pair reproduces both."""
+@pytest.mark.parametrize("gib,iops,mibps", [(1024, 20_000, 600), (4096, 3000, 140), (100, 3001, 141),
+                                            (2048, 160_000, 2400)])
+def test_gcp_hyperdisk_balanced_bills_capacity_and_what_is_provisioned_above_the_free_baseline(gib, iops, mibps):
+    """Before: storage None (unpriced). Now each of the three meters, the baseline free, to the cent."""
+    p = predict(parse_layout(f"1x{gib}G@hyperdisk-balanced:{iops}:{mibps}", "gcp", CATS["gcp"]),
+                parse_instance("c3-standard-176", "gcp", CATS["gcp"]), Workload(), CATS["gcp"], with_curve=False)
+    expected = [gib * HDB_MONTHLY["gib"], max(0, iops - 3000) * HDB_MONTHLY["iops"],
+                max(0, mibps - 140) * HDB_MONTHLY["mibps"]]
+    assert [i.monthly for i in p.cost.items] == pytest.approx(expected, abs=0.005)
+    assert p.cost.storage == pytest.approx(sum(expected), abs=0.01)
+    assert p.cost.region == "us-central1" and not [w for w in p.warnings if "unknown" in w or "two regions" in w]
+    assert {i.source.id for i in p.cost.items if i.source} == {"GCP-HDB-PRICE-3P-A", "GCP-HDB-PRICE-3P-B"}
+
+
+def test_gcp_c3_highmem_22_plan_considers_hyperdisk_at_its_price():
+    """Issue 38's acceptance line: c3-highmem-22 at 40,000 IOPS is past its Persistent Disk cap (25,000); the plan
+    now recommends a priced Hyperdisk Balanced layout instead of exiting 3 or planning it with its cost unknown."""
+    req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape="c3-highmem-22", target_iops=40_000)
+    plan = make_plan(req, CATS["gcp"])
+    first = plan.candidates[0]
+    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 40_000
+    assert first.cost.storage is not None and first.cost.total is not None and first.price_known
+    assert not any("no price" in n for n in plan.notes)
+
+
+# GCP-PRICING-YML (read 2026-11-28), us-central1 USD per hour: the M4 machine types read, as [vCPUs, GB, hour]
+GCP_M4_HOURLY = {"m4-hypermem-16": (16, 248, 1.4258144), "m4-hypermem-32": (32, 496, 2.8516288),
+                 "m4-megamem-112": (112, 1488, 8.8473408), "m4-megamem-224": (224, 2976, 17.6946816),
+                 "m4-ultramem-56": (56, 1488, 7.8237504), "m4-ultramem-112": (112, 2976, 15.6475008)}
+M4_ULTRAMEM_224_HOURLY = 41.46412736   # its own SKUs ("M4Ultramem224 Instance Core/Ram"), not the M4 rate
+
+
+@pytest.mark.parametrize("name", sorted(GCP_M4_HOURLY))
+def test_gcp_m4_rate_reproduces_every_m4_machine_type_read(name):
+    """Before the third pass no m4 machine type had a price; now the series rate gives each listed figure."""
     cat = CATS["gcp"]
-    assert "m4" not in cat.compute_prices
-    assert compute_cost(cat, "m4-ultramem-112", None).monthly is None
+    vcpus, ram, hour = GCP_M4_HOURLY[name]
+    price = cat.compute_prices["m4"]
+    assert vcpus * price.per_ocpu_hour + ram * price.per_gb_hour == pytest.approx(hour, abs=1e-9)
+    cost = compute_cost(cat, name, None)
+    assert (cost.ocpus, cost.memory_gb) == (vcpus, ram) and cost.per_hour == pytest.approx(hour, abs=1e-6)
+    assert cost.region == "us-central1" and cost.source and cost.source.id == "GCP-PRICING-YML"
+    assert "rule" in (price.note or "")
+
+
+def test_gcp_m4_ultramem_224_costs_its_own_listed_price_not_the_series_rate():
+    cat = CATS["gcp"]
+    rate = cat.compute_prices["m4"]
+    by_rule = 224 * rate.per_ocpu_hour + 5952 * rate.per_gb_hour
+    cost = compute_cost(cat, "m4-ultramem-224", None)
+    assert cost.per_hour == M4_ULTRAMEM_224_HOURLY and cost.monthly == round(M4_ULTRAMEM_224_HOURLY * 730, 2)
+    assert by_rule < 0.8 * M4_ULTRAMEM_224_HOURLY   # the rule would understate it by a quarter
+
+
+def test_a_machine_type_price_must_name_a_listed_machine_type(tmp_path):
+    """A per-machine-type entry is allowed only for a machine type the catalog lists (no typo silently unused)."""
+    raw = raw_catalog(CATS["gcp"])
+    raw["compute_prices"]["m4-ultramem-448"] = raw["compute_prices"]["m4-ultramem-224"]
+    (tmp_path / "bad.toml").write_text(dumps(raw, "bad"))
+    with pytest.raises(ValueError, match="compute price for unknown shape 'm4-ultramem-448'"):
+        load_catalog_file(str(tmp_path / "bad.toml"))
 
 
 # ---- OCI: bare-metal shapes by OCI's rule, from the price-list rows and the shapes page ----

@@ -29,8 +29,12 @@ def test_alternatives_name_only_shapes_with_known_caps() -> None:
 
 def test_a_shape_that_can_attach_no_priced_type_says_so_not_capacity() -> None:
     """c4-standard-16 with Hyperdisk Extreme priced (issue 38) and Hyperdisk Balanced not: the plan said "no layout
-    of at most 32 volumes holds 2,048 GB", a capacity reason; the true one is the type's vCPU minimum on C4."""
-    cat = load_catalog("gcp")
+    of at most 32 volumes holds 2,048 GB", a capacity reason; the true one is the type's vCPU minimum on C4.
+    (Hyperdisk Balanced is priced since the third pass: its prices are taken out here.)"""
+    gcp = load_catalog("gcp")
+    unpriced = {"price_per_gb": None, "price_per_iops": None, "price_per_tput": None}
+    cat = gcp.model_copy(update={"volume_types": {k: v.model_copy(update=unpriced) if k == "hyperdisk-balanced" else v
+                                                  for k, v in gcp.volume_types.items()}})
     req = Requirements(cloud="gcp", capacity_gb=2048, target_iops=20_000, instance_shape="c4-standard-16")
     plan = make_plan(req, cat)
     assert plan.infeasible is not None

@@ -121,12 +121,13 @@ def test_the_report_lists_unpriced_layouts_apart_marks_misses_and_never_offers_l
 
 
 def test_an_infeasible_plan_prints_the_notes_its_json_carries(capsys: pytest.CaptureFixture[str]):
-    """GCP: "hyperdisk-balanced: not considered, no price" was in the JSON only, not in the text."""
+    """GCP: "hyperdisk-balanced: not considered, ..." was in the JSON only, not in the text. (Hyperdisk Balanced is
+    priced since issue 38's third pass, so the infeasible case is an N2, which cannot attach it.)"""
     import json
 
     from blockfit.cli import main
 
-    args = ["plan", "--cloud", "gcp", "--capacity", "1T", "--target-iops", "5000000", "--instance", "c3-standard-44"]
+    args = ["plan", "--cloud", "gcp", "--capacity", "1T", "--target-iops", "5000000", "--instance", "n2-standard-8"]
     for extra in (["--json"], []):
         with pytest.raises(SystemExit) as exc:
             main([*args, *extra])

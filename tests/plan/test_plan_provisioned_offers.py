@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blockfit.catalog import load_catalog, load_catalog_file, raw_catalog
+from blockfit.catalog import catalog_from_toml, load_catalog, load_catalog_file, raw_catalog
 from blockfit.catalog.toml_out import dumps
 from blockfit.plan import make_plan
 from blockfit.plan.advice import pareto_points
@@ -26,15 +26,24 @@ GCP = load_catalog("gcp")
 
 
 def gcp_hyperdisk_unpriced(tmp: Path) -> Path:
-    """The newest GCP catalog with Hyperdisk Extreme's prices taken out (priced since issue 38's second pass), so
-    that every type the Hyperdisk-only series attach lacks a price again."""
-    raw = raw_catalog(GCP)
-    for field in ("price_per_gb", "price_per_iops", "price_region"):
-        raw["volume_types"]["hyperdisk-extreme"].pop(field)
-        raw["volume_types"]["hyperdisk-extreme"]["sources"].pop(field)
+    """The newest GCP catalog with the Hyperdisk prices taken out (priced since issue 38's second and third
+    passes), so that every type the Hyperdisk-only series attach lacks a price again."""
     path = tmp / "gcp-hyperdisk-unpriced.toml"
-    path.write_text(dumps(raw, "Hyperdisk unpriced (a test fixture)"))
+    path.write_text(dumps(_hyperdisk_unpriced_raw(), "Hyperdisk unpriced (a test fixture)"))
     return path
+
+
+def _hyperdisk_unpriced_raw() -> dict:
+    """Hyperdisk Extreme (priced since issue 38's second pass) and Balanced (third pass) without their prices."""
+    raw = raw_catalog(GCP)
+    for key in ("hyperdisk-extreme", "hyperdisk-balanced"):
+        for field in ("price_per_gb", "price_per_iops", "price_per_tput", "price_region"):
+            raw["volume_types"][key].pop(field, None)
+            raw["volume_types"][key]["sources"].pop(field, None)
+    return raw
+
+
+GCP_HD_UNPRICED = catalog_from_toml(_hyperdisk_unpriced_raw())
 AZURE = load_catalog("azure")
 
 
@@ -98,40 +107,41 @@ def test_search_returns_what_it_returned_before_it_was_made_fast(cat, shape, lev
 
 @pytest.mark.parametrize(("iops", "mbps"), [(20_000, None), (50_000, 900), (8_000, 2_000)])
 def test_hyperdisk_plan_on_c3_is_the_brute_force_cheapest(iops, mbps):
-    """The issue's plan (c3-standard-22, Hyperdisk Balanced, no price): the recommendation is the first point of
-    the whole space (a few sizes around the capacity, every provisioning step, up to 3 members) by brute force, in
-    the order plan states for a type without a price: known compute, fewest volumes, least provisioned."""
+    """The issue's plan (c3-standard-22, Hyperdisk Balanced, its price taken out): the recommendation is the first
+    point of the whole space (a few sizes around the capacity, every provisioning step, up to 3 members) by brute
+    force, in the order plan states for a type without a price: known compute, fewest volumes, least provisioned."""
     req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape="c3-standard-22", target_iops=iops,
                        target_mbps=mbps, levels=["hyperdisk-balanced"], max_volumes=3)
-    full = default_space(GCP, req)
+    full = default_space(GCP_HD_UNPRICED, req)
     sizes = [s for s in full.sizes["hyperdisk-balanced"] if s in (683, 700, 1024, 1100, 2048, 2100, 4096)]
     space = dataclasses.replace(full, sizes={"hyperdisk-balanced": sizes})
-    every = brute_force(Evaluator(GCP, req, space), space)
+    every = brute_force(Evaluator(GCP_HD_UNPRICED, req, space), space)
     assert every
-    found = search(Evaluator(GCP, req, space), space, keep=1)
+    found = search(Evaluator(GCP_HD_UNPRICED, req, space), space, keep=1)
     assert rank_key(found[0]) == min(rank_key(p) for p in every)
     assert found[0].members == min(p.members for p in every)
-    plan = make_plan(req, GCP)
+    plan = make_plan(req, GCP_HD_UNPRICED)
     first = plan.candidates[0]
     assert first.meets_targets and first.cost.storage is None     # planned on performance, its cost unknown
     assert first.max_iops >= iops * 0.999 and (mbps is None or first.max_mbps >= mbps * 0.999)
 
 
-@pytest.mark.parametrize(("cloud", "shape", "level"), [("aws", "x2idn.32xlarge", None),
-                                                     ("gcp", "c3-standard-22", "hyperdisk-balanced")])
-def test_pareto_over_more_offers_than_it_predicts_is_a_front(cloud, shape, level):
+@pytest.mark.parametrize(("name", "shape", "level", "priced"), [
+    ("aws", "x2idn.32xlarge", None, True), ("gcp", "c3-standard-22", "hyperdisk-balanced", True),
+    ("gcp-hyperdisk-unpriced", "c3-standard-22", "hyperdisk-balanced", False)])
+def test_pareto_over_more_offers_than_it_predicts_is_a_front(name, shape, level, priced):
     """More distinct offers than the table predicts (PARETO_OFFERS per row): the rows are still a front (none
-    dominated), at most the limit plus the recommendation; priced, the recommendation is among them. Hyperdisk
-    has no price: nothing to order its layouts by, so the table is empty and a note says why."""
-    cat = load_catalog(cloud)
-    req = Requirements(cloud=cloud, capacity_gb=2048, instance_shape=shape, target_iops=20_000,
+    dominated), at most the limit plus the recommendation; priced, the recommendation is among them. A type with
+    no price: nothing to order its layouts by, so the table is empty and a note says why."""
+    cat = {"aws": load_catalog("aws"), "gcp": GCP, "gcp-hyperdisk-unpriced": GCP_HD_UNPRICED}[name]
+    req = Requirements(cloud=cat.cloud, capacity_gb=2048, instance_shape=shape, target_iops=20_000,
                        levels=[level] if level else None)
     space = default_space(cat, req)
     offers = _distinct(pareto_points(req, cat, space), same_option_only=False, tolerance=0.02)
     assert len(offers) > PARETO_OFFERS * 12      # the thinning is exercised
     plan = make_plan(req, cat)
     front = plan.pareto
-    if level is not None:     # no price: no row, said in the notes
+    if not priced:            # no price: no row, said in the notes
         assert front == [] and any(f"{level} left out" in n for n in plan.notes), plan.notes
         return
     assert 1 <= len(front) <= 13

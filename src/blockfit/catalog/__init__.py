@@ -185,11 +185,20 @@ def _copy_levels(cat: Catalog) -> None:
         vt.latencies = vt.latencies or list(src.latencies)
 
 
+def _predefined_machine_type(cat: Catalog, name: str) -> bool:
+    """A GCP machine type the catalog lists (m4-ultramem-224): Google prices a few of them apart from their series."""
+    parts = name.split("-")
+    if cat.cloud != "gcp" or len(parts) != 3 or not parts[2].isdigit() or parts[0] not in cat.shapes:
+        return False
+    family = cat.shapes[parts[0]].machine_families.get(parts[1])
+    return family is not None and int(parts[2]) in family.vcpus
+
+
 def _check_citations(cat: Catalog) -> None:
     entries: list[Any] = list(cat.volume_types.values()) + list(cat.shapes.values())
     entries += list(cat.compute_prices.values())
     for name in cat.compute_prices:
-        if name not in cat.shapes:
+        if name not in cat.shapes and not _predefined_machine_type(cat, name):
             raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
     entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]

@@ -15,14 +15,16 @@ from blockfit.schema.cost import HOURS_PER_MONTH, ComputeCost
 
 def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None = None) -> ComputeCost:
     """The monthly compute cost of `shape` at `ocpus` (None for a fixed shape); `monthly` None = unknown. A GCP
-    predefined machine type (n2-standard-16) is priced per vCPU and GB at the memory its name fixes."""
+    predefined machine type (n2-standard-16) is priced per vCPU and GB at the memory its name fixes, or at the hourly
+    price of its own entry where Google prices it apart from its series (m4-ultramem-224)."""
     mt = machine_type(cat, shape)
     if mt is not None:
         if memory_gb is not None and abs(memory_gb - mt.memory_gb) > 1e-9:
             raise InputError(f"--memory {memory_gb:g} GB: {shape} comes with {mt.memory_gb:g} GB (its name fixes "
                              "the memory); drop --memory or name the series with a vCPU count")
-        series = mt.shape.name
-        price = cat.compute_prices.get(series)
+        # a machine type Google prices apart from its series (m4-ultramem-224) has an entry of its own
+        price = cat.compute_prices.get(f"{mt.shape.name}-{mt.family}-{mt.vcpus}") or \
+            cat.compute_prices.get(mt.shape.name)
         ocpus, memory_gb = float(mt.vcpus), mt.memory_gb
     else:
         price = cat.compute_prices.get(shape)
