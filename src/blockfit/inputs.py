@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pydantic
 
+from blockfit.devices import KERNEL_FILESYSTEMS
 from blockfit.errors import InputError
 from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
 
@@ -147,7 +148,7 @@ def _not_a_file(mode: int) -> str | None:
 
 def _kernel_devices() -> set[int]:
     out = set()
-    for root in ("/proc", "/sys"):
+    for root in KERNEL_FILESYSTEMS:
         try:
             out.add(os.stat(root).st_dev)
         except OSError:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from blockfit.devices.facts import device_facts
 from blockfit.errors import InputError
-from blockfit.measure.device_facts import device_facts
 from blockfit.measure.targets import resolve_target, resolve_targets
 from blockfit.testbed.loopdev import LoopDevice, loop_device
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from blockfit.diagnose import sysfs
+from blockfit.devices import sysfs
 
 
 def test_this_hosts_block_devices() -> None:
