@@ -57,3 +57,40 @@ def test_fuzz_mutated_real_layouts(n: int, counters: list[int], name: str, data:
         diskstats.parse(bad + "\n", "mut")
     except diskstats.DiskstatsError as exc:
         assert "mut line 1" in str(exc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([14, 18, 20]), st.lists(st.integers(0, 2**64), min_size=17, max_size=17),
+                          st.from_regex(r"[a-z][a-z0-9]{0,10}", fullmatch=True)), max_size=6))
+def test_fast_path_agrees_with_the_full_parse(devices: list[tuple[int, list[int], str]]) -> None:
+    lines = [" ".join(["259", "3", name] + [str(v) for v in values[: n - 3]]) for n, values, name in devices]
+    full = {s.name: s for s in diskstats.parse("\n".join(lines))}  # a name seen twice: the last line wins in both
+    fast = diskstats.counters(lines)
+    assert fast == {n: (s.reads, s.writes, s.sectors_read, s.sectors_written) for n, s in full.items()}
+
+
+def test_fast_path_on_real_lines_and_this_host() -> None:
+    fast = diskstats.counters([LINE_14, LINE_18, LINE_20])
+    assert fast["sda"] == (25354637, 28444756, 1003346126, 505697032)
+    assert fast["vda"] == (468220, 309403, 21149580, 15425762)
+    host = diskstats.read_counters()
+    parsed = {s.name: s for s in diskstats.parse(diskstats.read_raw())}
+    assert host.keys() == parsed.keys()
+    for name, (reads, _, _, written) in host.items():  # read twice: counters only grow in between
+        assert reads >= parsed[name].reads and written >= parsed[name].sectors_written
+
+
+def test_fast_path_refuses_a_shape_no_kernel_writes() -> None:
+    with pytest.raises(diskstats.FieldCount, match="of 7 fields") as exc:
+        diskstats.counters([LINE_14, "8 1 sda1 1 2 3 4"])
+    assert exc.value.fields == 7
+    with pytest.raises(ValueError):
+        diskstats.counters([LINE_14.replace("25354637", "x")])
+
+
+def test_lines_of_keeps_only_the_named_devices() -> None:
+    names = {s.name for s in diskstats.parse(diskstats.read_raw())}
+    one = sorted(names)[0]
+    lines = diskstats.lines_of({one})
+    assert [diskstats.parse_line(line).name for line in lines] == [one]
+    assert diskstats.lines_of({"no-such-device"}) == []

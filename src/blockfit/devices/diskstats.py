@@ -12,8 +12,8 @@ costs several times more per line (bench.diskstats prints the ratio).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import NamedTuple
 
 from blockfit.errors import InputError
 
@@ -111,13 +111,9 @@ def lines_of(names: set[str], path: str = DISKSTATS) -> list[str]:
             and line.split()[2] in names]
 
 
-class Counters(NamedTuple):
-    """The four counters throughput rates need: completed reads and writes, 512-byte sectors read and written."""
-
-    reads: int
-    writes: int
-    sectors_read: int
-    sectors_written: int
+Counters = tuple[int, int, int, int]
+"""(reads, writes, sectors read, sectors written): completed I/Os and 512-byte sectors, what a rate needs. A
+plain tuple, not a NamedTuple: building one per line costs the fast path a fifth of its speed."""
 
 
 class FieldCount(DiskstatsError):
@@ -128,22 +124,21 @@ class FieldCount(DiskstatsError):
         self.fields = fields
 
 
-def counters(line: str) -> tuple[str, Counters]:
-    """(device name, its Counters) of one line, by position: the fast path.
+def counters(lines: Iterable[str]) -> dict[str, Counters]:
+    """Counters per device name, taken by position: the fast path (one loop, no per-line call).
 
     Raises FieldCount for a line of the wrong shape and ValueError for a counter that is not a number."""
-    f = line.split()
-    if len(f) not in LAYOUTS:
-        raise FieldCount(len(f))
-    return f[2], Counters(int(f[3]), int(f[7]), int(f[5]), int(f[9]))
+    out = {}
+    layouts = LAYOUTS  # a local: a global looked up per line costs the fast path several per cent
+    for line in lines:
+        f = line.split()
+        if len(f) not in layouts:
+            raise FieldCount(len(f))
+        out[f[2]] = (int(f[3]), int(f[7]), int(f[5]), int(f[9]))
+    return out
 
 
 def read_counters(path: str = DISKSTATS) -> dict[str, Counters]:
     """Counters of every device in the file, skipping lines of a shape no kernel writes."""
-    out: dict[str, Counters] = {}
     with open(path, encoding="ascii", errors="replace") as fh:
-        for line in fh:
-            if len(line.split()) in LAYOUTS:
-                name, c = counters(line)
-                out[name] = c
-    return out
+        return counters(line for line in fh if len(line.split()) in LAYOUTS)

@@ -141,16 +141,12 @@ def _series(path: Path, header: dict[str, Any], devices: list[str], out: SampleT
 def _diskstats(path: Path, line: int, lines: list[Any]) -> dict[str, diskstats.Counters]:
     """(reads, writes, sectors read, sectors written) per device of one sample's /proc/diskstats lines: the
     diskstats fast path (the full parser costs several times more over a long recording)."""
-    out = {}
-    for raw in lines:
-        try:
-            name, counters = diskstats.counters(str(raw))
-        except diskstats.FieldCount as exc:
-            raise InputError(f"--from {path}: line {line}: {exc}") from None
-        except ValueError:
-            raise InputError(f"--from {path}: line {line}: a diskstats line with a non-numeric counter") from None
-        out[name] = counters
-    return out
+    try:
+        return diskstats.counters(map(str, lines))
+    except diskstats.FieldCount as exc:
+        raise InputError(f"--from {path}: line {line}: {exc}") from None
+    except ValueError:
+        raise InputError(f"--from {path}: line {line}: a diskstats line with a non-numeric counter") from None
 
 
 def _ratio(x: float) -> str:
