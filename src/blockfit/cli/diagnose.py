@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -42,6 +44,15 @@ def _expectation(pred: Prediction | None, label: str, members: list[str]) -> rul
                              members=members)
 
 
+@contextmanager
+def _option(flag: str) -> Iterator[None]:
+    """Name the option whose value the library refused (the library names only the value)."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(f"{flag} {exc}") from None
+
+
 @app.command()
 def diagnose(
     interval: Annotated[str, typer.Option(help="sampling interval (e.g. 1s, 500ms)", callback=params.duration)] = "1s",
@@ -75,12 +86,15 @@ def diagnose(
         raise InputError("--members: only with --layout (the devices its caps apply to)")
     pred = _prediction(layout, cloud, instance)
     if replay is not None:
-        capture = captures.load(replay)
+        with _option("--replay"):
+            capture = captures.load(replay)
         if wanted:
-            capture = captures.restrict(capture, wanted)
+            with _option("--devices"):
+                capture = captures.restrict(capture, wanted)
         source = f"replay:{replay}"
     else:
-        captures.select_devices(wanted or None, diskstats.read_raw())
+        with _option("--devices"):
+            captures.select_devices(wanted or None, diskstats.read_raw())
         view = None if json_out else live.LiveView(console)
         if view is not None:
             console.print(f"sampling every {step:g}s for {span:g}s (Ctrl-C stops early)")

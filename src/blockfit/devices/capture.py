@@ -73,13 +73,14 @@ def _stack(names: list[str], devices: dict[str, sysfs.BlockDevice]) -> list[str]
 
 
 def select_devices(requested: list[str] | None, raw: str) -> list[str]:
-    """Validate `--devices` against diskstats; default: every device with a size, except ram disks."""
+    """Check REQUESTED names against diskstats; default: every device with a size, except ram disks. An error
+    names the values; the caller names the option that gave them."""
     present = [s.name for s in diskstats.parse(raw)]
     if requested:
         wanted = [r.removeprefix("/dev/") for r in requested]
         missing = [w for w in wanted if w not in present]
         if missing:
-            raise InputError(f"--devices {','.join(missing)}: not in /proc/diskstats "
+            raise InputError(f"{','.join(missing)}: not in /proc/diskstats "
                              f"(expected kernel names such as {', '.join(present[:4])})")
         return wanted
     topo = sysfs.read_topology(present)
@@ -110,11 +111,11 @@ def take_sample(selected: list[str], t: float) -> Sample:
 
 
 def restrict(capture: Capture, requested: list[str]) -> Capture:
-    """Keep only the named devices and their stack (for `--replay` with `--devices`)."""
+    """Keep only the named devices and their stack (a replay of some devices of a capture)."""
     wanted = [r.removeprefix("/dev/") for r in requested]
     missing = [w for w in wanted if w not in capture.header.selected]
     if missing:
-        raise InputError(f"--devices {','.join(missing)}: not in this capture (it has "
+        raise InputError(f"{','.join(missing)}: not in this capture (it has "
                          f"{', '.join(capture.header.selected[:8])})")
     keep = set(_stack(wanted, capture.header.devices)) | set(wanted)
     devices = {n: d for n, d in capture.header.devices.items() if n in keep}
@@ -127,8 +128,9 @@ def restrict(capture: Capture, requested: list[str]) -> Capture:
 def load(path: Path) -> Capture:
     """Read a capture; any malformed line is reported with its line number. Checked before it is trusted: a
     header of a version this blockfit reads, sample times finite and increasing (a clock that stands still or
-    runs backwards would turn every rate into nonsense or "no findings")."""
-    where = f"--replay {path}"
+    runs backwards would turn every rate into nonsense or "no findings"). Errors name the file; the caller adds
+    the option that named it."""
+    where = str(path)
     text = read_text(path, where, "a capture written by 'blockfit diagnose --record'")
     header: CaptureHeader | None = None
     samples: list[Sample] = []

@@ -15,8 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 SYS = Path("/sys")
-SYS_DEV_BLOCK = SYS / "dev" / "block"
-CLASS_BLOCK = SYS / "class" / "block"
+
 
 def read_text(path: Path) -> str | None:
     """A sysfs attribute's text, stripped; None where it is absent or unreadable."""

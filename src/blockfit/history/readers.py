@@ -426,7 +426,7 @@ def _diagnose(path: Path, text: str) -> Series:
     try:
         recorded = capture.load(path)
     except InputError as exc:
-        raise InputError(str(exc).replace("--replay", "--from", 1)) from None
+        raise InputError(f"--from {exc}") from None
     try:
         started = parse_time(recorded.header.started, str(path), "header")
     except InputError:

@@ -65,10 +65,7 @@ def _is_recording(text: str) -> bool:
 
 
 def _replay(path: Path) -> Loaded:
-    try:
-        capture = captures.load(path)
-    except InputError as exc:
-        raise InputError(str(exc).removeprefix("--replay ")) from None
+    capture = captures.load(path)
     diagnosis = rules.diagnose(capture, None, f"replay:{path.name}")
     return Loaded(path, diagnosis, iostat.series(capture))
 
