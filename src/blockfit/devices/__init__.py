@@ -6,5 +6,3 @@ throttle (cgroup blkio and io.max caps), multipath and geometry (dmsetup, lvs), 
 from two diskstats samples) and capture (a typed snapshot plus raw samples, recorded and replayed). Every
 package reads /proc and /sys through here, so a format is parsed once, one way.
 """
-
-KERNEL_FILESYSTEMS = ("/proc", "/sys")  # where the kernel's own files are mounted (a user's input never is)
