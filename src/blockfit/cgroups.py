@@ -27,6 +27,16 @@ def unique_name(name: str) -> str:
     return f"blockfit-{name}-{os.getpid()}-{next(_counter)}"
 
 
+def own_v1_path(controller: str, self_cgroup: str = "/proc/self/cgroup") -> str:
+    """This process's group in the cgroup v1 hierarchy of CONTROLLER ('/' when none is listed)."""
+    own = "/"
+    for line in Path(self_cgroup).read_text().splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3 and controller in parts[1].split(","):
+            own = parts[2]
+    return own
+
+
 def pids(path: Path) -> list[int]:
     """The processes in the group at ``path`` (none if it is gone)."""
     try:

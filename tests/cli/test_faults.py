@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from blockfit.cli import main
+from blockfit.devices import capture
 from blockfit.diagnose import sampler
 from blockfit.emit import bundle
 from blockfit.emit.context import GeneratedFile
@@ -120,7 +121,7 @@ def test_full_disk(writer: str, free: int, inputs: dict[str, Path], tmp_path: Pa
         result = run(capsys, *args)
         after = snapshot(tmp_path)
         if result.code == 0 and writer == "diagnose --record" and free:  # a short capture may fit in 4 KiB
-            assert len(sampler.load(target / "capture.jsonl").samples) == 3
+            assert len(capture.load(target / "capture.jsonl").samples) == 3
     if not (result.code == 0 and writer == "diagnose --record" and free):
         assert result.code != 0, f"{writer}: exit 0 on a full disk ({free} bytes free)"
         assert "No space left" in result.err, result.err

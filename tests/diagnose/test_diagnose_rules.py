@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from blockfit.devices.capture import Capture, CaptureHeader, Sample
+from blockfit.devices.mountinfo import Mount
+from blockfit.devices.sysfs import BlockDevice, QueueSettings
 from blockfit.diagnose import rules, wording
-from blockfit.diagnose.mounts import Mount
-from blockfit.diagnose.sampler import Capture, CaptureHeader, Sample
-from blockfit.diagnose.sysfs import BlockDevice, QueueSettings
 
 MEMBERS = ["sdb", "sdc", "sdd", "sde"]
 

@@ -23,7 +23,7 @@ import pytest
 
 from blockfit.cli import main
 from blockfit.dbbench.cluster import check_dir, find_bindir, initdb, start, throwaway_cluster
-from blockfit.diagnose import diskstats
+from blockfit.devices import diskstats
 from blockfit.errors import InputError
 from blockfit.history import derive_targets
 from blockfit.testbed.fsbed import ext4_bed

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from blockfit.devices.facts import device_facts
 from blockfit.errors import InputError
-from blockfit.measure.device_facts import device_facts
-from blockfit.measure.targets import resolve_target, resolve_targets
+from blockfit.measure.targets import filesystem_type, resolve_target, resolve_targets
 from blockfit.testbed.loopdev import LoopDevice, loop_device
 
 root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("losetup") is None, reason="needs root and losetup")
@@ -152,15 +152,6 @@ def test_in_use_device_write_refused(loop: LoopDevice) -> None:
         subprocess.run(["dmsetup", "remove", name], check=True)
 
 
-@root
-def test_device_facts_of_a_loop_device(loop: LoopDevice) -> None:
-    f = device_facts(loop.path)
-    assert f.kind == "block" and f.size_bytes == 64 * MiB
-    assert f.loop_direct_io is True and f.loop_backing_file == str(loop.backing_file)
-    assert f.rotational is not None and f.logical_block_size in (512, 4096) and f.scheduler
-    assert f.major_minor == loop.major_minor
-
-
 @pytest.mark.parametrize("text", ["\n0", "0", " node1", "node1 ", "10.1", "256.1.1.1", "node1:0", "node1:x", ""])
 def test_a_host_that_names_no_machine_is_refused(text: str) -> None:
     """'--host 0' would reach 0.0.0.0 (this machine), and a value with whitespace was stripped into one: neither
@@ -185,3 +176,19 @@ def test_a_target_named_twice_is_named_in_the_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"TARGET: '.*/\./' is named twice \(as '.*' too\)"):
         resolve_targets([str(tmp_path), f"{tmp_path}/./"], size_bytes=1 << 20, write_pct=0, allow_write=False,
                         warnings=[])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to mount a tmpfs")
+def test_filesystem_of_a_mount_point_with_a_tab_or_backslash(tmp_path: Path) -> None:
+    """mountinfo writes these as \\011 and \\134; before, only \\040 was unescaped and the file's filesystem was
+    taken to be the one the mount point sits on."""
+    for name in ("a\tb", "a\\b"):
+        point = tmp_path / name
+        point.mkdir()
+        if subprocess.run(["mount", "-t", "tmpfs", "blockfit-test", str(point)], capture_output=True).returncode:
+            pytest.skip("mount refused here")
+        try:
+            (point / "data").write_bytes(b"x")
+            assert filesystem_type(str(point / "data")) == "tmpfs" != filesystem_type(str(tmp_path))
+        finally:
+            subprocess.run(["umount", str(point)], check=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -11,7 +13,9 @@ from blockfit import model, specs
 from blockfit.cli import app, params
 from blockfit.cli.common import catalog_for
 from blockfit.cli.output import ReportOption, console, print_json, save_report
-from blockfit.diagnose import live, metrics, rules, sampler
+from blockfit.devices import capture as captures
+from blockfit.devices import diskstats, iostat
+from blockfit.diagnose import live, rules, sampler
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target
 from blockfit.schema import Prediction, Workload
@@ -38,6 +42,15 @@ def _expectation(pred: Prediction | None, label: str, members: list[str]) -> rul
     return rules.Expectation(source=label, member_iops=pred.member_iops, member_mbps=pred.member_mbps,
                              instance_iops=pred.instance_iops_cap, instance_mbps=pred.instance_mbps_cap,
                              members=members)
+
+
+@contextmanager
+def _option(flag: str) -> Iterator[None]:
+    """Name the option whose value the library refused (the library names only the value)."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(f"{flag} {exc}") from None
 
 
 @app.command()
@@ -73,12 +86,15 @@ def diagnose(
         raise InputError("--members: only with --layout (the devices its caps apply to)")
     pred = _prediction(layout, cloud, instance)
     if replay is not None:
-        capture = sampler.load(replay)
+        with _option("--replay"):
+            capture = captures.load(replay)
         if wanted:
-            capture = sampler.restrict(capture, wanted)
+            with _option("--devices"):
+                capture = captures.restrict(capture, wanted)
         source = f"replay:{replay}"
     else:
-        sampler.select_devices(wanted or None, sampler.diskstats.read_raw())
+        with _option("--devices"):
+            captures.select_devices(wanted or None, diskstats.read_raw())
         view = None if json_out else live.LiveView(console)
         if view is not None:
             console.print(f"sampling every {step:g}s for {span:g}s (Ctrl-C stops early)")
@@ -92,7 +108,7 @@ def diagnose(
     member_names = [m for item in names for m in item.split(",")]
     expectation = _expectation(pred, f"catalog: {cloud} {layout} on {instance}", member_names)
     result = rules.diagnose(capture, expectation, source)
-    save_report(result, report, metrics.series(capture))
+    save_report(result, report, iostat.series(capture))
     if json_out:
         print_json(result)
         return

@@ -1,11 +1,11 @@
-"""What held each run: the devices under the layout (diagnose's sampler and stack), the database's own
+"""What held each run: the devices under the layout (a devices capture of its stack), the database's own
 counters, the host CPU, and from those the binding resource in words.
 
-Why diagnose: it already resolves a mount's whole stack (filesystem → LV/md → members), reads cgroup
-throttle caps, and decides when a device sits at a cap (median ≥ 90 % of it over active intervals). A run
-is called I/O-bound only on that evidence, on flush latency, or when the layout's own device never waited for
-work (busy with a queue, below any known cap: ``device_busy``); otherwise, if the host CPU was busy, it is
-CPU-bound and the comparison refuses to name a winner.
+Why a capture and diagnose's rules: the capture resolves a mount's whole stack (filesystem → LV/md →
+members) and reads cgroup throttle caps; the rules decide when a device sits at a cap (median ≥ 90 % of it
+over active intervals). A run is called I/O-bound only on that evidence, on flush latency, or when the layout's
+own device never waited for work (busy with a queue, below any known cap: ``device_busy``); otherwise, if the
+host CPU was busy, it is CPU-bound and the comparison refuses to name a winner.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockfit.diagnose import mounts, rules, sampler
-from blockfit.diagnose.diskstats import SECTOR_BYTES, DiskStat
+from blockfit.devices import mountinfo, procstat, sysfs
+from blockfit.devices.capture import Capture, snapshot, take_sample
+from blockfit.devices.diskstats import SECTOR_BYTES, DiskStat
+from blockfit.diagnose import rules
 from blockfit.schema.bench import (
     IO_BINDINGS,
     Binding,
@@ -54,19 +56,17 @@ class KnownCap:
 def resolve(directory: Path, label: str) -> LayoutInfo:
     """The mount a directory lives on and its block device stack (empty when not on a block device)."""
     st = os.stat(directory)
-    dev = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    dev = sysfs.majmin(st.st_dev)
     real = str(directory.resolve())
-    found = [m for m in mounts.read() if m.dev == dev and (real + "/").startswith(m.mount_point.rstrip("/") + "/")]
+    found = [m for m in mountinfo.read() if m.dev == dev and (real + "/").startswith(m.mount_point.rstrip("/") + "/")]
     mount = max(found, key=lambda m: len(m.mount_point)) if found else None
     devices: list[str] = []
     members: list[str] = []
-    name = None
-    link = Path(f"/sys/dev/block/{dev}")
-    if link.exists():
-        name = link.resolve().name
-        header = sampler.snapshot([name], INTERVAL_S)
+    name = sysfs.name_of(dev)
+    if name is not None:
+        header = snapshot([name], INTERVAL_S)
         devices = header.selected
-        members = _members(devices, sampler.Capture(header=header, samples=[]))
+        members = _members(devices, Capture(header=header, samples=[]))
     return LayoutInfo(label=label, dir=str(directory), mount_point=mount.mount_point if mount else "?",
                       fstype=mount.fstype if mount else "?", source=mount.source if mount else "?",
                       fs_device=name, devices=devices, members=members,
@@ -75,11 +75,8 @@ def resolve(directory: Path, label: str) -> LayoutInfo:
 
 def cpu_times() -> tuple[float, float]:
     """(busy, total) jiffies over all CPUs; iowait counts as idle (a CPU waiting on I/O is free)."""
-    with open("/proc/stat", encoding="ascii") as fh:
-        fields = [float(x) for x in fh.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
-    total = sum(fields[:8])
-    return total - idle, total
+    busy, total = procstat.cpu_times()
+    return busy, total
 
 
 class DeviceSampler:
@@ -89,13 +86,13 @@ class DeviceSampler:
         self.devices = devices
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.capture: sampler.Capture | None = None
+        self.capture: Capture | None = None
         self._cpu0 = cpu_times()
 
     def start(self) -> DeviceSampler:
         self._cpu0 = cpu_times()
         if self.devices:
-            self.capture = sampler.Capture(header=sampler.snapshot(self.devices, INTERVAL_S), samples=[])
+            self.capture = Capture(header=snapshot(self.devices, INTERVAL_S), samples=[])
             self._thread = threading.Thread(target=self._loop, daemon=True)
             self._thread.start()
         return self
@@ -105,12 +102,12 @@ class DeviceSampler:
         t0 = time.monotonic()
         i = 0
         while True:
-            self.capture.samples.append(sampler.take_sample(self.capture.header.selected, time.monotonic() - t0))
+            self.capture.samples.append(take_sample(self.capture.header.selected, time.monotonic() - t0))
             i += 1
             if self._stop.wait(max(0.0, t0 + i * INTERVAL_S - time.monotonic())):
                 return
 
-    def stop(self) -> tuple[sampler.Capture | None, float]:
+    def stop(self) -> tuple[Capture | None, float]:
         """The capture (None without a block device) and the host CPU busy % over the window."""
         self._stop.set()
         if self._thread is not None:
@@ -119,7 +116,7 @@ class DeviceSampler:
         busy0, total0 = self._cpu0
         cpu = 100.0 * (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
         if self.capture is not None and self.capture.header.selected:
-            self.capture.samples.append(sampler.take_sample(self.capture.header.selected,
+            self.capture.samples.append(take_sample(self.capture.header.selected,
                                                             self.capture.samples[-1].t + INTERVAL_S
                                                             if self.capture.samples else 0.0))
         return self.capture, cpu
@@ -149,7 +146,7 @@ def db_delta(before: dict[str, int], after: dict[str, int]) -> DbCounters:
     return DbCounters(**d, hit_ratio=d["blks_hit"] / looked if looked else None)
 
 
-def _members(info_devices: list[str], capture: sampler.Capture) -> list[str]:
+def _members(info_devices: list[str], capture: Capture) -> list[str]:
     """The bottom of the stack (devices built on nothing we sampled): where a volume's cap applies."""
     devs = capture.header.devices
     return [n for n in info_devices if n in devs and not devs[n].slaves and devs[n].kind != "partition"]
@@ -158,7 +155,7 @@ def _members(info_devices: list[str], capture: sampler.Capture) -> list[str]:
 RunEnds = tuple[dict[str, DiskStat], dict[str, DiskStat]]
 
 
-def run_ends(capture: sampler.Capture | None) -> RunEnds | None:
+def run_ends(capture: Capture | None) -> RunEnds | None:
     """Every device's counters at the run's first and last sample (None: fewer than two samples)."""
     if capture is None or len(capture.samples) < 2:
         return None
@@ -192,7 +189,7 @@ def bytes_moved(s: DiskStat) -> int:
     return (s.sectors_read + s.sectors_written) * SECTOR_BYTES
 
 
-def judge(capture: sampler.Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
+def judge(capture: Capture | None, cpu_pct: float, known: KnownCap | None, db: DbCounters,
           memory: MemoryEvidence | None, fs_device: str | None = None) -> RunEvidence:
     """Device figures, diagnose's findings and the binding resource of one run."""
     ends = run_ends(capture)

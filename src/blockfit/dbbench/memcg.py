@@ -86,12 +86,7 @@ def detect() -> tuple[Literal[1, 2], Path]:
     """Which hierarchy to use and the parent to create our group under."""
     v1 = CGROUP_ROOT / "memory"
     if (v1 / "memory.limit_in_bytes").exists():
-        own = "/"
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            parts = line.split(":", 2)
-            if len(parts) == 3 and "memory" in parts[1].split(","):
-                own = parts[2]
-        parent = v1 / own.lstrip("/")
+        parent = v1 / cgroups.own_v1_path("memory").lstrip("/")
         return 1, parent if parent.is_dir() else v1
     if (CGROUP_ROOT / "cgroup.controllers").exists():
         if "memory" not in (CGROUP_ROOT / "cgroup.controllers").read_text().split():

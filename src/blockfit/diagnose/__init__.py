@@ -1,6 +1,7 @@
 """`blockfit diagnose`: where block-I/O latency comes from, layer by layer, with evidence.
 
-One typed reader per kernel source (diskstats, sysfs, mountinfo, LVM/md geometry), a sampler that
-records raw samples plus topology and settings (JSONL capture), per-interval metrics, and rules that
-turn metrics into Findings. The rules run on a Capture, so live and replayed runs give the same result.
+The rules turn a capture's per-interval figures into Findings (`rules.py`, worded in `wording.py`), and
+`sampler.py` takes live samples. What they read (diskstats, sysfs, mountinfo, LVM/md geometry, throttles,
+multipath, the capture itself) comes from blockfit.devices. The rules run on a Capture, so live and replayed
+runs give the same result.
 """

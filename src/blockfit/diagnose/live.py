@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from blockfit.diagnose.metrics import Interval, latest
-from blockfit.diagnose.sampler import Capture, CaptureHeader
+from blockfit.devices.capture import Capture, CaptureHeader
+from blockfit.devices.iostat import Interval, latest
 from blockfit.schema.finding import Diagnosis
 
 HEADER = (f"{'device':<14}{'r/s':>9}{'w/s':>9}{'MB/s':>9}{'rqKB':>7}{'r_await':>9}{'w_await':>9}"

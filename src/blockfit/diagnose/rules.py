@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
+from blockfit.devices import sysfs
+from blockfit.devices.capture import Capture, CaptureHeader
+from blockfit.devices.iostat import Interval, series
+from blockfit.devices.multipath import MultipathMap, is_multipath
+from blockfit.devices.sysfs import BlockDevice
 from blockfit.diagnose import wording
-from blockfit.diagnose.metrics import Interval, series
-from blockfit.diagnose.multipath import MultipathMap, is_multipath
-from blockfit.diagnose.sampler import Capture, CaptureHeader
-from blockfit.diagnose.sysfs import BlockDevice
 from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, Metric
 
 MIN_IOPS = 5.0          # an interval counts as active above this
@@ -145,7 +146,8 @@ def flush_storm(name: str, ivs: list[Interval], header: CaptureHeader) -> Findin
         f"(writes average {_f(write_ms / writes)} ms)",
     ]
     if dev is not None and dev.queue is not None and dev.queue.write_cache:
-        evidence.append(f"/sys/block/{name}/queue/write_cache = '{dev.queue.write_cache}' (flushes reach the device)")
+        evidence.append(f"{sysfs.shown(name, 'queue/write_cache')} = '{dev.queue.write_cache}' "
+                        "(flushes reach the device)")
     for m in barrier_mounts:
         evidence.append(f"{m.fstype} on {majmins[m.dev]} mounted at {m.mount_point} with write barriers on "
                         f"(options: {','.join(m.all_options)})")
@@ -237,6 +239,41 @@ def _holder_stripe(name: str, header: CaptureHeader) -> str | None:
     return None
 
 
+def _host_limits(names: list[str], header: CaptureHeader) -> list[tuple[str, int]]:
+    """Each queue-depth limit the host sets on these devices, named as the user would look it up."""
+    limits = []
+    for n in names:
+        d = header.devices.get(n)
+        if d is None or d.queue is None:
+            continue
+        if d.queue.device_queue_depth:
+            what = sysfs.shown(n, "device/queue_depth")
+            if d.queue.iscsi_session:
+                what += f" (iSCSI {d.queue.iscsi_session} {d.queue.iscsi_target or ''}: node.session.queue_depth)"
+            limits.append((what, d.queue.device_queue_depth))
+        if d.queue.host_can_queue:
+            limits.append((f"SCSI host can_queue of {n}", d.queue.host_can_queue))
+        if d.queue.nr_requests:
+            limits.append((sysfs.shown(n, "queue/nr_requests"), d.queue.nr_requests))
+    return limits
+
+
+def _cap_evidence(act: list[Interval], caps: list[Cap], lat: float, evidence: list[str]) -> float | None:
+    """Add each cap's use to EVIDENCE; return the in-flight count an IOPS cap needs at this latency."""
+    need = None
+    for c in caps:
+        use = _cap_use(act, c)
+        if c.metric.endswith("iops"):
+            need = c.value * lat / 1000
+        evidence.append(f"{c.metric} uses {use:.0%} of its {_f(c.value)} cap ({c.source})")
+    if need is not None:
+        evidence.append(f"to reach the IOPS cap at this latency needs about {need:.1f} I/Os in flight (cap × await)")
+    if not caps:
+        evidence.append("no cap known for this device: if its volume cap is ≈ this IOPS, this is the cap, not "
+                        "queue depth (pass --layout/--cloud/--instance)")
+    return need
+
+
 def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureHeader,
                       capped_members: set[str]) -> Finding | None:
     act = _steady(_active(ivs))
@@ -254,19 +291,7 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
         return None
     if any(_cap_use(act, c) >= BELOW_CAP for c in caps):
         return None
-    limits = []
-    for n in [name] + dev.slaves:
-        d = header.devices.get(n)
-        if d is not None and d.queue is not None:
-            if d.queue.device_queue_depth:
-                what = f"/sys/block/{n}/device/queue_depth"
-                if d.queue.iscsi_session:
-                    what += f" (iSCSI {d.queue.iscsi_session} {d.queue.iscsi_target or ''}: node.session.queue_depth)"
-                limits.append((what, d.queue.device_queue_depth))
-            if d.queue.host_can_queue:
-                limits.append((f"SCSI host can_queue of {n}", d.queue.host_can_queue))
-            if d.queue.nr_requests:
-                limits.append((f"/sys/block/{n}/queue/nr_requests", d.queue.nr_requests))
+    limits = _host_limits([name] + dev.slaves, header)
     pinned = [(what, lim) for what, lim in limits if abs(depth - lim) <= 0.1 * lim + 0.5]
     little = iops * lat / 1000
     evidence = [
@@ -276,17 +301,7 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
     ]
     for what, lim in pinned:
         evidence.append(f"in-flight equals the host limit {what} = {lim}")
-    need = None
-    for c in caps:
-        use = _cap_use(act, c)
-        if c.metric.endswith("iops"):
-            need = c.value * lat / 1000
-        evidence.append(f"{c.metric} uses {use:.0%} of its {_f(c.value)} cap ({c.source})")
-    if need is not None:
-        evidence.append(f"to reach the IOPS cap at this latency needs about {need:.1f} I/Os in flight (cap × await)")
-    if not caps:
-        evidence.append("no cap known for this device: if its volume cap is ≈ this IOPS, this is the cap, not "
-                        "queue depth (pass --layout/--cloud/--instance)")
+    need = _cap_evidence(act, caps, lat, evidence)
     target = f"about {max(need or 0, depth * 2):.0f}"
     rec = wording.queue_depth_advice(depth, target, pinned[0] if pinned else None)
     return Finding(kind="queue_depth_bound", device=name, severity="warning" if pinned or caps else "info",
@@ -480,7 +495,7 @@ def scheduler_readahead(name: str, ivs: list[Interval], header: CaptureHeader) -
     if q.rotational is False and q.scheduler == "bfq" and iops >= 5000:
         return Finding(kind="scheduler_readahead", device=name, severity="info",
                        summary=wording.scheduler_bfq(iops),
-                       evidence=[f"/sys/block/{name}/queue/scheduler = bfq, rotational = 0, {_f(iops)} IOPS"],
+                       evidence=[f"{sysfs.shown(name, 'queue/scheduler')} = bfq, rotational = 0, {_f(iops)} IOPS"],
                        recommendation=wording.bfq_advice(name),
                        measurements={"iops": iops})
     return None
@@ -519,19 +534,19 @@ def summarise(name: str, ivs: list[Interval], header: CaptureHeader) -> DeviceSu
                          service_ms=med("service_ms"), queue_ms=med("queue_ms"))
 
 
-def diagnose(capture: Capture, expectation: Expectation | None = None, source: str = "live") -> Diagnosis:
-    header = capture.header
-    data = series(capture)
-    names = sorted(data)
-    findings: list[Finding] = []
+def _speaks_for_itself(name: str, data: dict[str, list[Interval]], header: CaptureHeader) -> bool:
+    """False for a partition whose whole disk was sampled too: the whole disk speaks for its partitions."""
+    dev = header.devices.get(name)
+    return not (dev is not None and dev.kind == "partition" and dev.disk in data)
+
+
+def _caps_and_storms(names: list[str], data: dict[str, list[Interval]], header: CaptureHeader,
+                     expectation: Expectation | None, findings: list[Finding]) -> tuple[set[str], set[str]]:
+    """First pass: devices at a cap, and devices in a flush storm (which explains serialised I/O)."""
     capped: set[str] = set()
-    stormy: set[str] = set()  # a flush storm already explains serialised, one-at-a-time I/O
-    for name in names:
-        dev = header.devices.get(name)
-        if dev is not None and dev.kind == "partition" and dev.disk in data:
-            continue  # the whole disk speaks for its partitions
-        caps = caps_for(name, header, expectation)
-        f = member_cap(name, data[name], caps, header)
+    stormy: set[str] = set()
+    for name in filter(lambda n: _speaks_for_itself(n, data, header), names):
+        f = member_cap(name, data[name], caps_for(name, header, expectation), header)
         if f is not None:
             findings.append(f)
             capped.add(name)
@@ -539,30 +554,39 @@ def diagnose(capture: Capture, expectation: Expectation | None = None, source: s
         if storm is not None:
             findings.append(storm)
             stormy.add(name)
-    held: set[str] = set()  # a stripe with a slow member (and its members), or a multipath map on one path:
-    # that member or path, not queue depth, holds them
+    return capped, stormy
+
+
+def _held_by_member_or_path(names: list[str], data: dict[str, list[Interval]], header: CaptureHeader,
+                            findings: list[Finding]) -> set[str]:
+    """A stripe with a slow member (and its members), or a multipath map on one path: that member or path,
+    not queue depth, holds them."""
+    held: set[str] = set()
     for name in names:
         for f in stripe_imbalance(name, data, header):
             findings.append(f)
             if f.kind == "stripe_slow_member":
                 held.update({name, *header.devices[name].slaves})
         one_path = multipath_one_path(name, data, header)
-        if one_path is not None:  # one path's cap holds the map: that, not queue depth, is the finding
+        if one_path is not None:
             findings.append(one_path)
             held.add(name)
-    for name in names:
-        dev = header.devices.get(name)
-        if dev is not None and dev.kind == "partition" and dev.disk in data:
-            continue
+    return held
+
+
+def diagnose(capture: Capture, expectation: Expectation | None = None, source: str = "live") -> Diagnosis:
+    header = capture.header
+    data = series(capture)
+    names = sorted(data)
+    findings: list[Finding] = []
+    capped, stormy = _caps_and_storms(names, data, header, expectation, findings)
+    held = _held_by_member_or_path(names, data, header, findings)
+    for name in filter(lambda n: _speaks_for_itself(n, data, header), names):
         caps = caps_for(name, header, expectation)
+        rules = [small_io_on_throughput_bound(name, data[name], caps), scheduler_readahead(name, data[name], header)]
         if name not in capped | stormy | held:
-            f = queue_depth_bound(name, data[name], caps, header, capped | held)
-            if f is not None:
-                findings.append(f)
-        for rule in (small_io_on_throughput_bound(name, data[name], caps),
-                     scheduler_readahead(name, data[name], header)):
-            if rule is not None:
-                findings.append(rule)
+            rules.insert(0, queue_depth_bound(name, data[name], caps, header, capped | held))
+        findings.extend(f for f in rules if f is not None)
     inst = instance_cap(data, expectation)
     if inst is not None:
         findings.append(inst)

@@ -7,6 +7,7 @@ rules: each is a figure the rule measured, said once where it is measured.
 
 from __future__ import annotations
 
+from blockfit.devices import sysfs
 from blockfit.units import fmt_count
 
 MultipathCause = str  # "failed_paths" | "failover_grouping" | "one_active_path" | "unknown"
@@ -129,4 +130,4 @@ def xfs_geometry_advice(stripe_bytes: int, stripes: int) -> str:
 
 def bfq_advice(device: str) -> str:
     return ("bfq's per-request cost shows at these rates: use 'none' or 'mq-deadline' "
-            f"(echo none > /sys/block/{device}/queue/scheduler).")
+            f"(echo none > {sysfs.shown(device, 'queue/scheduler')}).")

@@ -36,12 +36,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from blockfit.devices import diskstats, sysfs
 from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.files import write_atomically
 
 FORMAT = "blockfit-pg-recording"
 VERSION = 1
-DISKSTATS = Path("/proc/diskstats")
 
 
 @dataclass(frozen=True)
@@ -57,15 +57,10 @@ def device_of(path: str) -> Device | None:
         st = os.stat(path)
     except OSError:
         return None
-    mm = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
-    sys_dev = Path("/sys/dev/block") / mm
-    try:
-        name = sys_dev.resolve().name
-    except OSError:
-        return None
-    if not sys_dev.exists():
+    name = sysfs.name_of(st.st_dev)
+    if name is None:
         return None  # tmpfs, overlay, NFS: no block device (st_dev is anonymous)
-    return Device(name=name, major_minor=mm, paths=[path])
+    return Device(name=name, major_minor=sysfs.majmin(st.st_dev), paths=[path])
 
 
 def _devices(paths: list[str]) -> list[Device]:
@@ -79,16 +74,6 @@ def _devices(paths: list[str]) -> list[Device]:
         else:
             found[d.name] = d
     return list(found.values())
-
-
-def diskstats_lines(names: set[str]) -> list[str]:
-    out = []
-    with open(DISKSTATS) as fh:
-        for line in fh:
-            parts = line.split()
-            if len(parts) > 3 and parts[2] in names:
-                out.append(line.rstrip("\n"))
-    return out
 
 
 class Server:
@@ -214,7 +199,7 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
                     delay = t0 + k * interval_s - time.monotonic()
                     if delay > 0:
                         time.sleep(delay)
-                    disk = diskstats_lines(names) if names else []
+                    disk = diskstats.lines_of(names) if names else []
                     t = time.monotonic() - t0
                     pg = server.sample()
                     lines.append(json.dumps({"type": "sample", "t": round(t, 6),

@@ -37,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from blockfit.diagnose import metrics, sampler
+from blockfit.devices import capture, iostat
 from blockfit.errors import InputError
 from blockfit.history.series import Sample, SampleTable, Series, parse_time
 from blockfit.inputs import CappedFile, read_capped
@@ -249,62 +249,71 @@ def _streams_as_sysstat(head: bytes) -> bool:
     return lead.startswith("{") and '"sysstat"' in lead and _STATISTICS.search(lead) is not None
 
 
+class _ArrayReader:
+    """The elements of a JSON array, decoded one at a time from a text stream that holds only what one needs."""
+
+    def __init__(self, path: Path, text: io.TextIOBase, buf: str) -> None:
+        self.path, self.text, self.buf, self.pos, self.eof = path, text, buf, 0, False
+        self.decoder = json.JSONDecoder()
+
+    def more(self, n: int) -> None:
+        chunk = self.text.read(n)
+        self.eof = not chunk
+        self.buf, self.pos = self.buf[self.pos:] + chunk, 0
+
+    def peek(self) -> str:
+        """The next character that is not blank ('' at the end), reading more as needed."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\r\n":
+                self.pos += 1
+            if self.pos < len(self.buf) or self.eof:
+                return self.buf[self.pos] if self.pos < len(self.buf) else ""
+            self.more(1 << 20)
+
+    def element(self) -> Any:
+        """The value that starts at the next character; at most MAX_DOCUMENT_BYTES of it."""
+        too_big = InputError(f"--from {self.path}: a report larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected "
+                             "sysstat reports of a few KB each")
+        while True:
+            try:
+                obj, end = self.decoder.raw_decode(self.buf, self.pos)
+                if end == len(self.buf) and not self.eof:
+                    raise ValueError("may go on")
+            except (ValueError, RecursionError):
+                if self.eof:
+                    raise InputError(f"--from {self.path}: {NOT_SYSSTAT}") from None
+                if len(self.buf) - self.pos > MAX_DOCUMENT_BYTES:
+                    raise too_big from None
+                self.more(max(1 << 20, len(self.buf) - self.pos))  # at least double what is held: each report
+                continue  # is decoded O(1) times
+            if end - self.pos > MAX_DOCUMENT_BYTES:
+                raise too_big
+            self.pos = end
+            return obj
+
+
 def _sysstat_stream(path: Path, text: io.TextIOBase) -> Iterator[Any]:
     """The elements of sysstat.hosts[0].statistics, decoded one at a time from TEXT; at the end, the document
     with the array left out must be sysstat JSON of one host whose statistics was that array."""
-    decoder = json.JSONDecoder()
     buf = text.read(2 * HEAD_BYTES)
     m = _STATISTICS.search(buf)
     if m is None:
         raise InputError(f"--from {path}: {NOT_SYSSTAT}")
-    prefix, buf, pos, eof = buf[:m.end() - 1], buf[m.end():], 0, False
-
-    def more(n: int) -> None:
-        nonlocal buf, pos, eof
-        chunk = text.read(n)
-        eof = not chunk
-        buf, pos = buf[pos:] + chunk, 0
-
-    def skip_blanks() -> str:
-        nonlocal pos
-        while True:
-            while pos < len(buf) and buf[pos] in " \t\r\n":
-                pos += 1
-            if pos < len(buf) or eof:
-                return buf[pos] if pos < len(buf) else ""
-            more(1 << 20)
-
-    first, need_comma = True, False
-    while True:
-        c = skip_blanks()
-        if c == "]" and (first or need_comma):
-            pos += 1
-            break
-        if need_comma:
+    prefix, reader = buf[:m.end() - 1], _ArrayReader(path, text, buf[m.end():])
+    first = True
+    while (c := reader.peek()) != "]":
+        if not first:
             if c != ",":
                 raise InputError(f"--from {path}: {NOT_SYSSTAT}")
-            pos += 1
-            need_comma = False
-            skip_blanks()
-        too_big = InputError(f"--from {path}: a report larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected "
-                             "sysstat reports of a few KB each")
-        try:
-            obj, end = decoder.raw_decode(buf, pos)
-            if end == len(buf) and not eof:
-                raise ValueError("may go on")
-        except (ValueError, RecursionError):
-            if eof:
-                raise InputError(f"--from {path}: {NOT_SYSSTAT}") from None
-            if len(buf) - pos > MAX_DOCUMENT_BYTES:
-                raise too_big from None
-            more(max(1 << 20, len(buf) - pos))  # at least double what is held: each report decoded O(1) times
-            continue
-        if end - pos > MAX_DOCUMENT_BYTES:
-            raise too_big
-        first, need_comma = False, True
-        pos = end
-        yield obj
-    tail = buf[pos:] + text.read(HEAD_BYTES + 1)
+            reader.pos += 1
+            reader.peek()
+        yield reader.element()
+        first = False
+    _check_sysstat_rest(path, prefix, reader.buf[reader.pos + 1:] + text.read(HEAD_BYTES + 1))
+
+
+def _check_sysstat_rest(path: Path, prefix: str, tail: str) -> None:
+    """The document around the streamed array must be sysstat JSON of one host whose statistics was that array."""
     try:
         doc = json.loads(prefix + json.dumps(_STREAMED) + tail)
         hosts = doc["sysstat"]["hosts"]
@@ -415,15 +424,15 @@ def _sysstat_report(path: Path, index: int, disks: list[Any], is_iostat: bool,
 
 def _diagnose(path: Path, text: str) -> Series:
     try:
-        capture = sampler.load(path)
+        recorded = capture.load(path)
     except InputError as exc:
-        raise InputError(str(exc).replace("--replay", "--from", 1)) from None
+        raise InputError(f"--from {exc}") from None
     try:
-        started = parse_time(capture.header.started, str(path), "header")
+        started = parse_time(recorded.header.started, str(path), "header")
     except InputError:
         started = None
     samples = SampleTable()
-    for name, intervals in metrics.series(capture).items():
+    for name, intervals in iostat.series(recorded).items():
         for i, iv in enumerate(intervals):
             samples.add(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
                         iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)

@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockfit.devices import diskstats
+from blockfit.devices.facts import device_facts
 from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.inputs import named_twice
-from blockfit.measure.device_facts import device_facts
 from blockfit.measure.fio_job import JobSpec, render_job, split_outstanding
 from blockfit.measure.fio_run import FioFailed, fio_binary, fio_version, run_fio
 from blockfit.measure.histogram import LatencyHistogram
@@ -70,14 +71,10 @@ class CalibrateOptions:
 
 
 def _diskstats() -> dict[str, int]:
-    """Completed reads + writes per block device name, from /proc/diskstats."""
-    out: dict[str, int] = {}
-    with contextlib.suppress(OSError), open("/proc/diskstats") as fh:
-        for line in fh:
-            f = line.split()
-            if len(f) >= 8:
-                out[f[2]] = int(f[3]) + int(f[7])
-    return out
+    """Completed reads + writes per block device name (the diskstats fast path)."""
+    with contextlib.suppress(OSError):
+        return {name: reads + writes for name, (reads, writes, _, _) in diskstats.read_counters().items()}
+    return {}
 
 
 @dataclass

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from blockfit import proc
+from blockfit.devices import mountinfo, swaps, sysfs
 from blockfit.errors import InputError
 
 TEST_FILE_PREFIX = "blockfit-calibrate-"
@@ -38,14 +39,14 @@ class Target:
 def _mounted_devnums() -> set[int]:
     nums: set[int] = set()
     with contextlib.suppress(OSError):
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
-            major, _, minor = line.split()[2].partition(":")
+        for m in mountinfo.read():
+            major, _, minor = m.dev.partition(":")
             if major != "0":
                 nums.add(os.makedev(int(major), int(minor)))
     with contextlib.suppress(OSError):
-        for line in Path("/proc/swaps").read_text().splitlines()[1:]:
+        for path in swaps.read():
             with contextlib.suppress(OSError):
-                st = os.stat(line.split()[0])
+                st = os.stat(path)
                 if stat.S_ISBLK(st.st_mode):
                     nums.add(st.st_rdev)
     return nums
@@ -71,16 +72,15 @@ def _related_sysdirs(sysdir: Path) -> list[Path]:
         with contextlib.suppress(OSError):
             todo.extend(p for p in d.iterdir() if (p / "partition").exists())
         with contextlib.suppress(OSError):
-            todo.extend(Path("/sys/class/block") / h.name for h in (d / "holders").iterdir())
+            todo.extend(sysfs.class_dir(h.name) for h in (d / "holders").iterdir())
     return seen
 
 
 def device_usage(devnum: int) -> tuple[bool, list[str]]:
     """(mounted or swap anywhere in its stack, names of holders such as dm/md devices built on it)."""
-    link = Path("/sys/dev/block") / f"{os.major(devnum)}:{os.minor(devnum)}"
-    if not link.exists():
+    sysdir = sysfs.dev_dir(devnum)
+    if sysdir is None:
         return False, []
-    sysdir = link.resolve()
     related = _related_sysdirs(sysdir)
     mounted = _mounted_devnums()
     is_mounted = any(_devnum_of(d) in mounted for d in related)
@@ -102,17 +102,19 @@ def signature(path: str) -> str | None:
     return None
 
 
-def filesystem_type(path: str) -> str | None:
-    """Filesystem type of the mount holding ``path`` (longest matching mount point)."""
+def filesystem_type(path: str, mounts: list[mountinfo.Mount] | None = None) -> str | None:
+    """Filesystem type of the mount holding ``path`` (longest matching mount point; MOUNTS: this process's)."""
     best, fstype = "", None
     real = os.path.realpath(path)
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
-            left, _, right = line.partition(" - ")
-            mount_point = left.split()[4].replace("\\040", " ")
-            inside = real == mount_point or real.startswith(mount_point.rstrip("/") + "/")
-            if inside and len(mount_point) >= len(best):
-                best, fstype = mount_point, right.split()[0]
+    if mounts is None:
+        try:
+            mounts = mountinfo.read()
+        except OSError:
+            return None
+    for m in mounts:
+        inside = real == m.mount_point or real.startswith(m.mount_point.rstrip("/") + "/")
+        if inside and len(m.mount_point) >= len(best):
+            best, fstype = m.mount_point, m.fstype
     return fstype
 
 
@@ -133,6 +135,61 @@ def supports_direct_io(directory: str) -> bool:
             probe.unlink()
 
 
+def _directory_target(given: str, size_bytes: int) -> Target:
+    """A directory: a fresh test file of SIZE_BYTES in it, which calibrate creates and removes."""
+    usage = shutil.disk_usage(given)
+    if usage.free < size_bytes * 1.05:
+        raise InputError(f"--size {size_bytes} bytes: only {usage.free} bytes free in {given!r}")
+    direct = supports_direct_io(given)
+    path = os.path.join(os.path.abspath(given), f"{TEST_FILE_PREFIX}{os.getpid()}.dat")
+    return Target(given=given, path=path, kind="file", size_bytes=size_bytes, created=True,
+                  direct_ok=direct, filesystem=filesystem_type(given))
+
+
+def _file_target(given: str, st: os.stat_result, writes: bool, allow_write: bool, warnings: list[str]) -> Target:
+    """An existing regular file: read in place; written only with --allow-write."""
+    if writes and not allow_write:
+        raise InputError(f"target {given!r}: a write test would overwrite this existing file; "
+                         "pass --allow-write, or give a directory to get a fresh test file")
+    if st.st_size < 1024 * 1024:
+        raise InputError(f"target {given!r}: file is {st.st_size} bytes; expected at least 1 MiB")
+    if st.st_blocks * 512 < st.st_size * 0.9:
+        warnings.append(f"{given} is sparse: its holes read as zeros without touching the device")
+    return Target(given=given, path=os.path.abspath(given), kind="file", size_bytes=st.st_size,
+                  direct_ok=supports_direct_io(os.path.dirname(os.path.abspath(given))),
+                  filesystem=filesystem_type(given))
+
+
+def _check_block_write(given: str, devnum: int, allow_write: bool, warnings: list[str]) -> None:
+    """A write test on a block device: never when mounted or in use, otherwise only with --allow-write."""
+    mounted, holders = device_usage(devnum)
+    if mounted:
+        raise InputError(f"target {given!r}: mounted (or swap, or under a mounted device); "
+                         "write tests on mounted devices are always refused")
+    if holders:
+        raise InputError(f"target {given!r}: in use by {', '.join(holders)}; "
+                         "write tests on in-use devices are always refused")
+    if not allow_write:
+        raise InputError(f"target {given!r}: a write test on a block device destroys its data; "
+                         "pass --allow-write to confirm")
+    sig = signature(given)
+    if sig:
+        warnings.append(f"{given} carried a {sig} signature; the write test has damaged it")
+
+
+def _block_target(given: str, st: os.stat_result, writes: bool, allow_write: bool, warnings: list[str]) -> Target:
+    if writes:
+        _check_block_write(given, st.st_rdev, allow_write, warnings)
+    try:
+        with open(given, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+    except OSError as exc:
+        raise InputError(f"target {given!r}: cannot open for reading ({exc.strerror})") from None
+    if size < 1024 * 1024:
+        raise InputError(f"target {given!r}: device is {size} bytes; expected at least 1 MiB")
+    return Target(given=given, path=given, kind="block", size_bytes=size)
+
+
 def resolve_target(given: str, *, size_bytes: int, write_pct: int, allow_write: bool, remote: bool = False,
                    warnings: list[str]) -> Target:
     """Check one TARGET argument and describe it; raises InputError for refusals and unusable targets."""
@@ -145,47 +202,11 @@ def resolve_target(given: str, *, size_bytes: int, write_pct: int, allow_write: 
         raise InputError(f"target {given!r}: no such file, directory or block device")
     st = os.stat(given)
     if stat.S_ISDIR(st.st_mode):
-        usage = shutil.disk_usage(given)
-        if usage.free < size_bytes * 1.05:
-            raise InputError(f"--size {size_bytes} bytes: only {usage.free} bytes free in {given!r}")
-        direct = supports_direct_io(given)
-        path = os.path.join(os.path.abspath(given), f"{TEST_FILE_PREFIX}{os.getpid()}.dat")
-        return Target(given=given, path=path, kind="file", size_bytes=size_bytes, created=True,
-                      direct_ok=direct, filesystem=filesystem_type(given))
+        return _directory_target(given, size_bytes)
     if stat.S_ISREG(st.st_mode):
-        if writes and not allow_write:
-            raise InputError(f"target {given!r}: a write test would overwrite this existing file; "
-                             "pass --allow-write, or give a directory to get a fresh test file")
-        if st.st_size < 1024 * 1024:
-            raise InputError(f"target {given!r}: file is {st.st_size} bytes; expected at least 1 MiB")
-        if st.st_blocks * 512 < st.st_size * 0.9:
-            warnings.append(f"{given} is sparse: its holes read as zeros without touching the device")
-        return Target(given=given, path=os.path.abspath(given), kind="file", size_bytes=st.st_size,
-                      direct_ok=supports_direct_io(os.path.dirname(os.path.abspath(given))),
-                      filesystem=filesystem_type(given))
+        return _file_target(given, st, writes, allow_write, warnings)
     if stat.S_ISBLK(st.st_mode):
-        mounted, holders = device_usage(st.st_rdev)
-        if writes:
-            if mounted:
-                raise InputError(f"target {given!r}: mounted (or swap, or under a mounted device); "
-                                 "write tests on mounted devices are always refused")
-            if holders:
-                raise InputError(f"target {given!r}: in use by {', '.join(holders)}; "
-                                 "write tests on in-use devices are always refused")
-            if not allow_write:
-                raise InputError(f"target {given!r}: a write test on a block device destroys its data; "
-                                 "pass --allow-write to confirm")
-            sig = signature(given)
-            if sig:
-                warnings.append(f"{given} carried a {sig} signature; the write test has damaged it")
-        try:
-            with open(given, "rb") as fh:
-                size = fh.seek(0, os.SEEK_END)
-        except OSError as exc:
-            raise InputError(f"target {given!r}: cannot open for reading ({exc.strerror})") from None
-        if size < 1024 * 1024:
-            raise InputError(f"target {given!r}: device is {size} bytes; expected at least 1 MiB")
-        return Target(given=given, path=given, kind="block", size_bytes=size)
+        return _block_target(given, st, writes, allow_write, warnings)
     raise InputError(f"target {given!r}: expected a directory, a regular file or a block device")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.ticker import MaxNLocator
 
-from blockfit.diagnose.metrics import Interval
+from blockfit.devices.iostat import Interval
 from blockfit.report.figures import (
     ACCENT,
     GREY,

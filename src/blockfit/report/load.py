@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blockfit.diagnose import metrics, rules, sampler
-from blockfit.diagnose.metrics import Interval
+from blockfit.devices import capture as captures
+from blockfit.devices import iostat
+from blockfit.devices.iostat import Interval
+from blockfit.diagnose import rules
 from blockfit.errors import InputError
 from blockfit.inputs import check_envelope, load_json, read_text, validate
 from blockfit.schema.kinds import RESULT_TYPES
@@ -63,12 +65,9 @@ def _is_recording(text: str) -> bool:
 
 
 def _replay(path: Path) -> Loaded:
-    try:
-        capture = sampler.load(path)
-    except InputError as exc:
-        raise InputError(str(exc).removeprefix("--replay ")) from None
+    capture = captures.load(path)
     diagnosis = rules.diagnose(capture, None, f"replay:{path.name}")
-    return Loaded(path, diagnosis, metrics.series(capture))
+    return Loaded(path, diagnosis, iostat.series(capture))
 
 
 def _validate(path: Path, data: Any) -> ResultEnvelope:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from blockfit import cgroups, proc
 from blockfit.cgroups import BLKIO_ROOT, unique_name
+from blockfit.devices import sysfs
 from blockfit.errors import EnvironmentProblem
 
 
@@ -46,10 +47,7 @@ class LoopDevice:
 
     @property
     def direct_io(self) -> bool:
-        try:
-            return Path(f"/sys/block/{self.name}/loop/dio").read_text().strip() == "1"
-        except OSError:
-            return False
+        return sysfs.read_text(sysfs.class_dir(self.name) / "loop" / "dio") == "1"
 
 
 @dataclass

@@ -1,22 +1,16 @@
-"""Facts about a block device from sysfs: size, scheduler, queue depth, rotational, write cache, stack."""
+"""Facts about a block device from sysfs, as calibrate reports them: size, scheduler, queue depth, cache, stack."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from blockfit.devices.sysfs import dev_dir as sysfs_dir
+from blockfit.devices.sysfs import read_int as _int
+from blockfit.devices.sysfs import read_text as _read
 from blockfit.schema.measurement import DeviceFacts
-from blockfit.sysfs import read_int as _int
-from blockfit.sysfs import read_text as _read
 
-SYS_DEV_BLOCK = Path("/sys/dev/block")
 PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def sysfs_dir(devnum: int) -> Path | None:
-    """/sys/class/block/<name> of a device number (a partition's own directory for partitions)."""
-    path = SYS_DEV_BLOCK / f"{os.major(devnum)}:{os.minor(devnum)}"
-    return path.resolve() if path.exists() else None
 
 
 def queue_dir(sysdir: Path) -> Path:

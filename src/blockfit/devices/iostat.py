@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from blockfit.diagnose.diskstats import SECTOR_BYTES, DiskStat
-from blockfit.diagnose.sampler import Capture
+from blockfit.devices.capture import Capture
+from blockfit.devices.diskstats import SECTOR_BYTES, DiskStat
 
 
 @dataclass(frozen=True)

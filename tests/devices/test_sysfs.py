@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from blockfit.diagnose import sysfs
+from blockfit.devices import sysfs
 
 
 def test_this_hosts_block_devices() -> None:
@@ -47,3 +47,24 @@ def test_iscsi_disk_and_its_partition(tmp_path: Path) -> None:
     assert (q.iscsi_session, q.iscsi_target, q.host_can_queue) == ("session1", "iqn.2015-12.com.oracleiaas:vol1", 128)
     assert topo["sdb1"].kind == "partition" and topo["sdb1"].disk == "sdb" and topo["sdb1"].start_sector == 2048
     assert sysfs.whole_disk("sdb1", topo) == "sdb"
+
+
+def test_device_numbers_name_their_devices() -> None:
+    """Every device sysfs lists is found again by its number; a tmpfs file's anonymous number finds none."""
+    topo = sysfs.read_topology()
+    for dev in topo.values():
+        assert dev.dev is not None
+        major, minor = (int(x) for x in dev.dev.split(":"))
+        number = os.makedev(major, minor)
+        assert sysfs.majmin(number) == dev.dev
+        assert sysfs.name_of(number) == sysfs.name_of(dev.dev) == dev.name
+    assert sysfs.name_of("0:9999") is None and sysfs.dev_dir(os.makedev(0, 9999)) is None
+
+
+def test_a_lookup_in_a_sysfs_tree_of_its_own(tmp_path: Path) -> None:
+    real = tmp_path / "devices/virtual/block/dm-7"
+    _write(real / "dev", "253:7")
+    (tmp_path / "dev/block").mkdir(parents=True)
+    (tmp_path / "dev/block/253:7").symlink_to(real)
+    assert sysfs.name_of("253:7", tmp_path) == "dm-7" and sysfs.dev_dir("253:8", tmp_path) is None
+    assert sysfs.shown("dm-7", "queue/scheduler") == "/sys/block/dm-7/queue/scheduler"

@@ -1,7 +1,9 @@
-"""Typed reader for /sys/block: queue settings and the device stack (dm/md → members, partitions → disks).
+"""Typed reader for the sysfs block tree: queue settings, the device stack, and major:minor → device lookups.
 
 The stack comes from /sys/class/block/<dev>/slaves and holders (dm, md), the partition → disk link,
 and for loop devices /sys/block/loopN/loop/backing_file when the backing file is itself a block device.
+A device number (st_dev of a file, st_rdev of a node) names its device through /sys/dev/block/MAJOR:MINOR;
+every package asks here rather than building that path itself.
 """
 
 from __future__ import annotations
@@ -12,8 +14,54 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from blockfit.sysfs import read_int as _int
-from blockfit.sysfs import read_text as _read
+SYS = Path("/sys")
+
+
+def read_text(path: Path) -> str | None:
+    """A sysfs attribute's text, stripped; None where it is absent or unreadable."""
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
+def read_int(path: Path) -> int | None:
+    text = read_text(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+
+def majmin(devnum: int) -> str:
+    """'MAJOR:MINOR' of a device number, as sysfs and diskstats name it."""
+    return f"{os.major(devnum)}:{os.minor(devnum)}"
+
+
+def dev_dir(devnum: int | str, sys_root: Path = SYS) -> Path | None:
+    """/sys/class/block/<name> of a device number or 'MAJOR:MINOR' (a partition's own directory); None if none."""
+    link = sys_root / "dev" / "block" / (devnum if isinstance(devnum, str) else majmin(devnum))
+    try:
+        return link.resolve() if link.exists() else None
+    except OSError:
+        return None
+
+
+def name_of(devnum: int | str, sys_root: Path = SYS) -> str | None:
+    """The kernel name (sda1, dm-3) of a device number or 'MAJOR:MINOR'; None for anonymous devices (tmpfs, NFS)."""
+    found = dev_dir(devnum, sys_root)
+    return found.name if found else None
+
+
+def class_dir(name: str, sys_root: Path = SYS) -> Path:
+    """/sys/class/block/<name>."""
+    return sys_root / "class" / "block" / name
+
+
+def shown(name: str, attribute: str) -> str:
+    """How a finding or advice names a block device's attribute: '/sys/block/sda/queue/scheduler'."""
+    return f"/sys/block/{name}/{attribute}"
 
 
 class QueueSettings(BaseModel):
@@ -70,9 +118,9 @@ def _iscsi(dev_dir: Path) -> tuple[str | None, str | None, int | None]:
     host = next((p for p in parts if p.startswith("host") and p[4:].isdigit()), None)
     if session is None:
         return None, None, None
-    sys_root = Path(*parts[: parts.index("devices")]) if "devices" in parts else Path("/sys")
-    target = _read(sys_root / "class" / "iscsi_session" / session / "targetname")
-    can_queue = _int(sys_root / "class" / "scsi_host" / host / "can_queue") if host else None
+    sys_root = Path(*parts[: parts.index("devices")]) if "devices" in parts else SYS
+    target = read_text(sys_root / "class" / "iscsi_session" / session / "targetname")
+    can_queue = read_int(sys_root / "class" / "scsi_host" / host / "can_queue") if host else None
     return session, target, can_queue
 
 
@@ -80,24 +128,24 @@ def read_queue(dev_dir: Path) -> QueueSettings | None:
     q = dev_dir / "queue"
     if not q.is_dir():
         return None
-    rot = _int(q / "rotational")
-    fua = _int(q / "fua")
+    rot = read_int(q / "rotational")
+    fua = read_int(q / "fua")
     session, target, can_queue = _iscsi(dev_dir)
     return QueueSettings(
         iscsi_session=session, iscsi_target=target, host_can_queue=can_queue,
-        scheduler=_scheduler(_read(q / "scheduler")),
-        nr_requests=_int(q / "nr_requests"),
-        max_sectors_kb=_int(q / "max_sectors_kb"),
-        max_hw_sectors_kb=_int(q / "max_hw_sectors_kb"),
-        read_ahead_kb=_int(q / "read_ahead_kb"),
-        write_cache=_read(q / "write_cache"),
+        scheduler=_scheduler(read_text(q / "scheduler")),
+        nr_requests=read_int(q / "nr_requests"),
+        max_sectors_kb=read_int(q / "max_sectors_kb"),
+        max_hw_sectors_kb=read_int(q / "max_hw_sectors_kb"),
+        read_ahead_kb=read_int(q / "read_ahead_kb"),
+        write_cache=read_text(q / "write_cache"),
         fua=None if fua is None else bool(fua),
         rotational=None if rot is None else bool(rot),
-        logical_block_size=_int(q / "logical_block_size"),
-        physical_block_size=_int(q / "physical_block_size"),
-        minimum_io_size=_int(q / "minimum_io_size"),
-        optimal_io_size=_int(q / "optimal_io_size"),
-        device_queue_depth=_int(dev_dir / "device" / "queue_depth"),
+        logical_block_size=read_int(q / "logical_block_size"),
+        physical_block_size=read_int(q / "physical_block_size"),
+        minimum_io_size=read_int(q / "minimum_io_size"),
+        optimal_io_size=read_int(q / "optimal_io_size"),
+        device_queue_depth=read_int(dev_dir / "device" / "queue_depth"),
     )
 
 
@@ -130,16 +178,16 @@ def _name_of_blockdev_path(path: str, sys_root: Path) -> str | None:
         return None
 
 
-def read_device(name: str, sys_root: Path = Path("/sys")) -> BlockDevice | None:
+def read_device(name: str, sys_root: Path = SYS) -> BlockDevice | None:
     dev_dir = sys_root / "class" / "block" / name
     if not dev_dir.exists():
         return None
     kind = _kind(name, dev_dir)
-    size = _int(dev_dir / "size") or 0
-    device = BlockDevice(name=name, kind=kind, dev=_read(dev_dir / "dev"), size_bytes=size * 512)
+    size = read_int(dev_dir / "size") or 0
+    device = BlockDevice(name=name, kind=kind, dev=read_text(dev_dir / "dev"), size_bytes=size * 512)
     if kind == "partition":
         device.disk = Path(os.path.realpath(dev_dir)).parent.name
-        device.start_sector = _int(dev_dir / "start")
+        device.start_sector = read_int(dev_dir / "start")
         return device
     device.queue = read_queue(dev_dir)
     for rel, attr in (("slaves", "slaves"), ("holders", "holders")):
@@ -147,15 +195,15 @@ def read_device(name: str, sys_root: Path = Path("/sys")) -> BlockDevice | None:
         if d.is_dir():
             setattr(device, attr, sorted(p.name for p in d.iterdir()))
     if kind == "dm":
-        device.dm_name = _read(dev_dir / "dm" / "name")
-        device.dm_uuid = _read(dev_dir / "dm" / "uuid") or None
+        device.dm_name = read_text(dev_dir / "dm" / "name")
+        device.dm_uuid = read_text(dev_dir / "dm" / "uuid") or None
     if kind == "md":
-        device.md_level = _read(dev_dir / "md" / "level")
-        device.md_chunk_bytes = _int(dev_dir / "md" / "chunk_size")
+        device.md_level = read_text(dev_dir / "md" / "level")
+        device.md_chunk_bytes = read_int(dev_dir / "md" / "chunk_size")
     if kind == "loop":
-        backing = _read(dev_dir / "loop" / "backing_file")
+        backing = read_text(dev_dir / "loop" / "backing_file")
         device.loop_backing_file = backing
-        dio = _int(dev_dir / "loop" / "dio")
+        dio = read_int(dev_dir / "loop" / "dio")
         device.loop_direct_io = None if dio is None else bool(dio)
         lower = _name_of_blockdev_path(backing, sys_root) if backing else None
         if lower and lower not in device.slaves:
@@ -163,7 +211,7 @@ def read_device(name: str, sys_root: Path = Path("/sys")) -> BlockDevice | None:
     return device
 
 
-def read_topology(names: list[str] | None = None, sys_root: Path = Path("/sys")) -> dict[str, BlockDevice]:
+def read_topology(names: list[str] | None = None, sys_root: Path = SYS) -> dict[str, BlockDevice]:
     """Read every block device (or `names`), then add the reverse links loop backing files imply."""
     if names is None:
         base = sys_root / "class" / "block"

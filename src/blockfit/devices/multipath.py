@@ -17,7 +17,7 @@ import subprocess
 from pydantic import BaseModel, Field
 
 from blockfit import proc
-from blockfit.diagnose.sysfs import BlockDevice
+from blockfit.devices.sysfs import BlockDevice
 
 
 class MultipathPath(BaseModel):

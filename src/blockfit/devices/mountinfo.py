@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 
 from blockfit.errors import InputError
 
+MOUNTINFO = "/proc/self/mountinfo"
+
 
 class MountError(InputError):
     """A mountinfo line we cannot read."""
@@ -59,12 +61,14 @@ class Mount(BaseModel):
         return "strictatime"
 
 
-def _unescape(text: str) -> str:
-    """mountinfo escapes space, tab, newline and backslash as \\040 style octal."""
+def unescape(text: str) -> str:
+    """Undo the kernel's octal escapes (\\ooo: space, tab, newline and backslash in mountinfo, any byte in
+    principle); a backslash not followed by three octal digits is kept as written."""
     out, i = [], 0
     while i < len(text):
-        if text[i] == "\\" and i + 3 < len(text) + 0 and text[i + 1:i + 4].isdigit():
-            out.append(chr(int(text[i + 1:i + 4], 8)))
+        code = text[i + 1:i + 4]
+        if text[i] == "\\" and len(code) == 3 and all(c in "01234567" for c in code):
+            out.append(chr(int(code, 8)))
             i += 4
         else:
             out.append(text[i])
@@ -72,7 +76,7 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
-def parse_line(line: str, lineno: int = 1, source: str = "/proc/self/mountinfo") -> Mount:
+def parse_line(line: str, lineno: int = 1, source: str = MOUNTINFO) -> Mount:
     parts = line.split()
     if "-" not in parts:
         raise MountError(f"{source} line {lineno}: no ' - ' separator before the filesystem type: "
@@ -82,19 +86,19 @@ def parse_line(line: str, lineno: int = 1, source: str = "/proc/self/mountinfo")
         raise MountError(f"{source} line {lineno}: expected 6+ fields, ' - ', fstype, source, options: "
                          f"{line.strip()[:120]!r}")
     return Mount(
-        mount_point=_unescape(parts[4]),
+        mount_point=unescape(parts[4]),
         dev=parts[2],
         fstype=parts[sep + 1],
-        source=_unescape(parts[sep + 2]),
+        source=unescape(parts[sep + 2]),
         mount_options=parts[5].split(","),
         super_options=parts[sep + 3].split(","),
     )
 
 
-def parse(text: str, source: str = "/proc/self/mountinfo") -> list[Mount]:
+def parse(text: str, source: str = MOUNTINFO) -> list[Mount]:
     return [parse_line(line, n, source) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
 
 
-def read(path: str = "/proc/self/mountinfo") -> list[Mount]:
+def read(path: str = MOUNTINFO) -> list[Mount]:
     with open(path, encoding="utf-8", errors="replace") as fh:
         return parse(fh.read(), path)
