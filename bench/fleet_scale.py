@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blockfit.history.prometheus import READ_BYTES, READS, WRITE_BYTES, WRITES
+from blockfit.fleet.query import READ_BYTES, READS, WRITE_BYTES, WRITES
 from blockfit.testbed.promserver import block_hours, create_blocks, prometheus_server
 
 STEP = 60

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from blockfit.history.http import MAX_BYTES
-from blockfit.history.promapi import MAX_SERIES, MAX_TIMEOUTS
-from blockfit.history.prometheus import MAX_HOSTS
+from blockfit.fleet.promapi import MAX_SERIES, MAX_TIMEOUTS
+from blockfit.fleet.query import MAX_HOSTS
 from support.fleet import run_cli
 from support.metrics_servers import (
     HOST,

@@ -16,8 +16,8 @@ from blockfit.catalog import Catalog
 from blockfit.cli.output import console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import write_atomically
-from blockfit.history.promapi import Client, parse_source
-from blockfit.history.prometheus import (
+from blockfit.fleet.promapi import Client, parse_source
+from blockfit.fleet.query import (
     FleetQuery,
     check_selector,
     device_regex,
@@ -26,7 +26,7 @@ from blockfit.history.prometheus import (
     parse_until,
     window,
 )
-from blockfit.plan.fleet import FleetOptions, Mapping, load_mapping, plan_fleet, with_defaults
+from blockfit.fleet.hosts import FleetOptions, Mapping, load_mapping, plan_fleet, with_defaults
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetResult
 from blockfit.terminal import cell, markup, one_line, safe

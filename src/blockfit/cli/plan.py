@@ -38,7 +38,7 @@ from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.history import derive_targets, describe
-from blockfit.history.promapi import is_prometheus, redact
+from blockfit.fleet.promapi import is_prometheus, redact
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.model.instance import find_shape, machine_type

@@ -28,7 +28,7 @@ from typing import IO
 import numpy as np
 
 from blockfit.errors import EnvironmentProblem
-from blockfit.history.prometheus import READ_BYTES, READS, WRITE_BYTES, WRITES
+from blockfit.fleet.query import READ_BYTES, READS, WRITE_BYTES, WRITES
 from blockfit.proc import kill_group, start
 
 PROMETHEUS, PROMTOOL, NODE_EXPORTER = "prometheus", "promtool", "prometheus-node-exporter"

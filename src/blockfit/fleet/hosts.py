@@ -35,8 +35,8 @@ from pathlib import Path
 from blockfit import __version__, proc
 from blockfit.catalog import Catalog
 from blockfit.errors import BlockfitError, InfeasibleError, InputError
-from blockfit.history.promapi import Client
-from blockfit.history.prometheus import (
+from blockfit.fleet.promapi import Client
+from blockfit.fleet.query import (
     INSTANCE_LABEL,
     LAYOUT_LABEL,
     FleetQuery,

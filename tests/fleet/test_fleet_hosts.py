@@ -10,9 +10,9 @@ import pytest
 
 from blockfit.catalog import load_catalog
 from blockfit.errors import InputError
-from blockfit.history.prometheus import HostHistory, parse_span, parse_until
+from blockfit.fleet.query import HostHistory, parse_span, parse_until
 from blockfit.plan import make_plan
-from blockfit.plan.fleet import FleetOptions, HostConfig, PlanCache, load_mapping, plan_host, summarize
+from blockfit.fleet.hosts import FleetOptions, HostConfig, PlanCache, load_mapping, plan_host, summarize
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetHost, FleetProblem
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from blockfit.errors import InputError
-from blockfit.history.promapi import Client, QueryRefused, TooBig
+from blockfit.fleet.promapi import Client, QueryRefused, TooBig
 
 READS = "node_disk_reads_completed_total"
 WRITES = "node_disk_writes_completed_total"

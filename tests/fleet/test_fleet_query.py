@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 from blockfit.catalog import load_catalog
-from blockfit.history.promapi import Client, parse_source
-from blockfit.history.prometheus import FleetQuery, fleet_history, host_series, prepare, window
+from blockfit.fleet.promapi import Client, parse_source
+from blockfit.fleet.query import FleetQuery, fleet_history, host_series, prepare, window
 from blockfit.model import predict
 from blockfit.plan import make_plan
 from blockfit.plan.advice import workload
