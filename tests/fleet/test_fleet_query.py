@@ -1,17 +1,17 @@
-"""Issue 24 on a real Prometheus: history for a generated fleet, loaded once per session with promtool, whose
-per-host percentiles are known by construction (each host's IOPS per step is D times a shuffled series whose p99
-is exactly 1), and hosts built to be under, within or over their current layout.
-
-Costs one block generation (~1 M samples) and a few Prometheus starts; the CLI runs in-process.
+"""The fleet's queries on real servers, Prometheus and VictoriaMetrics (issue 24, issue 39): history for a
+generated fleet whose per-host percentiles are known by construction (each host's IOPS per step is D times a
+shuffled series whose p99 is exactly 1), and hosts built to be under, within or over their current layout. The
+same generated history is loaded into both (promtool blocks; VictoriaMetrics' import API), one server start per
+engine per session, and every test that reads the fleet runs against both; the CLI runs in-process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,8 +24,18 @@ import numpy as np
 import pytest
 
 from blockfit.catalog import load_catalog
+from blockfit.errors import InputError
 from blockfit.fleet.promapi import Client, parse_source
-from blockfit.fleet.query import FleetQuery, fleet_history, host_series, prepare, window
+from blockfit.fleet.query import (
+    FleetQuery,
+    Queries,
+    fleet_history,
+    host_series,
+    parse_span,
+    parse_until,
+    prepare,
+    window,
+)
 from blockfit.model import predict
 from blockfit.plan import make_plan
 from blockfit.plan.advice import workload
@@ -33,18 +43,22 @@ from blockfit.schema import Instance, Requirements
 from blockfit.specs import parse_layout
 from blockfit.testbed.promserver import (
     PROMETHEUS,
+    PROMTOOL,
+    VICTORIA_METRICS,
     SyntheticHost,
     create_blocks,
     prometheus_server,
+    victoria_metrics_server,
+    write_json_lines,
     write_openmetrics,
 )
 from support.fleet import hanging_prometheus, run_cli
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(shutil.which(PROMETHEUS) is None or shutil.which("promtool") is None,
-                       reason="needs Debian's prometheus package (scripts/setup.sh)"),
-]
+# a server start each: slow (the marks ride on the fixture's params, so every test that reads a fleet has them)
+ENGINES = [pytest.param(engine, marks=pytest.mark.slow) for engine in ("prometheus", "victoria-metrics")]
+NEEDS = {"prometheus": (PROMETHEUS, PROMTOOL), "victoria-metrics": (VICTORIA_METRICS,)}
+# a test of Prometheus's own flags (--query.max-samples, --query.timeout) or of a proxy in front of it
+PROMETHEUS_ONLY = pytest.mark.parametrize("fleet", [ENGINES[0]], indirect=True)
 
 STEP, RANGE, SCRAPE, P = 60, 86400, 30, 99.0
 IO = 16384
@@ -75,20 +89,32 @@ def cheapest_layout(demand: float, capacity: float) -> str:
 
 
 @dataclass
-class Fleet:
-    """The generated fleet: its server, the truth per host and the mapping file."""
+class History:
+    """The generated fleet: the truth per host, the mapping file, the history in each engine's input form."""
 
-    url: str
-    data: Path
     hosts: dict[str, SyntheticHost]
     demand: dict[str, float]            # p99 IOPS by construction
     expected: dict[str, str]            # status by construction
     mapping: Path
     end: int
+    work: Path
+    twenty: list[str]                   # the 20 hosts of job="twenty"
+
+
+@dataclass
+class Fleet(History):
+    """The generated fleet on a running server."""
+
+    engine: str = ""
+    url: str = ""
+    data: Path | None = None            # Prometheus's data directory (a copy serves another server)
+
+
+TWENTY = 20
 
 
 @pytest.fixture(scope="session")
-def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+def generated(tmp_path_factory: pytest.TempPathFactory) -> History:
     work = tmp_path_factory.mktemp("fleet")
     w = window(time.time(), RANGE, STEP)
     steps = w.steps
@@ -122,26 +148,50 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     hosts["db-mount-nodm:9100"] = SyntheticHost("db-mount-nodm:9100", 1000 * unit_series(steps, 60), io_size=IO,
                                                 devices=("dm-7",), mounts={"/u01": "/dev/mapper/vg-u01"},
                                                 labels={"job": "mount"})
-    om = work / "history.om"
-    with open(om, "w") as fh:
-        write_openmetrics(fh, list(hosts.values()), w.start, STEP, SCRAPE)
-        # a host whose history ends an hour before the range: in the index, no sample in the window
+    # the acceptance fleet: 20 hosts of one device each, another job
+    twenty = [f"db-{k:02d}.twenty:9100" for k in range(TWENTY)]
+    for k, h in enumerate(twenty):
+        demand[h] = 1000.0 + 977.0 * k
+        hosts[h] = SyntheticHost(h, demand[h] * unit_series(steps, 200 + k), io_size=IO, idle_devices=(),
+                                 labels={"job": "twenty"})
+    # a host whose history ends an hour before the range: in the index, no sample in the window
     stale = SyntheticHost("db-stale:9100", np.full(120, 500.0), io_size=IO)
-    with open(work / "stale.om", "w") as fh:
-        write_openmetrics(fh, [stale], w.start - 3 * 3600, STEP, SCRAPE)
-    data = work / "data"
-    create_blocks(om, data, RANGE)
-    create_blocks(work / "stale.om", data, 3 * 3600)
+    for name, write in (("om", write_openmetrics), ("jsonl", write_json_lines)):
+        with open(work / f"history.{name}", "w") as fh:
+            write(fh, list(hosts.values()), w.start, STEP, SCRAPE)
+        with open(work / f"stale.{name}", "w") as fh:
+            write(fh, [stale], w.start - 3 * 3600, STEP, SCRAPE)
+    with open(work / "history.jsonl", "a") as fh, open(work / "stale.jsonl") as stale_lines:
+        fh.write(stale_lines.read())
     mapping = work / "hosts.toml"
     mapping.write_text(f'[defaults]\ninstance = "{INSTANCE}"\n\n'
                        + "".join(f'[hosts."{h}"]\nlayout = "{lay}"\n\n' for h, lay in layouts.items() if lay)
                        + '[hosts."db-gone"]\nlayout = "1x100G@balanced"\n')
+    return History(hosts, demand, expected, mapping, w.end, work, twenty)
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def fleet(request: pytest.FixtureRequest, generated: History) -> Iterator[Fleet]:
+    """The generated fleet served by each engine in turn (one start per engine per session)."""
+    engine = str(request.param)
+    missing = [tool for tool in NEEDS[engine] if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (scripts/setup.sh)")
+    fields = {k: getattr(generated, k) for k in History.__dataclass_fields__}
+    if engine == "victoria-metrics":
+        with victoria_metrics_server(generated.work / "history.jsonl") as vm:
+            yield Fleet(**fields, engine=engine, url=vm.url)
+        return
+    data = generated.work / "data"
+    if not data.exists():
+        create_blocks(generated.work / "history.om", data, RANGE)
+        create_blocks(generated.work / "stale.om", data, 3 * 3600)
     with prometheus_server(data) as srv:
-        yield Fleet(srv.url, data, hosts, demand, expected, mapping, w.end)
+        yield Fleet(**fields, engine=engine, url=srv.url, data=data)
 
 
 def fleet_args(fleet: Fleet, *extra: str) -> list[str]:
-    return ["plan", "--from", fleet.url, "--match", 'job="node"', "--range", "1d", "--step", "1m",
+    return ["fleet", "--from", fleet.url, "--match", 'job="node"', "--range", "1d", "--step", "1m",
             "--until", str(fleet.end), "--percentile", "99", "--hosts", str(fleet.mapping), "--capacity", "1T", *extra]
 
 
@@ -150,6 +200,47 @@ def fleet_json(fleet: Fleet, tmp_path_factory: pytest.TempPathFactory) -> tuple[
     report = tmp_path_factory.mktemp("fleet-report") / "fleet.html"
     code, out, err = run_cli(*fleet_args(fleet, "--devices", "dm-3", "--json", "--report", str(report)))
     return code, json.loads(out), err, report
+
+
+def test_every_query_groups_by_instance_outermost_and_keeps_the_subquery_quantile() -> None:
+    """Shaped for the scale-out engines (issue 39): each reduction is an aggregation `by (instance)` at its
+    outermost, which a Thanos query frontend shards vertically, and the percentile a quantile_over_time over a
+    subquery, which Mimir shards as it is; for one device a host and for several."""
+    q = FleetQuery(match='job="node"', window=window(1_800_000_000, RANGE, STEP), percentile=P, devices="dm-3")
+    hosts = ["db-1:9100", "db-2:9100"]
+    for devices in (1, 2):
+        queries = Queries(q, dict.fromkeys(hosts, "dm-3"), dict.fromkeys(hosts, devices))
+        for what, expr in queries.all(hosts).items():
+            body = expr.removesuffix(" / 1e6")   # MB/s: scaled after the percentile, a constant the shards keep
+            assert re.match(r"^(max|sum) by \(instance\) \(", body), (what, expr)
+            assert _closes_at(body, len(re.match(r"^\w+ by \(instance\) ", body)[0])) == len(body) - 1, expr
+        for what in ("iops", "mbps"):
+            inner = queries.all(hosts)[what]
+            assert f"quantile_over_time({P / 100:g}, (" in inner and inner.count("[1d:1m]") == 1, inner
+
+
+def _closes_at(text: str, start: int) -> int:
+    """The index of the parenthesis closing the one at START."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    raise AssertionError(text)
+
+
+def test_spans_and_times() -> None:
+    assert parse_span("30d", "--range") == 30 * 86400 and parse_span("1m", "--step") == 60
+    for bad in ("30", "1.5s", "0s", "1y", "-1d", "nan", "999w"):
+        with pytest.raises(InputError, match="--range"):
+            parse_span(bad, "--range")
+    assert parse_until("2026-01-01T00:00Z", 2e9) == 1767225600
+    assert parse_until("1767225600", 2e9) == 1767225600
+    for bad in ("yesterday", "3000-01-01", "-5", "inf"):
+        with pytest.raises(InputError, match="--until"):
+            parse_until(bad, 2e9)
+
+
 
 
 def test_targets_within_one_percent_and_classified(fleet: Fleet, fleet_json: tuple[int, dict, str, Path]) -> None:
@@ -254,9 +345,11 @@ def test_server_and_client_percentiles_agree(fleet: Fleet) -> None:
     assert client.requests - before >= 3 * 15
 
 
+@PROMETHEUS_ONLY
 def test_a_query_too_big_for_the_server_is_split(fleet: Fleet, tmp_path: Path) -> None:
     """A server whose --query.max-samples refuses the whole batch (422): the batch is halved until it fits, and
     every host gets the same answer as from the unconstrained server."""
+    assert fleet.data is not None
     data = tmp_path / "data"
     shutil.copytree(fleet.data, data, ignore=BLOCKS_ONLY)
     q = FleetQuery(match='job="node"', window=window(fleet.end, RANGE, STEP), percentile=P, devices="dm-3")
@@ -272,7 +365,7 @@ def test_a_query_too_big_for_the_server_is_split(fleet: Fleet, tmp_path: Path) -
 
 
 def test_mount_point_selects_the_device_under_it(fleet: Fleet) -> None:
-    code, out, err = run_cli("plan", "--from", fleet.url, "--match", 'job="mount"', "--range", "1d",
+    code, out, err = run_cli("fleet", "--from", fleet.url, "--match", 'job="mount"', "--range", "1d",
                              "--until", str(fleet.end),
                              "--percentile", "99", "--mount", "/u01", "--json")
     r = json.loads(out)
@@ -286,55 +379,40 @@ def test_mount_point_selects_the_device_under_it(fleet: Fleet) -> None:
     assert "node_disk_device_mapper_info" in err and len(err.strip().splitlines()) == 1
 
 
-def test_unreachable_server_is_exit_4() -> None:
-    """A port held bound but not listening: the connection is refused for sure (a port merely free a moment ago
-    could be taken by another process before blockfit connects)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
-        held.bind(("127.0.0.1", 0))
-        code, out, err = run_cli("plan", "--from", f"prometheus+http://127.0.0.1:{held.getsockname()[1]}",
-                                 "--devices", "sda", "--instance", INSTANCE, "--capacity", "1T")
-    assert code == 4 and out == ""
-    assert err.startswith("blockfit: error: prometheus+http://127.0.0.1:") and "cannot reach" in err
-    assert len(err.strip().splitlines()) == 1
+def test_twenty_hosts_each_exactly(fleet: Fleet) -> None:
+    """Issue 39's acceptance: a generated fleet of 20 hosts gives all 20, each at its constructed p99, on every
+    engine (the percentile of rates that are exact by construction: equal to 9 digits)."""
+    code, out, err = run_cli("fleet", "--from", fleet.url, "--match", 'job="twenty"', "--devices", "dm-3",
+                             "--range", "1d", "--until", str(fleet.end), "--percentile", "99", "--instance",
+                             INSTANCE, "--capacity", "1T", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    got = {h["host"]: h["targets"] for h in r["hosts"]}
+    assert sorted(got) == sorted(fleet.twenty) and r["problems"] == []
+    for host, t in got.items():
+        assert t["iops"] == pytest.approx(fleet.demand[host], rel=1e-9), (fleet.engine, host)
+        assert t["mbps"] == pytest.approx(fleet.demand[host] * IO / 1e6, rel=1e-9), (fleet.engine, host)
+        assert t["read_pct"] == pytest.approx(70, abs=0.01) and t["samples"] == RANGE // STEP
 
 
 def test_selector_matching_nothing_is_exit_2(fleet: Fleet) -> None:
-    code, out, err = run_cli("plan", "--from", fleet.url, "--match", 'job="nosuchjob"', "--devices", "dm-3",
+    code, out, err = run_cli("fleet", "--from", fleet.url, "--match", 'job="nosuchjob"', "--devices", "dm-3",
                              "--range", "1d", "--until", str(fleet.end))
     assert code == 2 and out == ""
     assert "--match" in err and "no node_disk_reads_completed_total series" in err
     assert len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize(("args", "names"), [
-    (["--match", "job=\"node\""], "--match"),
-    (["--range", "30d"], "--range"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--range", "3x"], "--range"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--step", "0s"], "--step"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--range", "1m", "--step", "1m"], "--range"),
-    (["--from", "prometheus+http://127.0.0.1:1"], "--devices or --mount"),
-    (["--from", "prometheus+ftp://x"], "--from"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--target-iops", "5"], "--target-iops"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "[", ], "--devices"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--mount", "u01"], "--mount"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--hosts", "/nonexistent.toml"], "--hosts"),
-    (["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--until", "2999-01-01"], "--until"),
-    (["--until", "2020-01-01"], "--until"),
-])
-def test_bad_options_fail_before_any_request(args: list[str], names: str) -> None:
-    code, out, err = run_cli("plan", "--instance", INSTANCE, "--capacity", "1T", *args)
-    assert code == 2 and out == "", err
-    assert names in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-
-
+@PROMETHEUS_ONLY
 def test_server_that_cannot_answer_is_exit_4_and_names_each_host(fleet: Fleet, tmp_path: Path) -> None:
     """A server whose every query times out: split to single hosts, each then reported as the server's problem,
     exit 4. --query.timeout=0s makes the timeout certain: each query's deadline has passed when it is made, and
     Prometheus checks it before any work (a few milliseconds would let the small queries finish in time)."""
+    assert fleet.data is not None
     data = tmp_path / "data"
     shutil.copytree(fleet.data, data, ignore=BLOCKS_ONLY)
     with prometheus_server(data, extra_args=["--query.timeout=0s"]) as slow:
-        code, out, err = run_cli("plan", "--from", slow.url, "--match", 'job="node",instance=~"db-over-.*"',
+        code, out, err = run_cli("fleet", "--from", slow.url, "--match", 'job="node",instance=~"db-over-.*"',
                                  "--range", "1d", "--until", str(fleet.end), "--devices", "dm-3", "--json")
     assert code == 4
     r = json.loads(out)
@@ -347,6 +425,7 @@ def test_server_that_cannot_answer_is_exit_4_and_names_each_host(fleet: Fleet, t
     assert len(lines) == 3 and all(line.startswith("blockfit: ") for line in lines), lines
 
 
+@PROMETHEUS_ONLY
 def test_ctrl_c_leaves_no_planner_process(fleet: Fleet, tmp_path: Path) -> None:
     """SIGINT while the planner workers are up (forked, one per CPU) and the server holds a query unanswered (the
     run holds more queries than the 12 it lets through), so the run cannot finish before the signal: exit 130 with
@@ -389,9 +468,14 @@ def _marked(marker: str) -> list[int]:
     return pids
 
 
-def test_server_is_stopped_and_removed_on_error_and_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["prometheus", "victoria-metrics"])
+def test_server_is_stopped_and_removed_on_error_and_ctrl_c(engine: str) -> None:
+    if shutil.which(NEEDS[engine][0]) is None:
+        pytest.skip(f"needs {NEEDS[engine][0]} (scripts/setup.sh)")
+    server = prometheus_server if engine == "prometheus" else victoria_metrics_server
     for exc in (RuntimeError("boom"), KeyboardInterrupt()):
-        with pytest.raises(type(exc)), prometheus_server() as srv:
+        with pytest.raises(type(exc)), server() as srv:
             pid, log = srv.proc.pid, srv.log
             assert log.exists()
             raise exc
