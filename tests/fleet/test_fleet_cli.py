@@ -9,6 +9,7 @@ import socket
 import pytest
 
 from support.fleet import run_cli
+from support.fleet_history import Fleet, fleet_args
 
 INSTANCE = "VM.Standard.E4.Flex:8"
 UNUSED = "prometheus+http://127.0.0.1:1"
@@ -123,3 +124,11 @@ def test_plan_without_a_fleet_is_unchanged() -> None:
     assert (req["capacity_gb"], req["target_iops"], req["growth_pct"], req["max_latency_ms"]) == (2000, 40000, 10,
                                                                                                  2)
     assert (req["manager"], req["paths"], req["queue_depth"]) == ("mdadm", 2, 64)
+
+
+def test_human_output_lists_hosts_and_reset_note(fleet: Fleet) -> None:
+    code, out, err = run_cli(*fleet_args(fleet, "--devices", "dm-3"))
+    assert code == 2
+    assert "db-under-0:9100" in out and "under" in out and "Monthly cost of" in out
+    assert "note: db-reset:9100: the counters restarted 1 time" in out
+    assert len(err.strip().splitlines()) == 3
