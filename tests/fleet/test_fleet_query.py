@@ -19,6 +19,7 @@ from blockfit.fleet.promapi import Client, parse_source
 from blockfit.fleet.query import (
     FleetQuery,
     Queries,
+    check_selector,
     fleet_history,
     host_series,
     parse_span,
@@ -66,6 +67,19 @@ def _closes_at(text: str, start: int) -> int:
         if depth == 0:
             return i
     raise AssertionError(text)
+
+
+def test_the_selector_is_checked_for_promql_matchers_before_any_request() -> None:
+    """--match was sent as given unless it held a brace or a line break: 'job=node' or '$(touch x)' reached the
+    server, which refused it after discovery had begun. Now PromQL's matcher grammar is checked at the edge."""
+    for good, sent in (('job="node"', 'job="node"'),
+                       ('{job="node", instance=~"db-.*",}', 'job="node", instance=~"db-.*"'), ("", ""),
+                       ("a!~'x'", "a!~'x'"), ('a=`b`', 'a=`b`'), ('j="a\\"b"', 'j="a\\"b"')):
+        assert check_selector(good) == sent
+    for bad in ("job=node", "$(touch pwned)\t", 'job="x"\ninstance="y"', 'a="b" ;rm -rf x', "\x1b[31m red",
+                'job="x"}', '{job="x"', "job", 'job=~"x" or up'):
+        with pytest.raises(InputError, match="^--match .*: expected label matchers"):
+            check_selector(bad)
 
 
 def test_spans_and_times() -> None:

@@ -99,14 +99,20 @@ def promql_str(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+# one PromQL label matcher: a label name, an operator, a quoted value ("…", '…' or `…`)
+_MATCHER = r"""\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:=~|!~|!=|=)\s*(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)\s*"""
+_SELECTOR_RE = re.compile(rf"(?:{_MATCHER}(?:,{_MATCHER})*,?\s*)?")
+
+
 def check_selector(match: str | None) -> str:
-    """--match as label matchers without braces ('job="node",instance=~"db-.*"'); '' selects every host."""
+    """--match as label matchers without braces ('job="node",instance=~"db-.*"'); '' selects every host. Checked
+    for PromQL's matcher grammar here, so a typo is one line naming --match before any request."""
     text = (match or "").strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1].strip()
-    if "{" in text or "}" in text or "\n" in text:
+    if not _SELECTOR_RE.fullmatch(text) or any(not c.isprintable() for c in text):
         raise InputError(f"--match {match!r}: expected label matchers, e.g. 'job=\"node\",instance=~\"db-.*\"'")
-    return text.rstrip(",")
+    return text.rstrip().rstrip(",")
 
 
 def device_regex(devices: list[str] | None) -> str | None:
