@@ -1,4 +1,4 @@
-"""Benchmark: `blockfit plan --from prometheus+…` on a fleet of 500 hosts × 30 days at 1-minute steps, and how its
+"""Benchmark: `blockfit fleet --from prometheus+…` on a fleet of 500 hosts × 30 days at 1-minute steps, and how its
 time and memory grow from 50 to 500 hosts, side by side in one run.
 
 History: node_exporter's four diskstats counters per host, one sample a minute (the step; Prometheus 2.x range
@@ -7,7 +7,7 @@ TSDB block (promtool) in the cache directory and reused (`--regenerate` to rebui
 daily cycle with noise around a level drawn from a log-normal; its p99 (the truth) is computed from the integer
 counters written. A mapping file gives every host one of a few standard layouts.
 
-Each fleet size is a separate `blockfit plan` process against one Prometheus on 127.0.0.1; its wall time, the
+Each fleet size is a separate `blockfit fleet` process against one Prometheus on 127.0.0.1; its wall time, the
 peak memory of blockfit (the sum of the PSS of the CLI and its planner processes, sampled every 0.1 s) and the
 Prometheus server's RSS are printed, with every host's targets checked against the truth (within 1 %).
 
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blockfit.history.prometheus import READ_BYTES, READS, WRITE_BYTES, WRITES
+from blockfit.fleet.query import READ_BYTES, READS, WRITE_BYTES, WRITES
 from blockfit.testbed.promserver import block_hours, create_blocks, prometheus_server
 
 STEP = 60
@@ -145,7 +145,7 @@ def mapping(path: Path, hosts: int) -> Path:
 
 
 def run(url: str, data: Path, meta: dict, match: str, out: Path, server_pid: int, hosts: int) -> dict:
-    argv = [sys.executable, "-c", "from blockfit.cli import main; main()", "plan", "--from", url, "--match", match,
+    argv = [sys.executable, "-c", "from blockfit.cli import main; main()", "fleet", "--from", url, "--match", match,
             "--range", f"{meta['days']}d", "--step", "1m", "--until", str(meta["end"]), "--devices", "dm-3",
             "--percentile", "99", "--hosts", str(mapping(out.with_suffix(".toml"), hosts)), "--out", str(out),
             "--json"]
@@ -175,7 +175,7 @@ def run(url: str, data: Path, meta: dict, match: str, out: Path, server_pid: int
     cpu = after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime
     server_cpu = cpu_s(server_pid) - server_cpu
     if proc.returncode != 0:
-        raise SystemExit(f"blockfit plan exited {proc.returncode}: {err.decode()[-2000:]}")
+        raise SystemExit(f"blockfit fleet exited {proc.returncode}: {err.decode()[-2000:]}")
     r = json.loads(out.read_text())
     worst = max(abs(h["targets"]["iops"] / meta["truth"][h["host"]]["iops"] - 1) for h in r["hosts"])
     worst_mb = max(abs(h["targets"]["mbps"] / meta["truth"][h["host"]]["mbps"] - 1) for h in r["hosts"])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything blockfit and its tests need on a fresh Debian machine: the system tools
 # (fio, qemu, lvm2, mdadm, xfsprogs, shellcheck, PostgreSQL 15 + pgbench, sysstat, chromium, Prometheus +
-# node_exporter for the fleet tests, ...; as root) and a
+# node_exporter and VictoriaMetrics for the fleet tests, ...; as root) and a
 # Python venv in .venv with blockfit installed in editable mode, every package at the version requirements.lock
 # pins (the versions CI tested; docs/development.md says how to update it). Safe to rerun: installs only what is
 # missing. Without root, missing system packages are listed and the Python part is set up anyway: model, plan,
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(fio qemu-system-x86 qemu-utils busybox-static cpio kmod lvm2 mdadm xfsprogs
               e2fsprogs util-linux shellcheck postgresql postgresql-contrib sysstat chromium
-              prometheus prometheus-node-exporter)
+              prometheus prometheus-node-exporter victoria-metrics)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

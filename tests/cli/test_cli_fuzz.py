@@ -101,6 +101,9 @@ def base_args(path: str, fx: Fixtures) -> list[str] | None:
     known = {
         "model": ["--instance", "VM.Standard.E3.Flex:4"],
         "plan": ["--capacity", "1T", "--instance", "VM.Standard.E3.Flex:4", "--target-iops", "1000", "--out", "p.json"],
+        # valid as it stands: nothing listens on port 1, so it ends at the first request (exit 4)
+        "fleet": ["--from", "prometheus+http://127.0.0.1:1", "--devices", "dm-3", "--instance", "VM.Standard.E3.Flex:4",
+                  "--capacity", "1T", "--out", "f.json", "--report", "f.html"],
         "build": ["--plan", str(fx.plan), "--manager", "lvm", "--devices", devices, "--out", "out"],
         "calibrate": ["/nonexistent-blockfit-fuzz-target", "--plot", "curve.png"],
         "lab": ["--cloud", "oci", "--layout", "1x50G@balanced", "--instance", "VM.Standard.E3.Flex:1"],

@@ -1,5 +1,5 @@
 """Issue 36 (3, 4, 8): hostile Prometheus servers, real http.server on loopback, met through the real command
-(`blockfit plan --from prometheus+http://…`, the fleet). Whatever a server does, the command ends with one line
+(`blockfit fleet --from prometheus+http://…`). Whatever a server does, the command ends with one line
 on stderr, no traceback, exit 2 (its answer is bad input) or 4 (it cannot be reached, closes, stalls), within a
 generous bound, and neither the token nor the URL's password appears in anything it prints.
 
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from blockfit.fleet.promapi import MAX_SERIES, MAX_TIMEOUTS
+from blockfit.fleet.query import MAX_HOSTS
 from blockfit.history.http import MAX_BYTES
-from blockfit.history.promapi import MAX_SERIES, MAX_TIMEOUTS
-from blockfit.history.prometheus import MAX_HOSTS
 from support.fleet import run_cli
 from support.metrics_servers import (
     HOST,
@@ -54,7 +54,7 @@ def token(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def fleet(url: str, *extra: str) -> list[str]:
-    return ["plan", "--from", url, "--devices", "dm-3", "--range", "1h", "--step", "1m", "--until", str(END),
+    return ["fleet", "--from", url, "--devices", "dm-3", "--range", "1h", "--step", "1m", "--until", str(END),
             "--instance", "VM.Standard.E4.Flex:8", "--capacity", "1T", *extra]
 
 
@@ -402,6 +402,7 @@ def test_a_fleet_given_with_another_source_is_named_without_its_password(tmp_pat
     """plan refuses a Prometheus source beside another --from; its line used to quote the URL with the password."""
     other = tmp_path / "h.csv"
     other.write_text("timestamp,device,read_iops\n")
-    code, out, err = timed([*fleet(f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9"), "--from", str(other)])
+    code, out, err = timed(["plan", "--from", f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9", "--from", str(other),
+                            "--devices", "dm-3", "--instance", "VM.Standard.E4.Flex:8", "--capacity", "1T"])
     line = one_line(code, out, err, 2)
     assert "whole fleet" in line and "***@127.0.0.1:9" in line

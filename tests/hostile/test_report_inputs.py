@@ -64,8 +64,10 @@ def _fleet() -> dict[str, Any]:
     """Two hosts planned as `plan --from prometheus+…` plans them (no server: the histories are made here)."""
     from blockfit import __version__
     from blockfit.catalog import load_catalog
-    from blockfit.history.prometheus import HostHistory
-    from blockfit.plan.fleet import FleetOptions, HostConfig, plan_host, summarize
+    from blockfit.fleet.hosts import FleetOptions, plan_host
+    from blockfit.fleet.mapping import HostConfig
+    from blockfit.fleet.query import HostHistory
+    from blockfit.fleet.totals import summarize
     from blockfit.schema import Requirements
     from blockfit.schema.fleet import FleetHost, FleetProblem, FleetResult
 

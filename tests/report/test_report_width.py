@@ -59,8 +59,10 @@ def _plan_pages(d: Path) -> list[Path]:
 def _fleet(d: Path) -> Path:
     """Hosts planned as `fleet plan` plans them (the histories made here, no server), one of them infeasible."""
     from blockfit import __version__
-    from blockfit.history.prometheus import HostHistory
-    from blockfit.plan.fleet import FleetOptions, HostConfig, plan_host, summarize
+    from blockfit.fleet.hosts import FleetOptions, plan_host
+    from blockfit.fleet.mapping import HostConfig
+    from blockfit.fleet.query import HostHistory
+    from blockfit.fleet.totals import summarize
     from blockfit.schema.fleet import FleetHost, FleetProblem, FleetResult
 
     cat = load_catalog("oci")

@@ -115,8 +115,8 @@ def series_rows(hosts: list[str] | None = None) -> list[dict[str, str]]:
 
 
 def quantity(expr: str) -> str:
-    """Which of a fleet batch's six queries EXPR is (the shape prometheus.Queries.all gives them)."""
-    if expr.startswith("quantile_over_time"):
+    """Which of a fleet batch's six queries EXPR is (the shape fleet.query.Queries.all gives them)."""
+    if "quantile_over_time(" in expr:
         return "mbps" if expr.endswith("/ 1e6") else "iops"
     for name, mark in (("scrapes", "count_over_time("), ("resets", "resets("), ("reads", "increase(node_disk_reads"),
                        ("writes", "increase(node_disk_writes")):

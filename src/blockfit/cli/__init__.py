@@ -28,6 +28,8 @@ from blockfit.errors import BlockfitError
 COMMANDS: dict[str, str] = {
     "model": "Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it.",
     "plan": "Search member count, size, level and OCPUs for the cheapest layouts that meet every target.",
+    "fleet": "Plan every host of a fleet from its history in Prometheus: who is under- or over-provisioned, and "
+             "the cost.",
     "build": "Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning).",
     "calibrate": "Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio.",
     "lab": "Boot a qemu guest whose disks are capped like the plan's volumes and instance; build and measure.",

@@ -1,9 +1,13 @@
-"""`blockfit plan`: the cheapest layout that meets capacity, IOPS, MB/s and latency targets."""
+"""`blockfit plan`: the cheapest layout that meets capacity, IOPS, MB/s and latency targets.
+
+Every option is parsed here, once, into a Requirements (and a ShapeQuery for a search) before the planner runs.
+`--from prometheus+…` (a fleet) still works for now: it says so on stderr and runs `blockfit fleet`'s code.
+"""
 
 from __future__ import annotations
 
-import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +15,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from blockfit.catalog import Catalog
 from blockfit.cli import app, params
 from blockfit.cli.common import (
     ATTACHMENT_HELP,
@@ -21,24 +26,19 @@ from blockfit.cli.common import (
     QUEUE_DEPTH_HELP,
     READ_PCT_HELP,
     REDUNDANCY_HELP,
-    attachment,
     catalog_for,
     comma_list,
-    io_size,
-    latency_ms,
     memory_gb,
-    ocpu_range,
     positive_int,
     positive_target,
-    redundancy_option,
 )
-from blockfit.cli.fleet import FleetArgs, refuse_without_source, run_fleet
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
+from blockfit.cli.shared import Shared
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
+from blockfit.fleet.promapi import is_prometheus, redact
 from blockfit.history import derive_targets, describe
-from blockfit.history.promapi import is_prometheus, redact
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.model.instance import find_shape, machine_type
@@ -46,7 +46,7 @@ from blockfit.plan import make_plan
 from blockfit.plan.advice import money
 from blockfit.plan.search import TIE_WINDOW
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
-from blockfit.schema import Candidate, Instance, Plan, Requirements
+from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requirements
 from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import parse_volume_gb
@@ -114,13 +114,12 @@ def plan_command(
                        "iostat -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
                        "read MB/s, write MB/s), an AWR or Statspack report (text or HTML), the spool of "
                        "'blockfit sql oracle|statspack|sqlserver', a CloudWatch, OCI Monitoring or Azure Monitor "
-                       "export, or a 'blockfit record' recording; or a fleet's from prometheus+http://HOST:PORT "
-                       "(docs/fleet.md)")] = None,
+                       "export, or a 'blockfit record' recording (a fleet's Prometheus: 'blockfit fleet')")] = None,
     from_format: Annotated[str | None, typer.Option(
         "--from-format", help="with --from: the format every --from file must be (refused if it is not); "
                               "default: detected from the content")] = None,
     devices: Annotated[str | None, typer.Option(help="with --from: comma list of the devices (or volumes, files) "
-                                                     "to sum per interval; Prometheus: names or regular expressions)",
+                                                     "to sum per interval",
                                                 callback=params.comma_list)]
     = None,
     percentile: Annotated[str | None, typer.Option(
@@ -133,20 +132,6 @@ def plan_command(
         help="with --from: multiply the percentile by this (the busiest minute over an interval's average); "
              "default 1, and the source's own finer maxima where it has them",
         **params.NUMBER, callback=params.peak_factor)] = None,
-    match: Annotated[str | None, typer.Option(help="with --from prometheus+…: label selector of the hosts, e.g. "
-                                                   "'job=\"node\",instance=~\"db-.*\"'")] = None,
-    range_: Annotated[str | None, typer.Option("--range", help="with --from prometheus+…: history to read, "
-                                                               "e.g. 30d (default)")] = None,
-    step: Annotated[str | None, typer.Option(help="with --from prometheus+…: sample interval, e.g. 1m (default); at "
-                                                  "least two scrapes per step")] = None,
-    until: Annotated[str | None, typer.Option(help="with --from prometheus+…: end of the history, ISO 8601 or "
-                                                   "Unix seconds (default now)")] = None,
-    mount: Annotated[str | None, typer.Option(help="with --from prometheus+…: sum the device under this mount "
-                                                   "point instead of --devices")] = None,
-    hosts: Annotated[Path | None, typer.Option(help="with --from prometheus+…: TOML file of each host's current "
-                                                    "layout and instance (docs/fleet.md)")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="with --from prometheus+…: queries at once (default 4)",
-                                                    **params.NUMBER, callback=params.count)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -154,127 +139,150 @@ def plan_command(
     """Search member count, size, level and OCPUs for the cheapest layouts that meet every target."""
     if out is not None:
         check_target(out, "--out")  # before minutes of searching, not after
-    sources = from_files or []
-    prometheus = [f for f in sources if is_prometheus(f)]
-    if prometheus and len(sources) > 1:
-        raise InputError(f"--from {redact(prometheus[0])}: a Prometheus source is the whole fleet; give it alone")
-    check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in sources if not prometheus])
-    if example is not None:
-        if example not in EXAMPLES:
-            raise InputError(f"--example {example!r}: expected one of {', '.join(EXAMPLES)}")
-        ex = EXAMPLES[example]
-        sets = {"--capacity": capacity, "--target-iops": target_iops, "--instance": instance,
-                "--cloud": cloud, "--small-io": None if small_io == "8k" else small_io}
-        for name, value in sets.items():
-            if value is not None:
-                raise InputError(f"{name}: --example {example} sets it ({', '.join(sets)}); give one or the other")
-        cloud, capacity, target_iops = ex["cloud"], ex["capacity"], float(ex["target_iops"])
-        small_io, instance = ex["small_io"], ex["instance"]
-    fleet = FleetArgs(prometheus[0] if prometheus else "", match, range_, step, until, mount, hosts, concurrency,
-                      comma_list(devices, "--devices"))
-    is_fleet = is_prometheus(fleet.source)
-    if is_fleet:
-        for name, value in (("--target-iops", target_iops), ("--target-mbps", target_mbps), ("--read-pct", read_pct)):
-            if value is not None:
-                raise InputError(f"{name}: each host's comes from its history with --from {fleet.source}")
-    else:
-        refuse_without_source(fleet)
-    if capacity is None and not is_fleet:
-        raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
-    if manager is not None and manager not in ("lvm", "mdadm", "asm"):
-        raise InputError(f"--manager {manager!r}: expected lvm, mdadm or asm")
-    redundancy, manager = redundancy_option(redundancy, manager)
-    for name, value in (("--target-iops", target_iops), ("--target-mbps", target_mbps)):
-        positive_target(value, name)
-    ocpus_min, ocpus_max = ocpu_range(ocpus)
-    if not math.isfinite(growth) or growth < 0:
-        raise InputError(f"--growth {growth:g}: expected a percentage of at least 0")
-    history = None
-    if is_fleet:   # every host's targets, capacity and instance come later: this is what they share
-        fleet_cat = catalog_for(cloud, catalog)
-        cloud = fleet_cat.cloud
-        for name, given_option in (("--family", family), ("--min-memory", min_memory), ("--min-vcpus", min_vcpus)):
-            if given_option is not None:
-                raise InputError(f"{name}: goes with a search on one workload (--instance FAMILY or any), not with "
-                                 f"a fleet (--from {fleet.source})")
-        if instance is not None and is_search(fleet_cat, instance):
-            raise InputError(f"--instance {instance}: a fleet plans each host on one shape (its own, or the one "
-                             "named here); searching a family or every shape goes with one workload")
-        inst = parse_instance(instance, cloud, fleet_cat, require_count=False) if instance else None
-        template = Requirements(
-            cloud=cloud, capacity_gb=1, growth_pct=growth, max_latency_ms=latency_ms(max_latency),
-            small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
-            instance_shape=inst.shape if inst else "", levels=comma_list(levels, "--levels"),
-            max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager,
-            attachment=attachment(attach), paths=positive_int(paths, "--paths"), memory_gb=memory_gb(memory),
-            ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy,
-            queue_depth=session_depth_option(queue_depth, cloud))
-        if capacity is not None:
-            parse_volume_gb(capacity, "--capacity")
-        run_fleet(fleet, template, fleet_cat,
-                  95.0 if percentile is None else parse_percentile(percentile),
-                  headroom or 0.0,
-                  capacity, instance, json_out, out, report)
+    shared = Shared(cloud=cloud, catalog=catalog, growth=growth, max_latency=max_latency, small_io=small_io,
+                    large_io=large_io, levels=levels, max_volumes=max_volumes, manager=manager,
+                    redundancy=redundancy, memory=memory, ocpus=ocpus, attach=attach, paths=paths,
+                    queue_depth=queue_depth)
+    workload = Workload(capacity, target_iops, target_mbps, read_pct, instance, family, min_memory, min_vcpus)
+    history = HistoryArgs(from_files or [], from_format, devices, percentile, headroom, peak_factor)
+    if history.fleet_source() is not None:
+        run_deprecated_fleet(history, shared, workload, json_out, out, report)
         return
-    if from_files:
-        history = derive_targets(
-            [Path(f) for f in from_files], comma_list(devices, "--devices"),
-            95.0 if percentile is None else parse_percentile(percentile),
-            headroom or 0.0, peak_factor,
-            history_format(from_format))
-        target_iops = history.target_iops if target_iops is None else target_iops
-        target_mbps = history.target_mbps if target_mbps is None else target_mbps
-        read_pct = history.read_pct if read_pct is None else read_pct
-    else:
-        given: dict[str, object] = {"--devices": devices, "--percentile": percentile, "--headroom": headroom,
-                 "--peak-factor": peak_factor, "--from-format": from_format}
-        for name, given_value in given.items():
-            if given_value is not None:
-                raise InputError(f"{name}: goes with --from (the workload history it applies to)")
-    assert capacity is not None   # refused above unless a fleet (which returned); no --instance: a search
-    cat = catalog_for(cloud, catalog)
-    cloud = cat.cloud
-    query = None
-    if is_search(cat, instance):
-        query = ShapeQuery(text=(instance or ANY).strip(), families=comma_list(family, "--family"),
-                           min_memory_gb=memory_gb(min_memory, "--min-memory"),
-                           min_vcpus=positive_int(min_vcpus, "--min-vcpus"))
-        inst = with_instance_options(Instance(cloud=cloud, shape=query.text), interface, ebs_weighting)
-    else:
-        assert instance is not None   # None is a search (is_search)
-        inst = with_instance_options(parse_instance(instance, cloud, cat, require_count=False), interface,
-                                     ebs_weighting)
-        # a shape with its count left open is a search over its counts: --min-memory and --min-vcpus apply to it
-        # as to a family's sizes (issue 37: one grammar for every search)
-        open_count = inst.ocpus is None and find_shape(cat, inst.shape).kind != "fixed" and \
-            machine_type(cat, inst.shape) is None
-        refused = [("--family", family)] + ([] if open_count else [("--min-memory", min_memory),
-                                                                   ("--min-vcpus", min_vcpus)])
-        for name, given_option in refused:
-            if given_option is not None:
-                raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any, no --instance, or "
-                                 f"a shape with its count open), not with one size ({instance})")
-        if open_count and min_memory is not None:
-            memory = f"{max(memory_gb(memory) or 0.0, memory_gb(min_memory, '--min-memory') or 0.0):g}G"
-        if open_count and min_vcpus is not None:
-            if cloud == "oci":
-                raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search "
-                                 "from a count with --ocpus MIN-, e.g. --ocpus 8-")
-            ocpus_min = max(ocpus_min or 0.0, float(positive_int(min_vcpus, "--min-vcpus") or 0))
-    req = Requirements(
-        cloud=cloud, capacity_gb=parse_volume_gb(capacity, "--capacity"), growth_pct=growth,
-        target_iops=target_iops, target_mbps=target_mbps, max_latency_ms=latency_ms(max_latency),
-        small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
-        instance_shape=inst.shape, instance_ocpus=inst.ocpus,
-        levels=comma_list(levels, "--levels"), allow_hdd=allow_hdd, interface=inst.interface,
-        ebs_weighting=inst.ebs_weighting,
-        max_volumes=positive_int(max_volumes, "--max-volumes"), manager=manager, history=history,
-        read_pct=100.0 if read_pct is None else read_pct, attachment=attachment(attach),
-        paths=positive_int(paths, "--paths"), queue_depth=session_depth_option(queue_depth, cloud),
-        memory_gb=memory_gb(memory), ocpus_min=ocpus_min, ocpus_max=ocpus_max, redundancy=redundancy)
-    if inst.ocpus is not None and (ocpus_min is not None or ocpus_max is not None):
-        raise InputError(f"--ocpus {ocpus}: goes with an open OCPU count (--instance {inst.shape}, not {instance})")
+    check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in history.files])
+    if example is not None:
+        workload, shared.small_io, shared.cloud = with_example(example, workload, shared)
+    req, cat, query = requirements(shared, workload, history, interface, ebs_weighting, allow_hdd)
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
+    finish(plan, out, report, json_out)
+
+
+@dataclass
+class Workload:
+    """What one plan is for: capacity, targets and where it runs (or the search over where it could)."""
+
+    capacity: str | None
+    target_iops: float | None
+    target_mbps: float | None
+    read_pct: float | None
+    instance: str | None
+    family: str | None = None
+    min_memory: str | None = None
+    min_vcpus: int | None = None
+
+
+@dataclass
+class HistoryArgs:
+    """--from and the options that go with it."""
+
+    files: list[str]
+    from_format: str | None
+    devices: str | None
+    percentile: str | None
+    headroom: float | None
+    peak_factor: float | None
+
+    def fleet_source(self) -> str | None:
+        """The Prometheus source of a fleet (--from prometheus+…), given alone; None for history files."""
+        prometheus = [f for f in self.files if is_prometheus(f)]
+        if prometheus and len(self.files) > 1:
+            raise InputError(f"--from {redact(prometheus[0])}: a Prometheus source is the whole fleet; give it "
+                             "alone")
+        return prometheus[0] if prometheus else None
+
+    def targets(self) -> DerivedTargets | None:
+        """The targets the history files give, or None without --from (whose options are then refused)."""
+        if not self.files:
+            given: dict[str, object] = {"--devices": self.devices, "--percentile": self.percentile,
+                                        "--headroom": self.headroom, "--peak-factor": self.peak_factor,
+                                        "--from-format": self.from_format}
+            for name, value in given.items():
+                if value is not None:
+                    raise InputError(f"{name}: goes with --from (the workload history it applies to)")
+            return None
+        return derive_targets([Path(f) for f in self.files], comma_list(self.devices, "--devices"),
+                              95.0 if self.percentile is None else parse_percentile(self.percentile),
+                              self.headroom or 0.0, self.peak_factor, history_format(self.from_format))
+
+
+def with_example(name: str, w: Workload, shared: Shared) -> tuple[Workload, str, str]:
+    """--example NAME: its capacity, IOPS, instance, small I/O and cloud, none of which may be given as well."""
+    if name not in EXAMPLES:
+        raise InputError(f"--example {name!r}: expected one of {', '.join(EXAMPLES)}")
+    ex = EXAMPLES[name]
+    sets = {"--capacity": w.capacity, "--target-iops": w.target_iops, "--instance": w.instance,
+            "--cloud": shared.cloud, "--small-io": None if shared.small_io == "8k" else shared.small_io}
+    for option, value in sets.items():
+        if value is not None:
+            raise InputError(f"{option}: --example {name} sets it ({', '.join(sets)}); give one or the other")
+    w = Workload(ex["capacity"], float(ex["target_iops"]), w.target_mbps, w.read_pct, ex["instance"], w.family,
+                 w.min_memory, w.min_vcpus)
+    return w, ex["small_io"], ex["cloud"]
+
+
+def requirements(shared: Shared, w: Workload, history: HistoryArgs, interface: str | None,
+                 ebs_weighting: str | None, allow_hdd: bool) -> tuple[Requirements, Catalog, ShapeQuery | None]:
+    """One plan's Requirements (and its shape search, if one), every option parsed."""
+    if w.capacity is None:
+        raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
+    for name, value in (("--target-iops", w.target_iops), ("--target-mbps", w.target_mbps)):
+        positive_target(value, name)
+    derived = history.targets()
+    cat = catalog_for(shared.cloud, shared.catalog)
+    fields = shared.fields(cat.cloud)
+    inst, query = instance_or_search(cat, w, fields, interface, ebs_weighting)
+    if derived is not None:
+        w.target_iops = derived.target_iops if w.target_iops is None else w.target_iops
+        w.target_mbps = derived.target_mbps if w.target_mbps is None else w.target_mbps
+        w.read_pct = derived.read_pct if w.read_pct is None else w.read_pct
+    req = Requirements(**{**fields, **dict(
+        capacity_gb=parse_volume_gb(w.capacity, "--capacity"), target_iops=w.target_iops,
+        target_mbps=w.target_mbps, instance_shape=inst.shape, instance_ocpus=inst.ocpus, allow_hdd=allow_hdd,
+        interface=inst.interface, ebs_weighting=inst.ebs_weighting, history=derived,
+        read_pct=100.0 if w.read_pct is None else w.read_pct)})
+    if inst.ocpus is not None and (req.ocpus_min is not None or req.ocpus_max is not None):
+        raise InputError(f"--ocpus {shared.ocpus}: goes with an open OCPU count (--instance {inst.shape}, not "
+                         f"{w.instance})")
+    return req, cat, query
+
+
+def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object], interface: str | None,
+                       ebs_weighting: str | None) -> tuple[Instance, ShapeQuery | None]:
+    """--instance as one instance, or the shape search it asks for (a family, 'any', none given). A shape with
+    its count left open is a search over its counts: --min-memory and --min-vcpus apply to it as to a family's
+    sizes (issue 37: one grammar for every search), raising FIELDS' memory and OCPU floor."""
+    if is_search(cat, w.instance):
+        query = ShapeQuery(text=(w.instance or ANY).strip(), families=comma_list(w.family, "--family"),
+                           min_memory_gb=memory_gb(w.min_memory, "--min-memory"),
+                           min_vcpus=positive_int(w.min_vcpus, "--min-vcpus"))
+        return with_instance_options(Instance(cloud=cat.cloud, shape=query.text), interface, ebs_weighting), query
+    assert w.instance is not None   # None is a search (is_search)
+    inst = with_instance_options(parse_instance(w.instance, cat.cloud, cat, require_count=False), interface,
+                                 ebs_weighting)
+    open_count = inst.ocpus is None and find_shape(cat, inst.shape).kind != "fixed" and \
+        machine_type(cat, inst.shape) is None
+    refused = [("--family", w.family)] + ([] if open_count else [("--min-memory", w.min_memory),
+                                                                 ("--min-vcpus", w.min_vcpus)])
+    for name, given_option in refused:
+        if given_option is not None:
+            raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any, no --instance, or "
+                             f"a shape with its count open), not with one size ({w.instance})")
+    if open_count and w.min_memory is not None:
+        floor = memory_gb(w.min_memory, "--min-memory") or 0.0
+        fields["memory_gb"] = max(_float(fields["memory_gb"]), floor)
+    if open_count and w.min_vcpus is not None:
+        if cat.cloud == "oci":
+            raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search "
+                             "from a count with --ocpus MIN-, e.g. --ocpus 8-")
+        fields["ocpus_min"] = max(_float(fields["ocpus_min"]), float(positive_int(w.min_vcpus, "--min-vcpus") or 0))
+    return inst, None
+
+
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def finish(plan: Plan, out: Path | None, report: Path | None, json_out: bool) -> None:
+    """Write, report and print the plan; exit 3 when nothing meets the targets."""
     if out is not None:
         write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out")
     save_report(plan, report)
@@ -288,12 +296,28 @@ def plan_command(
         raise typer.Exit(3)
 
 
-def session_depth_option(value: int | None, cloud: str) -> int | None:
-    """--queue-depth: the iSCSI session depth plan and build assume (OCI's iSCSI attachments have sessions)."""
-    if value is not None and cloud != "oci":
-        raise InputError(f"--queue-depth {value}: the iSCSI node.session.queue_depth plan models is OCI's; "
-                         f"expected no --queue-depth for {cloud}")
-    return positive_int(value, "--queue-depth")
+def run_deprecated_fleet(history: HistoryArgs, shared: Shared, w: Workload, json_out: bool, out: Path | None,
+                         report: Path | None) -> None:
+    """`plan --from prometheus+…`: the fleet as `blockfit fleet` plans it (its defaults for what plan no longer
+    takes), after one line on stderr saying so."""
+    from blockfit.cli.fleet import FleetArgs, run_fleet
+
+    source = history.fleet_source()
+    assert source is not None
+    print(f"blockfit: warning: plan --from {redact(source)} is deprecated; use 'blockfit fleet --from "
+          f"{redact(source)}' (it also takes --match, --range, --step, --until, --mount, --hosts)", file=sys.stderr)
+    for name, value in (("--target-iops", w.target_iops), ("--target-mbps", w.target_mbps),
+                        ("--read-pct", w.read_pct), ("--peak-factor", history.peak_factor),
+                        ("--from-format", history.from_format)):
+        if value is not None:
+            raise InputError(f"{name}: each host's comes from its history with --from {redact(source)}")
+    for name, value in (("--family", w.family), ("--min-memory", w.min_memory), ("--min-vcpus", w.min_vcpus)):
+        if value is not None:
+            raise InputError(f"{name}: goes with a search on one workload (--instance FAMILY or any), not with "
+                             f"a fleet (--from {redact(source)})")
+    args = FleetArgs(source=source, devices=comma_list(history.devices, "--devices"))
+    run_fleet(args, shared, history.percentile, history.headroom or 0.0, w.capacity, w.instance, json_out, out,
+              report)
 
 
 def _dollars(value: float | None) -> str:
@@ -322,19 +346,46 @@ def _table(title: str) -> Table:
 
 def render_plan(plan: Plan, out: Path | None) -> None:
     req = plan.requirements
-    targets = [f"{req.needed_gb:,.0f} GB" + ("" if req.redundancy == "none" else f" raw ({req.redundancy} "
-                                                                                 "redundancy)")]
-    if req.read_pct < 100:
-        targets.append(f"{req.read_pct:.0f} % reads")
-    if req.target_iops:
-        targets.append(f"{req.target_iops:,.0f} IOPS")
-    if req.target_mbps:
-        targets.append(f"{req.target_mbps:,.0f} MB/s")
-    if req.max_latency_ms:
-        targets.append(f"<= {req.max_latency_ms:g} ms")
-    console.print(f"[bold]Plan[/] for {', '.join(targets)} on {markup(req.instance_shape)}"
+    console.print(f"[bold]Plan[/] for {', '.join(_targets(req))} on {markup(req.instance_shape)}"
                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
+    if req.history is not None:
+        for line in describe.lines(req.history):
+            console.print(safe(line), markup=False, highlight=False)
+    for title, group in _groups(plan):
+        table = _table(title)
+        for c in group:
+            table.add_row(*_row(c, req))
+        console.print(table)
+    _render_best(plan)
+    if plan.pareto:
+        pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
+        for c in plan.pareto:
+            pt.add_row(*_row(c, req))
+        if not all(c.meets_targets for c in plan.pareto):
+            pt.caption, pt.caption_justify = "* misses a target (shown for what it costs)", "left"
+        console.print(pt)
+    for w in plan.candidates[0].prediction.warnings:
+        console.print(f"[yellow]warning:[/] {markup(w)}")
+    for w in req.history.warnings if req.history is not None else []:
+        console.print(f"[yellow]warning:[/] history: {markup(w)}")
+    if out is not None:
+        console.print(f"plan written to {markup(out)} (feed it to 'blockfit build --plan {markup(out)}' "
+                      f"or 'blockfit lab --plan {markup(out)}')")
+
+
+def _targets(req: Requirements) -> list[str]:
+    """The plan's targets in words: capacity, read share, IOPS, MB/s, latency."""
+    redundancy = "" if req.redundancy == "none" else f" raw ({req.redundancy} redundancy)"
+    return [f"{req.needed_gb:,.0f} GB{redundancy}",
+            *([f"{req.read_pct:.0f} % reads"] if req.read_pct < 100 else []),
+            *([f"{req.target_iops:,.0f} IOPS"] if req.target_iops else []),
+            *([f"{req.target_mbps:,.0f} MB/s"] if req.target_mbps else []),
+            *([f"<= {req.max_latency_ms:g} ms"] if req.max_latency_ms else [])]
+
+
+def _groups(plan: Plan) -> list[tuple[str, list[Candidate]]]:
+    """The candidates' tables: priced ones ranked by cost, then those whose storage price is unknown."""
     where = f", prices in {safe(plan.candidates[0].cost.region)}" if plan.candidates[0].cost.region else ""
     priced = [c for c in plan.candidates if c.price_known]
     unpriced = [c for c in plan.candidates if not c.price_known]
@@ -346,15 +397,12 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if unpriced:
         tables.append(("Candidates meeting every target, storage price unknown (a group of their own, not ranked by "
                        "cost): known compute cost, then fewest volumes, then least provisioned first", unpriced))
-    if req.history is not None:
-        for line in describe.lines(req.history):
-            console.print(safe(line), markup=False, highlight=False)
-    for title, group in tables:
-        table = _table(title)
-        for c in group:
-            table.add_row(*_row(c, req))
-        console.print(table)
-    best = plan.candidates[0]
+    return tables
+
+
+def _render_best(plan: Plan) -> None:
+    """The recommendation and what it needs: redundancy, compute, attachment, stripe, the plan's notes."""
+    req, best = plan.requirements, plan.candidates[0]
     console.print(f"[bold green]Recommended:[/] {markup(best.layout)} on {markup(best.instance)}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {markup(money(best.cost))} a month, "
                   f"limited by {markup(_limit_words(best, req))}.")
@@ -369,20 +417,6 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     console.print(f"  stripe: {markup(best.stripe_reason)}")
     for note in plan.notes:
         console.print(f"  {markup(note)}")
-    if plan.pareto:
-        pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
-        for c in plan.pareto:
-            pt.add_row(*_row(c, req))
-        if not all(c.meets_targets for c in plan.pareto):
-            pt.caption, pt.caption_justify = "* misses a target (shown for what it costs)", "left"
-        console.print(pt)
-    for w in best.prediction.warnings:
-        console.print(f"[yellow]warning:[/] {markup(w)}")
-    for w in req.history.warnings if req.history is not None else []:
-        console.print(f"[yellow]warning:[/] history: {markup(w)}")
-    if out is not None:
-        console.print(f"plan written to {markup(out)} (feed it to 'blockfit build --plan {markup(out)}' "
-                      f"or 'blockfit lab --plan {markup(out)}')")
 
 
 def _limit_words(c: Candidate, req: Requirements) -> str:

@@ -1,5 +1,6 @@
-"""A real Prometheus for tests and benches: history generated with known percentiles, loaded with promtool, served
-on 127.0.0.1 from a temporary data directory, and node_exporter for a live scrape of this machine.
+"""A real Prometheus (and a VictoriaMetrics) for tests and benches: history generated with known percentiles,
+loaded with promtool (or VictoriaMetrics' import API), served on 127.0.0.1 from a temporary data directory, and
+node_exporter for a live scrape of this machine.
 
 Generated history: each host's total IOPS per step is given (so its percentile is known before Prometheus sees
 it); the four node_exporter counters grow linearly within each step at that rate (split into reads and writes by
@@ -14,6 +15,7 @@ temporary files, when the context exits: normally, on an error or on Ctrl-C.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import socket
 import subprocess
@@ -28,10 +30,11 @@ from typing import IO
 import numpy as np
 
 from blockfit.errors import EnvironmentProblem
-from blockfit.history.prometheus import READ_BYTES, READS, WRITE_BYTES, WRITES
+from blockfit.fleet.query import DM_INFO, FILESYSTEM, READ_BYTES, READS, WRITE_BYTES, WRITES
 from blockfit.proc import kill_group, start
 
 PROMETHEUS, PROMTOOL, NODE_EXPORTER = "prometheus", "promtool", "prometheus-node-exporter"
+VICTORIA_METRICS = "victoria-metrics"
 
 
 @dataclass
@@ -54,35 +57,59 @@ class SyntheticHost:
         return self.iops * self.io_size / 1e6
 
 
-def write_openmetrics(out: IO[str], hosts: Sequence[SyntheticHost], start: int, step_s: int, scrape_s: int) -> int:
-    """Write every host's counters from START (the counters' first sample) over len(iops) steps; returns lines."""
+Series = tuple[str, dict[str, str], np.ndarray, np.ndarray]   # metric, labels, values, times (s)
+
+
+def fleet_series(hosts: Sequence[SyntheticHost], start: int, step_s: int, scrape_s: int) -> Iterator[Series]:
+    """Every series of the generated fleet from START (the counters' first sample) over len(iops) steps: the four
+    counters per device, then the filesystem and device-mapper gauges."""
     per_step = step_s // scrape_s
     if per_step * scrape_s != step_s:
         raise ValueError("scrape_s must divide step_s")
-    lines = 0
-    families = ((READS, "node_disk_reads_completed"), (WRITES, "node_disk_writes_completed"),
-                (READ_BYTES, "node_disk_read_bytes"), (WRITE_BYTES, "node_disk_written_bytes"))
-    for metric, family in families:
-        out.write(f"# TYPE {family} counter\n")
+    for metric in (READS, WRITES, READ_BYTES, WRITE_BYTES):
         for h in hosts:
             if metric in h.missing:
                 continue
             for dev in h.devices:
-                lines += _series(out, metric, h, dev, _rates(metric, h) / len(h.devices), start, step_s, per_step)
+                yield metric, _labels(h, device=dev), *_counter(h, _rates(metric, h) / len(h.devices), start,
+                                                                step_s, per_step)
             for dev in h.idle_devices:
-                lines += _series(out, metric, h, dev, np.full(len(h.iops), 5.0), start, step_s, per_step)
-    out.write("# TYPE node_filesystem_size_bytes gauge\n")
+                yield metric, _labels(h, device=dev), *_counter(h, np.full(len(h.iops), 5.0), start, step_s,
+                                                                per_step)
     for h in hosts:
         for mount, fs_dev in h.mounts.items():
-            labels = _labels(h, device=fs_dev, mountpoint=mount, fstype="xfs")
-            lines += _gauge(out, "node_filesystem_size_bytes", labels, 2.0**40, start, step_s, len(h.iops))
-    out.write("# TYPE node_disk_device_mapper_info gauge\n")
+            yield FILESYSTEM, _labels(h, device=fs_dev, mountpoint=mount, fstype="xfs"), *_gauge(2.0**40, start,
+                                                                                                 step_s, h)
     for h in hosts:
         for dev, name in h.dm_names.items():
-            labels = _labels(h, device=dev, name=name)
-            lines += _gauge(out, "node_disk_device_mapper_info", labels, 1.0, start, step_s, len(h.iops))
+            yield DM_INFO, _labels(h, device=dev, name=name), *_gauge(1.0, start, step_s, h)
+
+
+def write_openmetrics(out: IO[str], hosts: Sequence[SyntheticHost], start: int, step_s: int, scrape_s: int) -> int:
+    """The fleet as OpenMetrics text (promtool's input, times in seconds); returns the samples written."""
+    lines = 0
+    family = None
+    for metric, labels, values, times in fleet_series(hosts, start, step_s, scrape_s):
+        if metric != family:
+            family = metric
+            kind = "gauge" if metric in (FILESYSTEM, DM_INFO) else "counter"
+            out.write(f"# TYPE {metric.removesuffix('_total')} {kind}\n")
+        prefix = f"{metric}{{{_label_text(labels)}}} "
+        out.write("".join(f"{prefix}{v!r} {t}\n" for v, t in zip(values.tolist(), times.tolist(), strict=True)))
+        lines += len(values)
     out.write("# EOF\n")
     return lines
+
+
+def write_json_lines(out: IO[str], hosts: Sequence[SyntheticHost], start: int, step_s: int, scrape_s: int) -> int:
+    """The fleet as VictoriaMetrics' JSON line import (one series a line, times in milliseconds); returns the
+    samples written."""
+    samples = 0
+    for metric, labels, values, times in fleet_series(hosts, start, step_s, scrape_s):
+        out.write(json.dumps({"metric": {"__name__": metric, **labels}, "values": values.tolist(),
+                              "timestamps": (times * 1000).tolist()}) + "\n")
+        samples += len(values)
+    return samples
 
 
 def _rates(metric: str, h: SyntheticHost) -> np.ndarray:
@@ -91,13 +118,16 @@ def _rates(metric: str, h: SyntheticHost) -> np.ndarray:
     return h.iops * share * per_io
 
 
-def _labels(h: SyntheticHost, **extra: str) -> str:
-    pairs = {**h.labels, "instance": h.instance, **extra}
-    return ",".join(f'{k}="{v}"' for k, v in sorted(pairs.items()))
+def _labels(h: SyntheticHost, **extra: str) -> dict[str, str]:
+    return dict(sorted({**h.labels, "instance": h.instance, **extra}.items()))
 
 
-def _series(out: IO[str], metric: str, h: SyntheticHost, device: str, rates: np.ndarray, start: int, step_s: int,
-            per_step: int) -> int:
+def _label_text(labels: dict[str, str]) -> str:
+    return ",".join(f'{k}="{v}"' for k, v in labels.items())
+
+
+def _counter(h: SyntheticHost, rates: np.ndarray, start: int, step_s: int,
+             per_step: int) -> tuple[np.ndarray, np.ndarray]:
     """Counter samples: linear within each step at that step's rate, a sample every step_s / per_step seconds."""
     inc = np.repeat(rates * step_s / per_step, per_step)            # increase between consecutive samples
     values = 1e6 + np.concatenate(([0.0], np.cumsum(inc)))
@@ -105,15 +135,12 @@ def _series(out: IO[str], metric: str, h: SyntheticHost, device: str, rates: np.
         k = h.reset_at * per_step                                   # restart from 0 after the step's first sample
         values[k + 1:] -= values[k]
     times = start + np.arange(len(values)) * (step_s // per_step)
-    prefix = f"{metric}{{{_labels(h, device=device)}}} "
-    out.write("".join(f"{prefix}{v!r} {t}\n" for v, t in zip(values.tolist(), times.tolist(), strict=True)))
-    return len(values)
+    return values, times
 
 
-def _gauge(out: IO[str], metric: str, labels: str, value: float, start: int, step_s: int, steps: int) -> int:
-    prefix = f"{metric}{{{labels}}} {value!r} "
-    out.write("".join(f"{prefix}{start + k * step_s}\n" for k in range(steps + 1)))
-    return steps + 1
+def _gauge(value: float, start: int, step_s: int, h: SyntheticHost) -> tuple[np.ndarray, np.ndarray]:
+    steps = len(h.iops)
+    return np.full(steps + 1, value), start + np.arange(steps + 1) * step_s
 
 
 def block_hours(range_s: int) -> int:
@@ -209,6 +236,50 @@ def prometheus_server(data_dir: Path | None = None, scrape: Sequence[str] = (), 
             kill_group(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def victoria_metrics_server(history: Path | None = None) -> Iterator[Server]:
+    """Single-node VictoriaMetrics (Debian's victoria-metrics: the same query API its cluster version serves) on
+    127.0.0.1 (a free port) over a fresh temporary data directory, removed after; HISTORY (JSON lines, see
+    write_json_lines) imported and flushed before it is yielded. Queries see samples up to now (no latency
+    offset) and are never answered from VictoriaMetrics' cache."""
+    if shutil.which(VICTORIA_METRICS) is None:
+        raise EnvironmentProblem(f"{VICTORIA_METRICS} not found (install Debian's victoria-metrics package)")
+    work = Path(tempfile.mkdtemp(prefix="blockfit-victoria-metrics-"))
+    try:
+        for attempt in range(3):   # another process may take the free port before the server binds it
+            port = free_port()
+            argv = [VICTORIA_METRICS, f"-storageDataPath={work / 'data'}", f"-httpListenAddr=127.0.0.1:{port}",
+                    "-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache",
+                    "-loggerLevel=ERROR"]
+            try:
+                proc = _start(argv, work / "victoria-metrics.log", "/health", port, "victoria-metrics")
+                break
+            except EnvironmentProblem as exc:
+                if "address already in use" not in str(exc) or attempt == 2:
+                    raise
+        try:
+            if history is not None:
+                _post(f"http://127.0.0.1:{port}/api/v1/import", history)
+                _post(f"http://127.0.0.1:{port}/internal/force_flush", None)
+            yield Server(f"prometheus+http://127.0.0.1:{port}", port, proc, work / "victoria-metrics.log")
+        finally:
+            kill_group(proc)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _post(url: str, body: Path | None) -> None:
+    """POST BODY (a file, streamed) or nothing to a loopback URL; an answer other than 2xx is an error."""
+    with contextlib.ExitStack() as stack:
+        data = stack.enter_context(open(body, "rb")) if body is not None else None
+        headers = {"Content-Length": str(body.stat().st_size)} if body is not None else {}
+        req = urllib.request.Request(url, data=data, method="POST" if body is not None else "GET",
+                                     headers=headers)
+        with urllib.request.urlopen(req, timeout=300) as resp:  # noqa: S310 - loopback http
+            if not 200 <= resp.status < 300:
+                raise EnvironmentProblem(f"{url}: answered {resp.status}")
 
 
 @contextlib.contextmanager

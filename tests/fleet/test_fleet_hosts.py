@@ -1,18 +1,17 @@
-"""The fleet's planning without a server: the mapping file, the exact plan reuse between hosts, the classification
-and the totals."""
+"""One host planned without a server: the exact plan reuse between hosts, the capacity each host is planned for,
+the classification against its layout now."""
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
 from blockfit.catalog import load_catalog
-from blockfit.errors import InputError
-from blockfit.history.prometheus import HostHistory, parse_span, parse_until
+from blockfit.fleet.hosts import FleetOptions, PlanCache, plan_host
+from blockfit.fleet.mapping import HostConfig
+from blockfit.fleet.query import HostHistory
 from blockfit.plan import make_plan
-from blockfit.plan.fleet import FleetOptions, HostConfig, PlanCache, load_mapping, plan_host, summarize
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetHost, FleetProblem
 
@@ -47,37 +46,6 @@ def test_cached_plan_is_the_plan_the_planner_makes() -> None:
         assert cache.get(other.model_copy(update={"max_latency_ms": 5.0})) is None
 
 
-def test_mapping_file(tmp_path: Path) -> None:
-    path = tmp_path / "hosts.toml"
-    path.write_text('[defaults]\ninstance = "VM.Standard.E4.Flex:8"\n\n[hosts."db-01"]\nlayout = "2x1T@balanced"\n'
-                    'devices = "dm-3"\n')
-    m = load_mapping(path)
-    assert m.config("db-01:9100", {}) == HostConfig(layout="2x1T@balanced", instance="VM.Standard.E4.Flex:8",
-                                                    devices="dm-3")
-    # a label fills what the file does not say; the file's own entry wins over the label
-    assert m.config("db-02:9100", {"blockfit_layout": "1x1T@higher"}).layout == "1x1T@higher"
-    assert m.config("db-01:9100", {"blockfit_layout": "1x1T@higher"}).layout == "2x1T@balanced"
-    for text, expect in (('[hosts."a"]\nsize = "1T"\n', "unknown key 'size'"), ('[hosts."a"]\nlayout = 3\n',
-                                                                               "must be a non-empty string"),
-                         ("[nodes]\n", "unknown table 'nodes'"), ("layout = \n", "not TOML")):
-        path.write_text(text)
-        with pytest.raises(InputError, match=expect) as info:
-            load_mapping(path)
-        assert str(path) in str(info.value) and "\n" not in str(info.value)
-
-
-def test_spans_and_times() -> None:
-    assert parse_span("30d", "--range") == 30 * 86400 and parse_span("1m", "--step") == 60
-    for bad in ("30", "1.5s", "0s", "1y", "-1d", "nan", "999w"):
-        with pytest.raises(InputError, match="--range"):
-            parse_span(bad, "--range")
-    assert parse_until("2026-01-01T00:00Z", 2e9) == 1767225600
-    assert parse_until("1767225600", 2e9) == 1767225600
-    for bad in ("yesterday", "3000-01-01", "-5", "inf"):
-        with pytest.raises(InputError, match="--until"):
-            parse_until(bad, 2e9)
-
-
 def _host(name: str, iops: float, layout: str | None) -> FleetHost | FleetProblem:
     h = HostHistory(host=name, devices=["dm-3"], samples=100, expected=100, iops=iops, mbps=iops * 16384 / 1e6,
                     read_pct=70.0, resets=0, labels={}, device_rule="dm-3")
@@ -100,7 +68,18 @@ def test_classification_headroom_and_totals() -> None:
     assert over.status == "over" and over.savings and over.savings > 0.1 * over.now.cost.total  # type: ignore[union-attr]
     bad = _host("d", 2000, "2x1T@nosuchlevel")
     assert isinstance(bad, FleetProblem) and bad.message.startswith("d (--hosts): ") and "nosuchlevel" in bad.message
-    s = summarize([under, over], [bad])
-    assert (s.hosts, s.planned, s.under, s.over, s.problems, s.priced) == (3, 2, 1, 1, 1, 2)
-    assert s.cost_now.total == pytest.approx(under.now.cost.total + over.now.cost.total)  # type: ignore[union-attr,operator]
-    assert s.largest_savings[0].host == "b" and s.largest_shortfalls[0].host == "a"
+
+
+def test_capacity_comes_parsed_from_the_mapping_else_the_layout_else_the_fallback() -> None:
+    """Capacities arrive as GB, parsed once where they were given (the mapping file, --capacity)."""
+    h = HostHistory(host="a", devices=["dm-3"], samples=100, expected=100, iops=2000, mbps=30, read_pct=70.0,
+                    resets=0, labels={}, device_rule="dm-3")
+    opts = FleetOptions(template=Requirements(cloud="oci", capacity_gb=1, instance_shape=""), percentile=99,
+                        headroom_pct=0, capacity_gb=700)
+    inst = "VM.Standard.E4.Flex:8"
+    for cfg, gb in ((HostConfig(instance=inst, capacity_gb=1234, layout="2x1000G@balanced"), 1234),
+                    (HostConfig(instance=inst, layout="2x1000G@balanced"), 2000),
+                    (HostConfig(instance=inst), 700)):
+        got = plan_host(h, cfg, opts, CAT, "test", 60)
+        assert isinstance(got, FleetHost) and got.plan is not None
+        assert got.plan.requirements.capacity_gb == gb

@@ -1,5 +1,5 @@
 """Issue 24's live acceptance: node_exporter scraping this machine (every second, by a Prometheus of our own) while
-blockfit's measure/ runs fio on a loop device capped by cgroup-v1 blkio; `plan --from prometheus+…` over a window
+blockfit's measure/ runs fio on a loop device capped by cgroup-v1 blkio; `fleet --from prometheus+…` over a window
 inside the run must give targets within 10 % of the IOPS fio measured in that same run.
 
 About 50 s: a 40 s fio run, the plan over the 20 s that end 26 s after fio's first reads.
@@ -67,7 +67,7 @@ def test_live_scrape_during_fio_matches_fio() -> None:
             # the plan happens to run: a busy machine that delays the plan cannot slide it past fio's run
             until = time.time() + RAMP_S + WINDOW_S + 4
             time.sleep(max(0.0, until - time.time()) + 3)   # 3 scrapes past the window's end
-            code, out, err = run_cli("plan", "--from", srv.url, "--match", 'job="node"', "--devices", dev.name,
+            code, out, err = run_cli("fleet", "--from", srv.url, "--match", 'job="node"', "--devices", dev.name,
                                      "--range", f"{WINDOW_S}s", "--step", "2s", "--percentile", "50",
                                      "--until", f"{until:.3f}",
                                      "--instance", "VM.Standard.E4.Flex:2", "--capacity", "100G", "--json")

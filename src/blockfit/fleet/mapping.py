@@ -1,0 +1,101 @@
+"""The mapping file (--hosts, TOML): each host's current layout and instance, read and checked once.
+
+[defaults] applies to every host the file does not name. Series labels blockfit_layout / blockfit_instance serve
+where the file is silent:
+
+    [defaults]
+    instance = "VM.Standard.E4.Flex:8"
+
+    [hosts."db-01:9100"]          # the instance label, or the host without :port
+    layout = "4x1000G@balanced"
+    instance = "VM.Standard.E4.Flex:16"
+    capacity = "3T"               # usable capacity to plan for (default: what the current layout holds)
+    devices = "dm-3"              # this host's devices (a regular expression), instead of --devices / --mount
+
+Capacities are parsed here, once, into GB: a bad one stops the run before the first request. Layouts and instances
+stay spec strings until a host is planned, where the catalog parses them (a label from the server is one too).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from blockfit.errors import InputError
+from blockfit.fleet.query import INSTANCE_LABEL, LAYOUT_LABEL, FleetQuery, lookup
+from blockfit.units import parse_volume_gb
+
+MAPPING_KEYS = ("layout", "instance", "capacity", "devices")
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """What the user says about one host (every field optional; [defaults] fills the gaps)."""
+
+    layout: str | None = None
+    instance: str | None = None
+    capacity_gb: float | None = None
+    devices: str | None = None
+
+
+@dataclass
+class Mapping:
+    path: Path | None = None
+    defaults: HostConfig = field(default_factory=HostConfig)
+    hosts: dict[str, HostConfig] = field(default_factory=dict)
+
+    def config(self, host: str, labels: dict[str, str]) -> HostConfig:
+        """The file's entry for HOST, then its series labels, then [defaults]."""
+        own = lookup(self.hosts, host) or HostConfig()
+        d = self.defaults
+        return HostConfig(layout=own.layout or labels.get(LAYOUT_LABEL) or d.layout,
+                          instance=own.instance or labels.get(INSTANCE_LABEL) or d.instance,
+                          capacity_gb=own.capacity_gb or d.capacity_gb, devices=own.devices or d.devices)
+
+
+def load_mapping(path: Path) -> Mapping:
+    """Read --hosts FILE (TOML: [defaults] and [hosts."NAME"] tables of layout, instance, capacity, devices)."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"--hosts {path}: file not found (expected a TOML mapping of hosts to layouts)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"--hosts {path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"--hosts {path}: not TOML ({exc})") from None
+    unknown = [k for k in doc if k not in ("defaults", "hosts")]
+    if unknown:
+        raise InputError(f"--hosts {path}: unknown table {unknown[0]!r}; expected [defaults] and [hosts.\"NAME\"]")
+    hosts = doc.get("hosts", {})
+    if not isinstance(hosts, dict):
+        raise InputError(f"--hosts {path}: 'hosts' must be a table of [hosts.\"NAME\"] entries")
+    return Mapping(path=path, defaults=_entry(path, "defaults", doc.get("defaults", {})),
+                   hosts={name: _entry(path, f'hosts."{name}"', entry) for name, entry in hosts.items()})
+
+
+def _entry(path: Path, where: str, entry: object) -> HostConfig:
+    if not isinstance(entry, dict):
+        raise InputError(f"--hosts {path}: [{where}] must be a table of {', '.join(MAPPING_KEYS)}")
+    for key, value in entry.items():
+        if key not in MAPPING_KEYS:
+            raise InputError(f"--hosts {path}: [{where}] unknown key {key!r}; expected {', '.join(MAPPING_KEYS)}")
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"--hosts {path}: [{where}] {key} must be a non-empty string, e.g. "
+                             f"{_EXAMPLES[key]}")
+    text = {k: str(v).strip() for k, v in entry.items()}
+    capacity = text.get("capacity")
+    return HostConfig(layout=text.get("layout"), instance=text.get("instance"), devices=text.get("devices"),
+                      capacity_gb=None if capacity is None else
+                      parse_volume_gb(capacity, f"--hosts {path}: [{where}] capacity"))
+
+
+_EXAMPLES = {"layout": '"4x1000G@balanced"', "instance": '"VM.Standard.E4.Flex:8"', "capacity": '"3T"',
+             "devices": '"dm-3"'}
+
+
+def with_defaults(query: FleetQuery, mapping: Mapping) -> FleetQuery:
+    """The query with the mapping's per-host device rules and the hosts it names."""
+    overrides = {name: c.devices for name, c in mapping.hosts.items() if c.devices}
+    return replace(query, overrides=overrides, wanted=sorted(mapping.hosts),
+                   devices=query.devices or mapping.defaults.devices)
