@@ -11,7 +11,7 @@ from blockfit.errors import InputError
 from blockfit.model.compute import check_memory
 from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
-from blockfit.model.kinds.oci import vpu_from_level_text
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema import Instance, Requirements, Volume
 from blockfit.schema.cost import COPIES
 
@@ -94,8 +94,9 @@ def selected_types(cat: Catalog, levels: list[str] | None, allow_hdd: bool = Fal
         key = cat.aliases.get(name.lower(), name.lower())
         if key in cat.volume_types:
             out += options_for(key, cat.volume_types[key])
-        elif cat.cloud == "oci":
-            out.append(LevelOption("block", vpu=vpu_from_level_text(cat.volume_types["block"], name)))
+        elif (level_type := cloud_of(cat.cloud).level_type) is not None:
+            vpu = cloud_of(cat.cloud).level_vpu(cat.volume_types[level_type], name)
+            out.append(LevelOption(level_type, vpu=vpu))
         else:
             raise InputError(f"--levels {name!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
     return list(dict.fromkeys(out))
@@ -200,8 +201,9 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     # no priced size flagged all of gp3 "no price" beside a table pricing gp3 at $246.40)
     unpriced = {o.type for o in unpriced_options} - {o.type for o in kept}
     named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
-    if cat.cloud == "oci" and req.levels:
-        named.add("block")
+    level_type = cloud_of(cat.cloud).level_type
+    if level_type is not None and req.levels:
+        named.add(level_type)
     unknown_price: set[str] = set()
     for o in options:   # a type named with --levels is planned on performance even without a price
         if o.type in unpriced and o.type in named and o not in kept:
