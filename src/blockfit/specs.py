@@ -18,7 +18,7 @@ import re
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.errors import InputError
 from blockfit.model.instance import find_shape, machine_type, series_vcpus
-from blockfit.model.kinds.oci import vpu_from_level_text
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.model.resolve import normalize_volume
 from blockfit.schema import Instance, Layout, Volume
 from blockfit.schema.layout import Manager
@@ -67,25 +67,16 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
 
 def _volume_for_level(cat: Catalog, level: str, spec: str) -> Volume:
     key = cat.aliases.get(level.lower(), level.lower())
-    if cat.cloud == "oci" and (key == "boot" or key.startswith("boot-")) and "boot" in cat.volume_types:
-        vpu = vpu_from_level_text(cat.volume_types["boot"], key[5:] or "balanced")
-        return Volume(cloud="oci", type="boot", size_gb=50, vpu_per_gb=vpu)
-    if key in cat.volume_types:
-        return Volume(cloud=cat.cloud, type=key, size_gb=1)
-    if cat.cloud == "oci":
-        vpu = vpu_from_level_text(cat.volume_types["block"], level)
-        return Volume(cloud="oci", type="block", size_gb=1, vpu_per_gb=vpu)
+    vol = cloud_of(cat.cloud).volume_for_level(cat, key, level)
+    if vol is not None:
+        return vol
     raise InputError(f"layout {spec!r} level {level!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
-
-
-INSTANCE_EXAMPLES = {"oci": "VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex", "aws": "r6i.2xlarge or m5.12xlarge",
-                     "azure": "Standard_E16s_v5", "gcp": "n2-standard-16 or n2:16"}
 
 
 def instance_expected(cloud: str) -> str:
     """'expected SHAPE[:OCPUS], e.g. ...' with shapes of this cloud: an AWS user is not shown an OCI shape."""
-    unit = "OCPUS" if cloud == "oci" else "VCPUS"
-    return f"expected SHAPE[:{unit}], e.g. {INSTANCE_EXAMPLES.get(cloud, INSTANCE_EXAMPLES['oci'])}"
+    entry = cloud_of(cloud)
+    return f"expected SHAPE[:{entry.compute_unit.upper()}S], e.g. {entry.instance_example}"
 
 
 def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True,
@@ -97,7 +88,7 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
     if not m:
         raise InputError(f"{what} {spec!r}: {instance_expected(cat.cloud)}")
     name, count = m.group(1), m.group(2)
-    unit = "OCPU" if cat.cloud == "oci" else "vCPU"
+    unit = cloud_of(cat.cloud).compute_unit
     if count is not None and len(count) > 7:
         raise InputError(f"{what} {spec!r}: {unit} count {count[:12]}...: expected a whole count of at most "
                          "7 digits")

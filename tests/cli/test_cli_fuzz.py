@@ -155,6 +155,7 @@ BAD: dict[str, list[str]] = {
     "duration": ["0", "0s", "-1s", "nan", "inf", "1e999s", "8d", "1000000h", "9" * 400 + "s"],
     "latency": ["0", "0ms", "-1ms", "nan", "inf", "1e999", "9" * 400, "2x"],
     "list": [",", " , ", "a,,b", ",a", "a,", ""],
+    "choice": ["", "LVM", "lvm ", " xfs", "zfs", "oci_cli", "none\n"],   # one of an enum's spellings, exactly
 }
 JUNK = st.text(st.sampled_from(list(";|&$`()<>\"'\\!*?[]{}~^💥\u202e\u00a0")), min_size=1, max_size=4)
 # what argv can carry: any character but NUL; bytes that are not UTF-8 arrive as lone surrogates U+DC80..U+DCFF

@@ -80,14 +80,12 @@ def test_device_count_must_match_the_plan(tmp_path):
     (dict(devices=["/dev/sd*"] * 4), "globs"),
     (dict(devices=["sdb", "sdc", "sdd", "sde"]), "absolute device path"),
     (dict(devices=["/dev/sdb"] * 4), "named twice"),
-    (dict(manager="zfs"), "--manager"),
     (dict(manager="asm", mount="/u01"), "ASM disks carry no filesystem"),
     (dict(migrate_from="/dev/sdz"), "go together"),
     (dict(migrate_from="/dev/sdz", method="online"), "logical volume path"),
     (dict(migrate_from="/dev/vg/lv", method="online", manager="mdadm"), "needs --manager lvm"),
     (dict(provision="aws-cli"), "not aws"),
     (dict(provision="oci-cli"), "consistent device paths"),
-    (dict(fs="btrfs", mount="/u01"), "--fs"),
     (dict(mount="relative"), "--mount"),
 ])
 def test_bad_options_are_refused_with_one_line(tmp_path, kw, message):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from blockfit.catalog import Catalog, load_catalog
-from blockfit.catalog.names import family_of
+from blockfit.model.kinds.clouds import family_of
 from blockfit.plan import make_plan
 from blockfit.plan.shapes import ShapeQuery, plan_shapes
 from blockfit.schema import Requirements

@@ -1,24 +1,11 @@
-"""Names a user may have meant: the nearest shape and family names of a cloud by edit distance, and how to bring a
-missing instance into a catalog (`blockfit catalog import`)."""
+"""Names a user may have meant: the nearest names by edit distance, and Azure's series read from a size's name (the
+importer and the Azure cloud entry both read it)."""
 
 from __future__ import annotations
 
 import re
 
-from blockfit.catalog.models import Catalog, Shape
-
 _AZURE_SIZE = re.compile(r"^([A-Z]+)(\d+)(?:-\d+)?([a-z]*)(?:_(v\d+))?\Z")
-
-IMPORT_HOWTO = {
-    "aws": "aws ec2 describe-instance-types --output json > types.json; blockfit catalog import --cloud aws types.json "
-           "--out aws.toml; then --catalog aws.toml",
-    "azure": "az vm list-skus --location REGION --output json > skus.json; blockfit catalog import --cloud azure "
-             "skus.json --out azure.toml; then --catalog azure.toml",
-    "oci": "oci compute shape list --compartment-id OCID --all --output json > shapes.json; blockfit catalog import "
-           "--cloud oci shapes.json --out oci.toml; then --catalog oci.toml",
-    "gcp": "GCP publishes no machine-readable per-VM disk limits, so it cannot be imported; name a series with a vCPU "
-           "count (n2:16) or see 'blockfit catalog show gcp'",
-}
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -50,28 +37,3 @@ def azure_series(name: str) -> str | None:
     if len(suffix) > 1 and suffix.startswith("i"):
         suffix = suffix[1:]
     return f"{m.group(1)}{suffix}{m.group(4) or ''}"
-
-
-def family_of(shape: Shape, cloud: str) -> str:
-    """The family a size belongs to: its catalog `series`, else what its name says (AWS 'r6i.2xlarge' → r6i, Azure
-    'Standard_E8s_v5' → Esv5); a shape without either (OCI) is its own family."""
-    if shape.series:
-        return shape.series
-    if cloud == "aws" and "." in shape.name:
-        return shape.name.split(".")[0]
-    if cloud == "azure":
-        return azure_series(shape.name) or shape.name
-    return shape.name
-
-
-def families(cat: Catalog) -> list[str]:
-    """The families of a catalog, in catalog order."""
-    return list(dict.fromkeys(family_of(s, cat.cloud) for s in cat.shapes.values()))
-
-
-def unknown_instance_message(cat: Catalog, name: str, what: str = "instance shape") -> str:
-    """One line: the name is not in this catalog, the nearest known names of the same cloud, and how to import it."""
-    close = nearest(name, list(cat.shapes) + families(cat))
-    where = f"the {cat.cloud} catalog {cat.version}" + ("" if cat.based_on is None else f" ({cat.path})")
-    return (f"{what} {name!r}: not in {where}; nearest: {', '.join(close)}; to add it: "
-            f"{IMPORT_HOWTO[cat.cloud]}")

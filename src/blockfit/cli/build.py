@@ -10,6 +10,7 @@ import typer
 from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.emit import build as build_scripts
+from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
 from blockfit.inputs import read_plan
@@ -23,17 +24,21 @@ CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommende
 @app.command("build")
 def build_command(
     plan: Annotated[Path, typer.Option("--plan", help="plan.json written by 'blockfit plan'")],
-    manager: Annotated[str, typer.Option("--manager", help="lvm | mdadm | asm (none: a single volume, no manager)")],
+    manager: Annotated[Manager, typer.Option("--manager", help="lvm | mdadm | asm (none: a single volume, no manager)",
+                                             parser=str, callback=params.choice(Manager))],
     devices: Annotated[str, typer.Option("--devices", help="comma-separated device paths, one per plan member",
                                                   callback=params.comma_list)],
     out: Annotated[Path, typer.Option("--out", help="directory to write the scripts and README.md into")],
     candidate: Annotated[int, typer.Option("--candidate", help=CANDIDATE_HELP,
                                                     **params.NUMBER, callback=params.index)] = 0,
     mount: Annotated[str | None, typer.Option("--mount", help="mount point for the filesystem, e.g. /u01")] = None,
-    fs: Annotated[str, typer.Option("--fs", help="xfs | ext4")] = "xfs",
+    fs: Annotated[Filesystem, typer.Option("--fs", help="xfs | ext4", parser=str,
+                                           callback=params.choice(Filesystem))] = Filesystem.XFS,
     migrate_from: Annotated[str | None, typer.Option("--migrate-from", help="device or LV with the data now")] = None,
-    method: Annotated[str | None, typer.Option("--method", help="offline (dd) | online (lvconvert mirror)")] = None,
-    provision: Annotated[str | None, typer.Option("--provision", help="oci-cli | terraform | aws-cli")] = None,
+    method: Annotated[Method | None, typer.Option("--method", help="offline (dd) | online (lvconvert mirror)",
+                                                  parser=str, callback=params.choice(Method))] = None,
+    provision: Annotated[Provisioner | None, typer.Option("--provision", help="oci-cli | terraform | aws-cli",
+                                                          parser=str, callback=params.choice(Provisioner))] = None,
     vg: Annotated[str, typer.Option("--vg", help="LVM volume group name")] = "blockfit_vg",
     lv: Annotated[str, typer.Option("--lv", help="LVM logical volume name")] = "blockfit_lv",
     md_name: Annotated[str, typer.Option("--md-name", help="mdadm array name (/dev/md/NAME)")] = "blockfit",

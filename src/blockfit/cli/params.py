@@ -12,6 +12,7 @@ The fuzz test (tests/cli/test_cli_fuzz.py) reads ``KIND`` off each option's call
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import Any, TypeVar
 
 import typer
@@ -30,6 +31,7 @@ from blockfit.units import (
 )
 
 T = TypeVar("T")
+E = TypeVar("E", bound=StrEnum)
 MAX_COUNT = 1_000_000  # outstanding I/Os, queue depths, volume counts: beyond this a count is a typo
 MAX_IO_SIZE = GIB
 # typer.Option(**NUMBER, callback=...): click hands the text to the callback, which parses it with the grammar above
@@ -182,3 +184,19 @@ def comma_list(param: typer.CallbackParam, value: Any) -> Any:
     """A comma-separated list (or a repeatable option of them) with no empty item."""
     _each(value, lambda v: parse_list(v, _name(param)))
     return value
+
+
+def choice(kind: type[E]) -> Callable[[typer.CallbackParam, str | None], E | None]:
+    """A callback reading one of `kind`'s spellings into its member; the error names the option and what it takes
+    (``--manager 'zfs': expected one of lvm, mdadm, asm, none``)."""
+    @_kind("choice")
+    def callback(param: typer.CallbackParam, value: str | None) -> E | None:
+        if value is None:
+            return None
+        try:
+            return kind(value)
+        except ValueError:
+            names = [m.value for m in kind]
+            what = " or ".join(names) if len(names) == 2 else "one of " + ", ".join(names)
+            raise InputError(f"{_name(param)} {value!r}: expected {what}") from None
+    return callback

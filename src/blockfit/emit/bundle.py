@@ -1,17 +1,70 @@
-"""Orchestration: validate the request, ask each emitter for its files, write them with a README and a
-run-all.sh as the output folder, whole (refusing a non-empty folder unless forced)."""
+"""Orchestration: validate the request, look up the build's steps in one table of emitters (name → emitter, each
+context in, files out), write their files with a README and a run-all.sh as the output folder, whole (refusing a
+non-empty folder unless forced)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from blockfit.emit import asm, filesystem, lvm, mdraid, migrate, multipath, provision
 from blockfit.emit.context import BuildContext, GeneratedFile
+from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.emit.safety import COMMON_CHECKS, check_device_path, render_template
-from blockfit.errors import InputError
 from blockfit.files import replace_folder
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema import BuildResult, BuildStep, Plan
 from blockfit.schema.build import step_content
+
+Emitter = Callable[[BuildContext], list[GeneratedFile]]
+
+# every step a build can write, by name: the cloud's entry names its provisioning and attachment steps, the
+# manager names its own; each takes the validated context and returns its files
+EMITTERS: dict[str, Emitter] = {
+    "provision-oci": provision.oci,
+    "provision-aws": provision.aws,
+    "oci-attachments": multipath.emit,
+    Manager.LVM: lvm.emit,
+    Manager.MDADM: mdraid.emit,
+    Manager.ASM: asm.emit,
+    "migrate": migrate.emit,
+    "filesystem": filesystem.emit,
+}
+
+
+def steps(ctx: BuildContext) -> list[str]:
+    """The emitters of this build, in run order."""
+    cloud = cloud_of(ctx.cloud)
+    names: list[str | None] = [cloud.provision_emitter if ctx.provision else None, cloud.attach_emitter]
+    if ctx.manager != Manager.NONE:
+        names.append(ctx.manager)
+    if ctx.migrate_from:
+        names.append("migrate")
+    if ctx.mount and ctx.target_device and not ctx.online:
+        names.append("filesystem")
+    return [n for n in names if n is not None]
+
+
+def build_notes(ctx: BuildContext) -> list[str]:
+    """What the user should know about this build beyond its steps."""
+    notes = []
+    if ctx.mount and ctx.target_device and ctx.online:
+        notes.append("online migration: the filesystem moves with the LV and stays mounted; no mkfs or "
+                     "fstab change. Its stripe alignment (su/sw) stays that of the old filesystem.")
+    if ctx.migrate_from and ctx.method == Method.OFFLINE and not ctx.mount:
+        notes.append("offline migration without --mount: mount the copy yourself; it carries the source's "
+                     "filesystem UUID until you give it a new one (xfs_admin for XFS, tune2fs for ext4)")
+    if ctx.manager == Manager.LVM and ctx.members > 1 and ctx.stripe_bytes > lvm.extent_bytes(0):
+        notes.append(f"LVM: the stripe of {ctx.stripe_bytes} bytes is larger than 4 MiB; the volume group uses "
+                     f"extents of {lvm.extent_bytes(ctx.stripe_bytes)} bytes")
+    device_note = cloud_of(ctx.cloud).device_note(ctx.devices)
+    if device_note is not None:
+        notes.append(device_note)
+    planned = ctx.layout.manager
+    if planned not in ("none", ctx.manager) and ctx.members > 1:
+        notes.append(f"the plan's stripe advice ({ctx.stripe_bytes} bytes) was made for {planned}; "
+                     f"building with {ctx.manager}")
+    return notes
 
 
 def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
@@ -21,41 +74,11 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
     if ctx.migrate_from is not None:
         check_device_path(ctx.migrate_from, "--migrate-from")
     ctx.validate()
-    if ctx.online and ctx.members < 2:
-        raise InputError("--method online: the layout has one member; there is no stripe to mirror onto")
     files: list[GeneratedFile] = []
-    if ctx.provision:
-        files += provision.emit(ctx)
-    if ctx.cloud == "oci":
-        files += multipath.emit(ctx)
-    if ctx.manager == "lvm":
-        files += lvm.emit(ctx)
-    elif ctx.manager == "mdadm":
-        files += mdraid.emit(ctx)
-    elif ctx.manager == "asm":
-        files += asm.emit(ctx)
-    if ctx.migrate_from:
-        files += migrate.emit(ctx)
+    for name in steps(ctx):
+        files += EMITTERS[name](ctx)
+    ctx.notes += build_notes(ctx)
     target = ctx.target_device
-    if ctx.mount and target:
-        if ctx.online:
-            ctx.notes.append("online migration: the filesystem moves with the LV and stays mounted; no mkfs or "
-                             "fstab change. Its stripe alignment (su/sw) stays that of the old filesystem.")
-        else:
-            files += filesystem.emit(ctx, target, mode="adopt" if ctx.migrate_from else "mkfs")
-    if ctx.migrate_from and ctx.method == "offline" and not ctx.mount:
-        ctx.notes.append("offline migration without --mount: mount the copy yourself; it carries the source's "
-                         "filesystem UUID until you give it a new one (xfs_admin for XFS, tune2fs for ext4)")
-    if ctx.manager == "lvm" and ctx.members > 1 and ctx.stripe_bytes > lvm.extent_bytes(0):
-        ctx.notes.append(f"LVM: the stripe of {ctx.stripe_bytes} bytes is larger than 4 MiB; the volume group uses "
-                         f"extents of {lvm.extent_bytes(ctx.stripe_bytes)} bytes")
-    if ctx.cloud == "oci" and not all(d.startswith("/dev/oracleoci/") for d in ctx.devices):
-        ctx.notes.append("OCI: prefer the consistent device paths (/dev/oracleoci/oraclevdX) in --devices; "
-                         "sdX/vdX names can change across reboots, and UHP multipath needs the device path")
-    planned = ctx.layout.manager
-    if planned not in ("none", ctx.manager) and ctx.members > 1:
-        ctx.notes.append(f"the plan's stripe advice ({ctx.stripe_bytes} bytes) was made for {planned}; "
-                         f"building with {ctx.manager}")
     runnable = sorted((f for f in files if f.step.order > 0), key=lambda f: f.step.order)
     run_all = BuildStep(order=0, name="run-all", path="run-all.sh", kind="runner", touches_devices=True,
                         description="runs " + ", ".join(f.step.path for f in runnable) + " in this order")
@@ -84,10 +107,11 @@ def write(out_dir: Path, files: list[GeneratedFile], force: bool = False) -> Non
                    what="--out", force=force)
 
 
-def build(plan: Plan, *, manager: str, devices: list[str], out_dir: Path, candidate: int = 0,
-          mount: str | None = None, fs: str = "xfs", migrate_from: str | None = None, method: str | None = None,
-          provision_with: str | None = None, force: bool = False, vg: str = "blockfit_vg",
-          lv: str = "blockfit_lv", md_name: str = "blockfit", diskgroup: str = "DATA") -> BuildResult:
+def build(plan: Plan, *, manager: Manager, devices: list[str], out_dir: Path, candidate: int = 0,
+          mount: str | None = None, fs: Filesystem = Filesystem.XFS, migrate_from: str | None = None,
+          method: Method | None = None, provision_with: Provisioner | None = None, force: bool = False,
+          vg: str = "blockfit_vg", lv: str = "blockfit_lv", md_name: str = "blockfit",
+          diskgroup: str = "DATA") -> BuildResult:
     """Generate and write the scripts of one build; returns what was written."""
     ctx = BuildContext(plan=plan, candidate_index=candidate, manager=manager, devices=devices, out_dir=out_dir,
                        mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision=provision_with,

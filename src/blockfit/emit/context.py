@@ -6,15 +6,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.inputs import named_twice
+from blockfit.model.kinds.clouds import CLOUDS, cloud_of
 from blockfit.schema import BuildStep, Candidate, Layout, MultipathPolicy, Plan
 from blockfit.schema.cost import COPIES
 
-MANAGERS = ("lvm", "mdadm", "asm", "none")
-FILESYSTEMS = ("xfs", "ext4")
-METHODS = ("offline", "online")
-PROVISIONERS = ("oci-cli", "terraform", "aws-cli")
 MAX_STRIPE = 1024**3  # the command line's bound on a stripe size (--stripe-size)
 _NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,30}", re.ASCII)
 _LV_RE = re.compile(r"/dev/(?:mapper/)?([A-Za-z0-9_.+-]+?)[/-]([A-Za-z0-9_.+]+)", re.ASCII)
@@ -53,20 +51,27 @@ class GeneratedFile:
 class BuildContext:
     plan: Plan
     candidate_index: int
-    manager: str
+    manager: Manager
     devices: list[str]
     out_dir: Path
     mount: str | None = None
-    fs: str = "xfs"
+    fs: Filesystem = Filesystem.XFS
     migrate_from: str | None = None
-    method: str | None = None
-    provision: str | None = None
+    method: Method | None = None
+    provision: Provisioner | None = None
     vg: str = "blockfit_vg"
     lv: str = "blockfit_lv"
     md_name: str = "blockfit"
     diskgroup: str = "DATA"
     notes: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)   # what this build's own steps check or never change (plain words)
+
+    def __post_init__(self) -> None:
+        # typed values from the command line pass through; text from a library caller is read once, here
+        self.manager = Manager(self.manager)
+        self.fs = Filesystem(self.fs)
+        self.method = None if self.method is None else Method(self.method)
+        self.provision = None if self.provision is None else Provisioner(self.provision)
 
     @property
     def candidate(self) -> Candidate:
@@ -133,7 +138,7 @@ class BuildContext:
 
     @property
     def online(self) -> bool:
-        return self.migrate_from is not None and self.method == "online"
+        return self.migrate_from is not None and self.method == Method.ONLINE
 
     @property
     def source_vg_lv(self) -> tuple[str, str]:
@@ -151,90 +156,105 @@ class BuildContext:
     @property
     def target_device(self) -> str | None:
         """The device the data ends up on: the LV, the md array, or the single member (manager none)."""
-        if self.manager == "lvm":
+        if self.manager == Manager.LVM:
             if self.online:
                 vg, lv = self.source_vg_lv
                 return f"/dev/{vg}/{lv}"
             return f"/dev/{self.vg}/{self.lv}"
-        if self.manager == "mdadm":
+        if self.manager == Manager.MDADM:
             return f"/dev/md/{self.md_name}"
-        if self.manager == "none":
+        if self.manager == Manager.NONE:
             return self.devices[0]
         return None
 
     def validate(self) -> None:
         """Every option checked before anything is written (exit 2 with one line on the first problem)."""
+        self._check_candidate()
+        self._check_manager()
+        self._check_devices()
+        self._check_stripe()
+        for name, what in ((self.vg, "--vg"), (self.lv, "--lv"), (self.md_name, "--md-name"),
+                           (self.diskgroup, "--diskgroup")):
+            if not _NAME_RE.fullmatch(name):
+                raise InputError(f"{what} {name!r}: expected a letter then letters, digits or _ (max 31)")
+        if self.mount is not None:
+            self.mount = mount_point(self.mount)
+            if self.manager == Manager.ASM:
+                raise InputError("--mount: ASM disks carry no filesystem; drop --mount with --manager asm")
+        self._check_migration()
+        self._check_provision()
+        if self.online and self.members < 2:
+            raise InputError("--method online: the layout has one member; there is no stripe to mirror onto")
+
+    def _check_candidate(self) -> None:
         if not self.plan.candidates:
             why = f" (infeasible: {self.plan.infeasible.reason})" if self.plan.infeasible is not None else ""
             raise InputError(f"--plan: the plan has no candidate to build{why}; plan again with targets or an "
                              "instance it can meet")
         if not 0 <= self.candidate_index < len(self.plan.candidates):
             raise InputError(f"--candidate {self.candidate_index}: expected 0..{len(self.plan.candidates) - 1}")
-        if self.manager not in MANAGERS:
-            raise InputError(f"--manager {self.manager!r}: expected one of lvm, mdadm, asm, none")
+
+    def _check_manager(self) -> None:
+        """The manager builds what the plan priced: its mirror, at least the members it needs."""
         mirror = self.candidate.layout_detail.redundancy
-        if mirror in ("normal", "high") and self.manager != "asm":
+        if mirror in ("normal", "high") and self.manager != Manager.ASM:
             raise InputError(f"--manager {self.manager}: the plan's layout mirrors with ASM {mirror} redundancy "
                              f"(--redundancy {mirror}); build it with --manager asm")
         if mirror in ("normal", "high") and self.members < self.copies:
             raise InputError(f"--plan: ASM {mirror} redundancy needs at least {self.copies} failure groups (one per "
                              f"volume here), but the layout {self.candidate.layout} has {self.members}")
-        if mirror == "raid10" and self.manager != "mdadm":
+        if mirror == "raid10" and self.manager != Manager.MDADM:
             raise InputError(f"--manager {self.manager}: the plan's layout is an mdadm RAID10 (--redundancy raid10); "
                              "build it with --manager mdadm")
+
+    def _check_devices(self) -> None:
         if len(self.devices) != self.members:
             raise InputError(f"--devices: {len(self.devices)} given, but the plan's layout {self.candidate.layout} "
                              f"has {self.members} members; give exactly {self.members}")
         twice = named_twice(self.devices)
         if twice is not None:
             raise InputError(f"--devices: {twice} is named twice")
-        if self.manager == "none" and self.members != 1:
+        if self.manager == Manager.NONE and self.members != 1:
             raise InputError(f"--manager none: only for a single volume; this layout has {self.members} members")
-        if self.manager == "mdadm" and self.members < 2:
+        if self.manager == Manager.MDADM and self.members < 2:
             raise InputError(f"--manager mdadm: {self.md_level.upper()} needs at least 2 members; "
                              "use --manager lvm or none")
+
+    def _check_stripe(self) -> None:
         if self.members > 1 and self.stripe_bytes & (self.stripe_bytes - 1):
             raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is not a power of two")
         if self.members > 1 and self.stripe_bytes < 4096:
             raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is below 4 KiB")
         if self.stripe_bytes > MAX_STRIPE:  # 2^64 would be 0 in the scripts' 64-bit arithmetic
             raise InputError(f"--plan: stripe size of {len(str(self.stripe_bytes))} digits is above 1 GiB")
-        for name, what in ((self.vg, "--vg"), (self.lv, "--lv"), (self.md_name, "--md-name"),
-                           (self.diskgroup, "--diskgroup")):
-            if not _NAME_RE.fullmatch(name):
-                raise InputError(f"{what} {name!r}: expected a letter then letters, digits or _ (max 31)")
-        if self.fs not in FILESYSTEMS:
-            raise InputError(f"--fs {self.fs!r}: expected xfs or ext4")
-        if self.mount is not None:
-            self.mount = mount_point(self.mount)
-            if self.manager == "asm":
-                raise InputError("--mount: ASM disks carry no filesystem; drop --mount with --manager asm")
+
+    def _check_migration(self) -> None:
         if (self.migrate_from is None) != (self.method is None):
             raise InputError("--migrate-from and --method go together (e.g. --migrate-from /dev/vg/lv "
                              "--method offline)")
-        if self.migrate_from is not None:
-            if self.method not in METHODS:
-                raise InputError(f"--method {self.method!r}: expected offline or online")
-            if self.manager == "asm":
-                raise InputError("--migrate-from with --manager asm: move data into ASM with RMAN or "
-                                 "ASM ADD/DROP DISK rebalance, not with a block copy")
-            if self.migrate_from in self.devices:
-                raise InputError(f"--migrate-from {self.migrate_from}: the source is also one of --devices")
-            if self.online:
-                if self.manager != "lvm":
-                    raise InputError("--method online: needs --manager lvm (lvconvert mirror onto the stripe)")
-                self.source_vg_lv  # noqa: B018  (validates the LV path)
-        if self.provision is not None:
-            if self.provision not in PROVISIONERS:
-                raise InputError(f"--provision {self.provision!r}: expected oci-cli, terraform or aws-cli")
-            if self.provision == "oci-cli" and self.cloud != "oci":
-                raise InputError(f"--provision oci-cli: the plan is for {self.cloud}, not oci")
-            if self.provision == "aws-cli" and self.cloud != "aws":
-                raise InputError(f"--provision aws-cli: the plan is for {self.cloud}, not aws")
-            if self.provision == "terraform" and self.cloud not in ("oci", "aws"):
-                raise InputError(f"--provision terraform: only oci and aws are supported, the plan is {self.cloud}")
-            if self.cloud == "oci":
-                for dev in self.devices:
-                    if not re.fullmatch(r"/dev/oracleoci/oraclevd[a-z]{1,2}", dev):
-                        raise InputError(f"--devices {dev!r}: OCI attachments need consistent device paths "
-                                         "/dev/oracleoci/oraclevdb … (multipath for UHP requires them)")
+        if self.migrate_from is None:
+            return
+        if self.manager == Manager.ASM:
+            raise InputError("--migrate-from with --manager asm: move data into ASM with RMAN or "
+                             "ASM ADD/DROP DISK rebalance, not with a block copy")
+        if self.migrate_from in self.devices:
+            raise InputError(f"--migrate-from {self.migrate_from}: the source is also one of --devices")
+        if self.online:
+            if self.manager != Manager.LVM:
+                raise InputError("--method online: needs --manager lvm (lvconvert mirror onto the stripe)")
+            self.source_vg_lv  # noqa: B018  (validates the LV path)
+
+    def _check_provision(self) -> None:
+        """The cloud's entry says which tools its provisioning step writes for, and which device paths it needs."""
+        if self.provision is None:
+            return
+        cloud = cloud_of(self.cloud)
+        if self.provision not in cloud.provisioners:
+            able = [c.name for c in CLOUDS.values() if self.provision in c.provisioners]
+            if len(able) == 1:
+                raise InputError(f"--provision {self.provision}: the plan is for {self.cloud}, not {able[0]}")
+            raise InputError(f"--provision {self.provision}: only {' and '.join(able)} are supported, the plan is "
+                             f"{self.cloud}")
+        problem = cloud.device_error(self.devices)
+        if problem is not None:
+            raise InputError(problem)

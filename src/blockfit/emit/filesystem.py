@@ -46,8 +46,11 @@ def fs_label(mount: str) -> str:
     return "".join(c for c in base if c.isalnum() or c in "_-")[:12] or "data"
 
 
-def emit(ctx: BuildContext, device: str, mode: str = "mkfs") -> list[GeneratedFile]:
-    assert ctx.mount is not None
+def emit(ctx: BuildContext) -> list[GeneratedFile]:
+    """A new filesystem on the build's target, or, after an offline migration, the copied one adopted."""
+    device = ctx.target_device
+    assert ctx.mount is not None and device is not None
+    mode = "adopt" if ctx.migrate_from else "mkfs"
     label = fs_label(ctx.mount)
     desc = (f"{ctx.fs} on {device} aligned to the stripe, an fstab line by UUID ({MOUNT_OPTIONS}), mounted at "
             f"{ctx.mount}" if mode == "mkfs" else

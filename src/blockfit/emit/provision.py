@@ -1,5 +1,6 @@
-"""Provisioning: OCI CLI commands and Terraform for OCI block volumes (vpus_per_gb; iSCSI attachments at
-consistent device paths, agent-managed login so UHP gets multipath), AWS CLI and Terraform for EBS.
+"""Provisioning, one emitter per cloud (its entry in the kinds table names it): OCI CLI commands and Terraform for
+OCI block volumes (vpus_per_gb; iSCSI attachments at consistent device paths, agent-managed login so UHP gets
+multipath), AWS CLI and Terraform for EBS.
 
 OCI CLI flags follow the OCI CLI reference (`oci bv volume create`: --compartment-id --availability-domain
 --display-name --size-in-gbs --vpus-per-gb --is-auto-tune-enabled --wait-for-state; `oci compute
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.emit.escape import hcl_string
+from blockfit.emit.options import Provisioner
 from blockfit.emit.safety import render_template
 from blockfit.schema import BuildStep
 from blockfit.units import fmt_count
@@ -61,34 +63,44 @@ def _aws_perf(ctx: BuildContext) -> tuple[int | None, int | None]:
     return iops, throughput
 
 
-def emit(ctx: BuildContext) -> list[GeneratedFile]:
-    assert ctx.provision is not None
+def _them(ctx: BuildContext) -> str:
+    return "it" if ctx.members == 1 else "them"   # "create 1 volumes and attach them" read as a slip
+
+
+def oci(ctx: BuildContext) -> list[GeneratedFile]:
+    """OCI block volumes at the plan's VPU/GB, attached at consistent device paths: OCI CLI or Terraform."""
     vol = ctx.layout.volume
     names = volume_names(ctx)
-    them = "it" if ctx.members == 1 else "them"   # "create 1 volumes and attach them" read as a slip
-    if ctx.cloud == "oci":
-        volumes = fmt_count(ctx.members, "OCI block volume")
-        vpu = vol.vpu_per_gb if vol.vpu_per_gb is not None else 10
-        attachment = ctx.attachment or "iscsi"
-        attrs = [("count", str(ctx.members)), ("attachment_type", hcl_string(attachment)),
-                 ("instance_id", "var.instance_id"), ("volume_id", "oci_core_volume.blockfit[count.index].id"),
-                 ("device", "local.devices[count.index]"), ("display_name", "local.names[count.index]")]
-        if attachment == "iscsi":
-            attrs.append(("is_agent_auto_iscsi_login_enabled", "true"))
-        args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vpu=vpu, names=names,
-                    devices=ctx.devices, uhp=vpu >= 30, attachment=attachment, attach_attrs=attrs, volumes=volumes,
-                    them=them)
-        if ctx.provision == "terraform":
-            step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform",
-                             touches_devices=False,
-                             description=f"Terraform: {volumes} of {vol.size_gb} GB at {vpu} "
-                                         f"VPU/GB, each with an {attachment} attachment")
-            return [GeneratedFile(step, render_template("oci.tf.j2", **args), executable=False)]
-        step = BuildStep(order=0, name="provision-oci", path="00-provision-oci.sh", kind="provision",
+    them = _them(ctx)
+    volumes = fmt_count(ctx.members, "OCI block volume")
+    vpu = vol.vpu_per_gb if vol.vpu_per_gb is not None else 10
+    attachment = ctx.attachment or "iscsi"
+    attrs = [("count", str(ctx.members)), ("attachment_type", hcl_string(attachment)),
+             ("instance_id", "var.instance_id"), ("volume_id", "oci_core_volume.blockfit[count.index].id"),
+             ("device", "local.devices[count.index]"), ("display_name", "local.names[count.index]")]
+    if attachment == "iscsi":
+        attrs.append(("is_agent_auto_iscsi_login_enabled", "true"))
+    args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vpu=vpu, names=names,
+                devices=ctx.devices, uhp=vpu >= 30, attachment=attachment, attach_attrs=attrs, volumes=volumes,
+                them=them)
+    if ctx.provision == Provisioner.TERRAFORM:
+        step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform",
                          touches_devices=False,
-                         description=f"OCI CLI: create {volumes} ({vol.size_gb} GB, {vpu} VPU/GB) and "
-                                     f"attach {them} ({attachment}) at consistent device paths")
-        return [GeneratedFile(step, render_template("provision_oci.sh.j2", **args))]
+                         description=f"Terraform: {volumes} of {vol.size_gb} GB at {vpu} "
+                                     f"VPU/GB, each with an {attachment} attachment")
+        return [GeneratedFile(step, render_template("oci.tf.j2", **args), executable=False)]
+    step = BuildStep(order=0, name="provision-oci", path="00-provision-oci.sh", kind="provision",
+                     touches_devices=False,
+                     description=f"OCI CLI: create {volumes} ({vol.size_gb} GB, {vpu} VPU/GB) and "
+                                 f"attach {them} ({attachment}) at consistent device paths")
+    return [GeneratedFile(step, render_template("provision_oci.sh.j2", **args))]
+
+
+def aws(ctx: BuildContext) -> list[GeneratedFile]:
+    """EBS volumes with the plan's provisioned IOPS and throughput, attached: AWS CLI or Terraform."""
+    vol = ctx.layout.volume
+    names = volume_names(ctx)
+    them = _them(ctx)
     iops, throughput = _aws_perf(ctx)
     perf: list[str] = []
     if iops:
@@ -99,7 +111,7 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
     args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vtype=vol.type, iops=iops,
                 throughput=throughput, names=names, attach_names=aws_attach_names(ctx), perf=perf, volumes=volumes,
                 them=them)
-    if ctx.provision == "terraform":
+    if ctx.provision == Provisioner.TERRAFORM:
         step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform", touches_devices=False,
                          description=f"Terraform: {volumes} of {vol.size_gb} GiB, each "
                                      "attached to the instance")

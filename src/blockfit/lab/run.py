@@ -49,6 +49,7 @@ from blockfit.lab.scale import (
 from blockfit.lab.session import GuestRun, render, run_guest, work_dir
 from blockfit.lab.target import LabTarget
 from blockfit.lab.windows import BUDGET_FACTOR, REFERENCE_PLAN, Kind, Rate, WindowWatch, window_plan, window_rate
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema import Instance, Layout, Prediction
 from blockfit.schema.lab import LabFigures, LabResult
@@ -140,7 +141,7 @@ def resolve(req: LabRequest) -> Subject:
     # a plan's layout carries the stripe it was planned with (none for one volume); a layout spec gets the lab's
     stripe_size = layout.stripe_size or (0 if t.plan is not None else DEFAULT_STRIPE)
     if req.attachment is not None or req.paths is not None:
-        if cloud != "oci":
+        if not cloud_of(cloud).iscsi_attachments:
             raise InputError(f"--attachment/--paths: attachments with paths are modelled for oci, not {cloud}")
         layout = layout.model_copy(update={"attachment": req.attachment or layout.attachment,
                                            "paths": req.paths or layout.paths})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model.instance import machine_type
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema.cost import HOURS_PER_MONTH, ComputeCost
 
 
@@ -28,7 +29,7 @@ def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float
         ocpus, memory_gb = float(mt.vcpus), mt.memory_gb
     else:
         price = cat.compute_prices.get(shape)
-    unit = "OCPU" if cat.cloud == "oci" else "vCPU"
+    unit = cloud_of(cat.cloud).compute_unit
     if price is None:
         return ComputeCost(shape=shape, ocpus=ocpus, note=f"no compute price for {shape} in the {cat.cloud} catalog "
                                                           f"{cat.version}: compute cost unknown")
@@ -57,7 +58,7 @@ def check_memory(cat: Catalog, shape: str, ocpus: float, memory_gb: float | None
         return
     top = price.memory_max_gb_per_ocpu * ocpus
     if memory_gb > top + 1e-9:
-        unit = "OCPU" if cat.cloud == "oci" else "vCPU"
+        unit = cloud_of(cat.cloud).compute_unit
         raise InputError(f"--memory {memory_gb:,.6g} GB: {shape} with {ocpus:g} {unit}s takes at most {top:,.6g} "
                          f"GB ({price.memory_max_gb_per_ocpu:g} GB per {unit}; "
                          f"{cat.cite(price, 'memory_max_gb_per_ocpu')})")

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass, field
 
 from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
-from blockfit.catalog.names import unknown_instance_message
 from blockfit.errors import InputError
+from blockfit.model.kinds.clouds import cloud_of, unknown_instance_message
 from blockfit.schema import Citation, Instance, Layout
 
 # GCP predefined machine types: SERIES-FAMILY-VCPUS (n2-standard-16, c3-highmem-88, n2d-highcpu-224).
@@ -50,7 +50,7 @@ def machine_type(cat: Catalog, name: str) -> MachineType | None:
     """'n2-standard-16' -> the n2 series, 16 vCPUs, 64 GB; None when the name is not of that form. A name of
     that form whose series, family or size the catalog does not have is an InputError naming what exists."""
     m = _GCP_MACHINE.match(name.lower())
-    if cat.cloud != "gcp" or not m:
+    if not cloud_of(cat.cloud).machine_types or not m:
         return None
     series, family, count = m.group(1), m.group(2), int(m.group(3))
     shape = next((s for k, s in cat.shapes.items() if k.lower() == series), None)
@@ -166,7 +166,7 @@ def _direction(cat: Catalog, shape: Shape) -> tuple[Direction, Citation | None]:
     rule = cat.instance_rule
     if shape.kind == "flex" and rule is not None and rule.direction is not None:
         return rule.direction, cat.cite(rule, "direction")
-    return ("each" if cat.cloud == "oci" else "combined"), None
+    return cloud_of(cat.cloud).default_direction, None
 
 
 def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:

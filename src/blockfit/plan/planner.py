@@ -15,6 +15,7 @@ from blockfit.model import predict
 from blockfit.model.compute import monthly
 from blockfit.model.host import assumptions
 from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan.advice import (
     VOLUME_LIMITS,
     money,
@@ -110,7 +111,7 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
                      "little less); the rest by total.")
     ocpus = first.instance_detail.ocpus
     if req.instance_ocpus is None and ocpus is not None:
-        unit = "OCPUs" if cat.cloud == "oci" else "vCPUs"
+        unit = cloud_of(cat.cloud).compute_unit + "s"
         notes.append(f"Smallest {space.shape} that delivers the targets: {ocpus:g} {unit}.")
     if not brief:
         notes += single_volume_notes(req, cat, space, first)

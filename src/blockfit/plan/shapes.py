@@ -20,11 +20,12 @@ from datetime import UTC, datetime
 
 from blockfit import __version__
 from blockfit.catalog import Catalog
-from blockfit.catalog.names import families, family_of, nearest
+from blockfit.catalog.names import nearest
 from blockfit.errors import InputError
 from blockfit.model.compute import compute_cost
 from blockfit.model.cost import price_region
 from blockfit.model.instance import machine_type
+from blockfit.model.kinds.clouds import cloud_of, families, family_of
 from blockfit.model.resolve import layout_spec
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.planner import make_plan, ranked_points
@@ -36,10 +37,6 @@ from blockfit.units import fmt_count
 
 ANY = "any"
 NO_COMPUTE_PRICE = "no compute price"
-IMPORT_HINT = " (import a price list: blockfit catalog import)"
-# what `catalog import` reads to price a cloud's shapes (its --help names the same files)
-PRICE_LISTS = {"aws": "an AWS Price List file (AmazonEC2)", "azure": "a Retail Prices API response",
-               "gcp": "the Cloud Billing Catalog SKUs", "oci": "the OCI products price list"}
 OFFERS = 3          # the cheapest shapes listed in the plan's instance_search
 
 
@@ -86,7 +83,7 @@ def is_search(cat: Catalog, text: str | None) -> bool:
     if shape is not None:
         # a GCP series (n2) is a family of machine types, as r7i is on AWS: searched over its sizes, so FAMILY means
         # the same on every cloud (issue 37: '--instance n2' gave compute "unknown" and refused --min-memory)
-        return cat.cloud == "gcp" and ":" not in text and bool(shape.machine_families)
+        return cloud_of(cat.cloud).machine_types and ":" not in text and bool(shape.machine_families)
     return ":" not in text and any(f.lower() == name.lower() for f in families(cat))
 
 
@@ -128,14 +125,14 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
         elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
             drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --min-vcpus", s.name)
         elif s.kind == "fixed" and (req.ocpus_min is not None or req.ocpus_max is not None) and not (
-                (count := s.ocpus if cat.cloud == "oci" else s.vcpus) is not None
+                (count := cloud_of(cat.cloud).compute_count(s)) is not None
                 and (req.ocpus_min or 0) <= count <= (req.ocpus_max or math.inf)):
             drop("OCPU / vCPU count unknown or outside --ocpus", s.name)
         elif s.name not in cat.compute_prices:   # last: a shape the filters keep, planned without a price if need be
-            drop(NO_COMPUTE_PRICE + ("" if cat.cloud == "gcp" else IMPORT_HINT), s.name)
+            drop(NO_COMPUTE_PRICE + cloud_of(cat.cloud).price_import_hint, s.name)
         else:
             out.append(s.name)
-    if cat.cloud == "gcp" and req.memory_gb is None:   # no memory to price a series at: its predefined types
+    if cloud_of(cat.cloud).machine_types and req.memory_gb is None:   # no memory to price a series at: its types
         out = [typ for name in out for typ in _machine_types(cat, name, req)]
     return out, left
 
@@ -227,9 +224,8 @@ def _caps_key(e: _Entry) -> tuple | None:
 def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     """plan over the shapes the query names: the cheapest shape's full plan, with the search said in
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
-    if query.min_vcpus is not None and cat.cloud == "oci":
-        raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from a "
-                         "count with --ocpus MIN-, e.g. --ocpus 8-")
+    if query.min_vcpus is not None:
+        cloud_of(cat.cloud).check_vcpu_search()
     if query.min_vcpus is not None and req.ocpus_min is None:
         req = req.model_copy(update={"ocpus_min": float(query.min_vcpus)})   # GCP series: search from that count
     if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory
@@ -279,7 +275,7 @@ def _unpriced_note(cat: Catalog, names: list[str], winner: str) -> str:
     (issue 37: '--instance any' listed "144 no compute price" among the shapes left out, as if they had lost)."""
     return (f"Not ranked for want of a compute price: {fmt_count(len(names), 'shape')} of the {cat.cloud} catalog "
             f"{cat.version} (e.g. {', '.join(names[:3])}); any of them might cost less than {winner}. To rank "
-            f"them, import {PRICE_LISTS[cat.cloud]}: blockfit catalog import --cloud {cat.cloud} FILE --out "
+            f"them, import {cloud_of(cat.cloud).price_list}: blockfit catalog import --cloud {cat.cloud} FILE --out "
             f"{cat.cloud}.toml, then plan with --catalog {cat.cloud}.toml.")
 
 
@@ -300,7 +296,7 @@ def _plan_without_compute_price(req: Requirements, cat: Catalog, names: list[str
         plan = make_plan(sreq, cat)
         if not plan.feasible:
             continue
-        hint = "" if cat.cloud == "gcp" else IMPORT_HINT
+        hint = cloud_of(cat.cloud).price_import_hint
         plan.notes.insert(0, f"Searched {what} of the {cat.cloud} catalog {cat.version}: {len(names)} shapes with no "
                              f"compute price{hint}; planned on performance alone, the smallest that meets the "
                              f"targets: {name}, its compute cost unknown.")

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from blockfit.catalog import Catalog
-from blockfit.catalog.models import VolumeType
+from blockfit.catalog.models import Shape, VolumeType
 from blockfit.errors import InputError
 from blockfit.model.compute import check_memory
 from blockfit.model.instance import find_shape, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
-from blockfit.model.kinds.oci import vpu_from_level_text
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema import Instance, Requirements, Volume
 from blockfit.schema.cost import COPIES
 
@@ -94,8 +94,9 @@ def selected_types(cat: Catalog, levels: list[str] | None, allow_hdd: bool = Fal
         key = cat.aliases.get(name.lower(), name.lower())
         if key in cat.volume_types:
             out += options_for(key, cat.volume_types[key])
-        elif cat.cloud == "oci":
-            out.append(LevelOption("block", vpu=vpu_from_level_text(cat.volume_types["block"], name)))
+        elif (level_type := cloud_of(cat.cloud).level_type) is not None:
+            vpu = cloud_of(cat.cloud).level_vpu(cat.volume_types[level_type], name)
+            out.append(LevelOption(level_type, vpu=vpu))
         else:
             raise InputError(f"--levels {name!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
     return list(dict.fromkeys(out))
@@ -133,9 +134,25 @@ def _priced_sizes(cat: Catalog, option: LevelOption, sizes: list[int]) -> list[i
 
 
 def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
+    """Every option plan searches for these requirements: the levels the shape can attach, the member counts, the
+    sizes with a price (or named with --levels), and the OCPU / vCPU counts; notes say what was left out."""
     shape = find_shape(cat, req.instance_shape)
-    options = selected_types(cat, req.levels, req.allow_hdd)
     notes: list[str] = []
+    options = _attachable(cat, shape, req, notes)
+    max_members = _member_bound(shape, req)
+    least = COPIES[req.redundancy]   # mirroring keeps each copy on another volume (ASM failure group, RAID10 leg)
+    fixed_name = machine_type(cat, req.instance_shape) is not None   # n2-standard-16: the name fixes the vCPUs
+    ocpus = _ocpu_counts(cat, shape, req, fixed_name)
+    _check_memory_fits(cat, shape.name, ocpus, req.memory_gb)
+    kept, sizes, unknown_price = _priced(cat, req, options, notes)
+    name = req.instance_shape.lower() if fixed_name else shape.name
+    return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(least, max_members + 1)),
+                       sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price)
+
+
+def _attachable(cat: Catalog, shape: Shape, req: Requirements, notes: list[str]) -> list[LevelOption]:
+    """The options named (or all), less those the shape cannot attach and, unless asked for, HDD types."""
+    options = selected_types(cat, req.levels, req.allow_hdd)
     if shape.volume_types:   # a type the series cannot attach: refused when named, left out (and said) otherwise
         cannot = sorted({o.type for o in options} - set(shape.volume_types))
         if cannot and req.levels and any(cat.aliases.get(n.lower(), n.lower()) in cannot for n in req.levels):
@@ -148,9 +165,14 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
         if hdd:
             notes.append(f"HDD types ({', '.join(hdd)}) left out: every small random I/O costs them a large "
                          "I/O's share of throughput; --allow-hdd or --levels to consider them")
+    return options
+
+
+def _member_bound(shape: Shape, req: Requirements) -> int:
+    """The most volumes a layout may have; the shape's interface and weighting options checked on the way."""
     attach = shape.attach_max or 32
     max_members = req.max_volumes or attach
-    least = COPIES[req.redundancy]   # mirroring keeps each copy on another volume (ASM failure group, RAID10 leg)
+    least = COPIES[req.redundancy]
     if max_members < least:
         raise InputError(f"--max-volumes {max_members}: {req.redundancy} redundancy keeps {least} copies of every "
                          f"block on different volumes: expected at least {least}")
@@ -162,12 +184,17 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     if req.ebs_weighting is not None and req.ebs_weighting not in shape.weightings:
         raise InputError(f"--ebs-weighting {req.ebs_weighting}: {shape.name} offers "
                          f"{', '.join(shape.weightings) or 'no bandwidth weighting in the catalog'}")
-    fixed_name = machine_type(cat, req.instance_shape) is not None   # n2-standard-16: the name fixes the vCPUs
+    return max_members
+
+
+def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool) -> list[float | None]:
+    """The OCPU (vCPU) counts to search: the one asked for, none for a fixed size, else the shape's within --ocpus."""
     if req.instance_ocpus is not None:
-        ocpus: list[float | None] = [req.instance_ocpus]
-    elif shape.kind == "fixed" or fixed_name:
-        ocpus = [None]
-    elif shape.kind == "vcpu_tiers":   # the smallest size the series comes in within each cap tier
+        return [req.instance_ocpus]
+    if shape.kind == "fixed" or fixed_name:
+        return [None]
+    ocpus: list[float | None]
+    if shape.kind == "vcpu_tiers":   # the smallest size the series comes in within each cap tier
         vcpu_sizes = series_vcpus(shape)
         ocpus = sorted({min((v for v in vcpu_sizes if t["vcpus_min"] <= v <= t.get("vcpus_max", 10**6)),
                             default=t["vcpus_min"]) for t in shape.tiers})
@@ -177,10 +204,15 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
-    if shape.kind != "fixed" and not fixed_name and req.instance_ocpus is None \
-            and (req.ocpus_min, req.ocpus_max) != (None, None):
+    if (req.ocpus_min, req.ocpus_max) != (None, None):
         ocpus = bounded_ocpus(shape.name, ocpus, req.ocpus_min, req.ocpus_max)
-    _check_memory_fits(cat, shape.name, ocpus, req.memory_gb)
+    return ocpus
+
+
+def _priced(cat: Catalog, req: Requirements, options: list[LevelOption],
+            notes: list[str]) -> tuple[list[LevelOption], dict[str, list[int]], set[str]]:
+    """(options kept, sizes per type, types planned without a price): an option without a priced size is left
+    out, unless --levels named its type (then planned on performance alone); notes say which."""
     all_sizes: dict[str, list[int]] = {key: _sizes(cat, key) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
@@ -200,8 +232,9 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     # no priced size flagged all of gp3 "no price" beside a table pricing gp3 at $246.40)
     unpriced = {o.type for o in unpriced_options} - {o.type for o in kept}
     named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
-    if cat.cloud == "oci" and req.levels:
-        named.add("block")
+    level_type = cloud_of(cat.cloud).level_type
+    if level_type is not None and req.levels:
+        named.add(level_type)
     unknown_price: set[str] = set()
     for o in options:   # a type named with --levels is planned on performance even without a price
         if o.type in unpriced and o.type in named and o not in kept:
@@ -213,9 +246,7 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
               "that meet the targets" for t in sorted(unknown_price)]
     notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
               "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
-    name = req.instance_shape.lower() if fixed_name else shape.name
-    return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(least, max_members + 1)),
-                       sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price)
+    return kept, sizes, unknown_price
 
 
 def _check_memory_fits(cat: Catalog, shape: str, ocpus: list[float | None], memory_gb: float | None) -> None:

@@ -144,7 +144,12 @@ def _attach_max(item: dict[str, Any], ebs: dict[str, Any], where: str) -> int | 
     return max(limit - 1 - disks, 1)
 
 
-def _prices(f: InputFile, base: Catalog, c: Contribution, known: set[str], region: str | None) -> None:
+Compute = dict[str, dict[str, tuple[str, float]]]      # region → instance type → (sku, USD per hour)
+Ebs = dict[str, dict[tuple[str, str], float]]          # region → (volume type, field) → price
+
+
+def _price_list(f: InputFile) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The products and on-demand terms of an AmazonEC2 price list file; ImportProblem for any other file."""
     products = f.data.get("products")
     terms = (f.data.get("terms") or {}).get("OnDemand")
     if not isinstance(products, dict) or not products:
@@ -154,8 +159,14 @@ def _prices(f: InputFile, base: Catalog, c: Contribution, known: set[str], regio
     if f.data.get("offerCode") != "AmazonEC2":
         raise ImportProblem(f"{f.shown}: offerCode {f.data.get('offerCode')!r}; expected AmazonEC2 (EC2 and EBS "
                             "prices)")
-    compute: dict[str, dict[str, tuple[str, float]]] = {}     # region → instance type → (sku, USD per hour)
-    ebs: dict[str, dict[tuple[str, str], float]] = {}         # region → (volume type, field) → price
+    return products, terms
+
+
+def _read_products(f: InputFile, known: set[str]) -> tuple[Compute, Ebs]:
+    """Every on-demand Linux price of a known instance type and every EBS price, by region."""
+    products, terms = _price_list(f)
+    compute: Compute = {}
+    ebs: Ebs = {}
     for sku, product in products.items():
         where = f"{f.shown}: products.{sku}"
         family = product.get("productFamily")
@@ -179,6 +190,11 @@ def _prices(f: InputFile, base: Catalog, c: Contribution, known: set[str], regio
                                     f"contradicts the field (expected {expected})")
             key, factor = field
             ebs.setdefault(place, {})[(attrs["volumeApiName"], key)] = round(usd * factor, 8)
+    return compute, ebs
+
+
+def _prices(f: InputFile, base: Catalog, c: Contribution, known: set[str], region: str | None) -> None:
+    compute, ebs = _read_products(f, known)
     chosen = one_region(compute | ebs, region, f.shown, "the price list file of one region")
     if chosen is None:
         raise ImportProblem(f"{f.shown}: no on-demand Linux price for any instance type blockfit knows or imports, "

@@ -87,6 +87,35 @@ def _usd(sku: dict[str, Any], where: str) -> tuple[float, str]:
     return usd, unit
 
 
+def _sku_price(sku: dict[str, Any], where: str, base: Catalog) -> tuple[tuple[str, str], float] | None:
+    """((series, Core|Ram) or (volume type, field), USD per hour or month) of one on-demand SKU blockfit prices;
+    None for any other SKU."""
+    desc = str(sku.get("description", ""))
+    if (sku.get("category") or {}).get("usageType") != "OnDemand":
+        return None
+    m = _COMPUTE.match(desc)
+    meter = next((k for k in _STORAGE if desc.startswith(k + " in ")), None)
+    if m is None and meter is None:
+        return None
+    where += f" ({desc})"
+    usd, unit = _usd(sku, where)
+    if m is not None:
+        series, part = m["series"].lower(), m["part"]
+        if series not in base.shapes:
+            return None
+        if unit not in _HOURLY_UNITS[part]:
+            raise ImportProblem(f"{where}: usageUnit {unit!r}; expected {' or '.join(_HOURLY_UNITS[part])}")
+        return (series, part), usd
+    vtype, fieldname = _STORAGE[str(meter)]
+    if vtype not in base.volume_types:
+        return None
+    if unit.endswith(".h") or unit == "h":
+        usd *= HOURS_PER_MONTH
+    elif not (unit.endswith(".mo") or unit == "mo"):
+        raise ImportProblem(f"{where}: usageUnit {unit!r}; expected a monthly or hourly unit")
+    return (vtype, fieldname), usd
+
+
 def _skus(f: InputFile, base: Catalog, c: Contribution, region: str | None) -> None:
     skus = f.data.get("skus") or []
     if not skus:
@@ -96,31 +125,10 @@ def _skus(f: InputFile, base: Catalog, c: Contribution, region: str | None) -> N
         where = f"{f.shown}: skus[{i}]"
         if not isinstance(sku, dict):
             raise ImportProblem(f"{where}: expected an object")
-        desc = str(sku.get("description", ""))
-        if (sku.get("category") or {}).get("usageType") != "OnDemand":
+        priced = _sku_price(sku, where, base)
+        if priced is None:
             continue
-        m = _COMPUTE.match(desc)
-        meter = next((k for k in _STORAGE if desc.startswith(k + " in ")), None)
-        if m is None and meter is None:
-            continue
-        where += f" ({desc})"
-        usd, unit = _usd(sku, where)
-        if m is not None:
-            series, part = m["series"].lower(), m["part"]
-            if series not in base.shapes:
-                continue
-            if unit not in _HOURLY_UNITS[part]:
-                raise ImportProblem(f"{where}: usageUnit {unit!r}; expected {' or '.join(_HOURLY_UNITS[part])}")
-            key = (series, part)
-        else:
-            vtype, fieldname = _STORAGE[str(meter)]
-            if vtype not in base.volume_types:
-                continue
-            if unit.endswith(".h") or unit == "h":
-                usd *= HOURS_PER_MONTH
-            elif not (unit.endswith(".mo") or unit == "mo"):
-                raise ImportProblem(f"{where}: usageUnit {unit!r}; expected a monthly or hourly unit")
-            key = (vtype, fieldname)
+        key, usd = priced
         for r in sku.get("serviceRegions") or []:
             found.setdefault(str(r), {})[key] = usd
     chosen = one_region(found, region, f.shown, "list the SKUs of one region")

@@ -81,7 +81,6 @@ def _shapes(f: InputFile, base: Catalog, c: Contribution, memory: dict[str, dict
     rows = f.data.get("data") if isinstance(f.data, dict) else f.data
     if not rows:
         raise ImportProblem(f"{f.shown}: data is an empty list; expected at least one shape")
-    rule = base.instance_rule
     gpu = []
     for i, row in enumerate(rows):
         where = f"{f.shown}: data[{i}]"
@@ -97,59 +96,77 @@ def _shapes(f: InputFile, base: Catalog, c: Contribution, memory: dict[str, dict
         fields: dict[str, Any] = {"family": family.group(1)} if family and name not in base.shapes else {}
         cite: dict[str, str] = {}
         if flexible:
-            ocpu, net = _get(row, "ocpuOptions"), _get(row, "networkingBandwidthOptions")
-            lo, hi = _num(ocpu, "min", where + ": ocpu-options"), _num(ocpu, "max", where + ": ocpu-options")
-            per = _num(net, "defaultPerOcpuInGbps", where + ": networking-bandwidth-options")
-            top = _num(net, "maxInGbps", where + ": networking-bandwidth-options")
-            positive(hi, "ocpu-options.max", where, most=1024)
-            positive(top, "networking-bandwidth-options.max-in-gbps", where, most=800, unit_hint="Gbps")
-            positive(per, "networking-bandwidth-options.default-per-ocpu-in-gbps", where, most=100, unit_hint="Gbps")
-            if lo > hi:
-                raise ImportProblem(f"{where}: ocpu-options min {lo:g} above max {hi:g}")
-            fields.update(kind="flex", ocpus_min=lo, ocpus_max=hi, gbps_per_ocpu=per, gbps_max=top)
-            mem = _get(row, "memoryOptions")
-            if isinstance(mem, dict):
-                bounds = {k: float(v) for k, v in (("memory_min_gb_per_ocpu", _get(mem, "minPerOcpuInGBs")),
-                                                   ("memory_default_gb_per_ocpu", _get(mem, "defaultPerOcpuInGBs")),
-                                                   ("memory_max_gb_per_ocpu", _get(mem, "maxPerOcpuInGBs")))
-                          if isinstance(v, int | float)}
-                if bounds:
-                    memory[name] = bounds
+            _flex_fields(row, where, name, fields, memory)
         else:
-            ocpus = _num(row, "ocpus", where)
-            gbps = _num(row, "networkingBandwidthInGbps", where)
-            mem_gb = _get(row, "memoryInGBs")
-            positive(ocpus, "ocpus", where, most=1024)
-            positive(gbps, "networking-bandwidth-in-gbps", where, most=800, unit_hint="Gbps, not Mbps")
-            fields.update(kind="fixed", ocpus=ocpus, gbps=gbps)
-            if isinstance(mem_gb, int | float) and not isinstance(mem_gb, bool):
-                fields["memory_gb"] = positive(mem_gb, "memory-in-gbs", where, most=65536, unit_hint="GB, not MB")
-            if name.startswith("VM.") and rule is not None:
-                fields["iops"] = min(rule.iops_per_gbps * gbps, rule.iops_max)
-                fields["mbps"] = min(rule.mbps_per_gbps * gbps, rule.mbps_max)
-                cite.update(iops=rule.source_of("iops_per_gbps"), mbps=rule.source_of("mbps_per_gbps"))
-            elif name not in base.shapes:
-                fields["unknown"] = ["iops", "mbps", "attach_max"]
+            _fixed_fields(row, where, name, base, fields, cite)
         if name not in base.shapes:
-            fields["direction"] = "each"
-            if rule is not None:
-                cite["direction"] = rule.source_of("direction")
-            ov = cited(base, "OCI-OV")
-            if ov and "attach_max" not in fields.get("unknown", []):
-                fields["attach_max"] = 32
-                cite["attach_max"] = ov
-            elif not ov:
-                fields.setdefault("unknown", []).append("attach_max")
-            if flexible:
-                fields.setdefault("unknown", []).append("uhp_min_ocpus")
-            fields["unknown"] = list(dict.fromkeys(fields.get("unknown", []))) or None
-            fields["note"] = ("Imported from oci compute shape list. " + (
-                "Block-volume caps by OCI's VM rule per network Gbps (instance_rule); " if name.startswith("VM.")
-                else "Bare-metal block-volume caps are published apart and were not in the file: not applied; ")
-                + "whether it takes multipath-enabled (UHP) attachments is not in the file.")
+            _new_shape_fields(base, name, bool(flexible), fields, cite)
         c.shape(name, f.source_id, cite, **fields)
     if gpu:
         c.skipped.append(f"{f.shown}: {len(gpu)} GPU shapes, e.g. {', '.join(gpu[:4])}")
+
+
+def _flex_fields(row: Any, where: str, name: str, fields: dict[str, Any], memory: dict[str, dict[str, float]]) -> None:
+    """A flexible shape's OCPU range and network per OCPU; its memory bounds per OCPU into `memory`."""
+    ocpu, net = _get(row, "ocpuOptions"), _get(row, "networkingBandwidthOptions")
+    lo, hi = _num(ocpu, "min", where + ": ocpu-options"), _num(ocpu, "max", where + ": ocpu-options")
+    per = _num(net, "defaultPerOcpuInGbps", where + ": networking-bandwidth-options")
+    top = _num(net, "maxInGbps", where + ": networking-bandwidth-options")
+    positive(hi, "ocpu-options.max", where, most=1024)
+    positive(top, "networking-bandwidth-options.max-in-gbps", where, most=800, unit_hint="Gbps")
+    positive(per, "networking-bandwidth-options.default-per-ocpu-in-gbps", where, most=100, unit_hint="Gbps")
+    if lo > hi:
+        raise ImportProblem(f"{where}: ocpu-options min {lo:g} above max {hi:g}")
+    fields.update(kind="flex", ocpus_min=lo, ocpus_max=hi, gbps_per_ocpu=per, gbps_max=top)
+    mem = _get(row, "memoryOptions")
+    if isinstance(mem, dict):
+        bounds = {k: float(v) for k, v in (("memory_min_gb_per_ocpu", _get(mem, "minPerOcpuInGBs")),
+                                           ("memory_default_gb_per_ocpu", _get(mem, "defaultPerOcpuInGBs")),
+                                           ("memory_max_gb_per_ocpu", _get(mem, "maxPerOcpuInGBs")))
+                  if isinstance(v, int | float)}
+        if bounds:
+            memory[name] = bounds
+
+
+def _fixed_fields(row: Any, where: str, name: str, base: Catalog, fields: dict[str, Any],
+                  cite: dict[str, str]) -> None:
+    """A fixed shape's OCPUs, network and memory; a VM's block-volume caps by the instance rule per Gbps."""
+    rule = base.instance_rule
+    ocpus = _num(row, "ocpus", where)
+    gbps = _num(row, "networkingBandwidthInGbps", where)
+    mem_gb = _get(row, "memoryInGBs")
+    positive(ocpus, "ocpus", where, most=1024)
+    positive(gbps, "networking-bandwidth-in-gbps", where, most=800, unit_hint="Gbps, not Mbps")
+    fields.update(kind="fixed", ocpus=ocpus, gbps=gbps)
+    if isinstance(mem_gb, int | float) and not isinstance(mem_gb, bool):
+        fields["memory_gb"] = positive(mem_gb, "memory-in-gbs", where, most=65536, unit_hint="GB, not MB")
+    if name.startswith("VM.") and rule is not None:
+        fields["iops"] = min(rule.iops_per_gbps * gbps, rule.iops_max)
+        fields["mbps"] = min(rule.mbps_per_gbps * gbps, rule.mbps_max)
+        cite.update(iops=rule.source_of("iops_per_gbps"), mbps=rule.source_of("mbps_per_gbps"))
+    elif name not in base.shapes:
+        fields["unknown"] = ["iops", "mbps", "attach_max"]
+
+
+def _new_shape_fields(base: Catalog, name: str, flexible: bool, fields: dict[str, Any], cite: dict[str, str]) -> None:
+    """What a shape the shipped catalog lacks takes from OCI's general rules, and what stays unknown."""
+    rule = base.instance_rule
+    fields["direction"] = "each"
+    if rule is not None:
+        cite["direction"] = rule.source_of("direction")
+    ov = cited(base, "OCI-OV")
+    if ov and "attach_max" not in fields.get("unknown", []):
+        fields["attach_max"] = 32
+        cite["attach_max"] = ov
+    elif not ov:
+        fields.setdefault("unknown", []).append("attach_max")
+    if flexible:
+        fields.setdefault("unknown", []).append("uhp_min_ocpus")
+    fields["unknown"] = list(dict.fromkeys(fields.get("unknown", []))) or None
+    fields["note"] = ("Imported from oci compute shape list. " + (
+        "Block-volume caps by OCI's VM rule per network Gbps (instance_rule); " if name.startswith("VM.")
+        else "Bare-metal block-volume caps are published apart and were not in the file: not applied; ")
+        + "whether it takes multipath-enabled (UHP) attachments is not in the file.")
 
 
 def _num(obj: Any, key: str, where: str) -> float:

@@ -4,9 +4,9 @@ I/Os above 256 KiB as several (HDD: 1 MiB)."""
 
 from __future__ import annotations
 
-from blockfit.catalog.models import Catalog, VolumeType
+from blockfit.catalog.models import Catalog, Shape, VolumeType
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import FixedPerformance, MemberPerf, check_size, fmt_tput, priced, to_mbps
+from blockfit.model.kinds.base import DefaultCloud, FixedPerformance, MemberPerf, check_size, fmt_tput, priced, to_mbps
 from blockfit.schema import CostItem, Volume
 
 
@@ -173,3 +173,20 @@ class Hdd(FixedPerformance):
 
     def cost(self, cat: Catalog, vt: VolumeType, vol: Volume) -> list[CostItem]:
         return [_storage(cat, vt, vol)]
+
+
+class AwsCloud(DefaultCloud):
+    """EC2 sizes are named FAMILY.SIZE (r6i.2xlarge); EBS is provisioned with the AWS CLI or Terraform."""
+
+    name = "aws"
+    instance_example = "r6i.2xlarge or m5.12xlarge"
+    import_howto = ("aws ec2 describe-instance-types --output json > types.json; blockfit catalog import --cloud aws "
+                    "types.json --out aws.toml; then --catalog aws.toml")
+    price_list = "an AWS Price List file (AmazonEC2)"
+    provision_emitter: str | None = "provision-aws"
+    provisioners: tuple[str, ...] = ("aws-cli", "terraform")
+
+    def family(self, shape: Shape) -> str:
+        if shape.series:
+            return shape.series
+        return shape.name.split(".")[0] if "." in shape.name else shape.name

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from blockfit.catalog.models import Catalog, VolumeType
+from blockfit.catalog.models import Catalog, Shape, VolumeType
+from blockfit.catalog.names import azure_series
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import MemberPerf, check_size, priced, reject_provisioning, to_mbps
+from blockfit.model.kinds.base import DefaultCloud, MemberPerf, check_size, priced, reject_provisioning, to_mbps
 from blockfit.schema import CostItem, Volume
 
 
@@ -132,3 +133,16 @@ class AzureProvisioned:
                    max(0.0, vol.provisioned_throughput - tput_free), f"{vt.throughput_unit}-month",
                    vt.price_per_tput, cat.cite(vt, "price_per_tput")),
         ]
+
+
+class AzureCloud(DefaultCloud):
+    """Azure sizes name their series with a letter, a vCPU count and features (Standard_E8s_v5 is Esv5)."""
+
+    name = "azure"
+    instance_example = "Standard_E16s_v5"
+    import_howto = ("az vm list-skus --location REGION --output json > skus.json; blockfit catalog import --cloud "
+                    "azure skus.json --out azure.toml; then --catalog azure.toml")
+    price_list = "a Retail Prices API response"
+
+    def family(self, shape: Shape) -> str:
+        return shape.series or azure_series(shape.name) or shape.name

@@ -1,6 +1,8 @@
-"""The interface every volume family implements: validate a volume, its performance caps, its cost.
+"""The interfaces of the kinds table: every volume family (validate a volume, its caps, its cost) and every cloud
+(naming, compute units, attachments, provisioning).
 
-Adding a volume family is one new module in this package registering a VolumeKind in KINDS.
+Adding a volume family is one new module in this package registering a VolumeKind in KINDS; a cloud is a Cloud
+entry in CLOUDS.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from blockfit.catalog.models import Catalog, VolumeType
+from blockfit.catalog.models import Catalog, Direction, Shape, VolumeType
 from blockfit.errors import InputError
 from blockfit.schema import Citation, CostItem, Volume
 
@@ -96,3 +98,85 @@ class FixedPerformance:
 
     def level_spec(self, vt: VolumeType, vol: Volume) -> str:
         return vol.type
+
+
+class Cloud(Protocol):
+    """What depends on the cloud besides its volume families: names, compute units, attachments, provisioning.
+    Callers look the entry up once by the catalog's cloud (`cloud_of`) and never compare a cloud's name."""
+
+    name: str
+    compute_unit: str          # what the cloud sells compute in: "OCPU" (OCI) or "vCPU"
+    instance_example: str      # shapes shown in "expected SHAPE[:COUNT], e.g. ..."
+    import_howto: str          # how to bring a missing instance into a catalog
+    price_list: str            # what `catalog import` reads to price the cloud's shapes
+    price_import_hint: str     # said beside "no compute price" (empty: no price list to import)
+    default_direction: Direction   # an instance MB/s cap a catalog version does not qualify
+    machine_types: bool        # names like n2-standard-16 fix series, family and vCPUs (GCP)
+    iscsi_attachments: bool    # attachment types with iSCSI paths and sessions are modelled (OCI)
+    level_type: str | None     # the type a level name that is no type key selects (OCI: block, by VPU/GB)
+    attach_emitter: str | None     # the build step that checks the attachments (emit's table names it)
+    provision_emitter: str | None  # the build step that creates and attaches the volumes
+    provisioners: tuple[str, ...]  # --provision tools this cloud's provisioning step writes for
+
+    def family(self, shape: Shape) -> str:
+        """The family a size belongs to (its catalog series, else what its name says)."""
+        ...
+
+    def compute_count(self, shape: Shape) -> float | None:
+        """A fixed shape's compute in the cloud's own unit."""
+        ...
+
+    def check_vcpu_search(self) -> None:
+        """A search from a vCPU count (--min-vcpus) is refused where compute is sold in another unit."""
+        ...
+
+    def level_vpu(self, vt: VolumeType, text: str) -> int:
+        """A level name of `level_type` as its VPU/GB (only called when level_type is set)."""
+        ...
+
+    def volume_for_level(self, cat: Catalog, key: str, text: str) -> Volume | None:
+        """The volume a layout level names (`key`: the level after aliases), None when it names none."""
+        ...
+
+    def device_error(self, devices: list[str]) -> str | None:
+        """Why these --devices cannot carry provisioned attachments (None: they can)."""
+        ...
+
+    def device_note(self, devices: list[str]) -> str | None:
+        """Advice on the device paths a build is given (None: nothing to say)."""
+        ...
+
+
+class DefaultCloud:
+    """The behaviour most clouds share: vCPUs, families by series, no levels beyond type keys, any device path."""
+
+    compute_unit = "vCPU"
+    price_import_hint = " (import a price list: blockfit catalog import)"
+    default_direction: Direction = "combined"
+    machine_types = False
+    iscsi_attachments = False
+    level_type: str | None = None
+    attach_emitter: str | None = None
+    provision_emitter: str | None = None
+    provisioners: tuple[str, ...] = ()
+
+    def family(self, shape: Shape) -> str:
+        return shape.series or shape.name
+
+    def compute_count(self, shape: Shape) -> float | None:
+        return shape.vcpus
+
+    def check_vcpu_search(self) -> None:
+        return None
+
+    def level_vpu(self, vt: VolumeType, text: str) -> int:
+        raise InputError(f"level {text!r}: this cloud has no performance levels by name")
+
+    def volume_for_level(self, cat: Catalog, key: str, text: str) -> Volume | None:
+        return Volume(cloud=cat.cloud, type=key, size_gb=1) if key in cat.volume_types else None
+
+    def device_error(self, devices: list[str]) -> str | None:
+        return None
+
+    def device_note(self, devices: list[str]) -> str | None:
+        return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import FixedPerformance, MemberPerf, check_size, priced, to_mbps
+from blockfit.model.kinds.base import DefaultCloud, FixedPerformance, MemberPerf, check_size, priced, to_mbps
 from blockfit.schema import CostItem, Volume
 
 
@@ -128,3 +128,16 @@ class GcpHyperdisk:
             items.append(priced(f"throughput above {tput_free:g} MiB/s", extra, "MiB/s-month", vt.price_per_tput,
                                 cat.cite(vt, "price_per_tput")))
         return items
+
+
+class GcpCloud(DefaultCloud):
+    """GCP names predefined machine types (n2-standard-16: series, family, vCPUs) and prices per vCPU and GB from
+    the catalog itself: there is no per-VM limits file to import."""
+
+    name = "gcp"
+    instance_example = "n2-standard-16 or n2:16"
+    import_howto = ("GCP publishes no machine-readable per-VM disk limits, so it cannot be imported; name a series "
+                    "with a vCPU count (n2:16) or see 'blockfit catalog show gcp'")
+    price_list = "the Cloud Billing Catalog SKUs"
+    price_import_hint = ""
+    machine_types = True

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from blockfit.catalog.models import Catalog, OciLevel, VolumeType
+from blockfit.catalog.models import Catalog, Direction, OciLevel, Shape, VolumeType
 from blockfit.errors import InputError
-from blockfit.model.kinds.base import MemberPerf, check_size, priced, reject_provisioning
+from blockfit.model.kinds.base import DefaultCloud, MemberPerf, check_size, priced, reject_provisioning
 from blockfit.schema import CostItem, Volume
 
 _VPU_RE = re.compile(r"^(\d+)vpu\Z", re.ASCII)
@@ -95,3 +95,57 @@ class OciVpu:
             items.append(priced(f"performance ({vol.vpu_per_gb} VPU/GB)", vol.size_gb * vol.vpu_per_gb,
                                 "VPU-GB-month", vt.price_per_vpu_gb, cat.cite(vt, "price_per_vpu_gb")))
         return items
+
+
+_CONSISTENT_DEVICE = re.compile(r"/dev/oracleoci/oraclevd[a-z]{1,2}", re.ASCII)
+
+
+class OciCloud(DefaultCloud):
+    """OCI sells OCPUs, names performance levels in VPUs per GB, and attaches volumes over iSCSI (paths, sessions,
+    multipath for UHP) or paravirtualized at consistent device paths /dev/oracleoci/oraclevdX."""
+
+    name = "oci"
+    compute_unit = "OCPU"
+    instance_example = "VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex"
+    import_howto = ("oci compute shape list --compartment-id OCID --all --output json > shapes.json; blockfit catalog "
+                    "import --cloud oci shapes.json --out oci.toml; then --catalog oci.toml")
+    price_list = "the OCI products price list"
+    default_direction: Direction = "each"   # caps follow the network: each direction, as blockfit modelled them
+    iscsi_attachments = True
+    level_type: str | None = "block"
+    attach_emitter: str | None = "oci-attachments"
+    provision_emitter: str | None = "provision-oci"
+    provisioners: tuple[str, ...] = ("oci-cli", "terraform")
+
+    def compute_count(self, shape: Shape) -> float | None:
+        return shape.ocpus
+
+    def check_vcpu_search(self) -> None:
+        raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from a "
+                         "count with --ocpus MIN-, e.g. --ocpus 8-")
+
+    def level_vpu(self, vt: VolumeType, text: str) -> int:
+        return vpu_from_level_text(vt, text)
+
+    def volume_for_level(self, cat: Catalog, key: str, text: str) -> Volume | None:
+        """'boot' / 'boot-higher' a boot volume, a type key that type, any other text a block volume's level."""
+        if (key == "boot" or key.startswith("boot-")) and "boot" in cat.volume_types:
+            vpu = vpu_from_level_text(cat.volume_types["boot"], key[5:] or "balanced")
+            return Volume(cloud=cat.cloud, type="boot", size_gb=50, vpu_per_gb=vpu)
+        if key in cat.volume_types:
+            return Volume(cloud=cat.cloud, type=key, size_gb=1)
+        vpu = vpu_from_level_text(cat.volume_types["block"], text)
+        return Volume(cloud=cat.cloud, type="block", size_gb=1, vpu_per_gb=vpu)
+
+    def device_error(self, devices: list[str]) -> str | None:
+        for dev in devices:
+            if not _CONSISTENT_DEVICE.fullmatch(dev):
+                return (f"--devices {dev!r}: OCI attachments need consistent device paths /dev/oracleoci/oraclevdb … "
+                        "(multipath for UHP requires them)")
+        return None
+
+    def device_note(self, devices: list[str]) -> str | None:
+        if all(d.startswith("/dev/oracleoci/") for d in devices):
+            return None
+        return ("OCI: prefer the consistent device paths (/dev/oracleoci/oraclevdX) in --devices; sdX/vdX names can "
+                "change across reboots, and UHP multipath needs the device path")
