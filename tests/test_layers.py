@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -180,6 +181,37 @@ def _calls_signal_signal(module: str) -> bool:
 def test_one_module_installs_signal_handlers() -> None:
     callers = {m for m in MODULES if _calls_signal_signal(m)}
     assert callers - SIGNAL_PENDING == {SIGNAL_OWNER}
+
+
+def _template_environments() -> dict[tuple[str, str], list[str]]:
+    """Each jinja2 PackageLoader(package, folder) -> the modules that make an environment over it."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for module, (path, _) in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "PackageLoader":
+                key = tuple(a.value for a in node.args if isinstance(a, ast.Constant))
+                found.setdefault((str(key[0]), str(key[1])), []).append(module)
+    return found
+
+
+def test_one_jinja2_environment_per_template_folder() -> None:
+    envs = _template_environments()
+    assert ("blockfit.measure", "templates") in envs
+    assert {folder: mods for folder, mods in envs.items() if len(mods) > 1} == {}
+
+
+FIO_WRITER = "blockfit.measure.fio_job"
+
+
+def test_fio_jobs_are_written_in_one_module() -> None:
+    """fio's job options (an engine, a job section) are written by measure.fio_job and its templates only: no other
+    module or template of src/ builds a job or a job's command line."""
+    pattern = re.compile(r"ioengine=|\[global\]")
+    writers = {m for m, (path, _) in MODULES.items() if pattern.search(path.read_text(encoding="utf-8"))}
+    templates = {str(p.relative_to(SRC)) for p in SRC.rglob("*.j2") if pattern.search(p.read_text(encoding="utf-8"))}
+    assert writers == {FIO_WRITER}
+    assert templates and all(t.startswith("blockfit/measure/templates/") for t in templates), templates
+
 
 # The modules split to McCabe complexity 15 or less (issue 39); the rest of src/ follows as its owners split theirs.
 SPLIT_TO_15 = ("blockfit/lab/guest.py", "blockfit/history/awr.py", "blockfit/history/oracle_spool.py")

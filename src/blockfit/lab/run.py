@@ -35,6 +35,7 @@ from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.figures import EMULATOR_HEADROOM, emulated_limit, figures
 from blockfit.lab.kernel import ensure_kernel
+from blockfit.lab.render import render
 from blockfit.lab.scale import (
     IOPS_BUDGET,
     Scale,
@@ -44,10 +45,11 @@ from blockfit.lab.scale import (
     path_throttle,
     round_down,
 )
-from blockfit.lab.session import GuestRun, render, run_guest, work_dir
+from blockfit.lab.session import GuestRun, run_guest, work_dir
 from blockfit.lab.subject import Direction, Subject
 from blockfit.lab.target import LabTarget
 from blockfit.lab.windows import BUDGET_FACTOR, REFERENCE_PLAN, Kind, Rate, WindowWatch, window_plan, window_rate
+from blockfit.measure.fio_job import LabJob, render_lab_job
 from blockfit.model.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema import Prediction
 from blockfit.schema.lab import LabFigures, LabResult
@@ -307,9 +309,9 @@ def script_for(req: LabRequest, rig: Rig, jobs: list[Measurement], caps: CapCont
     """The fio job files, the build scripts and the guest script, written into the work dir."""
     s, work = rig.subject, rig.work
     for m in jobs:
-        (work / f"fio-{m.name}.job").write_text(render(
-            "fio.job.j2", name=m.name, bs=m.io_size, iodepth=m.iodepth, runtime_s=FIO_RUNTIME_S,
-            rw=fio_rw(s.direction, m.kind == "iops")))
+        (work / f"fio-{m.name}.job").write_text(render_lab_job(LabJob(
+            name=m.name, io_size=m.io_size, iodepth=m.iodepth, runtime_s=FIO_RUNTIME_S,
+            rw=fio_rw(s.direction, m.kind == "iops"))))
     members = s.layout.members
     member_serials = [f"m{i}" for i in range(1, members + 1)]
     members_dev = [f"/dev/mapper/{MAP_PREFIX}{serial}" for serial in member_serials] if rig.paths else \
