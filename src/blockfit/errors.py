@@ -4,7 +4,7 @@ InputError   → exit 2: the user gave something we cannot use (names the input 
 InfeasibleError → exit 3: the input is valid but no layout can meet it (plan).
 EnvironmentProblem → exit 4: the machine lacks something (fio missing, not root, no loop device).
 LabFailed    → exit 5: the lab's guest run failed (a step in the guest, or the guest itself).
-Ctrl-C, SIGTERM and SIGHUP exit 130 with one line (files.Interrupted, the CLI's handler); stdout that cannot take
+Ctrl-C, SIGTERM and SIGHUP exit 130 with one line (lifecycle.Interrupted, the CLI's handler); stdout that cannot take
 the output (a full disk) exits 4, a closed pipe 141 without a message.
 """
 

@@ -7,9 +7,9 @@
   and renames every file into place at the end; `StreamFile` does the same for a file written while a command
   runs (diagnose --record); `replace_folder` assembles a build folder aside and swaps it in as a whole, under a
   lock against a concurrent build into the same folder.
-- SIGINT, SIGTERM and SIGHUP raise `Interrupted` (a KeyboardInterrupt) once `install_signal_handlers` ran (the
-  CLI's entry point); the few steps that must not be cut in half (creating a temp file and registering it, the
-  renames, the clean-up) run `held()`, which keeps a signal until they are done.
+- The few steps that must not be cut in half by a signal (creating a temp file and registering it, the renames,
+  the clean-up) run under `lifecycle.held()`, which keeps a signal until they are done; a temp file left by an
+  interrupted command is removed by the clean-up registered with `lifecycle.on_exit`.
 
 Nothing is written through a symlink: a link at an output's name is replaced by the new file (renamed over the
 link's own name, in the link's own folder) and one line on stderr says so. Following it would let anyone who can
@@ -25,110 +25,39 @@ import errno
 import fcntl
 import os
 import shutil
-import signal
 import stat
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import IO
 
 from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.lifecycle import checkpoint, held, on_exit
 
-HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 MANIFEST = ".blockfit-files"  # in a build folder: the files the build wrote, so --force can replace them whole
 LOCK_WAIT_S = 30.0
 
 
-# ---------------------------------------------------------------- signals
+# ---------------------------------------------------------------- temp files
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGINT, SIGTERM or SIGHUP: a KeyboardInterrupt, so every clean-up written for Ctrl-C runs for all three."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-_hold_depth = 0
-_pending: int | None = None
 _temps: set[Path] = set()  # temp files and folders this process made and has not yet renamed or removed
 written: list[Path] = []  # outputs committed in this run (for the "interrupted" line)
 
 
-def _on_signal(signum: int, frame: FrameType | None) -> None:
-    global _pending
-    if _hold_depth:
-        _pending = signum
-        return
-    raise Interrupted(signum)
-
-
-def install_signal_handlers() -> dict[int, object]:
-    """SIGINT, SIGTERM and SIGHUP raise Interrupted from now on; returns the previous handlers (for restore)."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    previous: dict[int, object] = {}
-    for sig in HANDLED_SIGNALS:
-        if signal.getsignal(sig) is signal.SIG_IGN:
-            continue  # ignored when we started (nohup, a background job): keep ignoring it, as asked
-        previous[sig] = signal.signal(sig, _on_signal)
-    return previous
-
-
-def restore_signal_handlers(previous: dict[int, object]) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)  # type: ignore[arg-type]
-
-
-@contextlib.contextmanager
-def held() -> Iterator[None]:
-    """Keep SIGINT/SIGTERM/SIGHUP until the block is done, then raise Interrupted for the one that came."""
-    global _hold_depth, _pending
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only; a count shared with other threads would go wrong
-        return
-    _hold_depth += 1
-    try:
-        yield
-    finally:
-        _hold_depth -= 1
-        if _hold_depth == 0 and _pending is not None:
-            signum, _pending = _pending, None
-            raise Interrupted(signum)
-
-
 def discard_leftovers() -> None:
-    """Remove every temp file or folder still registered (the CLI calls it on the way out, whatever happened)."""
+    """Remove every temp file or folder still registered (run on the way out by `lifecycle.clean_up`)."""
     with held():
         for tmp in sorted(_temps, key=lambda p: len(p.parts), reverse=True):
             _remove(tmp)
         _temps.clear()
 
 
-_hold_counts: dict[str, int] = {}
-
-
-def test_hold(stage: str) -> None:
-    """Test hook for the fault suite: with BLOCKFIT_TEST_HOLD=STAGE[:N] the Nth pass through STAGE ("start": the
-    command is about to run; "write": a temp file exists, nothing in it yet; "rename": every temp file is written,
-    nothing renamed) creates the file BLOCKFIT_TEST_HOLD_FILE and waits up to 60 s for a signal."""
-    spec = os.environ.get("BLOCKFIT_TEST_HOLD")
-    if not spec:
-        return
-    _hold_counts[stage] = _hold_counts.get(stage, 0) + 1
-    want, _, nth = spec.partition(":")
-    if want != stage or str(_hold_counts[stage]) != (nth or "1"):
-        return
-    marker = os.environ.get("BLOCKFIT_TEST_HOLD_FILE")
-    if marker:
-        Path(marker).touch()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        time.sleep(0.01)
+def _register(tmp: Path) -> None:
+    """A temp file or folder this process made: removed on the way out unless renamed or removed before."""
+    _temps.add(tmp)
+    on_exit(discard_leftovers)
 
 
 # ---------------------------------------------------------------- checks before any work
@@ -255,7 +184,7 @@ def _create_temp(target: Path) -> tuple[int, Path]:
     with held():
         tmp = _temp_name(target)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-        _temps.add(tmp)
+        _register(tmp)
     return fd, tmp
 
 
@@ -350,7 +279,7 @@ class Batch:
             raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
         self._staged.append((tmp, target, what, path))
         try:
-            test_hold("write")
+            checkpoint("write")
             _write_all(fd, _encode(data))
             _keep_mode(fd, target)
             os.fsync(fd)
@@ -360,7 +289,7 @@ class Batch:
             os.close(fd)
 
     def commit(self) -> None:
-        test_hold("rename")
+        checkpoint("rename")
         with held():
             for tmp, target, what, path in self._staged:
                 try:
@@ -428,7 +357,7 @@ class StreamFile:
             os.fsync(self._fh.fileno())
         except OSError as exc:
             raise self._fail(exc) from None
-        test_hold("rename")
+        checkpoint("rename")
         with held():
             fh, self._fh = self._fh, None
             try:
@@ -596,14 +525,14 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
     with held():
         tmp = _temp_name(target, "build")
         tmp.mkdir(mode=0o700)
-        _temps.add(tmp)
+        _register(tmp)
     try:
         for name, data, mode in files:
             dest = tmp / name
             dest.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
             try:
-                test_hold("write")
+                checkpoint("write")
                 _write_all(fd, _encode(data))
                 os.fchmod(fd, mode)
                 os.fsync(fd)
@@ -622,7 +551,7 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
             os.umask(umask)
             os.chmod(tmp, 0o777 & ~umask)
         _fsync_dir(tmp)
-        test_hold("rename")
+        checkpoint("rename")
         with held():
             if not exists and link is None:
                 os.rename(tmp, target)  # onto nothing, or onto an empty folder made meanwhile
@@ -630,7 +559,7 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
             elif not _renameat2_exchange(tmp, target):  # else: the old folder now has the temp name
                 aside = _temp_name(target, "old")
                 os.rename(target, aside)
-                _temps.add(aside)
+                _register(aside)
                 try:
                     os.rename(tmp, target)
                 except OSError:

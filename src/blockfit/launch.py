@@ -22,17 +22,16 @@ def _interrupted(line: str) -> NoReturn:
 def _ignore_signals() -> None:
     """SIGINT, SIGTERM and SIGHUP are ignored from here on: the interpreter's shutdown would otherwise restore their
     default action, and a Ctrl-C then would kill it without a word and with no exit code of ours."""
-    import signal  # loaded by blockfit.files already; here, not at the top, to keep the unguarded imports few
+    from blockfit import lifecycle  # loaded already; here, not at the top, to keep the unguarded imports few
 
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_IGN)
+    lifecycle.ignore()
 
 
 def main() -> NoReturn:
     try:
-        from blockfit import files
+        from blockfit import lifecycle
 
-        files.install_signal_handlers()
+        lifecycle.install()
         from blockfit import cli
         from blockfit.cli import interrupted_line
         from blockfit.cli import main as cli_main

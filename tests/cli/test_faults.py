@@ -4,7 +4,7 @@ exit 0 on a failed write, no temp file left, every file that was there byte-iden
 in replacing it as asked.
 
 Cheap on purpose (issue 26 allows 3 minutes): the CLI runs in this process wherever no signal is needed; the signal
-cases run their children side by side, each held at its phase by files.test_hold (BLOCKFIT_TEST_HOLD).
+cases run their children side by side, each held at its phase by lifecycle.checkpoint (support/hold.py).
 calibrate --plot and bench --out write through the same files.write_atomically; they need fio or PostgreSQL to get
 there and are not run here.
 """

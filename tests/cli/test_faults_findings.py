@@ -1,7 +1,7 @@
 """One regression test per defect of issue 26 (findings 1-8 and 11), each failing on the code before the fix.
 
 The cases are the issue's own: the same command, the same kind of file. Most run the CLI in this process; the
-signal cases hold a child at its rename (files.test_hold) and send the signal there.
+signal cases hold a child at its rename (lifecycle.checkpoint) and send the signal there.
 """
 
 from __future__ import annotations

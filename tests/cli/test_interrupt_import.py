@@ -33,8 +33,8 @@ def result_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _runs_blockfit(pid: int) -> bool:
     """Has the child begun blockfit's imports? Python's own start-up maps no extension module from lib-dynload; the
-    first (fcntl, from blockfit.files) is loaded inside launch.main's handler. A signal before that point is the
-    interpreter's business (it can end in 'Fatal Python error: init_sys_streams'), not blockfit's."""
+    first (fcntl, from blockfit.files) is loaded once launch.main installed its handlers. A signal before that point
+    is the interpreter's business (it can end in 'Fatal Python error: init_sys_streams'), not blockfit's."""
     with open(f"/proc/{pid}/maps") as fh:
         return "lib-dynload" in fh.read()
 
@@ -108,7 +108,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_130(result_file: Path, tmp_path: P
 
 CUT_SHORT = """
 import importlib.abc, signal, sys
-from blockfit import files
+from blockfit import lifecycle
 
 class CutShort(importlib.abc.MetaPathFinder):
     # What CPython raises when a signal lands while a C extension initialises (matplotlib's ft2font runs Python
@@ -117,7 +117,7 @@ class CutShort(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name == "matplotlib.ft2font":
             try:
-                raise files.Interrupted(signal.SIGINT)
+                raise lifecycle.Interrupted(signal.SIGINT)
             except KeyboardInterrupt as exc:
                 raise ImportError("initialization failed") from exc
         return None

@@ -26,8 +26,8 @@ from blockfit.emit.bundle import generate
 from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.errors import InputError
 from blockfit.model import predict
+from blockfit.model.host import host_settings
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH
-from blockfit.plan.host import host_settings
 from blockfit.plan.planner import make_plan
 from blockfit.plan.space import default_space
 from blockfit.schema import Candidate, Instance, Layout, Plan, Requirements, Volume, Workload

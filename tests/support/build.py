@@ -1,12 +1,12 @@
 """Plans for the build tests, made by hand (no dependency on `blockfit plan` or the model); the host settings a
-candidate states (iSCSI session queue depth, multipath policy) come from the planner's own rule (plan/host.py)."""
+candidate states (iSCSI session queue depth, multipath policy) come from the planner's own rule (model/host.py)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from blockfit.model.host import host_settings
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH
-from blockfit.plan.host import host_settings
 from blockfit.schema import Candidate, Cost, Instance, Layout, Plan, Prediction, Requirements, Volume, Workload
 
 

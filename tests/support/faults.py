@@ -57,8 +57,11 @@ def child(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 
 
 def held_child(marker: Path, stage: str, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
-    """A child that stops at STAGE (files.test_hold) and creates MARKER there, waiting for a signal."""
-    return child(*args, cwd=cwd, env={"BLOCKFIT_TEST_HOLD": stage, "BLOCKFIT_TEST_HOLD_FILE": str(marker)})
+    """A child that stops at STAGE (a lifecycle.checkpoint, see support/hold.py) and creates MARKER there, waiting
+    for a signal."""
+    return subprocess.Popen([sys.executable, str(Path(__file__).with_name("hold.py")), stage, str(marker), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            cwd=cwd)
 
 
 def signal_when_held(proc: subprocess.Popen[str], marker: Path, sig: int, budget_s: float = 170) -> Run:

@@ -18,7 +18,7 @@ from typing import Any, cast
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from blockfit import files, terminal
+from blockfit import files, lifecycle, terminal
 from blockfit.cli.output import CheckedStream, StdoutFailed, finish_stdout, quiet_stdout
 from blockfit.errors import BlockfitError
 
@@ -117,7 +117,8 @@ def _fail(message: str, code: int) -> int:
 
 def interrupted_line(exc: BaseException) -> str:
     """What an interrupt did: which signal, and which outputs (if any) were complete before it came."""
-    what = f"interrupted by {signal.Signals(exc.signum).name}" if isinstance(exc, files.Interrupted) else "interrupted"
+    signum = exc.signum if isinstance(exc, lifecycle.Interrupted) else None
+    what = f"interrupted by {signal.Signals(signum).name}" if signum is not None else "interrupted"
     done = [str(p) for p in files.written]
     if not done:
         return f"{what}; no output written"
@@ -134,7 +135,7 @@ def _invoke(argv: list[str] | None) -> int:
     command = typer.main.get_command(app)
     try:
         with command.make_context("blockfit", list(sys.argv[1:] if argv is None else argv)) as ctx:
-            files.test_hold("start")
+            lifecycle.checkpoint("start")
             rv = command.invoke(ctx)
     except StdoutFailed:
         raise
@@ -169,18 +170,7 @@ def interrupt_inside(exc: BaseException) -> KeyboardInterrupt | None:
             return link
         seen.add(id(link))
         link = link.__cause__ or link.__context__
-    return files.Interrupted(_signals_seen[-1]) if _signals_seen else None
-
-
-_signals_seen: list[int] = []   # SIGINT, SIGTERM, SIGHUP that came while this command ran
-
-
-def _noting(handler: Any) -> Any:
-    """`handler`, after noting the signal: an exception that swallowed its KeyboardInterrupt still reads as one."""
-    def note(signum: int, frame: Any) -> None:
-        _signals_seen.append(signum)
-        handler(signum, frame)
-    return note
+    return lifecycle.Interrupted(lifecycle.seen[-1]) if lifecycle.seen else None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -188,15 +178,13 @@ def main(argv: list[str] | None = None) -> None:
 
     SIGINT, SIGTERM and SIGHUP interrupt the command like Ctrl-C (clean-up runs, one line, exit 130); stdout that
     cannot take the output (a full disk) is an error, exit 4; a closed pipe ends the command quietly."""
-    previous = files.install_signal_handlers()
-    for sig in previous:
-        signal.signal(sig, _noting(signal.getsignal(sig)))
-    _signals_seen.clear()
+    previous = lifecycle.install()
+    lifecycle.seen.clear()  # the signals that come while this command runs
     files.written.clear()
     try:
         code = _run_checked(argv)
     finally:
-        files.restore_signal_handlers(previous)
+        lifecycle.restore(previous)
     if code:
         sys.exit(code)
 
@@ -209,9 +197,9 @@ def _run_checked(argv: list[str] | None) -> int:
             code = _invoke(argv)
             finish_stdout(real_stdout)
         finally:
-            with files.held():
+            with lifecycle.held():
                 sys.stdout = real_stdout
-                files.discard_leftovers()
+                lifecycle.clean_up()
     except StdoutFailed as exc:
         quiet_stdout(real_stdout)
         return 141 if exc.broken_pipe else _fail(str(exc), exc.exit_code)

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from blockfit import tools
+from blockfit import lifecycle, tools
 from blockfit.cli import app, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
@@ -23,11 +23,6 @@ from blockfit.lab.target import LabTarget
 from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
 from blockfit.terminal import cell, markup
 from blockfit.units import fmt_io_size, parse_duration, parse_io_size
-
-
-def _sigterm_as_interrupt(_sig: int, _frame: object) -> None:
-    raise KeyboardInterrupt
-
 
 MANAGER_TOOLS = {"lvm": "lvcreate", "mdadm": "mdadm"}
 MKFS_TOOLS = {"xfs": "mkfs.xfs", "ext4": "mkfs.ext4"}
@@ -114,9 +109,8 @@ def lab_command(
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
         validate(breq)
     tools.require("lab", *needed_tools(manager, fs, bench, bench_vs))
-    previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
-        with err_console.status("lab: starting") as status:
+        with lifecycle.interrupting(signal.SIGTERM), err_console.status("lab: starting") as status:
             def say(msg: str) -> None:
                 status.update(f"lab: {msg}")
 
@@ -124,8 +118,6 @@ def lab_command(
     except KeyboardInterrupt:
         print("blockfit: error: lab interrupted; the guest was stopped and its files removed", file=sys.stderr)
         raise typer.Exit(130) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     # The result first, the report after: a report that cannot be written must not lose minutes of measuring.
     if json_out:
         print_json(result)

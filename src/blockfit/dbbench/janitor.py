@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from blockfit import proc
+from blockfit import lifecycle, proc
 from blockfit.dbbench import memcg
 
 
@@ -68,8 +68,7 @@ def clean(manifest: Path) -> None:
 
 
 def main() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    lifecycle.ignore(signal.SIGINT, signal.SIGTERM)
     while sys.stdin.buffer.read(4096):
         pass
     clean(Path(sys.argv[1]))

@@ -7,13 +7,13 @@ captures too); this module only paces the samples and records them as they come.
 from __future__ import annotations
 
 import signal
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from blockfit import lifecycle
 from blockfit.devices.capture import Capture, snapshot, take_sample
 from blockfit.files import StreamFile
 
@@ -23,10 +23,6 @@ def _write(fh: StreamFile | None, model: BaseModel) -> None:
         fh.write(model.model_dump_json() + "\n")
 
 
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def run_live(requested: list[str] | None, interval_s: float, duration_s: float, record: Path | None = None,
              on_sample: Callable[[Capture], None] | None = None) -> Capture:
     """Sample until duration elapses or Ctrl-C (or SIGTERM, SIGHUP); a recording is written to a temp file beside
@@ -34,31 +30,25 @@ def run_live(requested: list[str] | None, interval_s: float, duration_s: float, 
     it is removed."""
     header = snapshot(requested, interval_s)
     capture = Capture(header=header, samples=[])
-    previous = signal.getsignal(signal.SIGTERM)
-    own_handler = threading.current_thread() is threading.main_thread() and previous is signal.SIG_DFL
-    if own_handler:  # called without the CLI (which makes SIGTERM an interrupt already): stop like Ctrl-C
-        signal.signal(signal.SIGTERM, _stop)
     fh = StreamFile(record, "--record") if record else None
     try:
         try:
-            _write(fh, header)
-            start = time.monotonic()
-            count = int(round(duration_s / interval_s))
-            for i in range(count + 1):
-                target = start + i * interval_s
-                delay = target - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                sample = take_sample(header.selected, time.monotonic() - start)
-                capture.samples.append(sample)
-                _write(fh, sample)
-                if on_sample is not None:
-                    on_sample(capture)
+            with lifecycle.interrupting(signal.SIGTERM):  # without the CLI too, SIGTERM stops like Ctrl-C
+                _write(fh, header)
+                start = time.monotonic()
+                count = int(round(duration_s / interval_s))
+                for i in range(count + 1):
+                    target = start + i * interval_s
+                    delay = target - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                    sample = take_sample(header.selected, time.monotonic() - start)
+                    capture.samples.append(sample)
+                    _write(fh, sample)
+                    if on_sample is not None:
+                        on_sample(capture)
         except KeyboardInterrupt:
             pass  # stop early and diagnose what was sampled
-        finally:
-            if own_handler:
-                signal.signal(signal.SIGTERM, previous)
         if fh is not None:
             if len(capture.samples) >= 2:
                 fh.commit()

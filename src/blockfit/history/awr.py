@@ -258,6 +258,25 @@ def _stat_line(name: str) -> re.Pattern[str]:
 
 def _parse_text(rep: Report, text: str) -> None:
     lines = text.splitlines()
+    _text_stats(rep, text)
+    _text_snapshots(rep, text)
+    _text_names(rep, lines, text)
+    if rep.kind == "awr-global":
+        _parse_global_text(rep, lines)
+    for row in ("Total Requests:", "Total (MB):", "Optimized Requests:"):
+        m = re.search(rf"^[^\S\n]*{re.escape(row)}\s+([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)", text, re.M)
+        if m:
+            rep.io_profile[row] = [number(g) or 0.0 for g in m.groups()]
+    heading = re.search(r"^IOStat by Function summary", text, re.M)  # then the first TOTAL row after it
+    m = _IOSTAT_TOTAL.search(text, heading.end()) if heading else None
+    if m:
+        vals = [number(m.group(2)), _mib(m.group(3)), number(m.group(5)), _mib(m.group(6))]
+        if all(v is not None for v in vals):
+            rep.iostat_total = [v or 0.0 for v in vals]
+
+
+def _text_stats(rep: Report, text: str) -> None:
+    """The four statistics' totals and rates (a global report's from its cluster-wide section)."""
     body = text
     if rep.kind == "awr-global":
         at = re.search(r"^(System Statistics \(Global\)|SysStat and\s+Global Messaging\s+-\s*RAC)", text, re.M)
@@ -269,6 +288,10 @@ def _parse_text(rep: Report, text: str) -> None:
             ps = number(m.group(2))
             if ps is not None:
                 rep.per_second[name] = ps
+
+
+def _text_snapshots(rep: Report, text: str) -> None:
+    """Begin and end snapshot (id, time), the instance count a RAC report gives beside them, and the elapsed time."""
     for m in _SNAP.finditer(text):
         if m.group(1) == "Begin":
             rep.begin_snap, rep.begin_time = m.group(2), oracle_time(m.group(3))
@@ -277,9 +300,13 @@ def _parse_text(rep: Report, text: str) -> None:
                 rep.instances_total = int(tail[-1])
         else:
             rep.end_snap, rep.end_time = m.group(2), oracle_time(m.group(3))
-    m = _ELAPSED.search(text)
-    if m:
-        rep.elapsed_s = float(m.group(1).replace(",", "")) * 60
+    elapsed = _ELAPSED.search(text)
+    if elapsed:
+        rep.elapsed_s = float(elapsed.group(1).replace(",", "")) * 60
+
+
+def _text_names(rep: Report, lines: list[str], text: str) -> None:
+    """Database name and id, release, RAC and instance: from the header table, else Statspack's 'DB/Inst:' line."""
     head = _dash_table(lines, ("DB Id",)) or _dash_table(lines, ("DB Name",))
     if head:
         rep.db_name = head.get("DB Name", head.get("Database", ""))
@@ -295,18 +322,6 @@ def _parse_text(rep: Report, text: str) -> None:
         m = re.search(r"DB/Inst: ([^/\s]+)/(\S+)", text)
         if m:
             rep.db_name, rep.instance = m.group(1), rep.instance or m.group(2)
-    if rep.kind == "awr-global":
-        _parse_global_text(rep, lines)
-    for row in ("Total Requests:", "Total (MB):", "Optimized Requests:"):
-        m = re.search(rf"^[^\S\n]*{re.escape(row)}\s+([\d,.]+)\s+([\d,.]+)\s+([\d,.]+)", text, re.M)
-        if m:
-            rep.io_profile[row] = [number(g) or 0.0 for g in m.groups()]
-    heading = re.search(r"^IOStat by Function summary", text, re.M)  # then the first TOTAL row after it
-    m = _IOSTAT_TOTAL.search(text, heading.end()) if heading else None
-    if m:
-        vals = [number(m.group(2)), _mib(m.group(3)), number(m.group(5)), _mib(m.group(6))]
-        if all(v is not None for v in vals):
-            rep.iostat_total = [v or 0.0 for v in vals]
 
 
 def _mib(text: str) -> float | None:
@@ -394,47 +409,20 @@ def _parse_html(rep: Report, text: str) -> None:
         glob = [t for t in tables if _global_summary(t[0])]
         stat_tables = glob or tables
     for _summ, rows in stat_tables:
-        for row in rows:
-            if len(row) >= 3 and row[0] in STATS and row[0] not in rep.stats:
-                total = number(row[1])
-                if total is not None:
-                    rep.stats[row[0]] = total
-                    ps = number(row[2])
-                    if ps is not None:
-                        rep.per_second[row[0]] = ps
+        _html_stats(rep, rows)
     for summ, rows in tables:
         head = rows[0] if rows else []
         if "database instance information" in summ.lower() or (head[:2] == ["DB Name", "DB Id"]):
-            vals = dict(zip(head, rows[1], strict=False)) if len(rows) > 1 else {}
-            rep.db_name = rep.db_name or vals.get("DB Name", "")
-            rep.dbid = rep.dbid or vals.get("DB Id", "")
-            rep.release = rep.release or vals.get("Release", "")
-            rep.rac = rep.rac or vals.get("RAC", "").upper() == "YES"
-            rep.instance = rep.instance or vals.get("Instance", "")
+            _html_names(rep, head, rows)
         if "snapshot information" in summ.lower() or any(r and r[0] == "Begin Snap:" for r in rows):
-            col = {h: i for i, h in enumerate(head)}
-            for r in rows:
-                if r and r[0] == "Begin Snap:" and len(r) > 2:
-                    rep.begin_snap, rep.begin_time = r[1], oracle_time(r[2])
-                    if "Instances" in col and col["Instances"] < len(r) and r[col["Instances"]].isdigit():
-                        rep.instances_total = int(r[col["Instances"]])
-                elif r and r[0] == "End Snap:" and len(r) > 2:
-                    rep.end_snap, rep.end_time = r[1], oracle_time(r[2])
-                elif r and r[0] == "Elapsed:":
-                    m = re.search(r"([\d,]+(?:\.\d*)?)\s*\(mins\)", " ".join(r))
-                    if m:
-                        rep.elapsed_s = float(m.group(1).replace(",", "")) * 60
+            _html_snapshots(rep, head, rows)
         if "io profile" in summ.lower():
             for r in rows:
                 if r and r[0] in ("Total Requests:", "Total (MB):", "Optimized Requests:") and len(r) >= 4:
                     rep.io_profile[r[0]] = [number(x) or 0.0 for x in r[1:4]]
         if summ.lower().startswith("this table displays the io statistics for different functions") or (
                 head[:1] == ["Function Name"]):
-            for r in rows:
-                if r and r[0] == "TOTAL:" and len(r) >= 7:
-                    got = [number(r[2]), _mib(r[3]), number(r[5]), _mib(r[6])]
-                    if all(v is not None for v in got):
-                        rep.iostat_total = [v or 0.0 for v in got]
+            _html_iostat(rep, rows)
     if not rep.instance:
         for _summ, rows in tables:
             if rows and rows[0][:2] == ["Instance", "Inst Num"] and len(rows) > 1:
@@ -442,6 +430,53 @@ def _parse_html(rep: Report, text: str) -> None:
                 break
     if rep.kind == "awr-global":
         _parse_global_html(rep, tables)
+
+
+def _html_stats(rep: Report, rows: list[list[str]]) -> None:
+    """The four statistics' totals and rates in one table; the first table that has one wins."""
+    for row in rows:
+        if len(row) >= 3 and row[0] in STATS and row[0] not in rep.stats:
+            total = number(row[1])
+            if total is not None:
+                rep.stats[row[0]] = total
+                ps = number(row[2])
+                if ps is not None:
+                    rep.per_second[row[0]] = ps
+
+
+def _html_names(rep: Report, head: list[str], rows: list[list[str]]) -> None:
+    """The database instance information table: what an earlier table did not say already."""
+    vals = dict(zip(head, rows[1], strict=False)) if len(rows) > 1 else {}
+    rep.db_name = rep.db_name or vals.get("DB Name", "")
+    rep.dbid = rep.dbid or vals.get("DB Id", "")
+    rep.release = rep.release or vals.get("Release", "")
+    rep.rac = rep.rac or vals.get("RAC", "").upper() == "YES"
+    rep.instance = rep.instance or vals.get("Instance", "")
+
+
+def _html_snapshots(rep: Report, head: list[str], rows: list[list[str]]) -> None:
+    """The snapshot table: begin and end (id, time), a RAC report's instance count, the elapsed minutes."""
+    col = {h: i for i, h in enumerate(head)}
+    for r in rows:
+        if r and r[0] == "Begin Snap:" and len(r) > 2:
+            rep.begin_snap, rep.begin_time = r[1], oracle_time(r[2])
+            if "Instances" in col and col["Instances"] < len(r) and r[col["Instances"]].isdigit():
+                rep.instances_total = int(r[col["Instances"]])
+        elif r and r[0] == "End Snap:" and len(r) > 2:
+            rep.end_snap, rep.end_time = r[1], oracle_time(r[2])
+        elif r and r[0] == "Elapsed:":
+            m = re.search(r"([\d,]+(?:\.\d*)?)\s*\(mins\)", " ".join(r))
+            if m:
+                rep.elapsed_s = float(m.group(1).replace(",", "")) * 60
+
+
+def _html_iostat(rep: Report, rows: list[list[str]]) -> None:
+    """IOStat by Function's TOTAL row: read and write requests and MiB per second."""
+    for r in rows:
+        if r and r[0] == "TOTAL:" and len(r) >= 7:
+            got = [number(r[2]), _mib(r[3]), number(r[5]), _mib(r[6])]
+            if all(v is not None for v in got):
+                rep.iostat_total = [v or 0.0 for v in got]
 
 
 def _global_summary(summary: str) -> bool:

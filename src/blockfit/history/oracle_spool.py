@@ -60,29 +60,9 @@ def read(path: Path, text: str) -> Series:
     samples: list[Sample] = []
     restarts = 0
     for inst, rs in per_inst.items():
-        rs.sort(key=lambda r: r.snap)
-        for prev, cur in zip(rs, rs[1:], strict=False):
-            if cur.snap == prev.snap:
-                raise InputError(f"--from {path}: line {cur.line}: instance {inst} snapshot {cur.snap} twice")
-            if cur.startup != prev.startup:
-                restarts += 1
-                continue
-            where = f"line {cur.line} (instance {inst}, snapshot {cur.snap})"
-            names = ("physical read total IO requests", "physical write total IO requests",
-                     "physical read total bytes", "physical write total bytes")
-            d = [counter_delta(src, where, nm, a, b) for nm, a, b in zip(names, prev.counters, cur.counters,
-                                                                         strict=True)]
-            dur = cur.end - prev.end
-            if dur <= 0:
-                raise InputError(f"--from {path}: {where}: its end time is not after the previous snapshot's")
-            peak_i = peak_m = None
-            if cur.maxima is not None:
-                peak_i = cur.maxima[0] + cur.maxima[1]
-                peak_m = (cur.maxima[2] + cur.maxima[3]) / 1e6
-            samples.append(Sample(key=cur.snap, member=f"instance {inst}", start=prev.end, duration_s=dur,
-                                  label=f"snapshots {prev.snap}-{cur.snap}", read_iops=d[0] / dur,
-                                  write_iops=d[1] / dur, iops=(d[0] + d[1]) / dur, read_mbps=d[2] / dur / 1e6,
-                                  write_mbps=d[3] / dur / 1e6, peak_iops=peak_i, peak_mbps=peak_m))
+        got, skipped_here = _instance_samples(path, inst, rs)
+        samples += got
+        restarts += skipped_here
     if not samples:
         raise InputError(f"--from {path}: fewer than two snapshots per instance; nothing to take differences of")
     fmt = "oracle-spool" if kind == "awr" else "statspack-spool"
@@ -101,6 +81,36 @@ def read(path: Path, text: str) -> Series:
     return Series(source=src, format=fmt, member_kind="instance", samples=samples, skipped=skipped, notes=notes,
                   database=f"{db_name} (DBID {dbid})", instances_total=max(total, len(per_inst)),
                   snapshot_source=True)
+
+
+def _instance_samples(path: Path, inst: str, rs: list[_Row]) -> tuple[list[Sample], int]:
+    """One instance's intervals, snapshot to snapshot (RS is sorted here), and how many a restart cut."""
+    src = str(path)
+    samples: list[Sample] = []
+    restarts = 0
+    rs.sort(key=lambda r: r.snap)
+    for prev, cur in zip(rs, rs[1:], strict=False):
+        if cur.snap == prev.snap:
+            raise InputError(f"--from {path}: line {cur.line}: instance {inst} snapshot {cur.snap} twice")
+        if cur.startup != prev.startup:
+            restarts += 1
+            continue
+        where = f"line {cur.line} (instance {inst}, snapshot {cur.snap})"
+        names = ("physical read total IO requests", "physical write total IO requests",
+                 "physical read total bytes", "physical write total bytes")
+        d = [counter_delta(src, where, nm, a, b) for nm, a, b in zip(names, prev.counters, cur.counters, strict=True)]
+        dur = cur.end - prev.end
+        if dur <= 0:
+            raise InputError(f"--from {path}: {where}: its end time is not after the previous snapshot's")
+        peak_i = peak_m = None
+        if cur.maxima is not None:
+            peak_i = cur.maxima[0] + cur.maxima[1]
+            peak_m = (cur.maxima[2] + cur.maxima[3]) / 1e6
+        samples.append(Sample(key=cur.snap, member=f"instance {inst}", start=prev.end, duration_s=dur,
+                              label=f"snapshots {prev.snap}-{cur.snap}", read_iops=d[0] / dur,
+                              write_iops=d[1] / dur, iops=(d[0] + d[1]) / dur, read_mbps=d[2] / dur / 1e6,
+                              write_mbps=d[3] / dur / 1e6, peak_iops=peak_i, peak_mbps=peak_m))
+    return samples, restarts
 
 
 def _row(src: str, n: int, f: list[str]) -> _Row:

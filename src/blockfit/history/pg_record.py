@@ -30,12 +30,13 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from blockfit import lifecycle
 from blockfit.devices import diskstats, sysfs
 from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.files import write_atomically
@@ -159,18 +160,6 @@ class Server:
             self.conn.close()
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM during the recording ends it like Ctrl-C: what was sampled is kept."""
-    def handler(_sig: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
 def record(dsn: str, interval_s: float, duration_s: float, out: Path,
            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Sample for DURATION_S every INTERVAL_S into OUT; returns the header. Ctrl-C keeps what was sampled."""
@@ -193,7 +182,7 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
         lines = [json.dumps(header)]
         taken = 0
         interrupted = False
-        with _sigterm_as_interrupt():
+        with lifecycle.interrupting(signal.SIGTERM):
             try:
                 for k in range(count):
                     delay = t0 + k * interval_s - time.monotonic()

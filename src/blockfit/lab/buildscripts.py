@@ -13,11 +13,11 @@ from blockfit import __version__, proc
 from blockfit.catalog import is_shipped
 from blockfit.catalog.models import Catalog
 from blockfit.errors import LabFailed
-from blockfit.plan.host import host_settings
+from blockfit.model.host import host_settings
 from blockfit.schema import Candidate, Layout, Plan, Prediction, Requirements
 
 if TYPE_CHECKING:
-    from blockfit.lab.run import Subject
+    from blockfit.lab.subject import Subject
 
 GUEST_MOUNT = "/mnt/blockfit-lab"
 

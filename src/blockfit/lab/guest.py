@@ -132,12 +132,9 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
         if sock_dir is not None:
             shutil.rmtree(sock_dir, ignore_errors=True)
         raise
-    started_wall = time.time()
+    watch = _Watch(work_dir=work_dir, console=console, timeout_s=timeout_s, idle_s=idle_s, started_wall=time.time())
     say = progress or (lambda _line: None)
     seen = 0
-    ready = False
-    failure: str | None = None
-    timed_out = False
     try:
         if caps is not None and cfg.qmp_socket is not None:
             caps.qmp = Qmp(cfg.qmp_socket)
@@ -146,25 +143,8 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
                 caps.poll()
             for poll in pollers:
                 poll()
-            elapsed = time.monotonic() - vm.started
-            lines = progress_file.read_text(errors="replace").splitlines()
-            for line in lines[seen:]:
-                say(line)
-            seen = max(seen, len(lines))
-            text = console.read_text(errors="replace") if console.exists() else ""
-            ready = ready or READY_MARK in text
-            if FATAL_MARK in text:
-                failure = text[text.index(FATAL_MARK):].splitlines()[0]
-                break
-            if not ready and cpu_seconds(vm.pid) > BOOT_CPU_S:
-                failure, timed_out = (f"guest did not boot within {BOOT_CPU_S:.0f} s of emulator CPU time "
-                                      f"({elapsed:.0f} s wall)"), True
-                break
-            if elapsed > timeout_s:
-                failure, timed_out = f"guest run exceeded its {timeout_s:.0f} s timeout", True
-                break
-            if ready and idle_s is not None and time.time() - last_change(work_dir, started_wall) > idle_s:
-                failure, timed_out = f"guest did nothing for {idle_s:.0f} s (nothing in its work dir changed)", True
+            seen = _relay(progress_file, seen, say)
+            if watch.must_stop(vm):
                 break
             time.sleep(0.25)
     finally:
@@ -174,18 +154,69 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
         vm.stop()
         if sock_dir is not None:
             shutil.rmtree(sock_dir, ignore_errors=True)
-    for line in progress_file.read_text(errors="replace").splitlines()[seen:]:
+    _relay(progress_file, seen, say)
+    return _outcome(vm, work_dir, watch)
+
+
+def _relay(progress_file: Path, seen: int, say: Progress) -> int:
+    """Pass on the progress lines the guest added since the first SEEN; returns how many there are now."""
+    lines = progress_file.read_text(errors="replace").splitlines()
+    for line in lines[seen:]:
         say(line)
+    return max(seen, len(lines))
+
+
+@dataclass
+class _Watch:
+    """What stops a running guest early: a FATAL line on its console, no boot within BOOT_CPU_S of qemu CPU time,
+    the overall timeout, or (once booted) IDLE_S without a change in the work dir."""
+
+    work_dir: Path
+    console: Path
+    timeout_s: float
+    idle_s: float | None
+    started_wall: float
+    ready: bool = False
+    failure: str | None = None
+    timed_out: bool = False
+
+    def must_stop(self, vm: QemuProcess) -> bool:
+        """One look at the guest; True (with `failure` said) when the run must end now."""
+        elapsed = time.monotonic() - vm.started
+        text = self.console.read_text(errors="replace") if self.console.exists() else ""
+        self.ready = self.ready or READY_MARK in text
+        if FATAL_MARK in text:
+            self.failure = text[text.index(FATAL_MARK):].splitlines()[0]
+            return True
+        if not self.ready and cpu_seconds(vm.pid) > BOOT_CPU_S:
+            return self._stop(f"guest did not boot within {BOOT_CPU_S:.0f} s of emulator CPU time "
+                              f"({elapsed:.0f} s wall)")
+        if elapsed > self.timeout_s:
+            return self._stop(f"guest run exceeded its {self.timeout_s:.0f} s timeout")
+        if self.ready and self.idle_s is not None \
+                and time.time() - last_change(self.work_dir, self.started_wall) > self.idle_s:
+            return self._stop(f"guest did nothing for {self.idle_s:.0f} s (nothing in its work dir changed)")
+        return False
+
+    def _stop(self, failure: str) -> bool:
+        self.failure, self.timed_out = failure, True
+        return True
+
+
+def _outcome(vm: QemuProcess, work_dir: Path, watch: _Watch) -> GuestOutcome:
+    """The run's outcome from what the guest left: its exit status file, or why it never wrote one."""
     elapsed = time.monotonic() - vm.started
     status: int | None = None
+    status_file = work_dir / "exit-status"
     if status_file.exists():
         try:
             status = int(status_file.read_text().strip())
         except ValueError:
             status = None
+    failure = watch.failure
     if failure is None and status is None:
         failure = f"guest stopped without finishing the script (qemu exit {vm.proc.returncode})"
     if failure is None and status != 0:
         failure = f"guest script failed with exit status {status}"
-    return GuestOutcome(exit_status=status, elapsed_s=elapsed, timed_out=timed_out, console_log=console,
+    return GuestOutcome(exit_status=status, elapsed_s=elapsed, timed_out=watch.timed_out, console_log=watch.console,
                         script_log=work_dir / "script.log", failure=failure)

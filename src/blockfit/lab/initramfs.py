@@ -13,12 +13,11 @@ import hashlib
 import os
 from pathlib import Path
 
-import jinja2
-
 from blockfit import proc
 from blockfit.errors import EnvironmentProblem
 from blockfit.lab.cache import locked
 from blockfit.lab.kernel import GuestKernel
+from blockfit.lab.render import render
 
 # Needed before the chroot: the PCI transport, the disks, 9p for the host root, overlay for a writable root.
 EARLY_MODULES = ("virtio_pci", "virtio_blk", "9pnet_virtio", "9p", "overlay")
@@ -26,10 +25,6 @@ EARLY_MODULES = ("virtio_pci", "virtio_blk", "9pnet_virtio", "9p", "overlay")
 LATE_MODULES = ("dm_mod", "dm_mirror", "raid0", "raid1", "xfs", "ext4")
 MSIZE = 512 * 1024
 BUSYBOX_CANDIDATES = ("/bin/busybox", "/usr/bin/busybox")
-
-_env = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
-                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-
 
 def module_order(kernel: GuestKernel, names: tuple[str, ...] = EARLY_MODULES) -> list[Path]:
     """Module files to insmod, dependencies first, each once."""
@@ -47,7 +42,8 @@ def module_order(kernel: GuestKernel, names: tuple[str, ...] = EARLY_MODULES) ->
 
 
 def render_init(kernel: GuestKernel, modules: list[Path]) -> str:
-    return _env.get_template("init.sh.j2").render(
+    return render(
+        "init.sh.j2",
         early_modules=[m.name for m in modules], late_modules=LATE_MODULES, version=kernel.version,
         modules_dir=str(kernel.modules_dir), msize=MSIZE)
 

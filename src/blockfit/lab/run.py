@@ -27,9 +27,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
-from blockfit.catalog.models import Catalog
 from blockfit.errors import InputError
 from blockfit.lab import disks as disk_files
 from blockfit.lab.buildscripts import GUEST_MOUNT, builder, guest_device_names, plan_for, write_build_scripts
@@ -37,6 +35,7 @@ from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.figures import EMULATOR_HEADROOM, emulated_limit, figures
 from blockfit.lab.kernel import ensure_kernel
+from blockfit.lab.render import render
 from blockfit.lab.scale import (
     IOPS_BUDGET,
     Scale,
@@ -46,16 +45,17 @@ from blockfit.lab.scale import (
     path_throttle,
     round_down,
 )
-from blockfit.lab.session import GuestRun, render, run_guest, work_dir
+from blockfit.lab.session import GuestRun, run_guest, work_dir
+from blockfit.lab.subject import Direction, Subject
 from blockfit.lab.target import LabTarget
 from blockfit.lab.windows import BUDGET_FACTOR, REFERENCE_PLAN, Kind, Rate, WindowWatch, window_plan, window_rate
+from blockfit.measure.fio_job import LabJob, render_lab_job
 from blockfit.model.kinds.clouds import cloud_of
-from blockfit.plan.stripe import LVM_MAX, MIN_STRIPE
-from blockfit.schema import Instance, Layout, Prediction
+from blockfit.model.stripe import LVM_MAX, MIN_STRIPE
+from blockfit.schema import Prediction
 from blockfit.schema.lab import LabFigures, LabResult
 from blockfit.units import KIB, MB, MIB
 
-Direction = Literal["read", "write"]
 Progress = Callable[[str], None]
 
 DEFAULT_STRIPE = 4 * MIB
@@ -85,20 +85,6 @@ class LabRequest:
     redundancy: str | None = None  # --redundancy: none | raid10 (mdadm); None: the plan's (none for a layout spec)
     stripe_size: int | None = None  # --stripe-size in bytes; None: the plan's (4 MiB for a layout spec; lab --bench:
     #                                 one scaled with its data, see lab.bench.bench_stripe)
-
-
-@dataclass
-class Subject:
-    """What the lab emulates: the stripe, its single-volume alternative, the instance, and their predictions."""
-
-    cloud: str
-    layout: Layout
-    instance: Instance
-    stripe: Prediction
-    single: Prediction | None
-    stripe_size: int
-    direction: Direction = "read"  # write: a mirrored layout, measured for what mirroring costs (writes)
-    cat: Catalog | None = None  # the catalog the predictions used (--catalog); None: the newest shipped
 
 
 def check_redundancy(redundancy: str, manager: str) -> Direction:
@@ -324,9 +310,9 @@ def script_for(req: LabRequest, rig: Rig, jobs: list[Measurement], caps: CapCont
     """The fio job files, the build scripts and the guest script, written into the work dir."""
     s, work = rig.subject, rig.work
     for m in jobs:
-        (work / f"fio-{m.name}.job").write_text(render(
-            "fio.job.j2", name=m.name, bs=m.io_size, iodepth=m.iodepth, runtime_s=FIO_RUNTIME_S,
-            rw=fio_rw(s.direction, m.kind == "iops")))
+        (work / f"fio-{m.name}.job").write_text(render_lab_job(LabJob(
+            name=m.name, io_size=m.io_size, iodepth=m.iodepth, runtime_s=FIO_RUNTIME_S,
+            rw=fio_rw(s.direction, m.kind == "iops"))))
     members = s.layout.members
     member_serials = [f"m{i}" for i in range(1, members + 1)]
     members_dev = [f"/dev/mapper/{MAP_PREFIX}{serial}" for serial in member_serials] if rig.paths else \

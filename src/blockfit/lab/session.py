@@ -15,26 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-import jinja2
-
 from blockfit.errors import EnvironmentProblem, LabFailed
 from blockfit.lab.cache import cache_dir, runs_dir
 from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.kernel import GuestKernel
+from blockfit.lab.render import TEMPLATES as TEMPLATES  # lab.bench and its tests use these two names here
+from blockfit.lab.render import render as render
 from blockfit.schema.lab import LabStep
 
 Progress = Callable[[str], None]
 T = TypeVar("T")
-
-TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.lab", "templates"), keep_trailing_newline=True,
-                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-
-
-def render(template: str, **values: object) -> str:
-    return TEMPLATES.get_template(template).render(**values)
-
 
 @contextmanager
 def work_dir(keep: bool) -> Iterator[Path]:

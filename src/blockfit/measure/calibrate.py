@@ -23,7 +23,7 @@ from blockfit.devices import diskstats
 from blockfit.devices.facts import device_facts
 from blockfit.errors import EnvironmentProblem, InputError
 from blockfit.inputs import named_twice
-from blockfit.measure.fio_job import JobSpec, render_job, split_outstanding
+from blockfit.measure.fio_job import JobSpec, layout_args, probe_args, render_job, split_outstanding
 from blockfit.measure.fio_run import FioFailed, fio_binary, fio_version, run_fio
 from blockfit.measure.histogram import LatencyHistogram
 from blockfit.measure.multihost import Host, check_reachable, client_args, host_index, parse_host
@@ -184,8 +184,7 @@ def probe_engine(target: Target, options: CalibrateOptions, workdir: Path, direc
         return options.engine
     errors = []
     for engine in ("io_uring", "libaio"):
-        args = ["--name=probe", f"--filename={target.path}", f"--ioengine={engine}", "--rw=randread",
-                f"--bs={options.small_io}", "--size=1m", "--io_size=64k", f"--direct={int(direct)}", "--readonly"]
+        args = probe_args(str(target.path), engine, options.small_io, direct)
         try:
             run_fio(args, workdir, tag=f"probe-{engine}", launcher=options.launcher, fio=options.fio, timeout=60)
             return engine
@@ -213,8 +212,7 @@ def large_io_engine(engine: str, options: CalibrateOptions, facts: list[DeviceFa
 
 def lay_out(target: Target, options: CalibrateOptions, workdir: Path, direct: bool) -> None:
     """Write our test file fully, so reads hit allocated blocks (holes would read as zeros without I/O)."""
-    args = ["--name=layout", f"--filename={target.path}", f"--size={target.size_bytes}", "--rw=write",
-            "--bs=1m", "--ioengine=psync", f"--direct={int(direct)}", "--end_fsync=1"]
+    args = layout_args(str(target.path), target.size_bytes, direct)
     run_fio(args, workdir, tag="layout", launcher=options.launcher, fio=options.fio, timeout=3600)
 
 

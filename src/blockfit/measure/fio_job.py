@@ -1,4 +1,9 @@
-"""fio job files for one calibrate data point, rendered with jinja2.
+"""Every fio job file blockfit writes, each rendered from a typed spec (one jinja2 environment, measure/templates/),
+and the short command lines calibrate runs before them (the engine probe, the test file's layout).
+
+- `JobSpec` → `render_job`: one calibrate data point (below);
+- `LabJob` → `render_lab_job`: one measurement window in a lab guest, its device named by $BLOCKFIT_TARGET;
+- `probe_args`, `layout_args`: calibrate's probe of an engine and the writing of its test file.
 
 One data point = a fixed total of outstanding I/Os, split over as few job sections as the CPUs need
 (a job is one fio process; its ``iodepth`` is its share of the total). All jobs address every target file,
@@ -23,36 +28,10 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-_TEMPLATE = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                               keep_trailing_newline=True).from_string(
-"""# blockfit calibrate: {{ spec.phase }} I/O, {{ spec.outstanding }} outstanding in total
-[global]
-ioengine={{ spec.engine }}
-direct={{ 1 if spec.direct else 0 }}
-rw={{ spec.rw }}
-{% if spec.write_pct %}
-rwmixwrite={{ spec.write_pct }}
-{% endif %}
-bs={{ spec.io_size }}
-filename={{ filenames }}
-file_service_type=random
-{% if spec.file_size %}
-size={{ spec.file_size }}
-{% endif %}
-time_based=1
-ramp_time={{ (spec.ramp_s * 1000) | round | int }}ms
-runtime={{ (spec.runtime_s * 1000) | round | int }}ms
-norandommap=1
-randrepeat=0
-lat_percentiles=1
-iopsavgtime={{ spec.sample_ms }}
-bwavgtime={{ spec.sample_ms }}
-{% for depth in depths %}
-
-[{{ spec.name_prefix }}{{ spec.phase }}{{ loop.index0 }}]
-iodepth={{ depth }}
-{% endfor %}
-""")
+# One environment for every fio job blockfit writes (measure/templates/): calibrate's data points, the lab's windows.
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("blockfit.measure", "templates"),
+                          undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                          keep_trailing_newline=True)
 
 
 @dataclass
@@ -102,5 +81,38 @@ def escape_filename(path: str) -> str:
 def render_job(spec: JobSpec) -> str:
     if spec.outstanding < 1:
         raise ValueError("outstanding must be at least 1")
-    return _TEMPLATE.render(spec=spec, filenames=":".join(escape_filename(f) for f in spec.files),
-                            depths=job_depths(spec.outstanding, spec.max_jobs))
+    return _ENV.get_template("calibrate.job.j2").render(
+        spec=spec, filenames=":".join(escape_filename(f) for f in spec.files),
+        depths=job_depths(spec.outstanding, spec.max_jobs))
+
+
+@dataclass(frozen=True)
+class LabJob:
+    """One measurement window in a lab guest: fio drives the load until the guest stops it (runtime_s is a safety
+    net); libaio, direct, and I/Os submitted and reaped in batches (fewer system calls per I/O: what costs under
+    TCG). The device is the guest's $BLOCKFIT_TARGET, set by the script that runs the job."""
+
+    name: str
+    io_size: int
+    iodepth: int
+    runtime_s: int
+    rw: str = "randread"
+
+
+def render_lab_job(job: LabJob) -> str:
+    if job.iodepth < 1:
+        raise ValueError("iodepth must be at least 1")
+    return _ENV.get_template("lab.job.j2").render(name=job.name, bs=job.io_size, iodepth=job.iodepth,
+                                                  runtime_s=job.runtime_s, rw=job.rw)
+
+
+def probe_args(path: str, engine: str, io_size: int, direct: bool) -> list[str]:
+    """fio's command line for a tiny read-only read of PATH with ENGINE: does the engine work on this target?"""
+    return ["--name=probe", f"--filename={path}", f"--ioengine={engine}", "--rw=randread", f"--bs={io_size}",
+            "--size=1m", "--io_size=64k", f"--direct={int(direct)}", "--readonly"]
+
+
+def layout_args(path: str, size: int, direct: bool) -> list[str]:
+    """fio's command line that writes calibrate's own test file whole (holes would read as zeros, without I/O)."""
+    return ["--name=layout", f"--filename={path}", f"--size={size}", "--rw=write", "--bs=1m", "--ioengine=psync",
+            f"--direct={int(direct)}", "--end_fsync=1"]

@@ -13,7 +13,7 @@ from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import monthly
-from blockfit.model.host import assumptions
+from blockfit.model.host import assumptions, host_settings
 from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan.advice import (
@@ -25,7 +25,7 @@ from blockfit.plan.advice import (
     workload,
 )
 from blockfit.plan.evaluate import Evaluator, Point
-from blockfit.plan.host import host_settings, kernel_depth_figures
+from blockfit.plan.host import kernel_depth_figures
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe

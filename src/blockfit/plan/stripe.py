@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from blockfit.errors import InputError
+from blockfit.model.stripe import LVM_MAX, MIN_STRIPE
 from blockfit.schema.layout import Manager
-from blockfit.units import GIB, KIB, MIB, fmt_io_size
+from blockfit.units import GIB, MIB, fmt_io_size
 
-LVM_MAX = 4 * MIB          # must not exceed the physical extent size (LVM default 4 MiB)
-MIN_STRIPE = 64 * KIB
 ASM_AUS = [MIB * 2**k for k in range(7)]   # 1, 2, 4, ... 64 MB
 
 

@@ -1,0 +1,55 @@
+"""measure.fio_job, the one writer of fio jobs: what the lab and calibrate's probe get, checked by fio itself."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from blockfit.measure.fio_job import LabJob, layout_args, probe_args, render_lab_job
+
+needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio")
+
+
+def _fio_parses(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["fio", "--parse-only", *args], capture_output=True, text=True, timeout=60, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+
+
+@needs_fio
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(depth=st.integers(1, 512), size=st.sampled_from([4096, 8192, 1 << 20]),
+       rw=st.sampled_from(["randread", "randwrite", "write"]))
+def test_a_lab_window_is_a_job_fio_accepts(depth: int, size: int, rw: str, tmp_path: Path) -> None:
+    text = render_lab_job(LabJob(name="stripe-iops", io_size=size, iodepth=depth, runtime_s=900, rw=rw))
+    job = tmp_path / "fio-stripe-iops.job"
+    job.write_text(text)
+    run = _fio_parses([str(job)], tmp_path, {"BLOCKFIT_TARGET": "/dev/null"})
+    assert run.returncode == 0, run.stderr
+    values = dict(re.findall(r"^(\w+)=(.*)$", text, flags=re.M))
+    assert values["filename"] == "${BLOCKFIT_TARGET}" and values["rw"] == rw and values["bs"] == str(size)
+    assert values["iodepth"] == str(depth) and values["runtime"] == "900"
+    batch = int(values["iodepth_batch_submit"])
+    assert batch == int(values["iodepth_batch_complete_max"]) and 1 <= batch <= max(1, depth // 4)
+    assert "[stripe-iops]" in text and values["ioengine"] == "libaio" and values["direct"] == "1"
+
+
+def test_a_lab_window_needs_one_io_in_flight() -> None:
+    with pytest.raises(ValueError):
+        render_lab_job(LabJob(name="x", io_size=4096, iodepth=0, runtime_s=5))
+
+
+@needs_fio
+def test_calibrate_probe_and_layout_are_command_lines_fio_accepts(tmp_path: Path) -> None:
+    target = str(tmp_path / "a:file")
+    for args in (probe_args(target, "libaio", 8192, True), layout_args(target, 1 << 20, False)):
+        run = _fio_parses(args, tmp_path)
+        assert run.returncode == 0, (args, run.stderr)
+    assert "--readonly" in probe_args(target, "io_uring", 8192, False)
+    assert f"--filename={target}" in layout_args(target, 4096, True)
