@@ -29,11 +29,9 @@ DEFERRED_EDGES = {
     ("blockfit.catalog.importers", "blockfit.catalog.importers.oci"),
 }
 
-# Modules that may call signal.signal besides the owner, until the merge of the branch that moves the fleet into a
-# `fleet/` package: then cli/fleet.py's SIGTERM handler becomes `with lifecycle.interrupting(signal.SIGTERM):` and
-# plan/fleet.py's worker initializer `lifecycle.in_worker()`, and this set is emptied.
+# Modules that may call signal.signal besides the owner: none.
 SIGNAL_OWNER = "blockfit.lifecycle"
-SIGNAL_PENDING = {"blockfit.cli.fleet", "blockfit.plan.fleet"}
+SIGNAL_PENDING: set[str] = set()
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:

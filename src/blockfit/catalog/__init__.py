@@ -186,9 +186,10 @@ def _copy_levels(cat: Catalog) -> None:
 
 
 def _predefined_machine_type(cat: Catalog, name: str) -> bool:
-    """A GCP machine type the catalog lists (m4-ultramem-224): Google prices a few of them apart from their series."""
+    """A machine type the catalog lists (GCP's m4-ultramem-224): Google prices a few of them apart from their series.
+    Only GCP shapes carry machine families, so no other cloud's name matches."""
     parts = name.split("-")
-    if cat.cloud != "gcp" or len(parts) != 3 or not parts[2].isdigit() or parts[0] not in cat.shapes:
+    if len(parts) != 3 or not parts[2].isdigit() or parts[0] not in cat.shapes:
         return False
     family = cat.shapes[parts[0]].machine_families.get(parts[1])
     return family is not None and int(parts[2]) in family.vcpus

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from blockfit import lifecycle
 from blockfit.catalog import Catalog
 from blockfit.cli import app, params
 from blockfit.cli.common import (
@@ -179,14 +180,12 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_text: str | None, head
     if not json_out and sys.stderr.isatty():
         def progress(text: str) -> None:
             err_console.print(f"  {safe(text)} planned", end="\r", highlight=False, markup=False)
-    previous = signal.signal(signal.SIGTERM, _interrupt)   # SIGTERM cleans up as Ctrl-C does (planner processes)
     try:
-        result = plan_fleet(client, query, mapping, opts, cat, progress)
+        with lifecycle.interrupting(signal.SIGTERM):   # SIGTERM cleans up as Ctrl-C does (planner processes)
+            result = plan_fleet(client, query, mapping, opts, cat, progress)
     except KeyboardInterrupt:   # the planner processes are gone; nothing was written
         print("blockfit: error: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     if out is not None:
         write_atomically(out, result.model_dump_json(indent=2) + "\n", what="--out")
     save_report(result, report)
@@ -200,10 +199,6 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_text: str | None, head
         raise typer.Exit(4)
     if result.problems:
         raise typer.Exit(2)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 STATUS_STYLE = {"under": "bold red", "over": "yellow", "within": "green", "unknown": "dim"}

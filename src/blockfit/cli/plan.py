@@ -42,6 +42,7 @@ from blockfit.history import derive_targets, describe
 from blockfit.history.readers import history_format
 from blockfit.history.targets import parse_percentile
 from blockfit.model.instance import find_shape, machine_type
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
 from blockfit.plan.search import TIE_WINDOW
@@ -270,9 +271,7 @@ def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object], int
         floor = memory_gb(w.min_memory, "--min-memory") or 0.0
         fields["memory_gb"] = max(_float(fields["memory_gb"]), floor)
     if open_count and w.min_vcpus is not None:
-        if cat.cloud == "oci":
-            raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search "
-                             "from a count with --ocpus MIN-, e.g. --ocpus 8-")
+        cloud_of(cat.cloud).check_vcpu_search()
         fields["ocpus_min"] = max(_float(fields["ocpus_min"]), float(positive_int(w.min_vcpus, "--min-vcpus") or 0))
     return inst, None
 

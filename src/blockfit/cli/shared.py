@@ -18,6 +18,7 @@ from blockfit.cli.common import (
     redundancy_option,
 )
 from blockfit.errors import InputError
+from blockfit.model.kinds.clouds import CLOUDS
 from blockfit.schema import Requirements
 
 
@@ -65,7 +66,8 @@ class Shared:
 
 def session_depth_option(value: int | None, cloud: str) -> int | None:
     """--queue-depth: the iSCSI session depth plan and build assume (OCI's iSCSI attachments have sessions)."""
-    if value is not None and cloud != "oci":
+    entry = CLOUDS.get(cloud)
+    if value is not None and entry is not None and not entry.iscsi_attachments:
         raise InputError(f"--queue-depth {value}: the iSCSI node.session.queue_depth plan models is OCI's; "
                          f"expected no --queue-depth for {cloud}")
     return positive_int(value, "--queue-depth")

@@ -8,11 +8,10 @@ import math
 import multiprocessing
 import multiprocessing.pool
 import os
-import signal
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from blockfit import __version__, proc
+from blockfit import __version__, lifecycle, proc
 from blockfit.catalog import Catalog
 from blockfit.errors import BlockfitError
 from blockfit.fleet.hosts import FleetOptions, PlanCache, plan_host
@@ -87,8 +86,7 @@ _worker_cache = PlanCache()
 def _worker_init(cat: Catalog) -> None:
     """In a forked planner: Ctrl-C is the parent's to handle, and the kernel ends us if the parent dies."""
     global _worker_cat
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    lifecycle.in_worker()
     proc.set_parent_death_signal()
     _worker_cat = cat
 
