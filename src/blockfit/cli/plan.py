@@ -366,6 +366,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     attach = attachment_advice(best)
     if attach:
         console.print(f"  attach: {markup(attach)}")
+    if best.burst_replay is not None:
+        console.print(f"  burst: replayed through its credit buckets, {markup(best.burst_replay.summary)}")
     console.print(f"  stripe: {markup(best.stripe_reason)}")
     for note in plan.notes:
         console.print(f"  {markup(note)}")

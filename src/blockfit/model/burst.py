@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Literal
 
+from blockfit.catalog.models import Catalog, VolumeType
+from blockfit.model.instance import InstanceCaps
 from blockfit.model.kinds.azure import tier_for
 from blockfit.model.kinds.base import MIB_PER_S_IN_MB_PER_S, MemberPerf, to_mbps
 from blockfit.schema.prediction import Burst, BurstBucket, BurstMechanism, Prediction
@@ -40,10 +42,10 @@ class Lift:
     refill_s: float | None = None
 
 
-def aws_instance(r: Resolved) -> list[Lift]:
+def aws_instance(cat: Catalog, caps: InstanceCaps) -> list[Lift]:
     """AWS EBS-optimized burst: the size's maximum "for 30 minutes at least once every 24 hours" (AWS-EBSOPT). No
     bucket size is published: blockfit assumes a 30-minute budget spent by every second above the baseline."""
-    rule, caps = r.cat.instance_burst, r.caps
+    rule = cat.instance_burst
     if rule is None or caps.iops_burst is None or caps.iops is None or caps.mbps is None:
         return []
     refill = (f"assumed: the {rule.seconds / 60:g}-minute budget is full again "
@@ -56,10 +58,10 @@ def aws_instance(r: Resolved) -> list[Lift]:
     return out
 
 
-def azure_vm(r: Resolved) -> list[Lift]:
+def azure_vm(cat: Catalog, caps: InstanceCaps) -> list[Lift]:
     """Azure VM-level credit bursting (AZ-BURSTING): a full bucket lasts 30 minutes at the burst rate; credits are
     the IOPS and MB/s left unused below the VM's cap, IOPS and MB/s apart."""
-    rule, caps = r.cat.instance_burst, r.caps
+    rule = cat.instance_burst
     if rule is None or caps.iops is None or caps.mbps is None:
         return []
     out = []
@@ -73,17 +75,16 @@ def azure_vm(r: Resolved) -> list[Lift]:
     return out
 
 
-def aws_gp2(r: Resolved) -> list[Lift]:
+def aws_gp2(vt: VolumeType, size_gb: float, mp: MemberPerf) -> list[Lift]:
     """gp2 (AWS-GP2-CREDITS): 5.4 million I/O credits, earned at the baseline (3 per GiB per second), bursting to
     3,000 IOPS; a volume whose baseline reaches 3,000 does not burst. Burst duration = credits / (burst - baseline).
     Between 170 and 334 GiB the throughput bursts too (250 MiB/s, the size tier's burst_tput) on the same credits."""
-    vt, mp = r.vt, r.member
     if vt.burst_iops is None or vt.burst_credits is None or mp.iops >= vt.burst_iops:
         return []
     refill = f"{mp.iops:,.0f} I/O credits per second per volume (3 per GiB), less what the volume uses"
     out = [Lift("aws_gp2", "volume", "iops", mp.iops, vt.burst_iops, "credits", vt.burst_credits, refill,
                 "burst_credits")]
-    tier = next(t for t in vt.tiers if r.layout.volume.size_gb <= t["max_gb"])
+    tier = next(t for t in vt.tiers if size_gb <= t["max_gb"])
     if "burst_tput" in tier:
         mbps = to_mbps(tier["burst_tput"], vt)
         # the throughput burst spends the same I/O credits: as long as the IOPS burst at 256 KiB I/Os lasts
@@ -93,11 +94,10 @@ def aws_gp2(r: Resolved) -> list[Lift]:
     return out
 
 
-def aws_hdd(r: Resolved) -> list[Lift]:
+def aws_hdd(vt: VolumeType, size: float, mp: MemberPerf) -> list[Lift]:
     """st1 / sc1 (AWS-HDD): throughput credits, a full bucket of 1 TiB per TiB of size, filled at the baseline
     MiB/s and spent at up to the burst MiB/s per TiB (capped); every I/O of up to 1 MiB spends 1 MiB, so the
     volume's IOPS (of up to 1 MiB) burst with it."""
-    vt, mp, size = r.vt, r.member, r.layout.volume.size_gb
     if vt.tput_burst_per_gb is None or vt.tput_burst_max is None or vt.burst_credits_per_gb is None \
             or vt.iops_max is None:
         return []
@@ -115,13 +115,12 @@ def aws_hdd(r: Resolved) -> list[Lift]:
     return out
 
 
-def azure_disk(r: Resolved) -> list[Lift]:
+def azure_disk(vt: VolumeType, size_gb: float) -> list[Lift]:
     """Azure Premium SSD P1-P20 credit bursting (AZ-BURSTING): a full bucket lasts 30 minutes at the tier's burst
     IOPS and MB/s; credits are unused IOPS and MB/s below the tier's target, IOPS and MB/s apart."""
-    vt = r.vt
     if vt.burst_bucket_s is None:
         return []
-    tier = tier_for(vt, r.layout.volume.size_gb)
+    tier = tier_for(vt, size_gb)
     if tier.get("burst") != "credit":
         return []
     out = []
@@ -140,16 +139,45 @@ def unit_words(unit: str) -> str:
     return "IOPS" if unit == "iops" else "MB/s"
 
 
+def instance_lifts(cat: Catalog, caps: InstanceCaps) -> list[Lift]:
+    """The instance's buckets, by cloud (GCP and OCI instances do not burst)."""
+    if cat.cloud == "aws":
+        return aws_instance(cat, caps)
+    return azure_vm(cat, caps) if cat.cloud == "azure" else []
+
+
+def volume_lifts(vt: VolumeType, size_gb: float, mp: MemberPerf) -> list[Lift]:
+    """One volume's buckets, by kind (the other kinds do not burst)."""
+    if vt.kind == "aws_gp2":
+        return aws_gp2(vt, size_gb, mp)
+    if vt.kind == "aws_hdd":
+        return aws_hdd(vt, size_gb, mp)
+    return azure_disk(vt, size_gb) if vt.kind == "azure_tiered" else []
+
+
 def lifts(r: Resolved) -> list[Lift]:
-    """Every bucket of the layout on the instance, by mechanism."""
-    out: list[Lift] = []
-    if r.cat.cloud == "aws":
-        out += aws_instance(r)
-        out += aws_gp2(r) if r.vt.kind == "aws_gp2" else aws_hdd(r) if r.vt.kind == "aws_hdd" else []
-    elif r.cat.cloud == "azure":
-        out += azure_vm(r)
-        out += azure_disk(r) if r.vt.kind == "azure_tiered" else []
-    return out
+    """Every bucket of the layout on the instance."""
+    return instance_lifts(r.cat, r.caps) + volume_lifts(r.vt, r.layout.volume.size_gb, r.member)
+
+
+def lifted_member(mp: MemberPerf, found: list[Lift]) -> MemberPerf:
+    """One member's caps with its buckets' burst figures (plan's search from history bounds with these)."""
+    for lift in found:
+        if lift.where == "volume" and lift.unit == "iops":
+            mp = dataclasses.replace(mp, iops=lift.burst)
+        elif lift.where == "volume":
+            mp = dataclasses.replace(mp, mbps=lift.burst)
+    return mp
+
+
+def lifted_caps(caps: InstanceCaps, found: list[Lift]) -> InstanceCaps:
+    """The instance's caps with its buckets' burst figures."""
+    for lift in found:
+        if lift.where == "instance" and lift.unit == "iops":
+            caps = dataclasses.replace(caps, iops=lift.burst)
+        elif lift.where == "instance":
+            caps = dataclasses.replace(caps, mbps=lift.burst)
+    return caps
 
 
 def no_burst_reason(r: Resolved) -> str:
@@ -163,18 +191,7 @@ def no_burst_reason(r: Resolved) -> str:
 
 def burst_resolved(r: Resolved, found: list[Lift]) -> Resolved:
     """The layout resolved with every lifted cap at its burst figure: the burst phase's caps."""
-    member: MemberPerf = r.member
-    caps = r.caps
-    for lift in found:
-        if lift.where == "volume" and lift.unit == "iops":
-            member = dataclasses.replace(member, iops=lift.burst)
-        elif lift.where == "volume":
-            member = dataclasses.replace(member, mbps=lift.burst)
-        elif lift.unit == "iops":
-            caps = dataclasses.replace(caps, iops=lift.burst)
-        else:
-            caps = dataclasses.replace(caps, mbps=lift.burst)
-    return dataclasses.replace(r, member=member, caps=caps)
+    return dataclasses.replace(r, member=lifted_member(r.member, found), caps=lifted_caps(r.caps, found))
 
 
 def bucket_of(r: Resolved, lift: Lift, limit: str, iops_draw: float, mbps_draw: float) -> BurstBucket:
@@ -262,3 +279,34 @@ def burst_line(p: Prediction) -> str:
         span = f"for up to {fmt_duration(min(times))} from full credits"
     return (f"burst: {b.max_iops:,.0f} IOPS / {b.max_mbps:,.0f} MB/s {span}; "
             f"sustained {p.max_iops:,.0f} / {p.max_mbps:,.0f}")
+
+
+def burst_seconds(p: Prediction) -> float | None:
+    """The longest a burst of this layout lasts from full credits (IOPS or MB/s phase); None: nothing bursts."""
+    if p.burst is None:
+        return None
+    times = [s for s in (p.burst.iops_duration_s, p.burst.mbps_duration_s) if s is not None]
+    return max(times) if times else None
+
+
+def measured_words(p: Prediction, measured_s: float, drained_s: float = 0.0) -> str:
+    """Did a measurement of measured_s seconds (after drained_s seconds of saturating load) fall inside the layout's
+    burst? Calibrate and bench say it beside their figures: a short run on full credits measures the burst."""
+    lasts = burst_seconds(p)
+    what = f"{p.layout} on {p.instance}"
+    if lasts is None:
+        return f"{what} does not burst on credits: the measured figures are sustained ones."
+    assert p.burst is not None
+    figures = (f"burst {p.burst.max_iops:,.0f} IOPS / {p.burst.max_mbps:,.0f} MB/s, sustained {p.max_iops:,.0f} / "
+               f"{p.max_mbps:,.0f}")
+    if drained_s >= lasts:
+        return (f"{what} bursts for up to {fmt_duration(lasts)} from full credits ({figures}); the first "
+                f"{fmt_duration(drained_s)} of saturating load spent them, so the windows measured the sustained "
+                "caps (credits earned below the baseline during the search can lift a window briefly).")
+    if drained_s + measured_s <= lasts:
+        return (f"{what} bursts for up to {fmt_duration(lasts)} from full credits ({figures}): this "
+                f"{fmt_duration(measured_s)} measurement fell inside the burst if its credits were full, so its "
+                "figures may be burst figures; calibrate --sustained spends the credits first.")
+    return (f"{what} bursts for up to {fmt_duration(lasts)} from full credits ({figures}): the first "
+            f"{fmt_duration(lasts)} of this {fmt_duration(measured_s)} measurement may have run on burst "
+            "credits; calibrate --sustained spends them first.")
