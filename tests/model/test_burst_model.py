@@ -137,3 +137,22 @@ def test_what_does_not_burst_says_so(cloud, spec, vm):
     p = run(cloud, spec, vm)
     assert p.burst is None and p.no_burst_reason
     assert burst_line(p).startswith("no burst: ")
+
+
+def test_text_and_report_show_the_burst_line(tmp_path, capsys):
+    """The issue's case in the text output and in the report's model summary; a cloud without burst says so."""
+    from tests.support.inproc import run
+
+    code, out, _ = run(["model", "--cloud", "aws", "--layout", "1x400G@gp3:16000:1000", "--instance", "m6a.xlarge",
+                        "--small-io", "4k", "--json"], capsys)
+    assert code == 0
+    (tmp_path / "m.json").write_text(out)
+    code, text, _ = run(["model", "--cloud", "aws", "--layout", "1x400G@gp3:16000:1000", "--instance",
+                         "m6a.xlarge", "--small-io", "4k"], capsys)
+    assert code == 0 and "burst: 16,000 IOPS / 1,049 MB/s for up to 30 min from full credits; sustained 6,000 / 156" \
+        in " ".join(text.split())
+    code, _, err = run(["report", str(tmp_path / "m.json"), "-o", str(tmp_path / "r.html")], capsys)
+    assert code == 0, err
+    html = " ".join((tmp_path / "r.html").read_text().split())
+    assert "Burst: 16,000 IOPS / 1,049 MB/s for up to 30 min from full credits" in html
+    assert "instancetypes/ebs-optimized.html" in html[html.index("credit buckets"):]   # AWS-EBSOPT

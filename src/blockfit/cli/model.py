@@ -149,7 +149,8 @@ def render_prediction(p: Prediction) -> None:
         one = p.latency_floor_ms()
         floor = f" (one I/O alone takes {one:.3g} ms)" if one is not None else ""
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}{floor}")
-    console.print(f"  {markup(burst_line(p))}")
+    if burst_line(p):
+        console.print(f"  {markup(burst_line(p))}")
     console.print(f"  cost      {markup(cost_line(p.cost))}")
     host = assumptions(p)
     if host:

@@ -264,10 +264,10 @@ def fmt_duration(seconds: float) -> str:
 
 def burst_line(p: Prediction) -> str:
     """'burst: 16,000 IOPS / 1,049 MB/s for up to 30 min from full credits; sustained 6,000 / 156', or why there
-    is no burst."""
+    is no burst; '' for a result that says neither (written before burst was modelled)."""
     b = p.burst
-    if b is None:
-        return f"no burst: {p.no_burst_reason or 'nothing in the layout bursts'}"
+    if b is None:   # a result written before burst was modelled says neither: nothing to say
+        return f"no burst: {p.no_burst_reason}" if p.no_burst_reason else ""
     times = [s for s in (b.iops_duration_s, b.mbps_duration_s) if s is not None]
     if not times:
         span = "while no credit bucket drains"

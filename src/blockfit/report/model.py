@@ -49,7 +49,7 @@ def summary(p: Prediction) -> str:
         text += (f" Keeping mean latency within {fmt_ms(p.latency_bound_ms)} allows "
                  f"{fmt_qty(p.max_iops_at_latency, 'IOPS')}.")
     line = burst_line(p)
-    return text + f" {line[0].upper()}{line[1:]}."
+    return text + (f" {line[0].upper()}{line[1:].rstrip('.')}." if line else "")
 
 
 def section(p: Prediction, source: str, sink: FigureSink) -> Section:
