@@ -22,8 +22,6 @@ from blockfit.schema.prediction import Burst, BurstBucket, BurstMechanism, Predi
 if TYPE_CHECKING:
     from blockfit.model.resolve import Resolved
 
-GIB_MB = 1024 * MIB_PER_S_IN_MB_PER_S   # MB in one GiB of st1/sc1 credits
-
 
 @dataclasses.dataclass(frozen=True)
 class Lift:
