@@ -308,7 +308,8 @@ def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
         return _rederive_candidate(c, cat, plan.catalog_version, f"{where}: {here}")
 
     update: dict[str, Any] = {"candidates": [derive(c, f"candidates.{i}") for i, c in enumerate(plan.candidates)],
-                              "pareto": [derive(c, f"pareto.{i}") for i, c in enumerate(plan.pareto)]}
+                              "pareto": [derive(c, f"pareto.{i}") for i, c in enumerate(plan.pareto)],
+                              "outlasted": [derive(c, f"outlasted.{i}") for i, c in enumerate(plan.outlasted)]}
     if plan.infeasible is not None:
         inf = plan.infeasible
         update["infeasible"] = inf.model_copy(update={

@@ -160,6 +160,7 @@ def catalog_from_toml(raw: dict[str, Any], path: str = "<memory>") -> Catalog:
         "sources": sources,
         "volume_types": raw.get("volume_types", {}),
         "instance_rule": raw.get("instance_rule"),
+        "instance_burst": raw.get("instance_burst"),
         "shapes": raw.get("shapes", {}),
         "compute_prices": {k: {"shape": k, **v} for k, v in raw.get("compute_prices", {}).items()},
     }
@@ -212,8 +213,7 @@ def _check_citations(cat: Catalog) -> None:
             if fld not in Shape.model_fields or getattr(shape, fld) not in (None, [], {}):
                 raise ValueError(f"catalog {cat.path}: shape {shape.name!r} marks {fld!r} unknown but it is not "
                                  "an empty figure of a shape")
-    if cat.instance_rule:
-        entries.append(cat.instance_rule)
+    entries += [e for e in (cat.instance_rule, cat.instance_burst) if e is not None]
     for e in entries:
         for sid in [e.source, *e.sources.values()]:
             if sid not in cat.sources:

@@ -147,6 +147,11 @@ class VolumeType(Sourced):
     tput_provisionable: bool = False
     tput_burst_per_gb: Rate | None = None       # burst throughput per GiB while credits last (aws_hdd), type's unit
     tput_burst_max: Mbps | None = None
+    # credit bursting (model/burst.py): gp2's I/O credits, st1/sc1's throughput credits, Azure's 30-minute bucket
+    burst_iops: Iops | None = None              # IOPS while I/O credits last (gp2: 3,000)
+    burst_credits: Rate | None = None           # I/O credits a full bucket holds (gp2: 5.4 million)
+    burst_credits_per_gb: Rate | None = None    # throughput credits per GiB of size, the type's unit x s (st1/sc1)
+    burst_bucket_s: Rate | None = None          # a full bucket lasts this long at the burst rate (Azure P1-P20)
     # tiers (aws_piops io1 throughput steps, azure_tiered sizes)
     tiers: Tiers = Field(default_factory=list)
     levels: list[OciLevel] = Field(default_factory=list)
@@ -193,6 +198,17 @@ class CapSet(Sourced):
     mbps: Mbps | None = None
     iops_burst: Iops | None = None
     mbps_burst: Mbps | None = None
+
+
+class InstanceBurst(Sourced):
+    """How an instance's burst caps (Shape.iops_burst / mbps_burst) are spent: `seconds` of the burst from a full
+    bucket, and how the bucket refills. AWS publishes no bucket size, only "30 minutes at least once every 24
+    hours" (time: every second above the baseline spends one second, whatever the rate); Azure's VM credits are
+    unused IOPS and MB/s below the cap, a full bucket lasting 30 minutes at the burst rate (credits)."""
+
+    seconds: Rate
+    spent_by: Literal["time", "credits"]
+    refill_s: Rate | None = Field(default=None, description="time: an empty budget is full again after this long")
 
 
 class MachineFamily(BaseModel):
@@ -294,6 +310,7 @@ class Catalog(BaseModel):
     sources: dict[str, Source]
     volume_types: dict[str, VolumeType]
     instance_rule: InstanceRule | None = None
+    instance_burst: InstanceBurst | None = None
     shapes: dict[str, Shape]
     compute_prices: dict[str, ComputePrice] = Field(default_factory=dict)
     based_on: date | None = Field(default=None, description="an imported catalog: the shipped version it starts from")

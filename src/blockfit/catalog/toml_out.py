@@ -22,7 +22,7 @@ def dumps(raw: dict[str, Any], header: str = "") -> str:
     """TOML text for a catalog's raw data: [catalog] first, then sources, volume types, the instance rule, shapes
     and compute prices, each entry a table of its own."""
     out: list[str] = [f"# {line}" if line else "#" for line in header.splitlines()]
-    order = ["catalog", "sources", "volume_types", "instance_rule", "shapes", "compute_prices"]
+    order = ["catalog", "sources", "volume_types", "instance_rule", "instance_burst", "shapes", "compute_prices"]
     for section in order + sorted(set(raw) - set(order)):
         if section not in raw:
             continue

@@ -14,6 +14,8 @@ from blockfit.cli.output import ReportOption, console, err_console, print_json, 
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.measure.calibrate import CalibrateOptions, ProgressFn, calibrate
+from blockfit.model.burst import burst_seconds, fmt_duration, measured_words
+from blockfit.schema import Prediction
 from blockfit.schema.measurement import Measurement
 from blockfit.terminal import markup
 from blockfit.units import parse_duration, parse_io_size
@@ -72,6 +74,29 @@ def _print_human(m: Measurement) -> None:
         console.print(f"[yellow]warning:[/yellow] {markup(w)}")
 
 
+def _layout_measured(cloud: str | None, layout: str | None, instance: str | None,
+                     sustained: bool) -> Prediction | None:
+    """--cloud/--layout/--instance: the prediction whose burst the measurement is judged against (all three or
+    none); --sustained needs them (how long the burst lasts comes from the catalog)."""
+    given = {"--cloud": cloud, "--layout": layout, "--instance": instance}
+    if not any(given.values()):
+        if sustained:
+            raise InputError("--sustained: expected --cloud, --layout and --instance (how long the burst lasts "
+                             "comes from the catalog)")
+        return None
+    missing = [k for k, v in given.items() if not v]
+    if missing:
+        raise InputError(f"{', '.join(missing)}: expected --cloud, --layout and --instance together")
+    assert cloud and layout and instance
+    from blockfit.cli.common import catalog_for
+    from blockfit.model import predict
+    from blockfit.specs import parse_instance, parse_layout
+
+    cat = catalog_for(cloud, None)
+    return predict(parse_layout(layout, cat.cloud, cat), parse_instance(instance, cat.cloud, cat), catalog=cat,
+                   with_curve=False)
+
+
 @app.command("calibrate")
 def calibrate_command(
     targets: Annotated[list[str], typer.Argument(metavar="TARGET", help="a directory (a test file is created "
@@ -99,6 +124,12 @@ def calibrate_command(
     engine: Annotated[str | None, typer.Option("--engine", help="fio engine (default: io_uring, else libaio)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Measurement as JSON")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG of latency versus IOPS here")] = None,
+    cloud: Annotated[str | None, typer.Option("--cloud", help="with --layout and --instance: the cloud layout "
+                                              "measured, to say whether the windows fell inside its burst")] = None,
+    layout: Annotated[str | None, typer.Option("--layout", help="the layout measured (spec grammar)")] = None,
+    instance: Annotated[str | None, typer.Option("--instance", help="the instance it is attached to")] = None,
+    sustained: Annotated[bool, typer.Option("--sustained", help="spend the layout's burst credits first (as long "
+                                            "as its burst lasts from full), then measure")] = False,
     report: ReportOption = None,
 ) -> None:
     """Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio."""
@@ -107,6 +138,12 @@ def calibrate_command(
         small_io=parse_io_size(small_io, "--small-io"), large_io=parse_io_size(large_io, "--large-io"),
         duration_s=parse_duration(duration, "--duration"), size_bytes=parse_io_size(size, "--size"),
         allow_write=allow_write, write_pct=write, hosts=list(host or []), engine=engine)
+    bursting = _layout_measured(cloud, layout, instance, sustained)
+    if sustained and bursting is not None:
+        options.drain_s = burst_seconds(bursting) or 0.0
+        if options.drain_s:
+            err_console.print(f"calibrate --sustained: spending the burst credits first, "
+                              f"{fmt_duration(options.drain_s)} on top of --duration", markup=False, highlight=False)
     options.validate()
     if plot is not None:
         check_target(plot, "--plot")
@@ -126,6 +163,8 @@ def calibrate_command(
     else:
         quiet: ProgressFn | None = None
         m = calibrate(targets, options, progress=quiet)
+    if bursting is not None:
+        m.warnings.append(measured_words(bursting, m.elapsed_s - options.drain_s, options.drain_s))
     if plot is not None:
         from blockfit.report.calibrate import latency_png  # matplotlib only when a figure is asked for
         write_atomically(plot, latency_png(m), what="--plot")

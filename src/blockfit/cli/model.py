@@ -133,6 +133,7 @@ def _headroom(binds: bool, pct: float) -> str:
 def render_prediction(p: Prediction) -> None:
     from rich.table import Table  # only for people: --json never imports rich's tables
 
+    from blockfit.model.burst import burst_line
     from blockfit.units import fmt_io_size, fmt_random_mix
 
     wl = p.workload
@@ -148,6 +149,8 @@ def render_prediction(p: Prediction) -> None:
         one = p.latency_floor_ms()
         floor = f" (one I/O alone takes {one:.3g} ms)" if one is not None else ""
         console.print(f"  max IOPS at mean latency <= {p.latency_bound_ms:g} ms: {p.max_iops_at_latency:,.0f}{floor}")
+    if burst_line(p):
+        console.print(f"  {markup(burst_line(p))}")
     console.print(f"  cost      {markup(cost_line(p.cost))}")
     host = assumptions(p)
     if host:
@@ -182,6 +185,7 @@ def render_prediction(p: Prediction) -> None:
 def prediction_sources(p: Prediction) -> list[Citation]:
     """Every source behind a prediction's figures, once each, by id."""
     found = {c.id: c for r in p.limits for c in r.sources}
+    found.update({b.source.id: b.source for b in (p.burst.buckets if p.burst else [])})
     found.update({c.source.id: c.source for c in p.cost.items if c.source})
     detail = p.cost.compute_detail
     if detail and detail.source:

@@ -413,6 +413,8 @@ def _render_best(plan: Plan) -> None:
     attach = attachment_advice(best)
     if attach:
         console.print(f"  attach: {markup(attach)}")
+    if best.burst_replay is not None:
+        console.print(f"  burst: replayed through its credit buckets, {markup(best.burst_replay.summary)}")
     console.print(f"  stripe: {markup(best.stripe_reason)}")
     for note in plan.notes:
         console.print(f"  {markup(note)}")

@@ -54,6 +54,7 @@ class CalibrateOptions:
     max_small_outstanding: int = 256
     max_large_outstanding: int = 64
     fio: str = "fio"
+    drain_s: float = 0.0  # --sustained: saturate this long first, so a bursting volume's credits are spent
 
     def validate(self) -> None:
         if not 0 < self.percentile < 100:
@@ -341,6 +342,10 @@ def calibrate(targets: list[str], options: CalibrateOptions | None = None,
                           max_large_outstanding=options.max_large_outstanding, members=len(s.resolved))
         search = Search(plan=plan, measure=s.runner.measure, points=points)
         try:
+            if options.drain_s > 0:   # spend the burst credits; the search's windows then see the sustained caps
+                if progress:
+                    progress(0.0, options.duration_s, f"spending burst credits ({options.drain_s:,.0f} s)")
+                s.runner.measure("small", options.max_small_outstanding, 0.0, options.drain_s)
             search.run()
         except KeyboardInterrupt:
             if not points:

@@ -34,6 +34,8 @@ class InstanceCaps:
     direction: Direction = "combined"
     direction_cite: Citation | None = None
     attach_cite: Citation | None = None
+    iops_burst: float | None = None     # the caps while the instance's burst lasts (model/burst.py)
+    mbps_burst: float | None = None
 
 
 @dataclass(frozen=True)
@@ -246,13 +248,13 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
                             "sources read; it is not applied.")
     if iops_burst and iops is not None and mbps is not None:
         warnings.append(f"{what} bursts to {iops_burst:,.0f} IOPS / {mbps_burst or mbps:,.0f} MB/s for "
-                        f"up to 30 minutes at a time; the sustained baseline ({iops:,.0f} / {mbps:,.0f}) "
-                        "is modelled.")
+                        f"up to 30 minutes at a time (see burst); the sustained baseline ({iops:,.0f} / "
+                        f"{mbps:,.0f}) is max_iops / max_mbps.")
     return InstanceCaps(
         iops=iops, iops_rule=f"instance IOPS ({what})", mbps=mbps,
         mbps_rule=f"instance throughput ({what})", iops_cite=cat.cite(entry, "iops"),
         mbps_cite=cat.cite(entry, "mbps"), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
-        warnings=warnings)
+        warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst)
 
 
 def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from blockfit.catalog import Catalog, load_catalog
+from blockfit.model import burst as bursting
 from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import paths_needed
@@ -32,6 +33,7 @@ from blockfit.model.resolve import Resolved, layout_spec, resolve
 from blockfit.model.warnings import prediction_warnings
 from blockfit.schema import Citation, CurvePoint, Instance, Layout, Limit, Prediction, Workload
 from blockfit.schema.cost import COPIES
+from blockfit.schema.prediction import Burst
 from blockfit.units import fmt_io_size
 
 # The in-flight (Little's law) row is a limit only when it costs more than this fraction of the caps' figure;
@@ -52,6 +54,7 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     curve, at_bound, lat_at_max = latency_curve(r, caps, table.max_iops, latency_bound_ms, with_curve)
     bind = next((cap for cap in caps if cap.name == table.iops_limited_by), None)
     cost = layout_cost(cat, r.vt, r.layout, instance, memory_gb)
+    burst = burst_phase(r)
     return Prediction(
         cloud=cat.cloud, catalog_version=cat.version.isoformat(), layout=layout_spec(cat, r.layout),
         layout_detail=r.layout, instance=instance.spec, instance_detail=instance, workload=wl,
@@ -72,11 +75,26 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         path_iops_cap=r.att.path_iops, path_mbps_cap=r.att.path_mbps, session_depth=r.att.session_depth,
         paths_needed=(paths_needed(r.member.iops, r.member.mbps, r.att.path_iops, r.att.path_mbps)
                       if r.att.iscsi else None),
-        redundancy=r.layout.redundancy,
+        redundancy=r.layout.redundancy, burst=burst,
+        no_burst_reason=None if burst is not None else bursting.no_burst_reason(r),
         write_amplification=mirroring.amplification(r.layout.redundancy, wl.read_share),
         usable_gb=r.layout.usable_gb,
         redundancy_note=None if bind is None else mirroring.binding_sentence(
             r.layout.redundancy, wl.read_share, bind, r.caps.mbps))
+
+
+def burst_phase(r: Resolved) -> Burst | None:
+    """The limit table again with every bursting cap at its burst figure (model/burst.py), and how long that lasts
+    from full credits; None where nothing in the layout bursts."""
+    found = bursting.lifts(r)
+    if not found:
+        return None
+    rb = bursting.burst_resolved(r, found)
+    table = limit_table(rb, all_caps(rb))
+    rows_iops = {row.name: row.iops for row in table.rows}
+    rows_mbps = {row.name: row.mbps for row in table.rows}
+    return bursting.make_burst(r, found, rows_iops, rows_mbps, (r.member.iops_name, r.member.mbps_name),
+                               table.max_iops, table.max_mbps, (table.iops_limited_by, table.mbps_limited_by))
 
 
 def kernel_depth_note(r: Resolved, caps: list[Cap], table: LimitTable) -> list[str]:

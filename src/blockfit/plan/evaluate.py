@@ -15,6 +15,7 @@ from blockfit.errors import InputError
 from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import AttachmentPerf, attachment_perf
+from blockfit.model.burst import instance_lifts, lifted_caps, lifted_member, volume_lifts
 from blockfit.model.compute import compute_cost
 from blockfit.model.host import BUILD_SESSION_DEPTH
 from blockfit.model.instance import InstanceCaps, instance_caps
@@ -64,13 +65,14 @@ MEMBER_CACHE_MAX = 50_000   # about 90 MB of members kept with a catalog; beyond
 
 class Evaluator:
     def __init__(self, cat: Catalog, req: Requirements, space: SearchSpace,
-                 members: MemberCache | None = None) -> None:
+                 members: MemberCache | None = None, burst: bool = False) -> None:
         """`members`: a cache of member caps and prices; by default the one kept with the catalog, shared by every
         evaluator of it (they depend on the catalog and the volume option, size and count only, not on the shape or
-        the targets: plan searches many shapes, Pareto points and alternatives over the same members)."""
-        self.cat, self.req, self.space = cat, req, space
+        the targets: plan searches many shapes, Pareto points and alternatives over the same members). `burst`:
+        bound with the burst figures (model/burst.py), for a plan from history whose candidates the replay judges."""
+        self.cat, self.req, self.space, self.burst = cat, req, space, burst
         self._members: MemberCache = members if members is not None else cat.derived(
-            ("plan-members", frozenset(space.unknown_price)), dict)
+            ("plan-members", frozenset(space.unknown_price), burst), dict)
         if len(self._members) > MEMBER_CACHE_MAX:   # a long-lived process (a test session) plans many targets
             self._members.clear()
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
@@ -139,16 +141,19 @@ class Evaluator:
             return None
         items = kind.cost(self.cat, vt, vol)
         cost = None if any(i.monthly is None for i in items) else sum(i.monthly or 0.0 for i in items)
+        perf = member_perf(self.cat, vt, vol, members)
+        if self.burst:
+            perf = lifted_member(perf, volume_lifts(vt, size_gb, perf))
         if cost is None and option.type in self.space.unknown_price:
             units = provision_units(size_gb, vol.provisioned_iops, vol.provisioned_throughput)
-            return Member(member_perf(self.cat, vt, vol, members), 0.0, priced=False, units=units)
-        return Member(member_perf(self.cat, vt, vol, members), cost)
+            return Member(perf, 0.0, priced=False, units=units)
+        return Member(perf, cost)
 
     def caps(self, ocpus: float | None, vtype: str) -> InstanceCaps:
         key = (ocpus, vtype)
         if key not in self._caps:
-            self._caps[key] = instance_caps(self.cat, instance_for(self.cat, self.req, self.space.shape, ocpus),
-                                            vtype)
+            caps = instance_caps(self.cat, instance_for(self.cat, self.req, self.space.shape, ocpus), vtype)
+            self._caps[key] = lifted_caps(caps, instance_lifts(self.cat, caps)) if self.burst else caps
         return self._caps[key]
 
     def cost(self, option: LevelOption, members: int, size_gb: int) -> float | None:

@@ -26,6 +26,7 @@ from blockfit.plan.advice import (
 )
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.host import kernel_depth_figures
+from blockfit.plan.replay import replay
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
@@ -44,17 +45,50 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     # types without one (issue 37: ranked together, an unpriced layout costing its compute alone won, and the priced
     # 12x1T@premium-v1 that meets the targets appeared nowhere)
     priced, unpriced = split_by_price(space)
-    candidates = meeting_candidates(req, cat, space, ranked_points(ev, priced, keep * 4), keep, brief)
-    candidates += meeting_candidates(req, cat, space, ranked_points(ev, unpriced, keep * 4),
-                                     UNPRICED_SHOWN if candidates else keep, brief)
+    candidates: list[Candidate] = []
+    outlasted: list[Candidate] = []
+    if replays(req) and catalog_bursts(cat):   # from history: layouts whose burst reaches the targets, replayed
+        bev = Evaluator(cat, req, space, burst=True)
+        candidates = _meeting(req, cat, space, ranked_points(bev, priced, keep * 4),
+                              ranked_points(bev, unpriced, keep * 4), keep, brief, outlasted)
     if not candidates:
-        return _plan(req, cat, [], [], list(space.notes), _explain_infeasible(req, cat, space, ev))
+        candidates = _meeting(req, cat, space, ranked_points(ev, priced, keep * 4),
+                              ranked_points(ev, unpriced, keep * 4), keep, brief)
+    outlasted = [c for c in outlasted if not candidates or c.ranked_cost <= candidates[0].ranked_cost][:OUTLASTED_SHOWN]
+    if not candidates:
+        return _plan(req, cat, [], [], list(space.notes),
+                     _outlasted(req, cat, space, outlasted) or _explain_infeasible(req, cat, space, ev), outlasted)
     notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief) + tie_notes(candidates)
+    if outlasted:
+        notes.append(f"Passed over: {outlasted[0].layout} on {outlasted[0].instance} meets the targets on its burst "
+                     f"figures, but {outlasted[0].burst_replay.summary if outlasted[0].burst_replay else ''}.")
     front: list[Candidate] = []
     if not brief:
         front = _pareto(req, cat, space, candidates[0])
         notes += _pareto_notes(space, candidates[0], front)
-    return _plan(req, cat, candidates, front, notes, None)
+    return _plan(req, cat, candidates, front, notes, None, outlasted)
+
+
+def replays(req: Requirements) -> bool:
+    """Does this plan run its candidates through their credit buckets (plan --from, a series to replay)?"""
+    return req.history is not None and bool(req.history.series)
+
+
+def catalog_bursts(cat: Catalog) -> bool:
+    """Does anything in the catalog burst (model/burst.py)? GCP and OCI: no, so their plans search once."""
+    return cat.instance_burst is not None or any(
+        vt.burst_iops is not None or vt.burst_credits_per_gb is not None or vt.burst_bucket_s is not None
+        for vt in cat.volume_types.values())
+
+
+# Layouts whose credits the history outlasts, kept in the plan (cheaper than the recommendation)
+OUTLASTED_SHOWN = 3
+
+
+def _meeting(req: Requirements, cat: Catalog, space: SearchSpace, priced: list[Point], unpriced: list[Point],
+             keep: int, brief: bool, outlasted: list[Candidate] | None = None) -> list[Candidate]:
+    found = meeting_candidates(req, cat, space, priced, keep, brief, outlasted)
+    return found + meeting_candidates(req, cat, space, unpriced, UNPRICED_SHOWN if found else keep, brief, outlasted)
 
 
 # Layouts of types without a price shown after the priced ones (their own group: not ranked by cost)
@@ -74,7 +108,7 @@ def ranked_points(ev: Evaluator, space: SearchSpace, keep: int = 5) -> list[Poin
 
 
 def meeting_candidates(req: Requirements, cat: Catalog, space: SearchSpace, points: list[Point], keep: int,
-                       brief: bool = False) -> list[Candidate]:
+                       brief: bool = False, outlasted: list[Candidate] | None = None) -> list[Candidate]:
     """The first `keep` points, in order, whose prediction meets the targets. The search's fast path leaves out the
     in-flight (Little's law) row; at a low --queue-depth it binds, and a point the search passed can miss a target:
     that one is never offered (issue 37: at --queue-depth 32 plan recommended 6x768G at 135,295 of 150,000 IOPS)."""
@@ -85,14 +119,22 @@ def meeting_candidates(req: Requirements, cat: Catalog, space: SearchSpace, poin
             found.append(cand)
             if len(found) == keep:
                 break
+        elif outlasted is not None and _outlasts(cand, req):
+            outlasted.append(cand)
     return found
 
 
+def _outlasts(cand: Candidate, req: Requirements) -> bool:
+    """Does the candidate meet the targets on its burst figures, its credits running out in the history?"""
+    rep = cand.burst_replay
+    return rep is not None and not rep.meets_targets and meets_targets(cand.prediction, req, burst=True)
+
+
 def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: list[Candidate], notes: list[str],
-          infeasible: Infeasible | None) -> Plan:
+          infeasible: Infeasible | None, outlasted: list[Candidate] | None = None) -> Plan:
     return Plan(blockfit_version=__version__, created=datetime.now(UTC), cloud=cat.cloud,
                 catalog_version=cat.version.isoformat(), requirements=req, feasible=infeasible is None,
-                candidates=candidates, pareto=pareto, infeasible=infeasible, notes=notes)
+                candidates=candidates, pareto=pareto, infeasible=infeasible, notes=notes, outlasted=outlasted or [])
 
 
 def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, brief: bool = False) -> list[str]:
@@ -225,17 +267,22 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point, wi
     inst = instance_for(cat, req, space.shape, ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb,
                    with_curve=with_curve)
-    return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason,
-                     meets_targets=meets_targets(pred, req), prediction=pred,
-                     **host_settings(pred))
+    replayed = replay(pred, req.history, f"the {p.option.type} volumes", req.target_iops, req.target_mbps) \
+        if req.history is not None else None
+    meets = meets_targets(pred, req) or (replayed is not None and meets_targets(pred, req, burst=True))
+    meets = meets and (replayed is None or replayed.meets_targets)
+    return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason, meets_targets=meets,
+                     prediction=pred, burst_replay=replayed, **host_settings(pred))
 
 
-def meets_targets(pred: Prediction, req: Requirements) -> bool:
-    """Does the prediction meet every target? (The search's own check, redone on the model's figures.)"""
+def meets_targets(pred: Prediction, req: Requirements, burst: bool = False) -> bool:
+    """Does the prediction meet every target? (The search's own check, redone on the model's figures.) With
+    `burst`, on its burst figures: a plan from history whose replay (plan/replay.py) says the credits last."""
     close = 1 - 1e-6   # the prediction's figures are rounded to 0.1
-    if req.target_iops is not None and pred.max_iops < req.target_iops * close:
+    iops, mbps = (pred.burst.max_iops, pred.burst.max_mbps) if burst and pred.burst else (pred.max_iops, pred.max_mbps)
+    if req.target_iops is not None and iops < req.target_iops * close:
         return False
-    if req.target_mbps is not None and pred.max_mbps < req.target_mbps * close:
+    if req.target_mbps is not None and mbps < req.target_mbps * close:
         return False
     if req.max_latency_ms is not None and req.target_iops is not None and \
             (pred.max_iops_at_latency or 0.0) < req.target_iops * close:
@@ -339,6 +386,20 @@ def _tie_of(c: Candidate, cheapest: float) -> bool:
     cheapest total. (Kept, 8x576G at Part 3's price with more IOPS would push the recommended 6x768G off the
     front, which must hold it; the candidates table lists the ties.)"""
     return c.meets_targets and c.ranked_cost <= cheapest * TIE_WINDOW + 1e-9
+
+
+def _outlasted(req: Requirements, cat: Catalog, space: SearchSpace, outlasted: list[Candidate]) -> Infeasible | None:
+    """Layouts whose burst figures meet the targets but whose credits the history outlasts (plan/replay.py): the
+    plan is infeasible for that reason, said with the time and the rate it falls to; None when that is not why."""
+    if not outlasted:
+        return None
+    cand = outlasted[0]
+    summary = cand.burst_replay.summary if cand.burst_replay else ""
+    alternatives = [c for c in _bigger_shapes(req, cat, space) if c.meets_targets]
+    reason = (f"no layout on {space.shape} meets the targets through the recorded history: {cand.layout} would on "
+              f"its burst figures, but {summary}")
+    return Infeasible(reason=reason + _alternative_clause(alternatives), missed=[summary], best=cand,
+                      alternatives=alternatives)
 
 
 def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator) -> Infeasible:

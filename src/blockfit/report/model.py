@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from blockfit.model.burst import burst_line, fmt_duration
 from blockfit.report.figures import (
     ACCENT,
     GREY,
@@ -47,7 +48,8 @@ def summary(p: Prediction) -> str:
     if p.max_iops_at_latency is not None and p.latency_bound_ms is not None:
         text += (f" Keeping mean latency within {fmt_ms(p.latency_bound_ms)} allows "
                  f"{fmt_qty(p.max_iops_at_latency, 'IOPS')}.")
-    return text
+    line = burst_line(p)
+    return text + (f" {line[0].upper()}{line[1:].rstrip('.')}." if line else "")
 
 
 def section(p: Prediction, source: str, sink: FigureSink) -> Section:
@@ -66,11 +68,26 @@ def section(p: Prediction, source: str, sink: FigureSink) -> Section:
         numeric={1, 2, 3, 4}, wrap={5},
         strong_rows={i for i, r in enumerate(p.limits) if p.iops_limited_by == r.name or p.mbps_limited_by == r.name}))
     s.tables.append(cost_table(p.cost, f"{p.cloud} catalog {p.catalog_version}"))
+    if p.burst is not None:
+        s.tables.append(burst_table(p))
     if p.warnings:
         s.lists.append(("Warnings", list(p.warnings)))
     if p.notes:
         s.lists.append(("Notes", list(p.notes)))
     return s
+
+
+def burst_table(p: Prediction) -> Table:
+    """The credit buckets behind the burst: what each lifts, from and to what, how long a full one lasts."""
+    assert p.burst is not None
+    rows = []
+    for b in p.burst.buckets:
+        unit = "IOPS" if b.burst_iops is not None else "MB/s"
+        rows.append([f"{b.mechanism.replace('_', ' ')}: {limit_name(b.limit)}", f"{fmt_num(b.sustained)} {unit}",
+                     f"{fmt_num(b.burst)} {unit}", fmt_duration(b.full_s), b.refill, cite(b.source)])
+    return Table("Burst: the credit buckets (a full one lasts this long at the burst figure)",
+                 ["bucket (what it lifts)", "sustained", "burst", "full bucket lasts", "refill", "source"],
+                 rows, numeric={1, 2, 3}, wrap={4, 5})
 
 
 def cite(c: Citation) -> str:

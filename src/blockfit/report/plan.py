@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from blockfit.errors import InputError
+from blockfit.model.burst import fmt_duration
 from blockfit.report import history
 from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.model import cite, cost_phrase, limit_name
@@ -40,6 +41,8 @@ def summary(plan: Plan) -> str:
     text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
             f"limited by {_limit_words(best, req)}. {count}.")
+    if best.burst_replay is not None:
+        text += f" Replayed through its credit buckets, {best.burst_replay.summary}."
     # what more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
     # less than it: issue 37 read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
     more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known
@@ -89,6 +92,8 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     if best.price_known and unpriced:   # their own group: no cost to rank them among the priced ones
         s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
                                          "not ranked by cost)", unpriced, req, strong_first=False))
+    if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
+        s.tables.append(_drops_table(plan.outlasted[0]))
     _common_lists(s, plan, best)
     return s
 
@@ -143,8 +148,21 @@ def _infeasible_section(plan: Plan, source: str, title: str, sink: FigureSink) -
         s.tables[-1].muted_rows = {0} if inf.best is not None else set()
     if inf.missed:
         s.lists.append(("Targets missed", list(inf.missed)))
+    if inf.best is not None and inf.best.burst_replay is not None and inf.best.burst_replay.drops:
+        s.tables.append(_drops_table(inf.best))
     _common_lists(s, plan, inf.best)
     return s
+
+
+def _drops_table(c: Candidate) -> Table:
+    """Where the candidate's credits ran out in the history, and what it delivered then."""
+    assert c.burst_replay is not None
+    return Table(f"Where {c.layout} on {c.instance} runs out of burst credits in the history",
+                 ["runs out at", "into the history", "bucket", "asked IOPS", "delivered IOPS", "asked MB/s",
+                  "delivered MB/s"],
+                 [[d.at or d.label, fmt_duration(d.t), d.bucket.replace("_", " "), fmt_num(d.asked_iops),
+                   fmt_num(d.delivered_iops), fmt_num(d.asked_mbps), fmt_num(d.delivered_mbps)]
+                  for d in c.burst_replay.drops], numeric={3, 4, 5, 6})
 
 
 def _front_figure(plan: Plan, sink: FigureSink) -> ReportFigure:

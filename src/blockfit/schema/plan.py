@@ -72,6 +72,43 @@ class MultipathPolicy(BaseModel):
     path_selector: PathSelector = Field(description="which path of the group takes the next I/O")
 
 
+class BurstDrop(BaseModel):
+    """Where a candidate's credits ran out while the history asked for more than its sustained rate."""
+
+    t: float = Field(description="seconds since the start of the history")
+    at: str | None = Field(default=None, description="the time it happened, ISO 8601 (None: the history has no "
+                                                    "clock)")
+    label: str = Field(description="the interval it happened in (its start time or snapshot ids)")
+    bucket: str = Field(description="the bucket that ran out: its mechanism and the limit it lifted")
+    asked_iops: float = Field(description="IOPS the history asked for then")
+    asked_mbps: float
+    delivered_iops: float = Field(description="IOPS the candidate delivers from then until demand falls")
+    delivered_mbps: float
+
+
+class BurstStretch(BaseModel):
+    """A stretch of the history above the candidate's sustained rate, and how much of its burst it spent."""
+
+    t: float = Field(description="seconds since the start of the history")
+    label: str
+    duration_s: float
+    peak_iops: float
+    peak_mbps: float
+    budget_used_pct: float = Field(description="share of the fullest-spent bucket this stretch used (100: ran out)")
+    bucket: str
+
+
+class BurstReplay(BaseModel):
+    """The recorded demand run through the candidate's credit buckets, starting full (docs/burst.md)."""
+
+    meets_targets: bool = Field(description="demand above the sustained rate never outlasted the credits")
+    summary: str = Field(description="the worst stretch and what it used, or where the credits ran out")
+    intervals: int = Field(description="intervals replayed")
+    stretches: int = Field(description="stretches of demand above the sustained rate")
+    worst: BurstStretch | None = Field(default=None, description="the stretch that used the most of a bucket")
+    drops: list[BurstDrop] = Field(default_factory=list, description="where credits ran out (at most 20)")
+
+
 class Candidate(BaseModel):
     """One layout on one instance the plan offers. Its figures, binding limits and cost are the model's own
     prediction of it (`prediction`), so `blockfit model` on the same layout, instance and workload agrees."""
@@ -87,6 +124,8 @@ class Candidate(BaseModel):
         default=None, description="dm-multipath policy the prediction assumes for each volume's paths (build writes "
                                   "it for these volumes only); None = one path carries the I/O")
     prediction: Prediction
+    burst_replay: BurstReplay | None = Field(default=None, description="plan --from: the history run through this "
+                                             "candidate's credit buckets (None: nothing bursts, or no history)")
 
     @property
     def price_known(self) -> bool:
@@ -177,6 +216,9 @@ class Plan(ResultEnvelope):
     feasible: bool = Field(default=True, description="False: nothing meets the targets (see infeasible)")
     candidates: list[Candidate] = Field(description="cheapest total first, all meeting the targets")
     pareto: list[Candidate] = Field(default_factory=list, description="total cost vs IOPS vs MB/s frontier")
+    outlasted: list[Candidate] = Field(default_factory=list, description="plan --from: cheaper layouts whose burst "
+                                       "figures meet the targets but whose credits the history outlasts (their "
+                                       "burst_replay says when, and what they deliver then), cheapest first")
     infeasible: Infeasible | None = None
     notes: list[str] = Field(default_factory=list)
     instance_search: InstanceSearch | None = Field(default=None, description="--instance FAMILY|any: the shapes "

@@ -37,6 +37,62 @@ class CurvePoint(BaseModel):
     latency_ms: float
 
 
+BurstMechanism = Literal["aws_instance", "aws_gp2", "aws_hdd", "azure_disk", "azure_vm"]
+
+
+class BurstBucket(BaseModel):
+    """One credit bucket of a layout: the limit it lifts, from what to what, how long a full one lasts and how it
+    refills. Figures are the layout's (every member's bucket together); an IOPS bucket has the *_iops pair, a MB/s
+    bucket the *_mbps pair."""
+
+    mechanism: BurstMechanism
+    limit: str = Field(description="the Limit row (name) this bucket lifts while it holds credits")
+    sustained_iops: float | None = Field(default=None, description="the limit's sustained IOPS (the baseline)")
+    burst_iops: float | None = Field(default=None, description="the limit's IOPS while credits last")
+    sustained_mbps: float | None = Field(default=None, description="the limit's sustained MB/s")
+    burst_mbps: float | None = Field(default=None, description="the limit's MB/s while credits last")
+    spent_by: Literal["credits", "time"] = Field(description="credits: every I/O (MB) above the sustained rate "
+                                                           "spends one; time: every second above it spends one "
+                                                           "second of the budget, whatever the rate")
+    full_s: float = Field(description="seconds a full bucket lasts at the burst figure (credits: full bucket / "
+                                      "(burst - sustained))")
+    refill: str = Field(description="how the credits come back, in words")
+    refill_s: float | None = Field(default=None, description="spent by time: an empty budget is full again after "
+                                                            "this long, seconds")
+    iops_draw: float = Field(description="the bucket's rate asked by one I/O per second of the workload's small I/O")
+    mbps_draw: float = Field(description="the bucket's rate asked by one MB/s of the workload's large I/O")
+    source: Citation
+
+    @property
+    def sustained(self) -> float:
+        """The sustained figure in the bucket's own rate (IOPS or MB/s)."""
+        return self.sustained_iops if self.sustained_iops is not None else self.sustained_mbps or 0.0
+
+    @property
+    def burst(self) -> float:
+        return self.burst_iops if self.burst_iops is not None else self.burst_mbps or 0.0
+
+    @property
+    def credits(self) -> float:
+        """A full bucket: I/Os or MB; spent by time, seconds."""
+        return self.full_s if self.spent_by == "time" else self.full_s * (self.burst - self.sustained)
+
+
+class Burst(BaseModel):
+    """What the layout delivers while its credit buckets last (every bursting cap at its burst figure), and for
+    how long from full credits: the shortest-lived bucket the burst drains."""
+
+    max_iops: float = Field(description="IOPS at small_io while the buckets hold credits")
+    max_mbps: float = Field(description="MB/s at large_io while the buckets hold credits")
+    iops_limited_by: str
+    mbps_limited_by: str
+    iops_duration_s: float | None = Field(description="seconds max_iops lasts from full buckets; None: it drains "
+                                                      "none")
+    mbps_duration_s: float | None = Field(description="seconds max_mbps lasts from full buckets; None: it drains "
+                                                      "none")
+    buckets: list[BurstBucket]
+
+
 class Prediction(ResultEnvelope):
 
     kind: Literal["model"] = "model"
@@ -74,6 +130,9 @@ class Prediction(ResultEnvelope):
     curve: list[CurvePoint]
     warnings: list[str]
     notes: list[str] = Field(default_factory=list, description="what the figures assume, said once")
+    burst: Burst | None = Field(default=None, description="the burst beside the sustained max_iops / max_mbps; "
+                                                          "None: nothing in the layout bursts (no_burst_reason)")
+    no_burst_reason: str | None = Field(default=None, description="why there is no burst (None when there is one)")
     redundancy: str = Field(default="none", description="none | normal | high (ASM) | raid10 (mdadm)")
     write_amplification: float = Field(default=1.0, description="volume I/Os per logical I/O: reads + writes x copies")
     usable_gb: float | None = Field(default=None, description="capacity after mirroring (raw / copies)")
