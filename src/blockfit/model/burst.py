@@ -17,6 +17,7 @@ from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.model.instance import InstanceCaps
 from blockfit.model.kinds.azure import tier_for
 from blockfit.model.kinds.base import MIB_PER_S_IN_MB_PER_S, MemberPerf, to_mbps
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema.prediction import Burst, BurstBucket, BurstMechanism, Prediction
 
 if TYPE_CHECKING:
@@ -138,10 +139,12 @@ def unit_words(unit: str) -> str:
 
 
 def instance_lifts(cat: Catalog, caps: InstanceCaps) -> list[Lift]:
-    """The instance's buckets, by cloud (GCP and OCI instances do not burst)."""
-    if cat.cloud == "aws":
-        return aws_instance(cat, caps)
-    return azure_vm(cat, caps) if cat.cloud == "azure" else []
+    """The instance's buckets, by the cloud's mechanism (GCP and OCI instances do not burst)."""
+    mechanism = cloud_of(cat.cloud).instance_burst
+    return [] if mechanism is None else INSTANCE_MECHANISMS[mechanism](cat, caps)
+
+
+INSTANCE_MECHANISMS = {"aws_instance": aws_instance, "azure_vm": azure_vm}
 
 
 def volume_lifts(vt: VolumeType, size_gb: float, mp: MemberPerf) -> list[Lift]:
@@ -180,9 +183,9 @@ def lifted_caps(caps: InstanceCaps, found: list[Lift]) -> InstanceCaps:
 
 def no_burst_reason(r: Resolved) -> str:
     """Why a layout does not burst, in one sentence."""
-    if r.cat.cloud in ("gcp", "oci"):
-        what = "Persistent Disk, Hyperdisk and machine types" if r.cat.cloud == "gcp" else "Block Volumes and shapes"
-        return f"{r.cat.cloud.upper()} {what} do not burst: the sustained figures are all there is."
+    steady = cloud_of(r.cat.cloud).steady
+    if steady is not None:
+        return f"{steady} do not burst: the sustained figures are all there is."
     return (f"Neither {r.vt.name} at this size nor {r.instance.spec} bursts on credits: the sustained figures are "
             "all there is.")
 

@@ -179,6 +179,7 @@ class AwsCloud(DefaultCloud):
     """EC2 sizes are named FAMILY.SIZE (r6i.2xlarge); EBS is provisioned with the AWS CLI or Terraform."""
 
     name = "aws"
+    instance_burst: str | None = "aws_instance"
     instance_example = "r6i.2xlarge or m5.12xlarge"
     import_howto = ("aws ec2 describe-instance-types --output json > types.json; blockfit catalog import --cloud aws "
                     "types.json --out aws.toml; then --catalog aws.toml")

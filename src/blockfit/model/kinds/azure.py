@@ -139,6 +139,7 @@ class AzureCloud(DefaultCloud):
     """Azure sizes name their series with a letter, a vCPU count and features (Standard_E8s_v5 is Esv5)."""
 
     name = "azure"
+    instance_burst: str | None = "azure_vm"
     instance_example = "Standard_E16s_v5"
     import_howto = ("az vm list-skus --location REGION --output json > skus.json; blockfit catalog import --cloud "
                     "azure skus.json --out azure.toml; then --catalog azure.toml")

@@ -117,6 +117,8 @@ class Cloud(Protocol):
     attach_emitter: str | None     # the build step that checks the attachments (emit's table names it)
     provision_emitter: str | None  # the build step that creates and attaches the volumes
     provisioners: tuple[str, ...]  # --provision tools this cloud's provisioning step writes for
+    instance_burst: str | None     # how its instances burst (model/burst.py's mechanism), None: they do not
+    steady: str | None             # what of this cloud never bursts, said when nothing of a layout does
 
     def family(self, shape: Shape) -> str:
         """The family a size belongs to (its catalog series, else what its name says)."""
@@ -159,6 +161,8 @@ class DefaultCloud:
     attach_emitter: str | None = None
     provision_emitter: str | None = None
     provisioners: tuple[str, ...] = ()
+    instance_burst: str | None = None
+    steady: str | None = None
 
     def family(self, shape: Shape) -> str:
         return shape.series or shape.name

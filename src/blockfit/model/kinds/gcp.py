@@ -135,6 +135,7 @@ class GcpCloud(DefaultCloud):
     the catalog itself: there is no per-VM limits file to import."""
 
     name = "gcp"
+    steady: str | None = "GCP Persistent Disk, Hyperdisk and machine types"
     instance_example = "n2-standard-16 or n2:16"
     import_howto = ("GCP publishes no machine-readable per-VM disk limits, so it cannot be imported; name a series "
                     "with a vCPU count (n2:16) or see 'blockfit catalog show gcp'")

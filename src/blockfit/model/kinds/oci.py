@@ -105,6 +105,7 @@ class OciCloud(DefaultCloud):
     multipath for UHP) or paravirtualized at consistent device paths /dev/oracleoci/oraclevdX."""
 
     name = "oci"
+    steady: str | None = "OCI Block Volumes and shapes"
     compute_unit = "OCPU"
     instance_example = "VM.Standard.E3.Flex:12 or VM.Standard.E4.Flex"
     import_howto = ("oci compute shape list --compartment-id OCID --all --output json > shapes.json; blockfit catalog "
