@@ -47,9 +47,9 @@ def small_lab(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Any]:
-    """`cli("plan", ...)` runs the CLI in this process and returns (returncode, stdout, stderr) as subprocess.run
-    would: a subprocess per call cost its 1.5-2 s start-up, 20 times over in the plan CLI tests alone."""
+def inproc_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Any]:
+    """`inproc_cli("plan", ...)` runs the CLI in this process and returns (returncode, stdout, stderr) as
+    subprocess.run would: a subprocess per call cost its 1.5-2 s start-up, 25 times over in the plan CLI tests."""
     from support.inproc import runner
 
     return runner(capsys)
