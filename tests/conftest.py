@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +44,12 @@ def small_lab(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any],
     result = run_lab_cli(runs, "--cloud", "oci", "--layout", "2x500G@balanced", "--instance", "VM.Standard.E3.Flex:12",
                          "--manager", "mdadm", "--fs", "ext4", "--runtime", "3s", "--no-single", "--report", str(html))
     return result, runs, html
+
+
+@pytest.fixture
+def inproc_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Any]:
+    """`inproc_cli("plan", ...)` runs the CLI in this process and returns (returncode, stdout, stderr) as
+    subprocess.run would: a subprocess per call cost its 1.5-2 s start-up, 25 times over in the plan CLI tests."""
+    from support.inproc import runner
+
+    return runner(capsys)

@@ -1,8 +1,6 @@
 """plan: the Part 3 acceptance case, exact optimality against brute force, AWS provisioning, CLI."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -215,13 +213,11 @@ def test_default_space_is_the_full_oci_space():
 
 # ---- CLI ---------------------------------------------------------------------------------------------
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "blockfit", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_cli_json_and_out_file(tmp_path):
+def test_cli_json_and_out_file(tmp_path, inproc_cli):
     out = tmp_path / "plan.json"
-    r = run("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
+    r = inproc_cli("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
             "--target-iops", "150000", "--small-io", "8k", "--json", "--out", str(out))
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
@@ -232,20 +228,20 @@ def test_cli_json_and_out_file(tmp_path):
     assert Plan.model_validate_json(out.read_text()).candidates[0].layout == data["candidates"][0]["layout"]
 
 
-def test_cli_out_into_a_missing_directory_is_one_line_exit_2_and_writes_nothing(tmp_path):
+def test_cli_out_into_a_missing_directory_is_one_line_exit_2_and_writes_nothing(tmp_path, inproc_cli):
     out = tmp_path / "no-such-dir" / "plan.json"
-    r = run("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex:4",
+    r = inproc_cli("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex:4",
             "--target-iops", "1000", "--out", str(out))
     assert r.returncode == 2 and "--out" in r.stderr and "does not exist" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_infeasible_exit_3_and_example_runs():
-    r = run("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
+def test_cli_infeasible_exit_3_and_example_runs(inproc_cli):
+    r = inproc_cli("plan", "--cloud", "oci", "--capacity", "4.5T", "--instance", "VM.Standard.E3.Flex:12",
             "--target-iops", "700000")
     assert r.returncode == 3 and "700,000 IOPS" in r.stderr and "Traceback" not in r.stderr
-    r = run("plan", "--example", "part3")
+    r = inproc_cli("plan", "--example", "part3")
     text = " ".join(r.stdout.split())
     assert r.returncode == 0 and "Recommended" in text and "6.0x the IOPS" in text
 
@@ -254,11 +250,11 @@ def test_cli_infeasible_exit_3_and_example_runs():
     (["--capacity", "lots"], "--capacity"), (["--levels", "gold"], "'gold'"), (["--manager", "zfs"], "--manager"),
     (["--max-volumes", "40"], "at most 32"), (["--target-iops", "-5"], "--target-iops"),
 ])
-def test_cli_plan_bad_input(args, needle):
+def test_cli_plan_bad_input(args, needle, inproc_cli):
     base = {"--cloud": "oci", "--capacity": "1T", "--instance": "VM.Standard.E4.Flex:8"}
     for k, v in zip(args[::2], args[1::2], strict=True):
         base[k] = v
-    r = run("plan", *[x for kv in base.items() for x in kv])
+    r = inproc_cli("plan", *[x for kv in base.items() for x in kv])
     assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 

@@ -198,12 +198,10 @@ def test_write_heavy_plan_at_normal_redundancy_buys_twice_the_write_capacity():
 
 # ---- CLI ------------------------------------------------------------------------------------------------
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "blockfit", *args], capture_output=True, text=True, timeout=120)
 
 
-def test_cli_plan_json_carries_costs_mix_and_redundancy():
-    r = run("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E4.Flex", "--target-iops",
+def test_cli_plan_json_carries_costs_mix_and_redundancy(inproc_cli):
+    r = inproc_cli("plan", "--cloud", "oci", "--capacity", "1T", "--instance", "VM.Standard.E4.Flex", "--target-iops",
             "30000", "--read-pct", "70", "--redundancy", "normal", "--memory", "64G", "--ocpus", "4-32", "--json")
     assert r.returncode == 0, r.stderr
     plan = Plan.model_validate_json(r.stdout)
@@ -215,15 +213,15 @@ def test_cli_plan_json_carries_costs_mix_and_redundancy():
     assert 4 <= first.instance_detail.ocpus <= 32 and first.cost.compute_detail.memory_gb == 64
 
 
-def test_cli_model_shows_storage_compute_total():
-    r = run("model", "--layout", "8x576G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--read-pct", "0",
+def test_cli_model_shows_storage_compute_total(inproc_cli):
+    r = inproc_cli("model", "--layout", "8x576G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--read-pct", "0",
             "--redundancy", "normal", "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["cost"]["total"] == pytest.approx(4608 * BALANCED_GB_MONTH + 12 * E3_OCPU_MONTH, abs=0.02)
     assert data["redundancy"] == "normal" and data["max_mbps"] == pytest.approx(720, abs=0.1)
-    r = run("model", "--layout", "8x576G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--redundancy", "normal",
-            "--read-pct", "50")
+    r = inproc_cli("model", "--layout", "8x576G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--redundancy",
+                   "normal", "--read-pct", "50")
     text = " ".join(r.stdout.split())
     assert "compute" in text and "= $427.98 per month" in text and "writes x 2 at normal redundancy" in text
 
@@ -239,9 +237,9 @@ def test_cli_model_shows_storage_compute_total():
     (["--redundancy", "raid5"], "--redundancy"), (["--redundancy", "normal", "--manager", "lvm"], "asm"),
     (["--memory", "lots"], "--memory"), (["--ocpus", "4-8"], "open OCPU count"),
 ])
-def test_cli_plan_rejects_nonsense(args, needle):
+def test_cli_plan_rejects_nonsense(args, needle, inproc_cli):
     base = {"--cloud": "oci", "--capacity": "1T", "--instance": "VM.Standard.E4.Flex:8", "--target-iops": "10000"}
     for k, v in zip(args[::2], args[1::2], strict=True):
         base[k] = v
-    r = run("plan", *[x for kv in base.items() for x in kv])
+    r = inproc_cli("plan", *[x for kv in base.items() for x in kv])
     assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -202,10 +202,19 @@ class Evaluator:
                    caps: InstanceCaps) -> AttachmentPerf:
         """The attachment plan gives each member: the requested type, and the requested paths or (UHP) as many as
         the member needs when the instance gets multipath-enabled attachments, else one."""
-        key = (option, perf.iops, perf.mbps, ocpus)
+        key = (option, perf.iops, perf.mbps, ocpus) if self._paths_follow_member(option) else (option, 0, 0, ocpus)
         if key not in self._atts:
             self._atts[key] = self._attachment(option, perf, ocpus, caps)
         return self._atts[key]
+
+    def _paths_follow_member(self, option: LevelOption) -> bool:
+        """Whether the attachment depends on the member's caps: only an iSCSI attachment whose paths the user did
+        not name, of a type with no fixed path count, gets as many paths as the member needs
+        (attachment.default_paths); every other attachment is one per option and count. Keyed by the member's
+        caps, GCP's and AWS's (caps per GB) made a new attachment for nearly every size the search tried."""
+        vt = self.cat.volume_types[option.type]
+        return ((self.req.attachment or vt.default_attachment) == "iscsi" and self.req.paths is None
+                and vt.max_paths is None)
 
     def _attachment(self, option: LevelOption, perf: MemberPerf, ocpus: float | None,
                     caps: InstanceCaps) -> AttachmentPerf:

@@ -118,34 +118,127 @@ def _first_priced(ev: Evaluator, sizes: list[int], option: LevelOption) -> int |
 
 
 
-def search(ev: Evaluator, space: SearchSpace, keep: int = 10, bound: float = math.inf) -> list[Point]:
+def search(ev: Evaluator, space: SearchSpace, keep: int = 10, bound: float = math.inf,
+           screen: bool = True) -> list[Point]:
     """The `keep` best-ranked (option, member count) pairs at their cheapest feasible size, and every pair within
     the tie window of the cheapest (tie_window), ranked by rank_key; none dearer than `bound` (total cost;
-    plan/shapes.py passes the best total found on other shapes)."""
+    plan/shapes.py passes the best total found on other shapes).
+
+    `screen`: pass over a pair whose storage floor plus its cheapest compute is above the bound without entering
+    cheapest_for, whose first test that is (the floors are kept with the catalog, see pair_floors). A provisioned
+    type makes thousands of pairs (Azure Premium SSD v2: 325 options x 64 counts) and nearly all of them end at
+    that test; reaching it through cheapest_for cost 1.2 s a search. False walks every pair through cheapest_for
+    (tests and bench/plan_search_screen.py compare the two: the same points, in the same order)."""
     best: list[Point] = []
     outer = bound
-    for option, members in _pairs(ev, space):
-        if len(best) >= keep:
-            kth = rank_key(best[keep - 1])
-            window = tie_window(best[0])
-            bound = max(best[keep - 1].cost, window) + 1e-9
-            if option.type in space.unknown_price and _behind(ev, space, option, members, kth, window):
+    kth: RankKey | None = None
+    window = -math.inf
+    changed = True
+    floors = _FloorTable(ev, space) if screen else None
+    for option, counts in _pairs(ev, space):
+        for members in counts:
+            if changed:   # the bound only moves when a point is found
+                changed = False
+                if len(best) >= keep:
+                    kth = rank_key(best[keep - 1])
+                    window = tie_window(best[0])
+                    bound = max(best[keep - 1].cost, window) + 1e-9
+                else:
+                    kth, bound = None, outer
+            if kth is not None and option.type in space.unknown_price and _behind(ev, space, option, members, kth,
+                                                                                    window):
                 continue
-        else:
-            bound = outer
-        point = cheapest_for(ev, space, option, members, bound)
-        if point is None:
-            continue
-        # ranked by insertion (after equal keys, as a stable sort would): thousands of pairs of a provisioned type
-        # can be found, and re-sorting after each took minutes
-        i = bisect.bisect_right(best, rank_key(point), key=rank_key)
-        best.insert(i, point)
-        window = tie_window(best[0])
-        if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
-            best = best[:keep] + [p for p in best[keep:] if p.cost <= window]
-        elif max(i, keep) < len(best) and best[max(i, keep)].cost > window:
-            del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
+            if floors is not None:
+                verdict = floors.above(option, members, bound)
+                if verdict == _ABOVE_FROM_HERE:
+                    break
+                if verdict == _ABOVE:
+                    continue
+            point = cheapest_for(ev, space, option, members, bound)
+            if point is None:
+                continue
+            changed = True
+            # ranked by insertion (after equal keys, as a stable sort would): thousands of pairs of a provisioned
+            # type can be found, and re-sorting after each took minutes
+            i = bisect.bisect_right(best, rank_key(point), key=rank_key)
+            best.insert(i, point)
+            window = tie_window(best[0])
+            if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
+                best = best[:keep] + [p for p in best[keep:] if p.cost <= window]
+            elif max(i, keep) < len(best) and best[max(i, keep)].cost > window:
+                del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
     return best
+
+
+_NO_SIZE = -1.0   # a pair floor: no size holds the capacity at this member count (cheapest_for finds nothing)
+_GO, _ABOVE, _ABOVE_FROM_HERE = 0, 1, 2   # _FloorTable.above: search the pair, pass it, pass the option's rest
+
+
+class _FloorTable:
+    """cheapest_for's first tests, answered from tables: per option its cheapest compute (None: the instance caps
+    alone cannot meet the targets) and the price of one member at its smallest priced size, and per member count
+    the storage floor (pair_floor). Storage cost grows with size (cheapest_for's staircase assumes it too), so
+    members x the smallest member's price is at most the floor: a pair above the bound by it is above by the floor,
+    and the floor (a member cost at a size of its own, new for every capacity) is computed only when it decides.
+    That bound grows with the member count and the search's bound never grows, so once it is above, every larger
+    count of the option is too: the search leaves the option there (the counts come in ascending order)."""
+
+    def __init__(self, ev: Evaluator, space: SearchSpace) -> None:
+        self.ev, self.space = ev, space
+        self._option: LevelOption | None = None
+        self._compute: float | None = None
+        self._least: float | None = None
+        self._floors: dict[int, float | None] = {}
+
+    def above(self, option: LevelOption, members: int, bound: float) -> int:
+        """_ABOVE when cheapest_for(option, members, bound) would return None at its first tests (no size, no OCPU
+        count, or the floor storage plus the cheapest compute above the bound), _ABOVE_FROM_HERE when every larger
+        count would too, else _GO."""
+        if option is not self._option:   # the pairs come option by option: one lookup per option
+            self._option = option
+            j_floor = self.ev.instance_floor(option)
+            self._compute = None if j_floor is None else self.ev.compute_or_zero(self.space.ocpus[j_floor])
+            self._least, self._floors = pair_floors(self.ev, self.space, option)
+        if self._compute is None:
+            return _ABOVE_FROM_HERE
+        if self._least is not None and members * self._least + self._compute > bound:
+            return _ABOVE_FROM_HERE
+        floor = self._floors.get(members)
+        if floor is None and members not in self._floors:
+            floor = self._floors[members] = _pair_floor(self.ev, self.space.sizes[option.type], option, members)
+        if floor is None:
+            return _GO
+        return _ABOVE if floor == _NO_SIZE or floor + self._compute > bound else _GO
+
+
+def pair_floors(ev: Evaluator, space: SearchSpace, option: LevelOption) -> tuple[float | None, dict[int, float | None]]:
+    """OPTION's smallest member price (None: no size priced) and its pairs' storage floors by member count, filled
+    as the search asks (_pair_floor). They depend on the catalog, the capacity, the option and its sizes only, so
+    they are kept with the catalog: every shape of a search over shapes shares them."""
+    sizes = space.sizes[option.type]
+    table: dict[tuple, tuple[float | None, dict[int, float | None]]] = ev.cat.derived(
+        ("pair-floors", frozenset(space.unknown_price)), dict)
+    key = (option, ev.req.needed_gb, len(sizes), sizes[0], sizes[-1])
+    found = table.get(key)
+    if found is None:
+        first = _first_priced(ev, sizes, option)
+        least = None if first is None else ev.cost(option, 1, sizes[first])
+        found = table[key] = (least if least is not None and least >= 0 else None, {})
+    return found
+
+
+def _pair_floor(ev: Evaluator, sizes: list[int], option: LevelOption, members: int) -> float | None:
+    """cheapest_for's floor_cost, computed as it computes it: the members at the smallest size that holds the
+    capacity (or the smallest priced size above it); None where no size is priced (nothing bounds the pair),
+    _NO_SIZE where no size holds it."""
+    lo = bisect.bisect_left(sizes, math.ceil(ev.req.needed_gb / members - 1e-9))
+    if lo >= len(sizes):
+        return _NO_SIZE
+    floor_cost = ev.cost(option, members, sizes[lo])
+    if floor_cost is None:
+        first = _first_priced(ev, sizes, option)
+        floor_cost = None if first is None else ev.cost(option, members, sizes[max(lo, first)])
+    return floor_cost
 
 
 def _behind(ev: Evaluator, space: SearchSpace, option: LevelOption, members: int, kth: RankKey,
@@ -160,14 +253,14 @@ def _behind(ev: Evaluator, space: SearchSpace, option: LevelOption, members: int
     return least > window and (round(least, 6), members) > kth[:2]
 
 
-def _pairs(ev: Evaluator, space: SearchSpace) -> list[tuple[LevelOption, int]]:
-    """The (option, member count) pairs in the order that tightens the bound soonest: the types without a price
-    by member count (the fewest volumes rank first among them, so once `keep` are found every pair with more
-    volumes is passed over without a search), then the priced options cheapest first, each over its counts."""
+def _pairs(ev: Evaluator, space: SearchSpace) -> list[tuple[LevelOption, list[int]]]:
+    """The (option, member count) pairs in the order that tightens the bound soonest, as runs of one option's
+    counts in ascending order: the types without a price by member count (the fewest volumes rank first among them,
+    so once `keep` are found every pair with more volumes is passed over without a search), then the priced options
+    cheapest first, each over its counts."""
     unpriced = [o for o in space.options if o.type in space.unknown_price]
     priced = [o for o in _cheap_first(ev, space) if o.type not in space.unknown_price]
-    return ([(o, m) for m in space.members for o in unpriced]
-            + [(o, m) for o in priced for m in space.members])
+    return [(o, [m]) for m in space.members for o in unpriced] + [(o, space.members) for o in priced]
 
 
 def _cheap_first(ev: Evaluator, space: SearchSpace) -> list[LevelOption]:

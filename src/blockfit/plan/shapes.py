@@ -235,7 +235,8 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
                             min_vcpus=query.min_vcpus, shapes=len(names), planned=0)
     what = "every current family" if query.text.lower() == ANY else f"family {query.text}"
     unpriced = [n for reason, ns in left.items() if reason.startswith(NO_COMPUTE_PRICE) for n in ns]
-    if unpriced and (not names or not search_shapes(cat, req, names, left).best):
+    outcome = search_shapes(cat, req, names, left) if names else None   # once: the same search answers both below
+    if unpriced and (outcome is None or not outcome.best):
         # a price that is unknown is never why a plan is infeasible (issue 38: '--instance r7i' said "infeasible:
         # ... 11 no compute price"): the smallest unpriced shape whose layouts meet the targets, its compute unknown
         plan = _plan_without_compute_price(req, cat, unpriced, what)
@@ -244,11 +245,10 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
             record.unpriced = unpriced
             plan.instance_search = record
             return plan
-    if not names:
+    if outcome is None:
         record.left_out = _reasons(left)
         return _infeasible(req, cat, record, f"no {cat.cloud} shape of {what} to plan on"
                            + (f": {'; '.join(record.left_out)}" if record.left_out else ""))
-    outcome = search_shapes(cat, req, names, left)
     record.planned = outcome.planned
     record.unpriced = unpriced
     record.left_out = _reasons({r: ns for r, ns in outcome.left_out.items() if not r.startswith(NO_COMPUTE_PRICE)})
