@@ -33,6 +33,7 @@ from blockfit.model import predict
 from blockfit.model.compute import compute_cost
 from blockfit.model.cost import region_name
 from blockfit.plan import make_plan
+from blockfit.plan.shapes import ANY, ShapeQuery, plan_shapes
 from blockfit.schema import Requirements, Workload
 from blockfit.specs import parse_instance, parse_layout
 
@@ -41,7 +42,7 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 
 # The series (AWS: the family before the dot) whose sizes no copy read priced, and the volume types likewise.
 GAPS: dict[str, dict[str, set[str]]] = {
-    "aws": {"shapes": {"m8g", "r6idn", "r7a", "r7iz", "r8g", "r8i", "x8g", "r5b", "m6in", "m6idn"},
+    "aws": {"shapes": set(),
             "volume_types": set()},
     "azure": {"shapes": {"Dsv6", "Ebdsv6", "Ebsv6", "Edsv6", "Esv6", "Mbdsv3", "Mbsv3"},
               "volume_types": set()},
@@ -431,6 +432,59 @@ def test_aws_r5b_has_every_size_with_its_ebs_limits():
         shape = cat.shapes[f"r5b.{size}"]
         assert (shape.iops or shape.iops_burst) == iops, size
         assert shape.iops is not None or set(shape.unknown) == {"iops", "mbps"}, size
+
+
+# AWS-EC2-SKYPILOT (the Price List's us-east-1 on-demand Linux rows, as SkyPilot's catalog copies them): a sample of
+# each family it priced, metal sizes included, USD per hour as the copy prints them
+AWS_SKYPILOT = {
+    "m6idn": {"32xlarge": 10.18368},
+    "m6in": {"32xlarge": 8.91072},
+    "m8g": {"2xlarge": 0.35904},
+    "x8g": {"48xlarge": 18.7584},
+    "r8i": {"96xlarge": 26.67264},
+    "r5b": {"large": 0.149, "4xlarge": 1.192, "24xlarge": 7.152, "metal": 7.152},
+    "r6idn": {"large": 0.19539, "8xlarge": 3.12624, "32xlarge": 12.50496, "metal": 12.50496},
+    "r7a": {"medium": 0.07608, "large": 0.15215, "12xlarge": 3.6516, "metal-48xl": 14.6064},
+    "r7iz": {"large": 0.186, "16xlarge": 5.952, "metal-16xl": 5.952, "metal-32xl": 11.904},
+    "r8g": {"medium": 0.05891, "large": 0.11782, "16xlarge": 3.77024, "metal-48xl": 11.31072},
+}
+# Sizes priced from older copies that the SkyPilot copy's us-east-1 rows list at the same figure (what makes it a
+# us-east-1 copy)
+AWS_SKYPILOT_AGREES = {"m6i.large": 0.096, "m6i.4xlarge": 0.768, "m6i.8xlarge": 1.536, "m6i.32xlarge": 6.144,
+                       "r7i.xlarge": 0.2646, "r7g.12xlarge": 2.5704, "m7a.2xlarge": 0.46368}
+
+
+@pytest.mark.parametrize("family", sorted(AWS_SKYPILOT))
+def test_aws_family_priced_from_the_skypilot_copy_costs_its_us_east_1_rows(family):
+    cat = CATS["aws"]
+    sizes = [s for s in cat.shapes.values() if s.name.split(".")[0] == family]
+    assert sizes
+    for shape in sizes:
+        price = cat.compute_prices[shape.name]
+        assert price.region == "us-east-1" and price.source_of("per_hour") == "AWS-EC2-SKYPILOT", shape.name
+        assert "rule" not in (price.note or ""), shape.name   # every size, metal too, is a listed row
+    for size, hour in AWS_SKYPILOT[family].items():
+        assert cat.compute_prices[f"{family}.{size}"].per_hour == pytest.approx(hour, abs=1e-9), size
+    monthly = compute_cost(cat, sizes[0].name, sizes[0].vcpus).monthly
+    assert monthly == pytest.approx(cat.compute_prices[sizes[0].name].per_hour * 730, abs=0.01)
+
+
+@pytest.mark.parametrize("name", sorted(AWS_SKYPILOT_AGREES))
+def test_aws_skypilot_copy_agrees_with_the_prices_read_before(name):
+    """The source records the agreement (each figure in its note) and the older entries still hold that figure."""
+    cat = CATS["aws"]
+    src = cat.source("AWS-EC2-SKYPILOT")
+    assert src.url.startswith("https://github.com/skypilot-org/skypilot-catalog/blob/") and "us-east-1" in src.note
+    assert f"{AWS_SKYPILOT_AGREES[name]}" in src.note.replace(",", "")
+    assert cat.compute_prices[name].per_hour == pytest.approx(AWS_SKYPILOT_AGREES[name], abs=1e-9)
+
+
+def test_aws_plan_ranks_every_shape_none_left_out_for_want_of_a_price():
+    """3 TiB, 40,000 IOPS, 1,000 MB/s on any instance: before, 52 shapes were not ranked for want of a price."""
+    req = Requirements(cloud="aws", capacity_gb=3072, instance_shape=ANY, target_iops=40_000, target_mbps=1000)
+    plan = plan_shapes(req, CATS["aws"], ShapeQuery(ANY))
+    assert plan.feasible and plan.instance_search is not None and not plan.instance_search.unpriced
+    assert plan.candidates[0].cost.compute is not None and not any("want of a compute price" in n for n in plan.notes)
 
 
 # ---- Azure VM sizes: AZURE-VM-PRICE-3P-B's East US ladders and AZ-VM-EASTUS-GOLDEN's one size per series ----
