@@ -38,5 +38,5 @@ def test_a_shape_that_can_attach_no_priced_type_says_so_not_capacity() -> None:
     req = Requirements(cloud="gcp", capacity_gb=2048, target_iops=20_000, instance_shape="c4-standard-16")
     plan = make_plan(req, cat)
     assert plan.infeasible is not None
-    assert "Hyperdisk Extreme needs a C4 machine of at least 96 vCPUs" in plan.infeasible.reason
+    assert "Hyperdisk Extreme needs at least 96 vCPUs on C4" in plan.infeasible.reason
     assert "holds 2,048 GB" not in plan.infeasible.reason

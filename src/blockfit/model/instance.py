@@ -144,8 +144,8 @@ def check_volume_type(cat: Catalog, shape: Shape, inst: Instance, volume_type: s
         raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} is not offered on "
                          f"{shape.name} ({cat.cite(vt, 'tiers') if vt else ''})")
     if vcpus is not None and vcpus < row["vcpus_min"]:
-        raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} needs a {shape.name.upper()} "
-                         f"machine of at least {row['vcpus_min']} vCPUs ({cat.cite(vt, 'tiers') if vt else ''})")
+        raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} needs at least "
+                         f"{row['vcpus_min']} vCPUs on {shape.name.upper()} ({cat.cite(vt, 'tiers') if vt else ''})")
 
 
 def vcpus_of(cat: Catalog, inst: Instance) -> float | None:
