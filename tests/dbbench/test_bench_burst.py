@@ -3,6 +3,11 @@ and each layout's burst_check with its one warning line."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +123,25 @@ def test_a_layout_that_never_bursts_says_its_figures_are_sustained() -> None:
     assert all(lay.burst_check is not None and lay.burst_check.duration_s is None and lay.burst_check.inside is None
                for lay in r.layouts)
     assert len(r.warnings) == 1 and "does not burst" in r.warnings[0]
+
+
+@pytest.mark.slow
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0 or not list(Path("/usr/lib/postgresql").glob("*/bin/pgbench")),
+                    reason="needs root and PostgreSQL with pgbench")
+def test_a_real_bench_spans_its_warm_up_and_runs() -> None:
+    """The cheapest real bench (load, one round: seconds): the span starts at the warm-up, not at the first run."""
+    base = Path(tempfile.mkdtemp(prefix="blockfit-bench-burst-", dir="/var/tmp"))
+    try:
+        base.chmod(0o755)
+        (base / "a").mkdir(mode=0o755)
+        out = subprocess.run([sys.executable, "-m", "blockfit", "bench", "--dir", str(base / "a"), "--workload",
+                              "load", "--repeat", "1", "--json", *AWS], capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        lay = BenchResult.model_validate_json(out.stdout).layouts[0]
+        check, mr = lay.burst_check, lay.measures[0]
+        assert check is not None and mr.warmup is not None and mr.warmup.started_s is not None
+        assert check.elapsed_s >= mr.warmup.seconds + sum(r.seconds for r in mr.runs) - 1e-6
+        assert check.inside is True and check.duration_s == pytest.approx(1800)
+    finally:
+        shutil.rmtree(base)
