@@ -6,14 +6,14 @@ import math
 import os
 import string
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from blockfit import tools
-from blockfit.cli import app, params
+from blockfit.cli import app, burstopts, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
@@ -23,6 +23,9 @@ from blockfit.errors import InputError
 from blockfit.files import check_distinct, write_atomically
 from blockfit.schema.bench import BenchResult
 from blockfit.terminal import cell, markup
+
+if TYPE_CHECKING:
+    from blockfit.schema import Prediction
 
 
 def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
@@ -80,6 +83,28 @@ def _check_out_dir(out: Path) -> None:
     if not usable:
         raise InputError(f"--out {str(out)!r}: {existing} is not a writable directory (expected a directory, or "
                          "a path where one can be made)")
+
+
+def _burst(result: BenchResult, p: Prediction) -> None:
+    """Each layout's burst_check, and one warning line: did its windows fall inside the burst from full credits?"""
+    from blockfit.dbbench.burst import check_burst
+    from blockfit.model.burst import burst_seconds, fmt_duration
+
+    lasts = burst_seconds(p)
+    check_burst(result, p.layout, p.instance, lasts)
+    checked = [(lay.label, lay.burst_check) for lay in result.layouts if lay.burst_check is not None]
+    if not checked:
+        return
+    what = f"{p.layout} on {p.instance}"
+    if lasts is None or p.burst is None:
+        result.warnings.append(f"{what} does not burst on credits: the bench measured its sustained caps.")
+        return
+    spans = "; ".join(f"{label}'s windows ({fmt_duration(c.elapsed_s)}) "
+                      + ("fell inside it" if c.inside else "outlasted it") for label, c in checked)
+    result.warnings.append(
+        f"{what} bursts for up to {fmt_duration(lasts)} from full credits (burst {p.burst.max_iops:,.0f} IOPS / "
+        f"{p.burst.max_mbps:,.0f} MB/s, sustained {p.max_iops:,.0f} / {p.max_mbps:,.0f}): {spans}; windows inside "
+        "it may have measured burst figures (if the credits were full when the bench began).")
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -143,6 +168,9 @@ def bench_command(
                                                        "caps)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the BenchResult as JSON")] = False,
     out: Annotated[Path | None, typer.Option("--out", help="also write bench.json into this directory")] = None,
+    cloud: burstopts.CloudOption = None,
+    layout: burstopts.LayoutOption = None,
+    instance: burstopts.InstanceOption = None,
     report: ReportOption = None,
 ) -> None:
     """Compare layouts with a real PostgreSQL: OLTP (pgbench), DSS with temp spills, bulk load; with evidence."""
@@ -152,6 +180,7 @@ def bench_command(
         raise InputError(f"--repeat {repeat}: expected a whole number of at least 1")
     if out is not None:
         _check_out_dir(out)
+    bursting = burstopts.measured_layout(cloud, layout, instance)
     tools.require("bench", "pgbench")  # Debian's PostgreSQL; its server binaries are found by find_bindir
     layouts = _layouts(dirs, list(label or []))
     _caps(list(cap or []), layouts)
@@ -175,6 +204,8 @@ def bench_command(
             err_console.print(f"bench [{done}/{total}] {phase}", highlight=False)
 
         result = run_bench(request, lines)
+    if bursting is not None:
+        _burst(result, bursting)
     if out is not None:
         try:
             out.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from blockfit.cli import app, params
+from blockfit.cli import app, burstopts, params
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
@@ -76,25 +76,12 @@ def _print_human(m: Measurement) -> None:
 
 def _layout_measured(cloud: str | None, layout: str | None, instance: str | None,
                      sustained: bool) -> Prediction | None:
-    """--cloud/--layout/--instance: the prediction whose burst the measurement is judged against (all three or
-    none); --sustained needs them (how long the burst lasts comes from the catalog)."""
-    given = {"--cloud": cloud, "--layout": layout, "--instance": instance}
-    if not any(given.values()):
-        if sustained:
-            raise InputError("--sustained: expected --cloud, --layout and --instance (how long the burst lasts "
-                             "comes from the catalog)")
-        return None
-    missing = [k for k, v in given.items() if not v]
-    if missing:
-        raise InputError(f"{', '.join(missing)}: expected --cloud, --layout and --instance together")
-    assert cloud and layout and instance
-    from blockfit.cli.common import catalog_for
-    from blockfit.model import predict
-    from blockfit.specs import parse_instance, parse_layout
-
-    cat = catalog_for(cloud, None)
-    return predict(parse_layout(layout, cat.cloud, cat), parse_instance(instance, cat.cloud, cat), catalog=cat,
-                   with_curve=False)
+    """The prediction whose burst the measurement is judged against (the trio: all three or none); --sustained
+    needs it (how long the burst lasts comes from the catalog)."""
+    if sustained and not burstopts.given(cloud, layout, instance):
+        raise InputError("--sustained: expected --cloud, --layout and --instance (how long the burst lasts "
+                         "comes from the catalog)")
+    return burstopts.measured_layout(cloud, layout, instance)
 
 
 @app.command("calibrate")
@@ -124,10 +111,9 @@ def calibrate_command(
     engine: Annotated[str | None, typer.Option("--engine", help="fio engine (default: io_uring, else libaio)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Measurement as JSON")] = False,
     plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG of latency versus IOPS here")] = None,
-    cloud: Annotated[str | None, typer.Option("--cloud", help="with --layout and --instance: the cloud layout "
-                                              "measured, to say whether the windows fell inside its burst")] = None,
-    layout: Annotated[str | None, typer.Option("--layout", help="the layout measured (spec grammar)")] = None,
-    instance: Annotated[str | None, typer.Option("--instance", help="the instance it is attached to")] = None,
+    cloud: burstopts.CloudOption = None,
+    layout: burstopts.LayoutOption = None,
+    instance: burstopts.InstanceOption = None,
     sustained: Annotated[bool, typer.Option("--sustained", help="spend the layout's burst credits first (as long "
                                             "as its burst lasts from full), then measure")] = False,
     report: ReportOption = None,

@@ -239,10 +239,11 @@ def _warm_up(bench: _Bench, measure: MeasureName) -> None:
             return measure_once(lay, measure, profile, bench.workdir, 0, bench.started, warmup=True,
                                 seconds=seconds)
 
-        mr = lay.results[measure]
+        mr, warm_started = lay.results[measure], time.monotonic() - bench.started
         mr.warmup = warmup.warm(one, measure, lay.info.fs_device, profile.steady_windows, profile.steady_pct,
                                 profile.warmup_budget_s, profile.warmup_seconds, profile.window_ios,
                                 profile.longest_window())
+        mr.warmup.started_s = warm_started
         if measure in ("oltp-select", "oltp-tpcb"):  # long enough for run_ios device I/Os at the warm rate
             iops = warmup.rate(mr.warmup.windows[-profile.steady_windows:])
             mr.run_seconds = warmup.sized(profile.run_ios, iops, profile.run_seconds,

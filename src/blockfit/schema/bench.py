@@ -149,6 +149,8 @@ class Warmup(BaseModel):
     steady_windows: int
     steady_pct: float = Field(description="the tolerance: the last block's mean against the block before, percent")
     budget_s: float
+    started_s: float | None = Field(default=None, description="seconds since the bench started when the first "
+                                    "window began (None: a result from before it was recorded)")
     seconds: float = Field(description="the warm-up's wall time")
     work: float = Field(description="work done over all windows")
     text: str = Field(description="the outcome in words, with the last windows' figures")
@@ -197,6 +199,20 @@ class KnownCaps(BaseModel):
     instance_mbps: float | None = None
 
 
+class BurstCheck(BaseModel):
+    """Did this layout's measured windows fall inside the burst of the cloud layout it runs on (--cloud, --layout,
+    --instance)? A bench that fits inside the burst from full credits may have measured burst figures."""
+
+    layout: str = Field(description="the cloud layout in spec grammar, e.g. 2x500G@gp2")
+    instance: str = Field(description="the instance in spec grammar")
+    duration_s: float | None = Field(description="seconds the layout's burst lasts from full credits (the longer of "
+                                     "the prediction's iops_duration_s and mbps_duration_s); None: nothing bursts")
+    elapsed_s: float = Field(description="seconds from the start of this layout's first warm-up window or run to "
+                             "the end of its last measured run")
+    inside: bool | None = Field(description="elapsed_s <= duration_s: every window may have run on burst credits; "
+                                "False: the windows outlasted a burst from full credits; None: nothing bursts")
+
+
 class LayoutInfo(BaseModel):
     label: str
     dir: str
@@ -211,6 +227,8 @@ class LayoutInfo(BaseModel):
     caps: KnownCaps | None = None
     load_seconds: float = 0.0
     measures: list[MeasureResult] = Field(default_factory=list)
+    burst_check: BurstCheck | None = Field(default=None, description="whether the measured windows fell inside "
+                                           "the cloud layout's burst (None: --cloud, --layout, --instance not given)")
 
 
 class Comparison(BaseModel):
