@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +74,7 @@ class History:
     end: int
     work: Path
     twenty: list[str]                   # the 20 hosts of job="twenty"
+    aws: dict[str, np.ndarray] = field(default_factory=dict)   # job="aws": MB/s per step by host
 
 
 @dataclass
@@ -86,6 +87,10 @@ class Fleet(History):
 
 
 TWENTY = 20
+# the burst hosts (issue 40): AWS, another job, large I/O so MB/s binds; one steady, one with a short peak
+AWS_SHAPE, AWS_LAYOUT, AWS_IO = "m6i.large", "1x500G@gp3:3000:125", 262144
+AWS_STEADY, AWS_PEAK = "db-aws-steady:9100", "db-aws-peak:9100"
+AWS_BASE_MBPS, AWS_PEAK_MBPS, AWS_PEAK_STEPS = 50.0, 110.0, 10
 
 
 def generate(work: Path) -> History:
@@ -128,6 +133,12 @@ def generate(work: Path) -> History:
         demand[h] = 1000.0 + 977.0 * k
         hosts[h] = SyntheticHost(h, demand[h] * unit_series(steps, 200 + k), io_size=IO, idle_devices=(),
                                  labels={"job": "twenty"})
+    # the burst hosts: a steady day below m6i.large's sustained MB/s, and the same day with a short peak above it
+    aws_labels = {"job": "aws", "blockfit_layout": AWS_LAYOUT, "blockfit_instance": AWS_SHAPE}
+    aws = {AWS_STEADY: AWS_BASE_MBPS * unit_series(steps, 300), AWS_PEAK: AWS_BASE_MBPS * unit_series(steps, 301)}
+    aws[AWS_PEAK][steps // 2:steps // 2 + AWS_PEAK_STEPS] = AWS_PEAK_MBPS
+    for h, mbps in aws.items():
+        hosts[h] = SyntheticHost(h, mbps * 1e6 / AWS_IO, io_size=AWS_IO, idle_devices=(), labels=dict(aws_labels))
     # a host whose history ends an hour before the range: in the index, no sample in the window
     stale = SyntheticHost("db-stale:9100", np.full(120, 500.0), io_size=IO)
     for name, write in (("om", write_openmetrics), ("jsonl", write_json_lines)):
@@ -141,7 +152,7 @@ def generate(work: Path) -> History:
     mapping.write_text(f'[defaults]\ninstance = "{INSTANCE}"\n\n'
                        + "".join(f'[hosts."{h}"]\nlayout = "{lay}"\n\n' for h, lay in layouts.items() if lay)
                        + '[hosts."db-gone"]\nlayout = "1x100G@balanced"\n')
-    return History(hosts, demand, expected, mapping, w.end, work, twenty)
+    return History(hosts, demand, expected, mapping, w.end, work, twenty, aws)
 
 
 def fleet_args(fleet: Fleet, *extra: str) -> list[str]:

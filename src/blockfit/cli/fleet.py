@@ -33,6 +33,8 @@ from blockfit.cli.output import ReportOption, console, err_console, print_json, 
 from blockfit.cli.shared import Shared
 from blockfit.errors import InputError
 from blockfit.files import check_target, write_atomically
+from blockfit.fleet.burst import cell as burst_cell
+from blockfit.fleet.burst import summary as burst_summary
 from blockfit.fleet.hosts import FleetOptions
 from blockfit.fleet.mapping import Mapping, load_mapping, with_defaults
 from blockfit.fleet.promapi import Client, parse_source
@@ -213,7 +215,7 @@ def render_fleet(r: FleetResult) -> None:
                   f"{r.catalog_version})")
     table = Table(title=f"Hosts, largest shortfall first: target = p{r.percentile:g} IOPS"
                         f"{' + headroom' if r.headroom_pct else ''}, $ a month", title_justify="left")
-    for col in ("host", "status", "target", "now", "delivers", "short", "recommended", "now $", "rec. $"):
+    for col in ("host", "status", "target", "now", "delivers", "short", "recommended", "burst", "now $", "rec. $"):
         table.add_column(col, justify="left" if col in ("host", "status", "now", "recommended") else "right",
                          no_wrap=col != "recommended")
     for h in r.hosts:
@@ -225,6 +227,7 @@ def render_fleet(r: FleetResult) -> None:
                 h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
                 "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
                 f"{best.layout}{where}" if best else f"none ({h.infeasible})",
+                burst_cell(h.burst, h.now.burst if h.now else None),
                 fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–")
         # host names and labels come from the server: cells of escaped text, never markup
         table.add_row(cell(h.host), cell(h.status, STATUS_STYLE[h.status]), *(cell(v) for v in rest))
@@ -236,6 +239,9 @@ def render_fleet(r: FleetResult) -> None:
                   f"{fmt_money(s.cost_recommended.total)}"
                   + ("" if s.savings is None else f" ({'saves' if s.savings >= 0 else 'adds'} "
                                                   f"{fmt_money(abs(s.savings))} a month)"))
+    if s.on_burst or s.on_burst_now:
+        console.print(f"{burst_summary(s.on_burst, s.on_burst_now)}: the burst column is the worst stretch's share "
+                      "of the credits, replayed over the recorded series", markup=False)
     if s.largest_shortfalls:
         console.print("Largest shortfalls: " + ", ".join(f"{safe(a.host)} {a.value:+.0f} %"
                                                          for a in s.largest_shortfalls), markup=False)

@@ -113,8 +113,10 @@ def _capacity(cfg: HostConfig, layout: Layout | None, opts: FleetOptions) -> flo
 
 def _now(layout: Layout, inst: Instance, req: Requirements, cat: Catalog) -> HostNow:
     pred = predict(layout, inst, workload(req), cat, with_curve=False, memory_gb=req.memory_gb)
-    return HostNow(layout=pred.layout, instance=inst.spec, max_iops=pred.max_iops, max_mbps=pred.max_mbps,
-                   iops_limited_by=pred.iops_limited_by, mbps_limited_by=pred.mbps_limited_by, cost=pred.cost)
+    now = HostNow(layout=pred.layout, instance=inst.spec, max_iops=pred.max_iops, max_mbps=pred.max_mbps,
+                  iops_limited_by=pred.iops_limited_by, mbps_limited_by=pred.mbps_limited_by, cost=pred.cost)
+    now._prediction = pred   # for the burst replay (fleet/burst.py), once the series is fetched
+    return now
 
 
 class PlanCache:

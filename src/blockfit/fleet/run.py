@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from blockfit import __version__, lifecycle, proc
 from blockfit.catalog import Catalog
 from blockfit.errors import BlockfitError
+from blockfit.fleet.burst import bursts, host_burst
 from blockfit.fleet.hosts import FleetOptions, PlanCache, plan_host
 from blockfit.fleet.mapping import HostConfig, Mapping
 from blockfit.fleet.promapi import Client
@@ -51,6 +52,11 @@ def plan_fleet(client: Client, query: FleetQuery, mapping: Mapping, opts: FleetO
         for got in planner.rest():
             _collect(got, hosts, problems)
     hosts.sort(key=sort_key)
+    for h in hosts:
+        try:
+            _burst(client, query, prepared.rules, h)
+        except BlockfitError as exc:
+            problems.append(FleetProblem(host=h.host, cause="server", message=f"{h.host}: burst series: {exc}"))
     for h in [h for h in hosts if h.status == "under"][:DETAIL_HOSTS]:
         try:
             h.detail = _detail(client, query, prepared.rules, h)
@@ -150,3 +156,20 @@ def _detail(client: Client, query: FleetQuery, rules: dict[str, str], h: FleetHo
     bucket = max(1, math.ceil(len(values) / DETAIL_POINTS))
     return HostDetail(step_s=query.window.step_s, steps=len(values), bucket_s=bucket * query.window.step_s,
                       iops_max=envelope(values, DETAIL_POINTS), steps_above_now=sum(1 for _, v in values if v > limit))
+
+
+def _burst(client: Client, query: FleetQuery, rules: dict[str, str], h: FleetHost) -> None:
+    """Replay the host's recorded series through its recommended and current layouts' credit buckets, where
+    either bursts (two range queries; none for a host whose layouts do not burst)."""
+    best = h.plan.candidates[0] if h.plan is not None and h.plan.candidates else None
+    now = h.now.prediction if h.now is not None else None
+    rec = best.prediction if best is not None else None
+    if not bursts(rec) and not bursts(now):
+        return
+    iops = host_series(client, query, rules, h.host, "iops")
+    mbps = host_series(client, query, rules, h.host, "mbps")
+    step = query.window.step_s
+    if best is not None and rec is not None and rec.burst is not None:
+        h.burst = host_burst(rec, best.instance, h.targets, iops, mbps, step)
+    if h.now is not None and now is not None and now.burst is not None:
+        h.now.burst = host_burst(now, h.now.instance, h.targets, iops, mbps, step)

@@ -22,6 +22,9 @@ def summarize(hosts: list[FleetHost], problems: list[FleetProblem]) -> FleetSumm
                    key=lambda h: -(h.shortfall_pct or 0))
     return FleetSummary(
         hosts=len(hosts) + len({p.host for p in problems if p.host}), planned=len(hosts), problems=len(problems),
+        on_burst=sum(1 for h in hosts if h.burst is not None and h.burst.lives_on_burst),
+        on_burst_now=sum(1 for h in hosts if h.now is not None and h.now.burst is not None
+                         and h.now.burst.lives_on_burst),
         priced=len(priced), cost_now=now, cost_recommended=rec,
         savings=None if now.total is None or rec.total is None else round(now.total - rec.total, 2),
         largest_savings=[HostAmount(host=h.host, value=h.savings or 0) for h in savers[:TOP]],

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from blockfit.fleet.burst import cell as burst_cell
+from blockfit.fleet.burst import summary as burst_summary
 from blockfit.report.figures import ACCENT, GREY, MAIN, OK, SECOND, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.page import Section, Table
 from blockfit.schema.fleet import FleetHost, FleetResult
@@ -36,6 +38,9 @@ def summary(r: FleetResult) -> str:
         if s.savings is not None:
             text += f" ({'saving' if s.savings >= 0 else 'adding'} {fmt_money(abs(s.savings))})"
         text += "."
+    if s.on_burst or s.on_burst_now:
+        text += f" {burst_summary(s.on_burst, s.on_burst_now).capitalize()}: the recorded demand rises above its " \
+                "sustained rate (the burst column: the worst stretch's share of the credits)."
     if s.largest_shortfalls:
         worst = s.largest_shortfalls[0]
         text += f" Furthest short: {worst.host}, whose target is {worst.value:.0f} % above what its layout delivers."
@@ -57,8 +62,8 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
         + ": targets are the percentile plus headroom; IOPS at the plan's small I/O size; dollars a month; bold: "
         "under its target; grey: status unknown",
         ["host", "status", "target IOPS", "target MB/s", "layout now", "IOPS now", "shortfall", "recommended",
-         "$ now", "$ recommended", "saves"],
-        [_row(h) for h in rows], numeric={2, 3, 5, 6, 8, 9, 10},
+         "burst", "$ now", "$ recommended", "saves"],
+        [_row(h) for h in rows], numeric={2, 3, 5, 6, 8, 9, 10, 11},
         strong_rows={i for i, h in enumerate(rows) if h.status == "under"},
         muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"}))
     if r.summary.largest_savings:
@@ -81,6 +86,7 @@ def _row(h: FleetHost) -> list[str]:
             h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
             "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
             f"{best.layout} on {best.instance}" if best else ("none (see below)" if h.infeasible else "no plan"),
+            burst_cell(h.burst, h.now.burst if h.now else None),
             fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–",
             "–" if h.savings is None else fmt_money(h.savings)]
 

@@ -8,16 +8,33 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from blockfit.schema.cost import Cost
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.plan import Plan
+from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
 
 FleetStatus = Literal["under", "within", "over", "unknown"]
 # A host is over-provisioned when the cheapest layout meeting its targets costs at least this share less.
 OVER_PCT = 10.0
+
+
+class HostBurst(BaseModel):
+    """Whether a layout lives on burst: the host's recorded demand per step, without headroom, run through the
+    layout's credit buckets from full (docs/burst.md)."""
+
+    layout: str = Field(description="the layout replayed (the recommended one)")
+    instance: str
+    lives_on_burst: bool = Field(description="the recorded demand rose above the layout's sustained rate: it "
+                                             "depends on credits")
+    budget_used_pct: float = Field(description="share of the fullest-spent bucket the worst stretch used, in % "
+                                               "(100: the credits ran out)")
+    credits_ran_out: bool = Field(description="the credits ran out while the history asked for more than the "
+                                              "sustained rate")
+    stretches: int = Field(description="stretches of demand above the sustained rate")
+    summary: str = Field(description="the worst stretch and what it used, or where the credits ran out")
 
 
 class HostNow(BaseModel):
@@ -30,6 +47,14 @@ class HostNow(BaseModel):
     iops_limited_by: str
     mbps_limited_by: str
     cost: Cost
+    burst: HostBurst | None = Field(default=None, description="the current layout's credit buckets replayed over the "
+                                                              "host's recorded series (None: it does not burst)")
+    # the model's prediction of it, kept for the replay (not part of the result)
+    _prediction: Prediction | None = PrivateAttr(default=None)
+
+    @property
+    def prediction(self) -> Prediction | None:
+        return self._prediction
 
 
 class HostDetail(BaseModel):
@@ -58,6 +83,8 @@ class FleetHost(BaseModel):
     savings: float | None = Field(default=None, description="now minus recommended total cost, dollars a month")
     notes: list[str] = Field(default_factory=list)
     detail: HostDetail | None = None
+    burst: HostBurst | None = Field(default=None, description="the recommendation's credit buckets replayed over the "
+                                                              "host's recorded series (None: it does not burst)")
 
     @property
     def recommended_cost(self) -> Cost | None:
@@ -85,6 +112,8 @@ class FleetSummary(BaseModel):
     over: int
     unknown: int
     problems: int
+    on_burst: int = Field(default=0, description="hosts whose recommendation lives on burst")
+    on_burst_now: int = Field(default=0, description="hosts whose current layout lives on burst")
     priced: int = Field(description="hosts with both a current and a recommended cost: the totals sum these")
     cost_now: Cost
     cost_recommended: Cost
