@@ -136,7 +136,7 @@ def test_azure_vm_credit_bursting():
 def test_what_does_not_burst_says_so(cloud, spec, vm):
     p = run(cloud, spec, vm)
     assert p.burst is None and p.no_burst_reason
-    assert burst_line(p).startswith("no burst: ")
+    assert burst_line(p).startswith("burst: none (")
 
 
 def test_text_and_report_show_the_burst_line(tmp_path, capsys):

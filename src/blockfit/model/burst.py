@@ -185,9 +185,8 @@ def no_burst_reason(r: Resolved) -> str:
     """Why a layout does not burst, in one sentence."""
     steady = cloud_of(r.cat.cloud).steady
     if steady is not None:
-        return f"{steady} do not burst: the sustained figures are all there is."
-    return (f"Neither {r.vt.name} at this size nor {r.instance.spec} bursts on credits: the sustained figures are "
-            "all there is.")
+        return f"{steady} do not burst"
+    return f"neither {r.vt.name} at this size nor {r.instance.spec} bursts on credits"
 
 
 def burst_resolved(r: Resolved, found: list[Lift]) -> Resolved:
@@ -268,7 +267,7 @@ def burst_line(p: Prediction) -> str:
     is no burst; '' for a result that says neither (written before burst was modelled)."""
     b = p.burst
     if b is None:   # a result written before burst was modelled says neither: nothing to say
-        return f"no burst: {p.no_burst_reason}" if p.no_burst_reason else ""
+        return f"burst: none ({p.no_burst_reason})" if p.no_burst_reason else ""
     times = [s for s in (b.iops_duration_s, b.mbps_duration_s) if s is not None]
     if not times:
         span = "while no credit bucket drains"
