@@ -232,8 +232,12 @@ def test_gcp_hyperdisk_only_series_plan_on_the_cheaper_priced_hyperdisk(series):
     the plan recommends Hyperdisk Balanced, cheaper at 20,000 IOPS than Extreme (2 TiB x $0.125 + 20,000 x $0.032)."""
     req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape=series, target_iops=20_000)
     plan = make_plan(req, CATS["gcp"])
-    first = plan.candidates[0]
-    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 20_000
+    # the series' per-VM Hyperdisk cap is not in the catalog: met only with it not applied, so the priced layout is
+    # the infeasible plan's best, flagged (it was "feasible", the unknown cap taken as none)
+    assert not plan.feasible and plan.infeasible is not None and "instance cap unknown" in plan.infeasible.reason
+    first = plan.infeasible.best
+    assert first is not None and not first.cap_known
+    assert first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 20_000
     assert first.cost.storage is not None and first.cost.storage < 2048 * 0.125 + 20_000 * 0.032
 
 
@@ -261,8 +265,11 @@ def test_gcp_c3_highmem_22_plan_considers_hyperdisk_at_its_price():
     now recommends a priced Hyperdisk Balanced layout instead of exiting 3 or planning it with its cost unknown."""
     req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape="c3-highmem-22", target_iops=40_000)
     plan = make_plan(req, CATS["gcp"])
-    first = plan.candidates[0]
-    assert plan.feasible and first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 40_000
+    # c3's per-VM Hyperdisk cap is not in the catalog: the priced layout is the infeasible plan's best, flagged
+    assert not plan.feasible and plan.infeasible is not None and "instance cap unknown" in plan.infeasible.reason
+    first = plan.infeasible.best
+    assert first is not None and not first.cap_known
+    assert first.layout_detail.volume.type == "hyperdisk-balanced" and first.max_iops >= 40_000
     assert first.cost.storage is not None and first.cost.total is not None and first.price_known
     assert not any("no price" in n for n in plan.notes)
 

@@ -386,8 +386,9 @@ def _targets(req: Requirements) -> list[str]:
 def _groups(plan: Plan) -> list[tuple[str, list[Candidate]]]:
     """The candidates' tables: priced ones ranked by cost, then those whose storage price is unknown."""
     where = f", prices in {safe(plan.candidates[0].cost.region)}" if plan.candidates[0].cost.region else ""
-    priced = [c for c in plan.candidates if c.price_known]
-    unpriced = [c for c in plan.candidates if not c.price_known]
+    priced = [c for c in plan.candidates if c.price_known and c.cap_known]
+    unpriced = [c for c in plan.candidates if not c.price_known and c.cap_known]
+    capless = [c for c in plan.candidates if not c.cap_known]
     tables = []
     if priced:
         tables.append((f"Candidates meeting every target, recommended first: cheapest total (storage + compute, 730 h "
@@ -396,6 +397,9 @@ def _groups(plan: Plan) -> list[tuple[str, list[Candidate]]]:
     if unpriced:
         tables.append(("Candidates meeting every target, storage price unknown (a group of their own, not ranked by "
                        "cost): known compute cost, then fewest volumes, then least provisioned first", unpriced))
+    if capless:
+        tables.append(("Candidates meeting every target only with the instance cap unknown: not applied (a group of "
+                       "their own, after every layout whose caps are known; the VM may deliver less)", capless))
     return tables
 
 
@@ -445,7 +449,8 @@ def render_infeasible(plan: Plan) -> None:
     if inf.best is not None:
         b = inf.best
         print(f"  best on {safe(b.instance)}: {safe(b.layout)}, {b.max_iops:,.0f} IOPS / {b.max_mbps:,.0f} MB/s for "
-              f"{safe(money(b.cost))} a month", file=sys.stderr)
+              f"{safe(money(b.cost))} a month" + ("" if b.cap_known else " (instance cap unknown: not applied)"),
+              file=sys.stderr)
     for alt in inf.alternatives:
         print(f"  on {safe(alt.instance)}: {safe(alt.layout)}, {alt.max_iops:,.0f} IOPS / {alt.max_mbps:,.0f} MB/s "
               f"for {safe(money(alt.cost))} a month", file=sys.stderr)

@@ -60,11 +60,13 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
                    f"total cost.")
     # the same group as the recommendation: a priced one is compared with priced single volumes only (an unpriced
     # one "costing" its compute alone read "$-1,474.56 more than 12x1T@premium-v1")
-    same = [o for o in space.options if (o.type in space.unknown_price) == (first.cost.storage is None)]
+    same = [o for o in space.options if (o.type in space.unknown_price) == (first.cost.storage is None)
+            and (o.type in space.unknown_cap) == (not first.cap_known)]   # nor one whose cap is unknown
     alone = dataclasses.replace(space, members=[1], options=same)
     found = search(Evaluator(cat, req, space), alone, keep=1)
     if not found:
         which = "priced " if first.cost.storage is not None and space.unknown_price else ""
+        which += "known-cap " if first.cap_known and space.unknown_cap else ""
         out.append(f"No single {which}volume meets the targets on {req.instance_shape}"
                    f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'}: the stripe is the only way.")
     else:

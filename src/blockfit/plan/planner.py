@@ -44,20 +44,24 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     # known before unknown: the layouts with a storage price, ranked by total; then, a group of their own, those of
     # types without one (issue 37: ranked together, an unpriced layout costing its compute alone won, and the priced
     # 12x1T@premium-v1 that meets the targets appeared nowhere)
-    priced, unpriced = split_by_price(space)
+    # Known before unknown, for prices and for caps: a type whose per-VM cap is unknown on this shape (not applied)
+    # comes after every type whose caps are known, and meeting the targets only there is not called feasible (GCP
+    # Hyperdisk: "5,000,000 IOPS" on a c3-standard-44)
+    known, capless = split_by_cap(space)
+    groups = (*split_by_price(known), *split_by_price(capless))
     candidates: list[Candidate] = []
     outlasted: list[Candidate] = []
     if replays(req) and catalog_bursts(cat):   # from history: layouts whose burst reaches the targets, replayed
-        bev = Evaluator(cat, req, space, burst=True)
-        candidates = _meeting(req, cat, space, ranked_points(bev, priced, keep * 4),
-                              ranked_points(bev, unpriced, keep * 4), keep, brief, outlasted)
+        candidates = _meeting(req, cat, space, Evaluator(cat, req, space, burst=True), groups, keep, brief, outlasted)
     if not candidates:
-        candidates = _meeting(req, cat, space, ranked_points(ev, priced, keep * 4),
-                              ranked_points(ev, unpriced, keep * 4), keep, brief)
+        candidates = _meeting(req, cat, space, ev, groups, keep, brief)
     outlasted = [c for c in outlasted if not candidates or c.ranked_cost <= candidates[0].ranked_cost][:OUTLASTED_SHOWN]
     if not candidates:
         return _plan(req, cat, [], [], list(space.notes),
                      _outlasted(req, cat, space, outlasted) or _explain_infeasible(req, cat, space, ev), outlasted)
+    if not candidates[0].cap_known:
+        return _plan(req, cat, [], [], list(space.notes), _met_only_without_cap(req, cat, space, candidates[0]),
+                     outlasted)
     notes = list(space.notes) + plan_notes(req, cat, space, candidates[0], brief) + tie_notes(candidates)
     if outlasted:
         notes.append(f"Passed over: {outlasted[0].layout} on {outlasted[0].instance} meets the targets on its burst "
@@ -85,14 +89,37 @@ def catalog_bursts(cat: Catalog) -> bool:
 OUTLASTED_SHOWN = 3
 
 
-def _meeting(req: Requirements, cat: Catalog, space: SearchSpace, priced: list[Point], unpriced: list[Point],
+def _meeting(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator, groups: tuple[SearchSpace, ...],
              keep: int, brief: bool, outlasted: list[Candidate] | None = None) -> list[Candidate]:
-    found = meeting_candidates(req, cat, space, priced, keep, brief, outlasted)
-    return found + meeting_candidates(req, cat, space, unpriced, UNPRICED_SHOWN if found else keep, brief, outlasted)
+    """The candidates of each group in turn: the first group that meets the targets fills `keep`, each later one
+    adds at most UNPRICED_SHOWN (a group of its own, shown after)."""
+    found: list[Candidate] = []
+    for group in groups:
+        found += meeting_candidates(req, cat, space, ranked_points(ev, group, keep * 4),
+                                    UNPRICED_SHOWN if found else keep, brief, outlasted)
+    return found
 
 
 # Layouts of types without a price shown after the priced ones (their own group: not ranked by cost)
 UNPRICED_SHOWN = 3
+
+
+def split_by_cap(space: SearchSpace) -> tuple[SearchSpace, SearchSpace]:
+    """The space of the types whose per-VM caps on the shape are known and the space of those whose caps are not."""
+    return (dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_cap]),
+            dataclasses.replace(space, options=[o for o in space.options if o.type in space.unknown_cap]))
+
+
+def _met_only_without_cap(req: Requirements, cat: Catalog, space: SearchSpace, best: Candidate) -> Infeasible:
+    """Only layouts on types whose per-VM cap is unknown meet the targets, with that cap not applied: not feasible,
+    and why (the layout's figures may be more than the VM delivers); the cheapest other shapes whose caps are known
+    and meet the targets."""
+    types = ", ".join(sorted(space.unknown_cap))
+    alternatives = _bigger_shapes(req, cat, space)
+    reason = (f"no layout on {space.shape} is known to meet the targets: only with the instance cap not applied "
+              f"(instance cap unknown for {types}) would {best.layout} reach {best.max_iops:,.0f} IOPS / "
+              f"{best.max_mbps:,.0f} MB/s")
+    return Infeasible(reason=reason + _alternative_clause(alternatives), best=best, alternatives=alternatives)
 
 
 def split_by_price(space: SearchSpace) -> tuple[SearchSpace, SearchSpace]:
@@ -178,7 +205,7 @@ def tie_notes(candidates: list[Candidate]) -> list[str]:
     cheapest = min(c.ranked_cost for c in candidates if c.price_known)
     out = []
     for c in candidates[1:]:
-        if not c.price_known or c.ranked_cost > cheapest * TIE_WINDOW + 1e-9:
+        if not c.price_known or not c.cap_known or c.ranked_cost > cheapest * TIE_WINDOW + 1e-9:
             continue
         parts = []
         for what, mine, theirs in (("IOPS", first.max_iops, c.max_iops), ("MB/s", first.max_mbps, c.max_mbps)):
@@ -317,13 +344,13 @@ def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidat
     cost, IOPS, MB/s) and better on one. Layouts of a type without a price are left out, the recommendation too
     when it is one (_pareto_notes says so): a front ordered by cost means nothing without the cost, and ranked as
     free they pushed every priced row off it and filled it with what the most volumes reach."""
-    priced, _ = split_by_price(space)
+    priced, _ = split_by_price(split_by_cap(space)[0])
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     points = _distinct(pareto_points(relaxed, cat, priced), same_option_only=False, tolerance=0.02)
     if len(points) > PARETO_OFFERS * limit:   # thinned evenly by cost before each is predicted (see PARETO_OFFERS)
         points = [points[i] for i in sorted(_evenly(len(points), PARETO_OFFERS * limit))]
     others = [_candidate(req, cat, space, p) for p in points]
-    head = [first] if first.cost.storage is not None else []
+    head = [first] if first.cost.storage is not None and first.cap_known else []
     cheapest = min([c.ranked_cost for c in head] + [c.ranked_cost for c in others if c.meets_targets],
                    default=math.inf)
     rows = head + [c for c in others if not _tie_of(c, cheapest)]
@@ -335,12 +362,19 @@ def _pareto(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidat
 
 
 def _pareto_notes(space: SearchSpace, first: Candidate, front: list[Candidate]) -> list[str]:
-    """Why the Pareto table leaves out the layouts of types without a price."""
-    if not space.unknown_price:
-        return []
-    types = ", ".join(sorted(space.unknown_price))
-    return [f"What each extra dollar buys: {types} left out (no price in the catalog, so nothing to order its "
-            "layouts by)" + (f"; {len(front)} priced layouts shown." if front else "; no priced layout to show.")]
+    """Why the Pareto table leaves out the layouts of types without a price or without a known per-VM cap."""
+    out = []
+    if space.unknown_price:
+        types = ", ".join(sorted(space.unknown_price))
+        shown = f"; {len(front)} priced layouts shown." if front else "; no priced layout to show."
+        out.append(f"What each extra dollar buys: {types} left out (no price in the catalog, so nothing to order its "
+                   "layouts by)" + shown)
+    if space.unknown_cap:
+        types = ", ".join(sorted(space.unknown_cap))
+        out.append(f"What each extra dollar buys: {types} left out (instance cap unknown: not applied, so its figures "
+                   "may be more than the VM delivers)" + (f"; {len(front)} layouts shown." if front else
+                                                           "; no layout with known caps to show."))
+    return out
 
 
 def _evenly(count: int, n: int) -> set[int]:
@@ -500,7 +534,7 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
             break
         alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None,
                                      "ocpus_min": None, "ocpus_max": None})
-        alt_space = default_space(cat, alt)
+        alt_space = split_by_cap(default_space(cat, alt))[0]   # never advised on a cap it does not know
         points = tie_break(search(Evaluator(cat, alt, alt_space), alt_space, keep=4))
         if points:
             cand = _candidate(alt, cat, alt_space, points[0])
@@ -533,7 +567,8 @@ def _cheapest_compute(cat: Catalog, shape_name: str, memory_gb: float | None) ->
 
 
 def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
-    """A shape's instance (IOPS, MB/s) caps at its largest size; unknown caps count as unlimited."""
+    """A shape's instance (IOPS, MB/s) caps at its largest size; an unknown cap counts as reaching nothing (unknown is
+    not unlimited: a shape is never advised on a cap it does not know)."""
     shape = find_shape(cat, shape_name)
     count = {"flex": shape.ocpus_max, "fixed": None}.get(shape.kind)
     if machine_type(cat, shape_name) is not None:   # n2-standard-16: the name fixes the count
@@ -544,4 +579,4 @@ def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
         caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape_name, ocpus=count), vtype)
     except InputError:   # a type this shape cannot attach
         return (0.0, 0.0)
-    return (caps.iops if caps.iops is not None else math.inf, caps.mbps if caps.mbps is not None else math.inf)
+    return (caps.iops if caps.iops is not None else 0.0, caps.mbps if caps.mbps is not None else 0.0)

@@ -14,6 +14,7 @@ is a plan with `infeasible` set (as make_plan's), saying why.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +38,8 @@ from blockfit.units import fmt_count
 
 ANY = "any"
 NO_COMPUTE_PRICE = "no compute price"
+CAP_UNKNOWN = ("instance cap unknown for the volume types it can attach (name it with --instance to plan it with the "
+               "cap not applied)")
 OFFERS = 3          # the cheapest shapes listed in the plan's instance_search
 
 
@@ -160,6 +163,11 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
         except InputError as exc:       # --ocpus, --memory, --interface, --levels this shape cannot take
             outcome.left_out.setdefault(f"cannot take the options ({exc})", []).append(name)
             continue
+        if space.unknown_cap:   # unknown is not none: such a type does not compete here (named, it ranks last)
+            space = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_cap])
+            if not space.options:
+                outcome.left_out.setdefault(CAP_UNKNOWN, []).append(name)
+                continue
         ev = Evaluator(cat, sreq, space)   # member caps and prices: shared through the catalog
         floors = [j for j in (ev.instance_floor(o) for o in space.options) if j is not None]
         if not floors or not space.options:

@@ -9,7 +9,7 @@ from blockfit.catalog import Catalog
 from blockfit.catalog.models import Shape, VolumeType
 from blockfit.errors import InputError
 from blockfit.model.compute import check_memory
-from blockfit.model.instance import find_shape, machine_type, series_vcpus
+from blockfit.model.instance import find_shape, instance_caps, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema import Instance, Requirements, Volume
@@ -47,6 +47,7 @@ class SearchSpace:
     ocpus: list[float | None]
     notes: list[str] = field(default_factory=list)
     unknown_price: set[str] = field(default_factory=set)   # types planned on performance: no price in the catalog
+    unknown_cap: set[str] = field(default_factory=set)     # types whose per-VM cap here is unknown (not applied)
 
 
 def instance_for(cat: Catalog, req: Requirements, shape: str, ocpus: float | None) -> Instance:
@@ -146,8 +147,12 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     _check_memory_fits(cat, shape.name, ocpus, req.memory_gb)
     kept, sizes, unknown_price = _priced(cat, req, options, notes)
     name = req.instance_shape.lower() if fixed_name else shape.name
+    unknown_cap = cap_unknown_types(cat, req, name, ocpus, {o.type for o in kept})
+    notes += [f"{t}: the per-VM cap of {name} is not in the {cat.cloud} catalog {cat.version}; its layouts are "
+              "planned with the instance cap not applied, a group of their own after those whose caps are known"
+              for t in sorted(unknown_cap)]
     return SearchSpace(cloud=cat.cloud, shape=name, options=kept, members=list(range(least, max_members + 1)),
-                       sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price)
+                       sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price, unknown_cap=unknown_cap)
 
 
 def _attachable(cat: Catalog, shape: Shape, req: Requirements, notes: list[str]) -> list[LevelOption]:
@@ -247,6 +252,23 @@ def _priced(cat: Catalog, req: Requirements, options: list[LevelOption],
     notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
               "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
     return kept, sizes, unknown_price
+
+
+def cap_unknown_types(cat: Catalog, req: Requirements, shape: str, ocpus: list[float | None],
+                      types: set[str]) -> set[str]:
+    """The types whose instance IOPS or MB/s cap on this shape is unknown at some count plan searches. Unknown is not
+    none: such a layout's figures may be more than the VM delivers (GCP Hyperdisk on a 1-vCPU VM "40,000 IOPS")."""
+    out = set()
+    for vtype in types:
+        for count in ocpus:
+            try:
+                caps = instance_caps(cat, instance_for(cat, req, shape, count), vtype)
+            except InputError:   # a count that cannot attach the type: the search skips it too
+                continue
+            if caps.iops is None or caps.mbps is None:
+                out.add(vtype)
+                break
+    return out
 
 
 def _check_memory_fits(cat: Catalog, shape: str, ocpus: list[float | None], memory_gb: float | None) -> None:

@@ -31,13 +31,16 @@ def summary(plan: Plan) -> str:
     req = plan.requirements
     chosen = ("The cheapest layout" if best.cost.storage is not None else
               "With no storage price to compare, the layout with the fewest volumes and the least provisioned")
-    priced = [c for c in plan.candidates if c.price_known]
-    unpriced = len(plan.candidates) - len(priced)
+    priced = [c for c in plan.candidates if c.price_known and c.cap_known]
+    unpriced = len([c for c in plan.candidates if not c.price_known and c.cap_known])
+    capless = len([c for c in plan.candidates if not c.cap_known])
     count = (f"{fmt_count(len(priced), 'priced layout')} {'meets' if len(priced) == 1 else 'meet'} every target"
              if priced else f"{fmt_count(len(plan.candidates), 'layout')} "
                             f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target")
     if priced and unpriced:
         count += (f"; {unpriced} more, of types without a storage price, are listed apart (not ranked by cost)")
+    if capless:
+        count += (f"; {capless} more meet them only with the instance cap unknown: not applied (listed apart)")
     text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
             f"limited by {_limit_words(best, req)}. {count}.")
@@ -45,7 +48,7 @@ def summary(plan: Plan) -> str:
         text += f" Replayed through its credit buckets, {best.burst_replay.summary}."
     # what more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
     # less than it: issue 37 read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
-    more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known
+    more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known and c.cap_known
             and c.ranked_cost > best.ranked_cost and c.max_iops > best.max_iops]
     if more:
         top = max(more, key=lambda c: c.max_iops)
@@ -88,10 +91,14 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
     s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front" + _where(best),
                                      rows, req))
-    unpriced = [c for c in plan.candidates if not c.price_known]
+    unpriced = [c for c in plan.candidates if not c.price_known and c.cap_known]
     if best.price_known and unpriced:   # their own group: no cost to rank them among the priced ones
         s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
                                          "not ranked by cost)", unpriced, req, strong_first=False))
+    capless = [c for c in plan.candidates if not c.cap_known]
+    if best.cap_known and capless:   # their own group: figures resting on a cap nobody applied
+        s.tables.append(_candidate_table("Layouts with the instance cap unknown: not applied (the VM may deliver "
+                                         "less)", capless, req, strong_first=False))
     if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
         s.tables.append(_drops_table(plan.outlasted[0]))
     _common_lists(s, plan, best)
@@ -144,6 +151,9 @@ def _infeasible_section(plan: Plan, source: str, title: str, sink: FigureSink) -
     rows = ([inf.best] if inf.best is not None else []) + list(inf.alternatives)
     if rows:
         caption = "The best on this instance (first, grey: misses a target) and the cheapest other shapes that meet "
+        if inf.best is not None and not inf.best.cap_known:
+            caption = ("The best on this instance (first, grey: instance cap unknown: not applied) and the cheapest "
+                       "other shapes that meet ")
         s.tables.append(_candidate_table(caption + "the targets" + _where(rows[0]), rows, plan.requirements))
         s.tables[-1].muted_rows = {0} if inf.best is not None else set()
     if inf.missed:
@@ -173,7 +183,7 @@ def _front_figure(plan: Plan, sink: FigureSink) -> ReportFigure:
     for ax, metric, target, label in ((axes[0], "max_iops", req.target_iops, f"IOPS at {fmt_io_size(req.small_io)}"),
                                       (axes[1], "max_mbps", req.target_mbps, f"MB/s at {fmt_io_size(req.large_io)}")):
         on_front = {_key(c) for c in plan.pareto}
-        others = [c for c in plan.candidates[1:] if _key(c) not in on_front and c.price_known]
+        others = [c for c in plan.candidates[1:] if _key(c) not in on_front and c.price_known and c.cap_known]
         if others:
             ax.scatter([c.ranked_cost for c in others], [getattr(c, metric) for c in others], s=12, color=LIGHT,
                        label="other layouts meeting the targets")

@@ -134,6 +134,13 @@ class Candidate(BaseModel):
         return self.cost.storage is not None
 
     @property
+    def cap_known(self) -> bool:
+        """Are the instance's IOPS and MB/s caps for this volume type known? Candidates resting on an unknown cap (not
+        applied, so the figures may be impossible) are a group of their own, after the known ones (JSON:
+        prediction.instance_iops_cap or instance_mbps_cap is null)."""
+        return self.prediction.instance_iops_cap is not None and self.prediction.instance_mbps_cap is not None
+
+    @property
     def layout_detail(self) -> Layout:
         return self.prediction.layout_detail
 
