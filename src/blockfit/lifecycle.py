@@ -19,8 +19,9 @@ module asks here (`tests/test_layers.py` checks that nothing else calls `signal.
 A handler's exception is lost when it is raised inside a finalizer or a weakref callback (`__del__`,
 `weakref.finalize`, a cache's clean-up): Python prints "Exception ignored" and carries on, and the Ctrl-C is gone.
 It happened to about 1 interrupt in 60. The handler therefore only notes the signal and raises; when the raise
-lands in such a callback, `sys.unraisablehook` sees the Interrupted and sends the same signal again from a helper
-thread, so it is handled once the callback has returned: at a point where the raise reaches the command.
+lands in such a callback, `sys.unraisablehook` sees the Interrupted and a helper thread sends the same signal
+again once the main thread has left the hook (a signal handled inside the hook itself is deferred the same way),
+so it is handled where the raise reaches the command.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
@@ -47,8 +49,9 @@ class Interrupted(KeyboardInterrupt):
 
 _hold_depth = 0
 _pending: int | None = None
-_in_hook = False  # inside _on_unraisable: a signal then is only noted, and sent again once the hook is done
-_deferred = 0
+_deferred: int | None = None  # a signal to send again once the main thread is out of the unraisable hook
+_resending = False            # a helper thread is about to send _deferred
+_resend_lock = threading.RLock()  # re-entrant: a signal handled inside the lock's own block takes it again
 seen: list[int] = []  # the signals that came since install(): an exception that swallowed one still reads as one
 _exits: list[Callable[[], None]] = []
 _observers: list[Callable[[str], None]] = []
@@ -56,39 +59,63 @@ _previous_hook: Callable[[Any], object] | None = None
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    global _pending, _deferred
+    global _pending
     seen.append(signum)
     if _hold_depth:
         _pending = signum
         return
-    if _in_hook:
-        _deferred = signum
+    if _in_hook(frame):   # raised here it would be lost too ("Exception ignored in sys.unraisablehook")
+        _send_again_later(signum)
         return
     raise Interrupted(signum)
 
 
 def _on_unraisable(unraisable: Any) -> None:
     """An Interrupted raised inside a finalizer or weakref callback is not lost: the same signal is sent again,
-    from a thread, once this hook has returned, and is handled where the callback's caller goes on. Anything
-    else goes to the hook that was there."""
-    global _in_hook, _deferred
+    from a thread, once the main thread has left this hook, and is handled where the callback's caller goes on.
+    Anything else goes to the hook that was there."""
     exc = getattr(unraisable, "exc_value", None)
     if not isinstance(exc, Interrupted):
         (_previous_hook or sys.__unraisablehook__)(unraisable)
         return
-    _in_hook, _deferred = True, exc.signum
-    done = threading.Event()
-    try:
+    _send_again_later(exc.signum)
+
+
+def _in_hook(frame: FrameType | None) -> bool:
+    """Is this frame, or one it was called from, the unraisable hook's?"""
+    while frame is not None:
+        if frame.f_code is _on_unraisable.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _send_again_later(signum: int) -> None:
+    global _deferred, _resending
+    with _resend_lock:
+        _deferred = signum
+        start, _resending = not _resending, True
+    if start:
         with contextlib.suppress(RuntimeError):  # no new thread while the interpreter shuts down
-            threading.Thread(target=_send_again, args=(done,), daemon=True).start()
-    finally:
-        _in_hook = False
-        done.set()
+            threading.Thread(target=_send_when_out, daemon=True).start()
 
 
-def _send_again(done: threading.Event) -> None:
-    done.wait()
-    os.kill(os.getpid(), _deferred)
+def _send_when_out() -> None:
+    """Send the deferred signal once the main thread's stack no longer holds the hook (a few bytecodes after it
+    asked; sent while it was still there, the signal would be raised inside the hook and lost). Bounded: 2 s."""
+    global _deferred, _resending
+    main = threading.main_thread().ident
+    while True:
+        for _ in range(2000):
+            if main is None or not _in_hook(sys._current_frames().get(main)):
+                break
+            time.sleep(0.001)
+        with _resend_lock:
+            sig, _deferred = _deferred, None
+            if sig is None:
+                _resending = False
+                return
+        os.kill(os.getpid(), sig)
 
 
 def _main_thread() -> bool:
