@@ -372,9 +372,25 @@ def bench_cases(fx: Fixtures, param: Param | None) -> st.SearchStrategy[Case]:
         return st.builds(lambda v: (with_option(base, name, v), (name,), {}), bad)
     if name == "--report":
         return report_option_cases(fx, base)
+    if name in BURST_TRIO:   # the cloud layout bench judges its windows against: bad values, or one alone
+        return burst_trio_cases(base, name)
     if kind(param) is not None:  # --repeat: the shared parser's bad values
         return st.builds(lambda v: (with_option(base, name, v), (name,), {}), invalid_value(param))
     raise AssertionError(f"bench {name}: no bad values drawn here")
+
+
+BURST_TRIO = {"--cloud": "aws", "--layout": "1x400G@gp3", "--instance": "m6a.xlarge"}
+
+
+def burst_trio_cases(base: list[str], name: str) -> st.SearchStrategy[Case]:
+    """--cloud, --layout, --instance: one of them bad beside two good ones, or one given alone."""
+    bad = st.one_of(st.text(ARGV_CHARS, max_size=30), POISON, JUNK).filter(
+        lambda t: t.strip().lower() not in ("aws", "azure", "gcp", "oci"))
+    full = [a for k, v in BURST_TRIO.items() for a in (k, v)]
+    return st.one_of(
+        st.builds(lambda v: (with_option(base + full, name, v), (name,), {}), bad),
+        st.builds(lambda v: (with_option(base, name, v), tuple(BURST_TRIO), {}),
+                  st.one_of(bad, st.just(BURST_TRIO[name]))))
 
 
 BENCH_PARAMS = {name_of(p): p for p in COMMANDS["bench"].params}
