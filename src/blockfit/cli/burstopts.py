@@ -22,7 +22,11 @@ InstanceOption = Annotated[str | None, typer.Option("--instance", help="the inst
 def given(cloud: str | None, layout: str | None, instance: str | None) -> bool:
     """All three given (True) or none (False); one of them alone is an input error."""
     trio = {"--cloud": cloud, "--layout": layout, "--instance": instance}
-    missing = [k for k, v in trio.items() if not v]
+    for name, value in trio.items():
+        if value is not None and not value.strip():
+            raise InputError(f"{name} {value!r}: expected a value, e.g. --cloud aws --layout 1x400G@gp3 "
+                             "--instance m6a.xlarge")
+    missing = [k for k, v in trio.items() if v is None]
     if len(missing) == len(trio):
         return False
     if missing:
