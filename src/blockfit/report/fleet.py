@@ -57,13 +57,18 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
     if detailed:
         s.figures.append(_detail_figure(r, detailed, sink))
     rows = r.hosts[:ROWS]
+    # the burst column only where a host's layout bursts (an empty column of dashes pushed the table past the page)
+    bursts = any(h.burst is not None or (h.now is not None and h.now.burst is not None) for h in rows)
+    header = ["host", "status", "target IOPS", "target MB/s", "layout now", "IOPS now", "shortfall", "recommended",
+              "burst", "$ now", "$ recommended", "saves"]
+    keep = [i for i in range(len(header)) if bursts or header[i] != "burst"]
+    numeric = {2, 3, 5, 6, 8, 9, 10, 11} if bursts else {2, 3, 5, 6, 8, 9, 10}
     s.tables.append(Table(
         "Hosts, largest shortfall first" + (f" (the first {ROWS} of {len(r.hosts)})" if len(r.hosts) > ROWS else "")
         + ": targets are the percentile plus headroom; IOPS at the plan's small I/O size; dollars a month; bold: "
         "under its target; grey: status unknown",
-        ["host", "status", "target IOPS", "target MB/s", "layout now", "IOPS now", "shortfall", "recommended",
-         "burst", "$ now", "$ recommended", "saves"],
-        [_row(h) for h in rows], numeric={2, 3, 5, 6, 8, 9, 10, 11},
+        [header[i] for i in keep],
+        [[row[i] for i in keep] for row in map(_row, rows)], numeric=numeric,
         strong_rows={i for i, h in enumerate(rows) if h.status == "under"},
         muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"}))
     if r.summary.largest_savings:
