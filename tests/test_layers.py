@@ -224,3 +224,16 @@ def test_split_modules_stay_at_complexity_15_or_less() -> None:
                           *(str(SRC / m) for m in SPLIT_TO_15)], capture_output=True, text=True, timeout=120)
     found = [f"{Path(d['filename']).name}: {d['message']}" for d in json.loads(run.stdout or "[]")]
     assert found == [] and run.returncode == 0, found or run.stderr
+
+
+def test_no_shipped_file_cites_a_path_of_the_repository_or_its_workspace() -> None:
+    """What a user can open (every file in the installed package: catalogs, templates, schemas) names public sources,
+    never a path of this repository or of the workspace it was written in."""
+    import blockfit
+
+    root = Path(blockfit.__file__).parent
+    forbidden = ("../shared", "shared/reference", "shared/seeds", "shared/samples")
+    cited = [f"{path.relative_to(root)}: {needle}" for path in sorted(root.rglob("*"))
+             if path.is_file() and path.suffix in (".toml", ".j2", ".json", ".md", ".py", ".html", ".css", ".sh")
+             for needle in forbidden if needle in path.read_text(errors="replace")]
+    assert cited == []
