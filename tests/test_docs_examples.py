@@ -108,3 +108,61 @@ def test_the_example_prints_what_the_page_shows(page, line, commands, shown, tmp
 def test_pieces_split_on_ellipses():
     assert pieces(["a  b", "...", "c ... d"]) == ["a b", "c", "d"]
     assert re.fullmatch(r"\d+", str(len(BLOCKS)))
+
+
+# ---------------------------------------------------------------- user pages cite no path of the repository
+# "Nothing a user sees cites a path of this repository": the site's pages say in words what is checked and
+# measured; the contributors' page (development.md) names the tests, modules and benches behind them.
+CONTRIBUTORS_PAGE = "development.md"
+REPO_PATH = re.compile(r"(?<![\w./~-])((?:tests|src|scripts|\.ci|bench)/[\w.*/-]*)")
+PY_FILE = re.compile(r"(?<![\w./-])[\w./-]*\w\.py\b")
+TEST_NAME = re.compile(r"\btest_\w+")
+
+
+def repository_references(text: str) -> list[str]:
+    """The repository paths, Python files and test names `text` cites. A `scripts/` path counts only when the
+    repository holds it: `build --out scripts/` and `scripts/run-all.sh` are the user's own folder."""
+    found = []
+    for path in REPO_PATH.findall(text):
+        if path.startswith("scripts/") and not (path.rstrip("/.") != "scripts" and any(ROOT.glob(path.rstrip("/.")))):
+            continue
+        found.append(path)
+    return found + PY_FILE.findall(text) + TEST_NAME.findall(text)
+
+
+def references_on_user_pages(site: Path) -> list[str]:
+    """`page:line: reference` for every reference on a page of `site` other than the contributors' page."""
+    return [f"{page.relative_to(site).as_posix()}:{n}: {ref}"
+            for page in sorted(site.rglob("*.md")) if page.relative_to(site).as_posix() != CONTRIBUTORS_PAGE
+            for n, line in enumerate(page.read_text().splitlines(), 1) for ref in repository_references(line)]
+
+
+def test_no_user_page_cites_a_repository_path():
+    assert references_on_user_pages(ROOT / "docs") == []
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("Simulated with the runner's own rule (tests/dbbench/test_bench_stats.py), 95 %",
+     ["tests/dbbench/test_bench_stats.py", "tests/dbbench/test_bench_stats.py", "test_bench_stats"]),
+    ("in `src/blockfit/catalog/data/CLOUD/DATE.toml`", ["src/blockfit/catalog/data/CLOUD/DATE.toml"]),
+    ("| `test_asm_*` |", ["test_asm_"]),
+    ("The host decides (`lab/windows.py`, `WindowWatch`)", ["lab/windows.py"]),
+    ("### Scale (bench/fleet_scale.py)", ["bench/fleet_scale.py", "bench/fleet_scale.py"]),
+    ("`scripts/setup.sh` installs the Debian packages", ["scripts/setup.sh"]),
+    ("bash .ci/run", [".ci/run"]),
+    ("blockfit build --plan plan.json --out scripts/", []),
+    ("sudo scripts/run-all.sh --dry-run", []),
+    ("once into `~/.cache/blockfit/bench-fleet/`, read /sys/block/sda/queue and /proc/diskstats", []),
+    ("the latest_value and a protests/ folder, `python -m blockfit`", []),
+])
+def test_repository_references_are_told_from_a_users_own_paths(line, expected):
+    assert repository_references(line) == expected
+
+
+def test_every_path_the_contributors_page_names_exists():
+    """development.md is where the user pages' paths went: each one it names must still be there (a word in
+    capitals, as in `CLOUD/DATE.toml`, stands for any name)."""
+    text = (ROOT / "docs" / CONTRIBUTORS_PAGE).read_text()
+    paths = {p.rstrip(".") for p in REPO_PATH.findall(text)}
+    assert {"tests/test_docs_examples.py", "src/blockfit/catalog/data/CLOUD/DATE.toml"} <= paths
+    assert [p for p in sorted(paths) if not any(ROOT.glob(re.sub(r"\b[A-Z]{2,}\b", "*", p)))] == []
