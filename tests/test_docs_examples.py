@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "commands").glob("*.md"))]
@@ -123,7 +125,7 @@ def repository_references(text: str) -> list[str]:
     """The repository paths, Python files and test names `text` cites. A `scripts/` path counts only when the
     repository holds it: `build --out scripts/` and `scripts/run-all.sh` are the user's own folder."""
     found = []
-    for path in REPO_PATH.findall(text):
+    for path in (p.rstrip(".") for p in REPO_PATH.findall(text)):   # a sentence's full stop is not the path's
         if path.startswith("scripts/") and not (path.rstrip("/.") != "scripts" and any(ROOT.glob(path.rstrip("/.")))):
             continue
         found.append(path)
@@ -157,6 +159,16 @@ def test_no_user_page_cites_a_repository_path():
 ])
 def test_repository_references_are_told_from_a_users_own_paths(line, expected):
     assert repository_references(line) == expected
+
+
+REPO_FILES = sorted(p.relative_to(ROOT).as_posix() for top in ("tests", "src", "bench", "scripts", ".ci")
+                    for p in (ROOT / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+@given(path=st.sampled_from(REPO_FILES), before=st.sampled_from(["", "in ", "(", "`", "| "]),
+       after=st.sampled_from(["", ".", ")", "`", ", ", ": ", " |"]))
+def test_every_file_of_the_repository_is_found_wherever_a_sentence_cites_it(path, before, after):
+    assert path in repository_references(f"A sentence cites {before}{path}{after} and goes on.")
 
 
 def test_every_path_the_contributors_page_names_exists():
