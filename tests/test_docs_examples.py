@@ -119,16 +119,18 @@ CONTRIBUTORS_PAGE = "development.md"
 REPO_PATH = re.compile(r"(?<![\w./~-])((?:tests|src|scripts|\.ci|bench)/[\w.*/-]*)")
 PY_FILE = re.compile(r"(?<![\w./-])[\w./-]*\w\.py\b")
 TEST_NAME = re.compile(r"\btest_\w+")
+BENCH_MODULE = re.compile(r"\bbench\.(\w+)")
 
 
 def repository_references(text: str) -> list[str]:
-    """The repository paths, Python files and test names `text` cites. A `scripts/` path counts only when the
-    repository holds it: `build --out scripts/` and `scripts/run-all.sh` are the user's own folder."""
+    """The repository paths, bench modules, Python files and test names `text` cites. A `scripts/` path counts
+    only when the repository holds it: `build --out scripts/` and `scripts/run-all.sh` are the user's own."""
     found = []
     for path in (p.rstrip(".") for p in REPO_PATH.findall(text)):   # a sentence's full stop is not the path's
-        if path.startswith("scripts/") and not (path.rstrip("/.") != "scripts" and any(ROOT.glob(path.rstrip("/.")))):
-            continue
-        found.append(path)
+        users_own = path.startswith("scripts/") and (path == "scripts/" or not any(ROOT.glob(path.rstrip("/"))))
+        if not users_own:
+            found.append(path)
+    found += [f"bench.{name}" for name in BENCH_MODULE.findall(text) if (ROOT / "bench" / f"{name}.py").is_file()]
     return found + PY_FILE.findall(text) + TEST_NAME.findall(text)
 
 
@@ -156,6 +158,8 @@ def test_no_user_page_cites_a_repository_path():
     ("sudo scripts/run-all.sh --dry-run", []),
     ("once into `~/.cache/blockfit/bench-fleet/`, read /sys/block/sda/queue and /proc/diskstats", []),
     ("the latest_value and a protests/ folder, `python -m blockfit`", []),
+    ("hypothesis test; `python -m bench.plan_search` does", ["bench.plan_search"]),
+    ("`--out DIR` also writes `DIR/bench.json`; `bench.comparisons[]`, bench.md", []),
 ])
 def test_repository_references_are_told_from_a_users_own_paths(line, expected):
     assert repository_references(line) == expected
@@ -169,6 +173,13 @@ REPO_FILES = sorted(p.relative_to(ROOT).as_posix() for top in ("tests", "src", "
        after=st.sampled_from(["", ".", ")", "`", ", ", ": ", " |"]))
 def test_every_file_of_the_repository_is_found_wherever_a_sentence_cites_it(path, before, after):
     assert path in repository_references(f"A sentence cites {before}{path}{after} and goes on.")
+
+
+def test_every_bench_module_is_found_as_a_command():
+    names = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__init__")
+    assert len(names) >= 10
+    for name in names:
+        assert repository_references(f"`.venv/bin/python -m bench.{name}` measures it") == [f"bench.{name}"]
 
 
 def test_every_path_the_contributors_page_names_exists():
