@@ -116,7 +116,7 @@ def test_pieces_split_on_ellipses():
 # "Nothing a user sees cites a path of this repository": the site's pages say in words what is checked and
 # measured; the contributors' page (development.md) names the tests, modules and benches behind them.
 CONTRIBUTORS_PAGE = "development.md"
-REPO_PATH = re.compile(r"(?<![\w./~-])((?:tests|src|scripts|\.ci|bench)/[\w.*/-]*)")
+REPO_PATH = re.compile(r"(?<![\w./~-])((?:tests|src|scripts|\.ci|bench|docs)/[\w.*/-]*)")
 PY_FILE = re.compile(r"(?<![\w./-])[\w./-]*\w\.py\b")
 TEST_NAME = re.compile(r"\btest_\w+")
 BENCH_MODULE = re.compile(r"\bbench\.(\w+)")
@@ -154,6 +154,7 @@ def test_no_user_page_cites_a_repository_path():
     ("### Scale (bench/fleet_scale.py)", ["bench/fleet_scale.py", "bench/fleet_scale.py"]),
     ("`scripts/setup.sh` installs the Debian packages", ["scripts/setup.sh"]),
     ("bash .ci/run", [".ci/run"]),
+    ("the Schemas (`docs/schema/*.json`), see https://cloud.google.com/compute/docs/disks", ["docs/schema/*.json"]),
     ("blockfit build --plan plan.json --out scripts/", []),
     ("sudo scripts/run-all.sh --dry-run", []),
     ("once into `~/.cache/blockfit/bench-fleet/`, read /sys/block/sda/queue and /proc/diskstats", []),
@@ -165,7 +166,7 @@ def test_repository_references_are_told_from_a_users_own_paths(line, expected):
     assert repository_references(line) == expected
 
 
-REPO_FILES = sorted(p.relative_to(ROOT).as_posix() for top in ("tests", "src", "bench", "scripts", ".ci")
+REPO_FILES = sorted(p.relative_to(ROOT).as_posix() for top in ("tests", "src", "bench", "scripts", ".ci", "docs")
                     for p in (ROOT / top).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
