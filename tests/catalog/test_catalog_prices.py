@@ -15,6 +15,10 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
   $0.000055 per MB/s-hour above 125; AWS-EC2-PRICE-3P-C/-D/-E: r7g, m6a, x2idn, m7a, r6a (us-east-1);
 - AZURE-VM-PRICE-3P-C (a Retail Prices API table, eastus rows, read 2026-11-28): every Easv5, Eadsv5, Ebsv5, Ebdsv5,
   Msv2, Mdsv2, Msv3 and Mdsv3 size and Standard_E104ids_v5, USD per hour (AZ_LISTED_C below).
+- AZURE-VM-PRICE-3P-D (a table of Retail Prices API eastus Linux prices dated 2026-09-26, read 2026-11-28): every
+  Dsv6 and Esv6 size, USD per hour (AZ_LISTED_D below);
+- OCI-PRICE-A1-PAGE (Oracle's compute pricing page, read 2026-11-28): Ampere A1 $0.01 per OCPU-hour and $0.0015 per
+  GB-hour above the free allowance.
 
 Not every shape has a price yet: GAPS names what no copy read gave a price for, so that the completeness test fails
 both when a priced entry loses its price and when a gap is filled without being struck from the list."""
@@ -44,11 +48,11 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 GAPS: dict[str, dict[str, set[str]]] = {
     "aws": {"shapes": set(),
             "volume_types": set()},
-    "azure": {"shapes": {"Dsv6", "Ebdsv6", "Ebsv6", "Edsv6", "Esv6", "Mbdsv3", "Mbsv3"},
+    "azure": {"shapes": {"Ebdsv6", "Ebsv6", "Edsv6", "Mbdsv3", "Mbsv3"},
               "volume_types": set()},
     "gcp": {"shapes": set(),
             "volume_types": set()},
-    "oci": {"shapes": {"VM.Standard.A1.Flex"},
+    "oci": {"shapes": set(),
             "volume_types": set()},
 }
 
@@ -366,8 +370,30 @@ def test_oci_dense_io_flex_bills_its_nvme_with_its_ocpus(shape, ocpus, memory, n
     assert cost.per_hour == pytest.approx(ocpus * per_ocpu + memory * per_gb + nvme_tb * 0.0612, abs=1e-6)
 
 
-def test_oci_a1_stays_unpriced_its_rows_read_zero():
-    assert compute_cost(CATS["oci"], "VM.Standard.A1.Flex", 4).monthly is None
+A1_PAID = {"ocpu": 0.01, "gb": 0.0015}   # OCI-PRICE-A1-PAGE, USD per hour above the free allowance
+
+
+@pytest.mark.parametrize("ocpus,memory", [(1, None), (4, 24), (16, 256), (76, 472)])
+def test_oci_a1_flex_costs_the_paid_rate_per_ocpu_and_gb(ocpus, memory):
+    """Before: unknown (the price-list rows read $0, the free tier). Now Oracle's paid A1 rate, allowance not taken off
+    (4 OCPUs and 24 GB, the whole free allowance, cost $55.48 a month)."""
+    cost = compute_cost(CATS["oci"], "VM.Standard.A1.Flex", ocpus, memory_gb=memory)
+    gb = memory if memory is not None else ocpus   # the minimum, 1 GB per OCPU, when none is asked for
+    assert cost.memory_gb == gb
+    assert cost.per_hour == pytest.approx(ocpus * A1_PAID["ocpu"] + gb * A1_PAID["gb"], abs=1e-9)
+    assert cost.monthly == pytest.approx(round(cost.per_hour * 730, 2)) and cost.monthly > 0
+    assert cost.source is not None and cost.source.id == "OCI-PRICE-A1-PAGE"
+    assert cost.source.url.startswith("https://www.oracle.com/") and cost.region == "all commercial regions"
+
+
+def test_oci_a1_is_cheaper_per_ocpu_and_gb_than_every_other_priced_flex_shape():
+    """A sanity check on the figure's order: Ampere A1 is OCI's cheapest listed OCPU (A2 $0.014, E4 $0.025)."""
+    cat = CATS["oci"]
+    a1 = cat.compute_prices["VM.Standard.A1.Flex"]
+    flex = [p for n, p in cat.compute_prices.items() if n.endswith(".Flex") and n != "VM.Standard.A1.Flex"
+            and p.per_ocpu_hour is not None]
+    assert flex and all(a1.per_ocpu_hour < p.per_ocpu_hour for p in flex)
+    assert all(a1.per_gb_hour <= (p.per_gb_hour or 0) for p in flex if p.per_gb_hour)
 
 
 # ---- AWS: the per-vCPU rule checked against every size the copies list ----
@@ -598,3 +624,47 @@ def test_azure_isolated_sizes_cost_their_listed_price_not_the_series_rate(isolat
     price = cat.compute_prices[isolated]
     assert price.per_hour != pytest.approx(cat.shapes[isolated].vcpus * rate, abs=0.0005)
     assert "rule" not in (price.note or "")
+
+
+# Fourth pass: AZURE-VM-PRICE-3P-D's eastus figures (Linux pay-as-you-go, USD per hour), every Dsv6 and Esv6 size;
+# each catalog entry is the listed figure, no rule. The 96-vCPU sizes were priced before from AZ-VM-EASTUS-GOLDEN.
+AZ_LISTED_D = {
+    "Dsv6": {"Standard_D2s_v6": 0.101, "Standard_D4s_v6": 0.202, "Standard_D8s_v6": 0.403, "Standard_D16s_v6": 0.806,
+             "Standard_D32s_v6": 1.613, "Standard_D48s_v6": 2.419, "Standard_D64s_v6": 3.226,
+             "Standard_D96s_v6": 4.838, "Standard_D128s_v6": 6.451, "Standard_D192s_v6": 9.677},
+    "Esv6": {"Standard_E2s_v6": 0.132, "Standard_E4s_v6": 0.265, "Standard_E8s_v6": 0.529, "Standard_E16s_v6": 1.058,
+             "Standard_E20s_v6": 1.323, "Standard_E32s_v6": 2.117, "Standard_E48s_v6": 3.175,
+             "Standard_E64s_v6": 4.234, "Standard_E96s_v6": 6.35, "Standard_E128s_v6": 8.467,
+             "Standard_E192is_v6": 13.971},
+}
+AZ_PRICED_BEFORE_D = {"Standard_D96s_v6": 3531.74, "Standard_E96s_v6": 4635.50}   # AZ-VM-EASTUS-GOLDEN, a month
+
+
+@pytest.mark.parametrize("series", sorted(AZ_LISTED_D))
+def test_azure_fourth_pass_every_size_of_the_series_costs_its_listed_east_us_price(series):
+    """Before: only the 96-vCPU size was priced. Now every catalog size of the series is, at the copy's figure."""
+    cat = CATS["azure"]
+    sizes = {s.name for s in cat.shapes.values() if s.series == series}
+    listed = AZ_LISTED_D[series]
+    assert sizes == set(listed)
+    for name in sizes:
+        price = cat.compute_prices[name]
+        assert price.per_hour == pytest.approx(listed[name], abs=1e-9) and price.region == "eastus", name
+        expected_source = "AZ-VM-EASTUS-GOLDEN" if name in AZ_PRICED_BEFORE_D else "AZURE-VM-PRICE-3P-D"
+        assert price.source_of("per_hour") == expected_source, name
+        assert compute_cost(cat, name, None).monthly == pytest.approx(round(listed[name] * 730, 2)), name
+
+
+@pytest.mark.parametrize("name", sorted(AZ_PRICED_BEFORE_D))
+def test_azure_copy_d_agrees_with_the_golden_copy_on_the_sizes_both_list(name):
+    """The spot check of AZURE-VM-PRICE-3P-D: its D96s_v6 and E96s_v6 are AZ-VM-EASTUS-GOLDEN's 730-hour bills."""
+    series = CATS["azure"].shapes[name].series
+    assert AZ_LISTED_D[series][name] * 730 == pytest.approx(AZ_PRICED_BEFORE_D[name], abs=0.005)
+    assert compute_cost(CATS["azure"], name, None).monthly == pytest.approx(AZ_PRICED_BEFORE_D[name], abs=0.005)
+
+
+def test_azure_sizes_still_unpriced_name_the_source_that_says_what_was_searched():
+    """The series left in GAPS are named, with the searches, in the note of the copy that priced their siblings."""
+    note = CATS["azure"].source("AZURE-VM-PRICE-3P-D").note or ""
+    for series in GAPS["azure"]["shapes"]:
+        assert series in note, series

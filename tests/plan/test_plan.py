@@ -121,12 +121,11 @@ def test_infeasible_names_the_constraint_and_priced_alternatives_at_total_cost()
                                                   "instance_ocpus": None}), OCI)
     assert open_count.feasible and open_count.candidates[0].ranked_cost <= first.ranked_cost * TIE_WINDOW
     assert first.instance in inf.reason
-    # 700,000 IOPS: the advice names priced shapes only, never an unpriced one (since issue 38 every OCI shape but
-    # VM.Standard.A1.Flex is priced, so alternatives exist; A1 is never among them)
+    # 700,000 IOPS: the advice names priced shapes only, never an unpriced one (since issue 38 every OCI shape is
+    # priced, VM.Standard.A1.Flex last, so alternatives exist)
     far = make_plan(req.model_copy(update={"target_iops": 700_000}), OCI)
     assert far.infeasible is not None and far.infeasible.alternatives
     assert all(a.cost.total is not None for a in far.infeasible.alternatives)
-    assert not any(a.instance_detail.shape == "VM.Standard.A1.Flex" for a in far.infeasible.alternatives)
 
 
 def test_aws_gp3_and_io2_priced_with_provisioning_and_instance_cap_respected():
