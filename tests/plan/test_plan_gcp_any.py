@@ -25,7 +25,11 @@ def every_priced_machine_type(min_vcpus: int | None) -> list[str]:
 
 
 def cheapest_plan(req: Requirements, names: list[str]) -> float | None:
-    costs = []
+    """The cheapest priced plan of the machine types, each searched alone. Types in order of their compute price,
+    and none searched once that price alone is above the cheapest plan found: a point costs its storage plus its
+    compute, so none of theirs can be cheaper (checked on every type searched). The same minimum as searching all
+    of them, in a fraction of the time."""
+    types = []
     for name in names:
         sreq = req.model_copy(update={"instance_shape": name})
         try:
@@ -34,10 +38,17 @@ def cheapest_plan(req: Requirements, names: list[str]) -> float | None:
             continue
         # a type whose per-VM cap is unknown does not compete in a shape search (it is not "no cap")
         space = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_cap])
-        found = search(Evaluator(GCP, sreq, space), space, keep=1)
+        ev = Evaluator(GCP, sreq, space)
+        types.append((min((ev.compute_or_zero(o) for o in space.ocpus), default=0.0), name, ev, space))
+    best: float | None = None
+    for floor, name, ev, space in sorted(types, key=lambda t: (t[0], t[1])):
+        if best is not None and floor > best:
+            break
+        found = search(ev, space, keep=1)
         if found and found[0].compute is not None:
-            costs.append(found[0].cost)
-    return min(costs) if costs else None
+            assert found[0].cost >= floor - 1e-9, (name, found[0].cost, floor)   # the bound the order relies on
+            best = found[0].cost if best is None else min(best, found[0].cost)
+    return best
 
 
 @settings(max_examples=6, deadline=None)

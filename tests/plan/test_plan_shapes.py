@@ -48,18 +48,30 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 
 def cheapest_per_shape(cat: Catalog, req: Requirements, names: list[str]) -> float | None:
     """The cheapest of the per-shape plans' recommendations (plan's own exact search on each shape alone, its ties
-    within TIE_WINDOW broken as make_plan breaks them: ranked_points)."""
-    costs = []
+    within TIE_WINDOW broken as make_plan breaks them: ranked_points).
+
+    Shapes in order of their compute price, and none searched once that price alone is above the cheapest plan
+    found: a point costs its storage plus its compute, so no point of such a shape can be cheaper (checked on every
+    shape searched). The same minimum as searching them all; the exact search of 60-odd sizes per example was 80 %
+    of the AWS and Azure --min-memory tests' time (cProfile, 235 of 287 s)."""
+    shapes = []
     for name in names:
         sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
         try:
             space = default_space(cat, sreq)
         except InputError:
             continue
-        found = ranked_points(Evaluator(cat, sreq, space), space)
+        ev = Evaluator(cat, sreq, space)
+        shapes.append((min((ev.compute_or_zero(o) for o in space.ocpus), default=0.0), name, ev, space))
+    best: float | None = None
+    for floor, name, ev, space in sorted(shapes, key=lambda s: (s[0], s[1])):
+        if best is not None and floor > best:
+            break
+        found = ranked_points(ev, space)
         if found:
-            costs.append(found[0].cost)
-    return min(costs) if costs else None
+            assert found[0].cost >= floor - 1e-9, (name, found[0].cost, floor)   # the bound the order relies on
+            best = found[0].cost if best is None else min(best, found[0].cost)
+    return best
 
 
 def total(plan: object) -> float:
