@@ -172,8 +172,8 @@ def plan_command(
         io_given = "--io-sizes" if io_sizes is not None else "--small-io" if small_io is not None else None
         workload, shared.small_io, shared.cloud = with_example(example, workload, shared, io_given)
     req, cat, query = requirements(shared, workload, history, allow_hdd)
-    renamed.warn()
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
+    renamed.warn()   # after the search: an input error it finds is one line, alone
     finish(plan, out, report, json_out)
 
 
