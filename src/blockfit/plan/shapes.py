@@ -74,6 +74,7 @@ class Outcome:
 
 def is_search(cat: Catalog, text: str | None) -> bool:
     """Whether --instance TEXT asks for a search (absent, 'any' or a family) rather than naming one shape."""
+    text = None if text is None else text.split("/")[0]   # SHAPE/OPTION: the option says nothing of a search
     if text is None or text.strip().lower() == ANY:
         return True
     name = text.strip().split(":")[0]
