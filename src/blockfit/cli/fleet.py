@@ -78,8 +78,8 @@ def fleet_command(
     capacity: Annotated[str | None, typer.Option(help="usable capacity of a host the mapping file and its layout "
                                                       "say nothing about, e.g. 2T",
                                                  callback=params.volume_size)] = None,
-    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS] of a host the mapping file and labels say "
-                                                      "nothing about")] = None,
+    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS][/OPTION] of a host the mapping file and labels "
+                                                      "say nothing about")] = None,
     cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     growth: Annotated[float, typer.Option(help="extra capacity headroom in percent, e.g. 20%", **params.PERCENT,
