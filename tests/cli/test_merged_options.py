@@ -148,3 +148,12 @@ def test_instance_options_read_back_in_either_order(shape: str, interface: str |
 def test_a_bad_instance_option_names_what_is_taken(spec: str) -> None:
     with pytest.raises(InputError, match=r"--instance .*expected SHAPE\[:COUNT\] then"):
         split_instance(spec)
+
+
+def test_a_family_with_an_option_is_still_a_search() -> None:
+    from blockfit.catalog import load_catalog
+    from blockfit.plan.shapes import is_search
+
+    aws = load_catalog("aws")
+    assert is_search(aws, "r8g/ebs-1") and is_search(aws, "any/ebs-1")
+    assert not is_search(aws, "r8g.16xlarge/ebs-1")
