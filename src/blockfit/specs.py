@@ -7,7 +7,10 @@ Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu,
           IOPS and MBPS are provisioned figures where the type takes them; MBPS is in the unit the provider
           sells it in: MiB/s for AWS (gp3) and GCP (hyperdisk-balanced), MB/s (10^6 B/s) for Azure (premium-v2,
           ultra).
-Instance: SHAPE[:OCPUS]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs).
+Instance: SHAPE[:OCPUS][/OPTION]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs),
+          Standard_E8s_v5/nvme (an Azure size's disk interface: scsi or nvme), m8i.4xlarge/ebs-1 (an AWS
+          8th-generation type's EBS bandwidth weighting: default, ebs-1 or vpc-1). Every command that takes an
+          instance reads it here (split_instance), so model, plan, fleet, lab, bench and diagnose take one spec.
 """
 
 from __future__ import annotations
@@ -81,10 +84,17 @@ def instance_expected(cloud: str) -> str:
 
 def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, require_count: bool = True,
                    what: str = "--instance") -> Instance:
-    """Parse SHAPE[:OCPUS]; with require_count=False a flexible shape may leave the count open (plan). A GCP
+    """Parse SHAPE[:OCPUS][/OPTION]; with require_count=False a flexible shape may leave the count open (plan). A GCP
     predefined machine type (n2-standard-16) is read in full: series, family and vCPUs, each checked."""
     cat = catalog or load_catalog(cloud)
-    m = _INSTANCE_RE.fullmatch(spec or "")
+    shape_spec, interface, weighting = split_instance(spec, what)
+    inst = _parse_shape(shape_spec, spec, cat, require_count, what)
+    return inst.model_copy(update={"interface": interface, "ebs_weighting": weighting})
+
+
+def _parse_shape(text: str, spec: str, cat: Catalog, require_count: bool, what: str) -> Instance:
+    """SHAPE[:COUNT] (TEXT, the part of SPEC before any /OPTION) on the catalog."""
+    m = _INSTANCE_RE.fullmatch(text)
     if not m:
         raise InputError(f"{what} {spec!r}: {instance_expected(cat.cloud)}")
     name, count = m.group(1), m.group(2)
@@ -123,17 +133,43 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
     return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
 
 
-INTERFACE_HELP = ("disk interface of the VM size, scsi or nvme (Azure sizes that offer both publish different "
-                  "caps for each); default: the size's first")
-WEIGHTING_HELP = ("AWS EBS bandwidth weighting of 8th-generation types: default, ebs-1 (more EBS bandwidth) or "
-                  "vpc-1; default: default")
+INTERFACES = ("scsi", "nvme")
+WEIGHTINGS = ("default", "ebs-1", "vpc-1")
+INSTANCE_OPTION_HELP = ("/OPTION after the shape: an Azure size's disk interface, /scsi or /nvme (sizes that offer "
+                        "both publish different caps for each; default the size's first), or an AWS 8th-generation "
+                        "type's EBS bandwidth weighting, /default, /ebs-1 (more EBS bandwidth) or /vpc-1")
+
+
+def split_instance(spec: str, what: str = "--instance") -> tuple[str, str | None, str | None]:
+    """'Standard_E8s_v5:8/nvme' -> ('Standard_E8s_v5:8', 'nvme', None): the shape part and the options after '/'
+    (interface, EBS weighting), each checked for form; whether the size offers them is instance_caps' to say."""
+    shape, *options = (spec or "").split("/")
+    interface = weighting = None
+    for option in options:
+        word = option.strip().lower()
+        if word in INTERFACES and interface is None:
+            interface = word
+        elif word in WEIGHTINGS and weighting is None:
+            weighting = word
+        else:
+            raise InputError(f"{what} {spec!r}: expected SHAPE[:COUNT] then at most one /scsi or /nvme (Azure) and "
+                             f"one /default, /ebs-1 or /vpc-1 (AWS), got /{option}")
+    return shape, interface, weighting
 
 
 def with_instance_options(inst: Instance, interface: str | None, ebs_weighting: str | None) -> Instance:
-    """--interface and --ebs-weighting checked for form here; whether the size offers them, in instance_caps."""
-    if interface is not None and interface.lower() not in ("scsi", "nvme"):
-        raise InputError(f"--interface {interface!r}: expected scsi or nvme")
-    if ebs_weighting is not None and ebs_weighting.lower() not in ("default", "ebs-1", "vpc-1"):
-        raise InputError(f"--ebs-weighting {ebs_weighting!r}: expected default, ebs-1 or vpc-1")
-    return inst.model_copy(update={"interface": interface.lower() if interface else None,
-                                   "ebs_weighting": ebs_weighting.lower() if ebs_weighting else None})
+    """The old --interface and --ebs-weighting (hidden, deprecated) onto INST: checked for form here (whether the
+    size offers them, in instance_caps); beside the same option in the spec, refused."""
+    given = (("--interface", interface, INTERFACES, "interface", inst.interface),
+             ("--ebs-weighting", ebs_weighting, WEIGHTINGS, "ebs_weighting", inst.ebs_weighting))
+    update: dict[str, str] = {}
+    for option, value, words, field, in_spec in given:
+        if value is None:
+            continue
+        if value.lower() not in words:
+            raise InputError(f"{option} {value!r}: expected {', '.join(words[:-1])} or {words[-1]}")
+        if in_spec is not None:
+            raise InputError(f"{option} {value}: the instance spec says /{in_spec} already; give only --instance "
+                             f"SHAPE/{in_spec}")
+        update[field] = value.lower()
+    return inst.model_copy(update=update)

@@ -140,7 +140,7 @@ def test_burst_is_stated_not_modelled_where_the_page_gives_it(cat):
 def test_mb_v3_pages_give_no_burst_and_list_nvme_only(cat):
     p = run(cat, PV1, "Standard_M16bs_v3")
     assert not any("bursts to" in w for w in p.warnings), p.warnings
-    with pytest.raises(InputError, match="--interface scsi"):
+    with pytest.raises(InputError, match="Standard_M16bs_v3/scsi: "):
         run(cat, PV1, "Standard_M16bs_v3", interface="scsi")
 
 

@@ -156,6 +156,12 @@ BAD: dict[str, list[str]] = {
     "latency": ["0", "0ms", "-1ms", "nan", "inf", "1e999", "9" * 400, "2x"],
     "list": [",", " , ", "a,,b", ",a", "a,", ""],
     "choice": ["", "LVM", "lvm ", " xfs", "zfs", "oci_cli", "none\n"],   # one of an enum's spellings, exactly
+    # issue 39's merged options: both sizes of --io-sizes, a capacity with its growth, a compute floor or range
+    "io_sizes": ["8k", "8k,", ",1m", "8k,1m,2m", "0,1m", "8k,2g", "nan,1m", "8q,1m", "", "8k;1m", "8k,,1m", "-8k,1m",
+                 "8k,inf"],
+    "capacity": ["0G", "-1T", "nan", "500", "1T+", "1T+-5%", "1T+nan", "1T+1001%", "1T+0.3", "+20%", "1T+20%+5%",
+                 "1T+inf", "infT+5%", "9" * 400 + "T+5%"],
+    "cpus": ["0", "0-4", "8-4", "1.5", "nan", "-", "a-b", "9" * 40, "8--9", "1e3", "", "8-nan", "inf-"],
 }
 JUNK = st.text(st.sampled_from(list(";|&$`()<>\"'\\!*?[]{}~^💥\u202e\u00a0")), min_size=1, max_size=4)
 # what argv can carry: any character but NUL; bytes that are not UTF-8 arrive as lone surrogates U+DC80..U+DCFF
@@ -678,6 +684,15 @@ def test_report_writes_a_page_or_refuses_cleanly(data: st.DataObject, fx: Fixtur
     (["diagnose", "--layout", "1x50G@balanced", "--cloud", "oci", "--instance", "VM.Standard.E3.Flex:2.5"],
      "--instance"),
     (["plan", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex", "--growth", "nan"], "--growth"),
+    (["plan", "--capacity", "1T+nan", "--instance", "VM.Standard.E3.Flex"], "--capacity"),
+    (["plan", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex", "--cpus", "8-4"], "--cpus"),
+    (["plan", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex", "--ocpus", "8"], "--ocpus"),
+    (["plan", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex/nvme/ebs-1/scsi"], "--instance"),
+    (["plan", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex", "--interface", "sata"], "--interface"),
+    (["plan", "--capacity", "1T", "--instance", "VM.Standard.E3.Flex:4", "--io-sizes", "8k"], "--io-sizes"),
+    (["model", "--instance", "VM.Standard.E3.Flex:4", "--io-sizes", "8k,1m,4m"], "--io-sizes"),
+    (["model", "--instance", "VM.Standard.E3.Flex:4/turbo"], "--instance"),
+    (["calibrate", "/nonexistent-blockfit", "--io-sizes", "1m,8k"], "--io-sizes"),
     (["calibrate", "/dev/null", "--duration", "inf"], "--duration"),
     (["build", "--plan", "p.json", "--manager", "lvm", "--devices", ",", "--out", "o"], "--devices"),
     (["bench", "--dir", "/var/tmp", "--cap", "nan"], "--cap"),

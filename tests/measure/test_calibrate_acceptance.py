@@ -59,7 +59,8 @@ def test_capped_loop_device_cli_json(bps_cap: int, large_io: str, tmp_path: Path
     png = tmp_path / "curve.png"
     with throttled_loops(1, 4 * GiB, read_iops=IOPS_CAP, read_bps=bps_cap, name="calibrate-test") as capped:
         dev = capped.paths[0]
-        out = subprocess.run(capped.cgroup.wrap(cli_argv(dev, "--json", "--duration", "40s", "--large-io", large_io,
+        out = subprocess.run(capped.cgroup.wrap(cli_argv(dev, "--json", "--duration", "40s", "--io-sizes",
+                                                         f"8k,{large_io}",
                                                          "--max-latency", "20ms", "--percentile", "95",
                                                          "--plot", str(png))),
                              capture_output=True, text=True, timeout=600)  # a safety net

@@ -144,11 +144,11 @@ def test_text_and_report_show_the_burst_line(tmp_path, capsys):
     from tests.support.inproc import run
 
     code, out, _ = run(["model", "--cloud", "aws", "--layout", "1x400G@gp3:16000:1000", "--instance", "m6a.xlarge",
-                        "--small-io", "4k", "--json"], capsys)
+                        "--io-sizes", "4k,1m", "--json"], capsys)
     assert code == 0
     (tmp_path / "m.json").write_text(out)
     code, text, _ = run(["model", "--cloud", "aws", "--layout", "1x400G@gp3:16000:1000", "--instance",
-                         "m6a.xlarge", "--small-io", "4k"], capsys)
+                         "m6a.xlarge", "--io-sizes", "4k,1m"], capsys)
     assert code == 0 and "burst: 16,000 IOPS / 1,049 MB/s for up to 30 min from full credits; sustained 6,000 / 156" \
         in " ".join(text.split())
     code, _, err = run(["report", str(tmp_path / "m.json"), "-o", str(tmp_path / "r.html")], capsys)

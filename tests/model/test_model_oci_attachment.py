@@ -246,11 +246,11 @@ def test_cli_attachment_paths_read_pct():
 
 def test_cli_plan_says_how_many_paths():
     r = run("plan", "--capacity", "1500G", "--target-iops", "300000", "--levels", "120vpu", "--max-volumes", "1",
-            "--instance", "VM.Standard.E5.Flex:40", "--small-io", "4k")
+            "--instance", "VM.Standard.E5.Flex:40", "--io-sizes", "4k,1m")
     assert r.returncode == 0, r.stderr
     assert "spread over 6 paths" in " ".join(r.stdout.split())
     r = run("plan", "--capacity", "1500G", "--target-iops", "300000", "--levels", "120vpu", "--max-volumes", "1",
-            "--instance", "VM.Standard.E5.Flex:40", "--small-io", "4k", "--json")
+            "--instance", "VM.Standard.E5.Flex:40", "--io-sizes", "4k,1m", "--json")
     cand = json.loads(r.stdout)["candidates"][0]
     assert (cand["prediction"]["attachment"], cand["prediction"]["paths"]) == ("iscsi", 6)
 

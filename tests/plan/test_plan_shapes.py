@@ -184,7 +184,7 @@ def test_cli_search_with_nothing_to_plan_is_infeasible(capsys: pytest.CaptureFix
     most = max(s.vcpus or 0 for s in aws.shapes.values())
     code, _out, err = run(["plan", "--cloud", "aws", "--capacity", "1T", "--target-iops", "5000", "--min-vcpus",
                            str(most + 1)], capsys)   # more vCPUs than any AWS size: nothing left to plan
-    assert code == 3 and "fewer vCPUs than --min-vcpus" in err and "vCPUs unknown" not in err
+    assert code == 3 and "fewer vCPUs than --cpus" in err and "vCPUs unknown" not in err
 
 
 @pytest.mark.parametrize("cloud", ["aws", "azure"])
@@ -202,7 +202,7 @@ def test_min_memory_never_proposes_a_smaller_machine(cloud: str, capacity: int, 
     names, left = candidate_shapes(cat, query, req)
     assert "memory unknown" not in left
     assert all((cat.shapes[n].memory_gb or 0) >= min_memory for n in names)
-    assert all(cat.shapes[n].memory_gb < min_memory for n in left.get("less memory than --min-memory", []))
+    assert all(cat.shapes[n].memory_gb < min_memory for n in left.get("less memory than --memory", []))
     plan = plan_shapes(req, cat, query)
     expected = cheapest_per_shape(cat, req.model_copy(update={"memory_gb": float(min_memory)}), names)
     if not plan.feasible:
@@ -231,7 +231,7 @@ def test_cli_any_with_min_memory_plans_on_the_priced_sizes(cloud: str, capsys: p
     assert best["prediction"]["cost"]["compute"] is not None and best["prediction"]["cost"]["total"] is not None
     assert not any("memory unknown" in r for r in plan["instance_search"]["left_out"])
     smaller = [n for n in cat.compute_prices if (cat.shapes[n].memory_gb or 0) < 256]
-    assert smaller and any("less memory than --min-memory" in r for r in plan["instance_search"]["left_out"])
+    assert smaller and any("less memory than --memory" in r for r in plan["instance_search"]["left_out"])
     big_enough = [n for n in cat.compute_prices if (cat.shapes[n].memory_gb or 0) >= 256]
     req = Requirements(cloud=cloud, capacity_gb=2048, target_iops=20_000, instance_shape=ANY, memory_gb=256.0)
     expected = cheapest_per_shape(cat, req, big_enough)

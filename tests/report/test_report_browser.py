@@ -67,7 +67,7 @@ def test_every_result_kind_in_one_report_opens_in_chromium(capped: ThrottledLoop
     # calibrate on the capped loop device, with the --report shortcut
     cal_html = tmp_path / "calibrate.html"
     proc = subprocess.run(capped.cgroup.wrap([*tb.BLOCKFIT, "calibrate", capped.paths[0], "--duration", "8s",
-                                              "--large-io", "512k", "--json", "--report", str(cal_html)]),
+                                              "--io-sizes", "8k,512k", "--json", "--report", str(cal_html)]),
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     (tmp_path / "calibrate.json").write_text(proc.stdout)

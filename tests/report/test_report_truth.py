@@ -19,7 +19,7 @@ from blockfit.units import fmt_io_size, fmt_money, fmt_num, fmt_qty
 from support.report import cli, cli_json
 
 CASES = {
-    "oci": (["--cloud", "oci", "--instance", "VM.Standard.E3.Flex:12", "--small-io", "8k"],
+    "oci": (["--cloud", "oci", "--instance", "VM.Standard.E3.Flex:12", "--io-sizes", "8k,1m"],
             ["--capacity", "4.5T", "--target-iops", "150000"]),
     "aws": (["--cloud", "aws", "--instance", "r6i.4xlarge", "--read-pct", "70"],
             ["--capacity", "2T", "--target-iops", "20000"]),

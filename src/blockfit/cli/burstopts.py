@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 CloudOption = Annotated[str | None, typer.Option("--cloud", help="with --layout and --instance: the cloud layout "
                                                  "measured, to say whether the windows fell inside its burst")]
 LayoutOption = Annotated[str | None, typer.Option("--layout", help="the layout measured (spec grammar)")]
-InstanceOption = Annotated[str | None, typer.Option("--instance", help="the instance it is attached to")]
+InstanceOption = Annotated[str | None, typer.Option("--instance", help="the instance it is attached to, "
+                                                         "SHAPE[:COUNT][/OPTION]")]
 
 
 def given(cloud: str | None, layout: str | None, instance: str | None) -> bool:

@@ -92,10 +92,9 @@ def calibrate_command(
                                                        callback=params.duration)] = "20ms",
     percentile: Annotated[str, typer.Option("--percentile", help="latency percentile the bound applies to",
                                                       callback=params.percentile)] = "95",
-    small_io: Annotated[str, typer.Option("--small-io", help="small (database block) I/O size",
-                                                    callback=params.io_size)] = "8k",
-    large_io: Annotated[str, typer.Option("--large-io", help="large I/O size for max MB/s",
-                                                    callback=params.io_size)] = "1m",
+    io_sizes: Annotated[str | None, typer.Option("--io-sizes", help=f"{params.IO_SIZES_HELP}: the database block "
+                                                 "and the scan I/O size, max IOPS at SMALL, max MB/s at LARGE",
+                                                 callback=params.io_sizes)] = None,
     duration: Annotated[str, typer.Option("--duration", help="total time budget for the measurement (laying "
                                           "out a test file in a directory comes on top)",
                                           callback=params.duration)] = "60s",
@@ -117,11 +116,17 @@ def calibrate_command(
     sustained: Annotated[bool, typer.Option("--sustained", help="spend the layout's burst credits first (as long "
                                             "as its burst lasts from full), then measure")] = False,
     report: ReportOption = None,
+    # issue 39: the old spellings, still taken (hidden), saying the new spelling once
+    small_io: Annotated[str | None, typer.Option("--small-io", hidden=True, callback=params.io_size)] = None,
+    large_io: Annotated[str | None, typer.Option("--large-io", hidden=True, callback=params.io_size)] = None,
 ) -> None:
     """Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio."""
+    renamed = params.Renamed()
+    small, large = renamed.io_sizes(io_sizes, small_io, large_io)
+    named = ("--io-sizes", "--io-sizes") if io_sizes is not None else ("--small-io", "--large-io")
     options = CalibrateOptions(
         max_latency_ms=parse_duration(max_latency, "--max-latency") * 1000, percentile=_percent(percentile),
-        small_io=parse_io_size(small_io, "--small-io"), large_io=parse_io_size(large_io, "--large-io"),
+        small_io=parse_io_size(small, named[0]), large_io=parse_io_size(large, named[1]),
         duration_s=parse_duration(duration, "--duration"), size_bytes=parse_io_size(size, "--size"),
         allow_write=allow_write, write_pct=write, hosts=list(host or []), engine=engine)
     bursting = _layout_measured(cloud, layout, instance, sustained)
@@ -135,6 +140,7 @@ def calibrate_command(
         check_target(plot, "--plot")
     check_distinct([("--plot", plot), ("--report", report)],
                    [("target", Path(t)) for t in targets if not t.startswith("/dev/")])
+    renamed.warn()
     # SIGTERM, SIGINT and SIGHUP stop the measurement like Ctrl-C (the CLI's handlers): a partial result follows
     show_progress = err_console.is_terminal  # on stderr, so it never mixes with the table or the JSON on stdout
     if show_progress:

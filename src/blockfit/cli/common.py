@@ -81,7 +81,6 @@ def attachment(value: str | None) -> str | None:
 REDUNDANCY_HELP = ("mirroring: none, normal or high (ASM: writes x2/x3, capacity /2 or /3) or raid10 (mdadm: "
                    "writes x2, capacity /2)")
 MEMORY_HELP = "memory to price the compute at, e.g. 64G; default: the shape's minimum (OCI: 1 GB per OCPU)"
-OCPUS_HELP = "search only OCPU (vCPU) counts in MIN-MAX, e.g. 8-24 (with SHAPE without :OCPUS)"
 REDUNDANCY_MANAGER = {"normal": "asm", "high": "asm", "raid10": "mdadm"}
 
 
@@ -109,7 +108,7 @@ def memory_gb(text: str | None, option: str = "--memory") -> float | None:
     return None if text is None else parse_volume_gb(text, option)
 
 
-def ocpu_range(text: str | None) -> tuple[float | None, float | None]:
+def ocpu_range(text: str | None, option: str = "--ocpus") -> tuple[float | None, float | None]:
     """'8-24' → (8, 24); '8-' or '-24' leave one side open; whole counts, min <= max."""
     if text is None:
         return None, None
@@ -122,7 +121,42 @@ def ocpu_range(text: str | None) -> tuple[float | None, float | None]:
     bad = not sep or (lo is None and hi is None) or any(
         v is not None and (not math.isfinite(v) or v < 1 or not v.is_integer()) for v in (lo, hi))
     if bad:
-        raise InputError(f"--ocpus {text!r}: expected MIN-MAX whole OCPU counts of at least 1, e.g. 8-24")
+        raise InputError(f"{option} {text!r}: expected MIN-MAX whole OCPU counts of at least 1, e.g. 8-24")
     if lo is not None and hi is not None and lo > hi:
-        raise InputError(f"--ocpus {text!r}: expected MIN <= MAX")
+        raise InputError(f"{option} {text!r}: expected MIN <= MAX")
     return lo, hi
+
+
+# ---- issue 39: merged options (one vocabulary across commands); their old spellings are hidden, see params ----
+CAPACITY_HELP = "usable capacity needed, e.g. 4.5T or 800G, with growth headroom after a +, e.g. 4.5T+20%"
+CPUS_HELP = ("compute to search, in the unit the cloud sells (OCI: OCPUs, 1 OCPU = 2 vCPUs on x86 and 1 on Arm A1; "
+             "elsewhere vCPUs): N (at least N; licence-bound cores) or MIN-MAX, e.g. 8-24 (with a search or SHAPE "
+             "without :COUNT)")
+FLEET_CPUS_HELP = ("compute to search for every host, in the unit the cloud sells (OCI: OCPUs, elsewhere vCPUs): N (at "
+                   "least N) or MIN-MAX, e.g. 8-24")
+PLAN_MEMORY_HELP = ("memory the database needs, e.g. 256G: a flexible shape's compute is priced with it (default the "
+                    "shape's minimum, OCI: 1 GB per OCPU); a search keeps machines with at least that much")
+
+
+def capacity_growth(text: str, option: str = "--capacity") -> tuple[str, float | None]:
+    """'4.5T+20%' -> ('4.5T', 20.0); '4.5T' -> ('4.5T', None): the capacity and its growth headroom (0 to 1000 %)."""
+    from blockfit.units import parse_percent, parse_volume_gb
+
+    size, plus, growth = text.partition("+")
+    parse_volume_gb(size, option)
+    if not plus:
+        return size, None
+    if not growth.strip():
+        raise InputError(f"{option} {text!r}: expected SIZE+GROWTH, e.g. 4.5T+20%")
+    return size, parse_percent(growth, option, maximum=1000, factor_like=True)
+
+
+def cpu_floor_or_range(text: str, option: str = "--cpus") -> tuple[int | None, str | None]:
+    """'16' -> (16, None), a floor; '8-24', '8-', '-24' -> (None, '8-24'), a range (ocpu_range's grammar)."""
+    stripped = text.strip()
+    if "-" in stripped:
+        ocpu_range(stripped, option)
+        return None, stripped
+    if not stripped.isascii() or not stripped.isdigit() or len(stripped) > 7 or int(stripped) < 1:
+        raise InputError(f"{option} {text!r}: expected N or MIN-MAX whole counts of at least 1, e.g. 16 or 8-24")
+    return int(stripped), None

@@ -64,7 +64,7 @@ def diagnose(
         callback=params.comma_list)] = None,
     layout: Annotated[str | None, typer.Option(help="the layout in spec grammar, to compare with the catalog")] = None,
     cloud: Annotated[str | None, typer.Option(help="oci | aws | azure | gcp")] = None,
-    instance: Annotated[str | None, typer.Option(help="instance spec SHAPE[:OCPUS]")] = None,
+    instance: Annotated[str | None, typer.Option(help="instance spec SHAPE[:OCPUS][/OPTION]")] = None,
     members: Annotated[list[str] | None, typer.Option(
         help="devices the --layout caps apply to (default: members of striped devices, else top devices)",
         callback=params.comma_list)] = None,

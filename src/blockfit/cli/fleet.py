@@ -22,12 +22,14 @@ from blockfit.cli.common import (
     ATTACHMENT_HELP,
     CATALOG_HELP,
     CLOUD_HELP,
+    FLEET_CPUS_HELP,
     MEMORY_HELP,
-    OCPUS_HELP,
     QUEUE_DEPTH_HELP,
     REDUNDANCY_HELP,
     catalog_for,
     comma_list,
+    cpu_floor_or_range,
+    ocpu_range,
 )
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.cli.shared import Shared
@@ -76,16 +78,15 @@ def fleet_command(
     capacity: Annotated[str | None, typer.Option(help="usable capacity of a host the mapping file and its layout "
                                                       "say nothing about, e.g. 2T",
                                                  callback=params.volume_size)] = None,
-    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS] of a host the mapping file and labels say "
-                                                      "nothing about")] = None,
+    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS][/OPTION] of a host the mapping file and labels "
+                                                      "say nothing about")] = None,
     cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     growth: Annotated[float, typer.Option(help="extra capacity headroom in percent, e.g. 20%", **params.PERCENT,
                                           callback=params.growth_pct)] = 0.0,
     max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms",
                                                     callback=params.latency)] = None,
-    small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
-    large_io: Annotated[str, typer.Option(help="large I/O size", callback=params.io_size)] = "1m",
+    io_sizes: Annotated[str | None, typer.Option(help=params.IO_SIZES_HELP, callback=params.io_sizes)] = None,
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                callback=params.comma_list)] = None,
     max_volumes: Annotated[int | None, typer.Option(help="at most this many volumes (default: attach limit)",
@@ -94,7 +95,7 @@ def fleet_command(
                                                      "--redundancy needs")] = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
     memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
-    ocpus: Annotated[str | None, typer.Option(help=OCPUS_HELP)] = None,
+    cpus: Annotated[str | None, typer.Option(help=FLEET_CPUS_HELP, callback=params.cpus)] = None,
     attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
     paths: Annotated[int | None, typer.Option(help="paths per volume the host can use", **params.NUMBER,
                                               callback=params.count)] = None,
@@ -103,15 +104,25 @@ def fleet_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the fleet result as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the fleet result to this file")] = None,
     report: ReportOption = None,
+    # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
+    small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
+    large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
+    ocpus: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Plan every host of a fleet from its history in Prometheus: who is under- or over-provisioned, and the
     cost."""
     if out is not None:
         check_target(out, "--out")
-    shared = Shared(cloud=cloud, catalog=catalog, growth=growth, max_latency=max_latency, small_io=small_io,
-                    large_io=large_io, levels=levels, max_volumes=max_volumes, manager=manager,
-                    redundancy=redundancy, memory=memory, ocpus=ocpus, attach=attach, paths=paths,
-                    queue_depth=queue_depth)
+    if ocpus is not None:
+        ocpu_range(ocpus, "--ocpus")
+    renamed = params.Renamed()
+    small, large = renamed.io_sizes(io_sizes, small_io, large_io)
+    cpus = renamed.pick("--cpus", cpus, "--ocpus", ocpus, f"--cpus {ocpus}")
+    shared = Shared(cloud=cloud, catalog=catalog, growth=growth, max_latency=max_latency, small_io=small,
+                    large_io=large, levels=levels, max_volumes=max_volumes, manager=manager,
+                    redundancy=redundancy, memory=memory, attach=attach, paths=paths, queue_depth=queue_depth,
+                    ocpus=None if cpus is None else cpu_floor_or_range(cpus)[1] or f"{cpus.strip()}-")
+    renamed.warn()
     args = FleetArgs(source=source, match=match, range=range_, step=step, until=until, mount=mount, hosts=hosts,
                      concurrency=concurrency, devices=comma_list(devices, "--devices"))
     run_fleet(args, shared, percentile, headroom, capacity, instance, json_out, out, report)

@@ -49,7 +49,8 @@ def lab_command(
                                                      "'blockfit catalog import' wrote (with --plan: the one the plan "
                                                      "was made with)")] = None,
     layout: Annotated[str | None, typer.Option(help="layout spec, e.g. 9x500G@balanced")] = None,
-    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12")] = None,
+    instance: Annotated[str | None, typer.Option(help="SHAPE[:OCPUS][/OPTION], e.g. VM.Standard.E3.Flex:12 or "
+                                                 "Standard_E8bds_v5/nvme (the spec grammar)")] = None,
     scale: Annotated[str, typer.Option(help="factor applied to every IOPS and MB/s cap, or auto")] = "auto",
     manager: Annotated[str, typer.Option(help="volume manager: lvm or mdadm")] = "lvm",
     fs: Annotated[str, typer.Option(help="filesystem: xfs or ext4")] = "xfs",

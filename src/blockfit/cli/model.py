@@ -30,9 +30,8 @@ from blockfit.model import predict
 from blockfit.model.host import assumptions
 from blockfit.schema import Citation, Cost, Prediction, Workload
 from blockfit.specs import (
-    INTERFACE_HELP,
+    INSTANCE_OPTION_HELP,
     LAYOUT_HELP,
-    WEIGHTING_HELP,
     parse_instance,
     parse_layout,
     with_instance_options,
@@ -45,9 +44,10 @@ from blockfit.units import parse_io_size
 def model_command(
     cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     layout: Annotated[str, typer.Option(help=f"layout spec: {LAYOUT_HELP}")] = "1x1T@balanced",
-    instance: Annotated[str, typer.Option(help="SHAPE[:OCPUS], e.g. VM.Standard.E3.Flex:12 or m5.12xlarge")] = "",
-    small_io: Annotated[str, typer.Option(help="small random I/O size (max IOPS)", callback=params.io_size)] = "8k",
-    large_io: Annotated[str, typer.Option(help="large I/O size (max MB/s)", callback=params.io_size)] = "1m",
+    instance: Annotated[str, typer.Option(help="SHAPE[:OCPUS][/OPTION], e.g. VM.Standard.E3.Flex:12, m5.12xlarge or "
+                                               f"Standard_E8s_v5/nvme; {INSTANCE_OPTION_HELP}")] = "",
+    io_sizes: Annotated[str | None, typer.Option(help=f"{params.IO_SIZES_HELP}: max IOPS at SMALL, max MB/s at LARGE",
+                                                 callback=params.io_sizes)] = None,
     queue_depth: Annotated[int | None, typer.Option(
         help=f"{QUEUE_DEPTH_HELP}; on other attachments the per-volume host queue depth (default: none)",
         **params.NUMBER, callback=params.count)] = None,
@@ -64,14 +64,22 @@ def model_command(
                                                    callback=params.percent)] = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
     memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
-    interface: Annotated[str | None, typer.Option(help=INTERFACE_HELP)] = None,
-    ebs_weighting: Annotated[str | None, typer.Option(help=WEIGHTING_HELP)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
     report: ReportOption = None,
+    # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
+    small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
+    large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
+    interface: Annotated[str | None, typer.Option(hidden=True)] = None,
+    ebs_weighting: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
     check_distinct([("--report", report)])
+    renamed = params.Renamed()
+    small, large = renamed.io_sizes(io_sizes, small_io, large_io)
+    interface = renamed.pick("--instance SHAPE/OPTION", None, "--interface", interface, f"--instance SHAPE/{interface}")
+    ebs_weighting = renamed.pick("--instance SHAPE/OPTION", None, "--ebs-weighting", ebs_weighting,
+                                 f"--instance SHAPE/{ebs_weighting}")
     cat = catalog_for(cloud, catalog)
     cloud = cat.cloud
     if not instance:
@@ -84,11 +92,13 @@ def model_command(
     lay = lay.model_copy(update={"attachment": attachment(attach), "paths": positive_int(paths, "--paths"),
                                  "redundancy": mirror, "manager": manager if mirror != "none" else lay.manager})
     inst = with_instance_options(parse_instance(instance, cloud, cat), interface, ebs_weighting)
-    wl = Workload(small_io=io_size(small_io, "--small-io"), large_io=io_size(large_io, "--large-io"),
+    named = ("--io-sizes", "--io-sizes") if io_sizes is not None else ("--small-io", "--large-io")
+    wl = Workload(small_io=io_size(small, named[0]), large_io=io_size(large, named[1]),
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
                   outstanding=positive_int(outstanding, "--outstanding"),
                   read_pct=100.0 if read_pct is None else read_pct)
     pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency), memory_gb=memory_gb(memory))
+    renamed.warn()
     save_report(pred, report)
     if json_out:
         print_json(pred)

@@ -200,3 +200,79 @@ def choice(kind: type[E]) -> Callable[[typer.CallbackParam, str | None], E | Non
             what = " or ".join(names) if len(names) == 2 else "one of " + ", ".join(names)
             raise InputError(f"{_name(param)} {value!r}: expected {what}") from None
     return callback
+
+
+IO_SIZES_HELP = "the small random and the large I/O size, SMALL,LARGE, e.g. 16k,512k (default 8k,1m)"
+
+
+def parse_io_sizes(text: str, option: str = "--io-sizes") -> tuple[int, int]:
+    """'16k,512k' -> (16384, 524288): the small and the large I/O size, both given, each 512 bytes to 1 GiB."""
+    parts = parse_list(text, option)
+    if len(parts) != 2:
+        raise InputError(f"{option} {text!r}: expected SMALL,LARGE, e.g. 8k,1m")
+    return parse_io_size(parts[0], option, maximum=MAX_IO_SIZE), parse_io_size(parts[1], option, maximum=MAX_IO_SIZE)
+
+
+@_kind("io_sizes")
+def io_sizes(param: typer.CallbackParam, value: str | None) -> str | None:
+    """The small and the large I/O size, 'SMALL,LARGE' ('8k,1m')."""
+    _each(value, lambda v: parse_io_sizes(v, _name(param)))
+    return value
+
+
+@_kind("capacity")
+def capacity(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A capacity in the cloud's billing GB with optional growth headroom ('4.5T', '4.5T+20%')."""
+    from blockfit.cli.common import capacity_growth
+    _each(value, lambda v: capacity_growth(v, _name(param)))
+    return value
+
+
+@_kind("cpus")
+def cpus(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A compute floor or range: 'N' or 'MIN-MAX' ('16', '8-24', '8-')."""
+    from blockfit.cli.common import cpu_floor_or_range
+    _each(value, lambda v: cpu_floor_or_range(v, _name(param)))
+    return value
+
+
+def deprecated(old: str, use: str, plural: bool = False) -> None:
+    """The one line on stderr an old spelling prints: what it was, what to write instead."""
+    import sys
+    print(f"blockfit: warning: {old} {'are' if plural else 'is'} deprecated; use {use}", file=sys.stderr)
+
+
+class Renamed:
+    """The old spellings of merged options (issue 39: hidden, still taken) a command was given. `pick` takes the new
+    option's value or the old one's, refusing both; `warn` prints one line naming the new spellings, after every
+    option has been parsed (a refused command prints its error alone)."""
+
+    def __init__(self) -> None:
+        self.old: list[str] = []
+        self.new: list[str] = []
+
+    def pick(self, new: str, new_value: Any, old: str, old_value: Any, use: str) -> Any:
+        """NEW's value, or OLD's (noted, to be warned about as USE); both given: an input error."""
+        if old_value is None:
+            return new_value
+        if new_value is not None:
+            raise InputError(f"{old}: the old spelling of {new}; give {new} alone")
+        self.old.append(old)
+        self.new.append(use)
+        return old_value
+
+    def warn(self) -> None:
+        if self.old:
+            deprecated(", ".join(self.old), ", ".join(dict.fromkeys(self.new)), plural=len(self.old) > 1)
+
+    def io_sizes(self, io_sizes: str | None, small_io: str | None, large_io: str | None) -> tuple[str, str]:
+        """(small, large) from --io-sizes, or from the old --small-io / --large-io (defaults 8k and 1m)."""
+        for old, value in (("--small-io", small_io), ("--large-io", large_io)):
+            self.pick("--io-sizes", io_sizes, old, None if io_sizes is None else value, "")
+        if io_sizes is not None:
+            small, large = (part.strip() for part in io_sizes.split(","))
+            return small, large
+        small, large = small_io or "8k", large_io or "1m"
+        for old, value in (("--small-io", small_io), ("--large-io", large_io)):
+            self.pick("--io-sizes", None, old, value, f"--io-sizes {small},{large}")
+        return small, large

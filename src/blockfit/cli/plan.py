@@ -19,16 +19,20 @@ from blockfit.catalog import Catalog
 from blockfit.cli import app, params
 from blockfit.cli.common import (
     ATTACHMENT_HELP,
+    CAPACITY_HELP,
     CATALOG_HELP,
     CLOUD_HELP,
-    MEMORY_HELP,
-    OCPUS_HELP,
+    CPUS_HELP,
+    PLAN_MEMORY_HELP,
     QUEUE_DEPTH_HELP,
     READ_PCT_HELP,
     REDUNDANCY_HELP,
+    capacity_growth,
     catalog_for,
     comma_list,
+    cpu_floor_or_range,
     memory_gb,
+    ocpu_range,
     positive_int,
     positive_target,
 )
@@ -48,7 +52,7 @@ from blockfit.plan.advice import money
 from blockfit.plan.search import TIE_WINDOW
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
 from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requirements
-from blockfit.specs import INTERFACE_HELP, WEIGHTING_HELP, parse_instance, with_instance_options
+from blockfit.specs import INSTANCE_OPTION_HELP, parse_instance, split_instance, with_instance_options
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import parse_volume_gb
 
@@ -61,10 +65,7 @@ EXAMPLES: dict[str, dict[str, str]] = {
 @app.command("plan")
 def plan_command(
     cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
-    capacity: Annotated[str | None, typer.Option(help="usable capacity needed, e.g. 4.5T or 800G",
-                                                        callback=params.volume_size)] = None,
-    growth: Annotated[float, typer.Option(help="extra capacity headroom in percent, e.g. 20%", **params.PERCENT,
-                                          callback=params.growth_pct)] = 0.0,
+    capacity: Annotated[str | None, typer.Option(help=CAPACITY_HELP, callback=params.capacity)] = None,
     target_iops: Annotated[float | None, typer.Option(help="IOPS needed at the small I/O size",
                                                             **params.NUMBER, callback=params.positive)] = None,
     target_mbps: Annotated[float | None, typer.Option(help="MB/s (10^6 B/s) needed at the large I/O size, e.g. 1500 "
@@ -72,22 +73,17 @@ def plan_command(
                                                             **params.NUMBER, callback=params.mbps)] = None,
     max_latency: Annotated[str | None, typer.Option(help="mean latency bound at the target IOPS, e.g. 2ms",
                                                            callback=params.latency)] = None,
-    small_io: Annotated[str, typer.Option(help="small random I/O size", callback=params.io_size)] = "8k",
-    large_io: Annotated[str, typer.Option(help="large I/O size", callback=params.io_size)] = "1m",
+    io_sizes: Annotated[str | None, typer.Option(help=params.IO_SIZES_HELP, callback=params.io_sizes)] = None,
     instance: Annotated[str | None, typer.Option(
         help="SHAPE[:OCPUS] (leave OCPUS off to find the smallest), a FAMILY (r7i, Ebdsv5: search its sizes) or "
-             "'any' (every current family; also when left out)")] = None,
+             f"'any' (every current family; also when left out); {INSTANCE_OPTION_HELP}")] = None,
     family: Annotated[str | None, typer.Option(help="with a search: only these families, comma list, e.g. r7i,r6i",
                                                callback=params.comma_list)] = None,
-    min_memory: Annotated[str | None, typer.Option(help="with a search: machines with at least this memory, e.g. "
-                                                        "256G", callback=params.volume_size)] = None,
-    min_vcpus: Annotated[int | None, typer.Option(help="with a search: machines with at least this many vCPUs "
-                                                       "(licence-bound cores)", callback=params.count)] = None,
+    memory: Annotated[str | None, typer.Option(help=PLAN_MEMORY_HELP, callback=params.volume_size)] = None,
+    cpus: Annotated[str | None, typer.Option(help=CPUS_HELP, callback=params.cpus)] = None,
     levels: Annotated[str | None, typer.Option(help="comma list of levels/types to consider, e.g. balanced,higher",
                                                            callback=params.comma_list)]
     = None,
-    interface: Annotated[str | None, typer.Option(help=INTERFACE_HELP)] = None,
-    ebs_weighting: Annotated[str | None, typer.Option(help=WEIGHTING_HELP)] = None,
     allow_hdd: Annotated[bool, typer.Option("--allow-hdd", help="also consider HDD types (st1, sc1); left out "
                                             "by default: AWS counts every random I/O as 1 MiB of their throughput")]
     = False,
@@ -97,8 +93,6 @@ def plan_command(
         help="volume manager: lvm, mdadm or asm (sets the stripe advice); default lvm, or what --redundancy needs")]
     = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
-    memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
-    ocpus: Annotated[str | None, typer.Option(help=OCPUS_HELP)] = None,
     attach: Annotated[str | None, typer.Option("--attachment", help=ATTACHMENT_HELP)] = None,
     paths: Annotated[int | None, typer.Option(
         help="paths per volume the host can use; default: plan says how many each layout needs",
@@ -136,24 +130,50 @@ def plan_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
+    # issue 39: the old spellings of merged options, still taken (hidden), each saying its new spelling once
+    growth: Annotated[float | None, typer.Option(hidden=True, **params.PERCENT, callback=params.growth_pct)] = None,
+    small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
+    large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
+    min_memory: Annotated[str | None, typer.Option(hidden=True, callback=params.volume_size)] = None,
+    min_vcpus: Annotated[int | None, typer.Option(hidden=True, **params.NUMBER, callback=params.count)] = None,
+    ocpus: Annotated[str | None, typer.Option(hidden=True)] = None,
+    interface: Annotated[str | None, typer.Option(hidden=True)] = None,
+    ebs_weighting: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Search member count, size, level and OCPUs for the cheapest layouts that meet every target."""
     if out is not None:
         check_target(out, "--out")  # before minutes of searching, not after
-    shared = Shared(cloud=cloud, catalog=catalog, growth=growth, max_latency=max_latency, small_io=small_io,
-                    large_io=large_io, levels=levels, max_volumes=max_volumes, manager=manager,
-                    redundancy=redundancy, memory=memory, ocpus=ocpus, attach=attach, paths=paths,
-                    queue_depth=queue_depth)
-    workload = Workload(capacity, target_iops, target_mbps, read_pct, instance, family, min_memory, min_vcpus)
+    if ocpus is not None:
+        ocpu_range(ocpus, "--ocpus")
+    renamed = params.Renamed()
+    capacity, in_capacity = (None, None) if capacity is None else capacity_growth(capacity)
+    growth = renamed.pick("--capacity SIZE+GROWTH", in_capacity, "--growth", growth,
+                          f"--capacity {capacity or 'SIZE'}+{growth or 0:g}%")
+    small, large = renamed.io_sizes(io_sizes, small_io, large_io)
+    shared = Shared(cloud=cloud, catalog=catalog, growth=growth or 0.0, max_latency=max_latency, small_io=small,
+                    large_io=large, levels=levels, max_volumes=max_volumes, manager=manager,
+                    redundancy=redundancy, attach=attach, paths=paths, queue_depth=queue_depth)
+    workload = Workload(capacity, target_iops, target_mbps, read_pct, instance, family,
+                        renamed.pick("--memory", memory, "--min-memory", min_memory, f"--memory {min_memory}"),
+                        min_memory is not None,
+                        renamed.pick("--cpus", cpus, "--ocpus", ocpus, f"--cpus {ocpus}"),
+                        None if min_vcpus is None else
+                        renamed.pick("--cpus", cpus, "--min-vcpus", min_vcpus, f"--cpus {min_vcpus}"),
+                        renamed.pick("--instance SHAPE/OPTION", None, "--interface", interface,
+                                     f"--instance SHAPE/{interface}"),
+                        renamed.pick("--instance SHAPE/OPTION", None, "--ebs-weighting", ebs_weighting,
+                                     f"--instance SHAPE/{ebs_weighting}"))
     history = HistoryArgs(from_files or [], from_format, devices, percentile, headroom, peak_factor)
     if history.fleet_source() is not None:
-        run_deprecated_fleet(history, shared, workload, json_out, out, report)
+        run_deprecated_fleet(history, shared, workload, json_out, out, report, renamed)
         return
     check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in history.files])
     if example is not None:
-        workload, shared.small_io, shared.cloud = with_example(example, workload, shared)
-    req, cat, query = requirements(shared, workload, history, interface, ebs_weighting, allow_hdd)
+        io_given = "--io-sizes" if io_sizes is not None else "--small-io" if small_io is not None else None
+        workload, shared.small_io, shared.cloud = with_example(example, workload, shared, io_given)
+    req, cat, query = requirements(shared, workload, history, allow_hdd)
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
+    renamed.warn()   # after the search: an input error it finds is one line, alone
     finish(plan, out, report, json_out)
 
 
@@ -167,8 +187,12 @@ class Workload:
     read_pct: float | None
     instance: str | None
     family: str | None = None
-    min_memory: str | None = None
-    min_vcpus: int | None = None
+    memory: str | None = None       # --memory (or the old --min-memory): priced for one size, a floor for a search
+    old_min_memory: bool = False    # given as --min-memory: a floor only, refused with one size as it was
+    cpus: str | None = None         # --cpus N or MIN-MAX (or the old --ocpus MIN-MAX)
+    min_vcpus: int | None = None    # the old --min-vcpus N
+    interface: str | None = None    # the old --interface (now --instance SHAPE/nvme)
+    ebs_weighting: str | None = None    # the old --ebs-weighting (now --instance SHAPE/ebs-1)
 
 
 @dataclass
@@ -205,23 +229,24 @@ class HistoryArgs:
                               self.headroom or 0.0, self.peak_factor, history_format(self.from_format))
 
 
-def with_example(name: str, w: Workload, shared: Shared) -> tuple[Workload, str, str]:
+def with_example(name: str, w: Workload, shared: Shared, io_given: str | None) -> tuple[Workload, str, str]:
     """--example NAME: its capacity, IOPS, instance, small I/O and cloud, none of which may be given as well."""
     if name not in EXAMPLES:
         raise InputError(f"--example {name!r}: expected one of {', '.join(EXAMPLES)}")
     ex = EXAMPLES[name]
     sets = {"--capacity": w.capacity, "--target-iops": w.target_iops, "--instance": w.instance,
-            "--cloud": shared.cloud, "--small-io": None if shared.small_io == "8k" else shared.small_io}
+            "--cloud": shared.cloud, "--io-sizes": io_given}
     for option, value in sets.items():
         if value is not None:
-            raise InputError(f"{option}: --example {name} sets it ({', '.join(sets)}); give one or the other")
-    w = Workload(ex["capacity"], float(ex["target_iops"]), w.target_mbps, w.read_pct, ex["instance"], w.family,
-                 w.min_memory, w.min_vcpus)
+            shown = io_given if option == "--io-sizes" and io_given else option
+            raise InputError(f"{shown}: --example {name} sets it ({', '.join(sets)}); give one or the other")
+    w = Workload(**{**w.__dict__, "capacity": ex["capacity"], "target_iops": float(ex["target_iops"]),
+                    "instance": ex["instance"]})
     return w, ex["small_io"], ex["cloud"]
 
 
-def requirements(shared: Shared, w: Workload, history: HistoryArgs, interface: str | None,
-                 ebs_weighting: str | None, allow_hdd: bool) -> tuple[Requirements, Catalog, ShapeQuery | None]:
+def requirements(shared: Shared, w: Workload, history: HistoryArgs,
+                 allow_hdd: bool) -> tuple[Requirements, Catalog, ShapeQuery | None]:
     """One plan's Requirements (and its shape search, if one), every option parsed."""
     if w.capacity is None:
         raise InputError("--capacity: expected the usable capacity needed, e.g. 4.5T")
@@ -229,8 +254,10 @@ def requirements(shared: Shared, w: Workload, history: HistoryArgs, interface: s
         positive_target(value, name)
     derived = history.targets()
     cat = catalog_for(shared.cloud, shared.catalog)
+    search = is_search(cat, None if w.instance is None else split_instance(w.instance)[0])
+    compute_options(cat, w, shared, search)
     fields = shared.fields(cat.cloud)
-    inst, query = instance_or_search(cat, w, fields, interface, ebs_weighting)
+    inst, query = instance_or_search(cat, w, fields, search)
     if derived is not None:
         w.target_iops = derived.target_iops if w.target_iops is None else w.target_iops
         w.target_mbps = derived.target_mbps if w.target_mbps is None else w.target_mbps
@@ -241,38 +268,53 @@ def requirements(shared: Shared, w: Workload, history: HistoryArgs, interface: s
         interface=inst.interface, ebs_weighting=inst.ebs_weighting, history=derived,
         read_pct=100.0 if w.read_pct is None else w.read_pct)})
     if inst.ocpus is not None and (req.ocpus_min is not None or req.ocpus_max is not None):
-        raise InputError(f"--ocpus {shared.ocpus}: goes with an open OCPU count (--instance {inst.shape}, not "
+        raise InputError(f"--cpus {shared.ocpus}: goes with an open OCPU count (--instance {inst.shape}, not "
                          f"{w.instance})")
     return req, cat, query
 
 
-def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object], interface: str | None,
-                       ebs_weighting: str | None) -> tuple[Instance, ShapeQuery | None]:
+def compute_options(cat: Catalog, w: Workload, shared: Shared, search: bool) -> None:
+    """--cpus and --memory onto SHARED and W. --cpus N is a floor: the vCPUs of every size where compute is sold in
+    vCPUs (a search's --min-vcpus), OCPUs on OCI, where a vCPU floor would need each shape's OCPU ratio (2 on x86,
+    1 on Arm A1) and the plan's OCPU bounds are one pair for every shape. --memory is priced for one size and is
+    the floor of a search (the flexible shapes are priced with it there too)."""
+    if w.cpus is not None:
+        floor, span = cpu_floor_or_range(w.cpus)
+        if floor is not None and cloud_of(cat.cloud).compute_unit == "vCPU":
+            w.min_vcpus = floor
+        else:
+            shared.ocpus = span or f"{floor}-"
+    if not search and not w.old_min_memory:
+        shared.memory = w.memory
+
+
+def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object],
+                       search: bool) -> tuple[Instance, ShapeQuery | None]:
     """--instance as one instance, or the shape search it asks for (a family, 'any', none given). A shape with
-    its count left open is a search over its counts: --min-memory and --min-vcpus apply to it as to a family's
+    its count left open is a search over its counts: --memory and a --cpus floor apply to it as to a family's
     sizes (issue 37: one grammar for every search), raising FIELDS' memory and OCPU floor."""
-    if is_search(cat, w.instance):
-        query = ShapeQuery(text=(w.instance or ANY).strip(), families=comma_list(w.family, "--family"),
-                           min_memory_gb=memory_gb(w.min_memory, "--min-memory"),
-                           min_vcpus=positive_int(w.min_vcpus, "--min-vcpus"))
-        return with_instance_options(Instance(cloud=cat.cloud, shape=query.text), interface, ebs_weighting), query
+    if search:
+        shape, interface, weighting = split_instance(w.instance or ANY)
+        query = ShapeQuery(text=shape.strip(), families=comma_list(w.family, "--family"),
+                           min_memory_gb=memory_gb(w.memory), min_vcpus=positive_int(w.min_vcpus, "--cpus"))
+        inst = Instance(cloud=cat.cloud, shape=query.text, interface=interface, ebs_weighting=weighting)
+        return with_instance_options(inst, w.interface, w.ebs_weighting), query
     assert w.instance is not None   # None is a search (is_search)
-    inst = with_instance_options(parse_instance(w.instance, cat.cloud, cat, require_count=False), interface,
-                                 ebs_weighting)
+    inst = with_instance_options(parse_instance(w.instance, cat.cloud, cat, require_count=False), w.interface,
+                                 w.ebs_weighting)
     open_count = inst.ocpus is None and find_shape(cat, inst.shape).kind != "fixed" and \
         machine_type(cat, inst.shape) is None
-    refused = [("--family", w.family)] + ([] if open_count else [("--min-memory", w.min_memory),
-                                                                 ("--min-vcpus", w.min_vcpus)])
+    refused = [("--family", w.family)] + ([] if open_count else [
+        ("--min-memory", w.memory if w.old_min_memory else None), ("--cpus", w.min_vcpus)])
     for name, given_option in refused:
         if given_option is not None:
             raise InputError(f"{name}: goes with a search (--instance FAMILY, --instance any, no --instance, or "
                              f"a shape with its count open), not with one size ({w.instance})")
-    if open_count and w.min_memory is not None:
-        floor = memory_gb(w.min_memory, "--min-memory") or 0.0
-        fields["memory_gb"] = max(_float(fields["memory_gb"]), floor)
+    if open_count and w.old_min_memory:
+        fields["memory_gb"] = memory_gb(w.memory, "--min-memory")
     if open_count and w.min_vcpus is not None:
         cloud_of(cat.cloud).check_vcpu_search()
-        fields["ocpus_min"] = max(_float(fields["ocpus_min"]), float(positive_int(w.min_vcpus, "--min-vcpus") or 0))
+        fields["ocpus_min"] = max(_float(fields["ocpus_min"]), float(positive_int(w.min_vcpus, "--cpus") or 0))
     return inst, None
 
 
@@ -296,21 +338,25 @@ def finish(plan: Plan, out: Path | None, report: Path | None, json_out: bool) ->
 
 
 def run_deprecated_fleet(history: HistoryArgs, shared: Shared, w: Workload, json_out: bool, out: Path | None,
-                         report: Path | None) -> None:
+                         report: Path | None, renamed: params.Renamed) -> None:
     """`plan --from prometheus+…`: the fleet as `blockfit fleet` plans it (its defaults for what plan no longer
     takes), after one line on stderr saying so."""
     from blockfit.cli.fleet import FleetArgs, run_fleet
 
     source = history.fleet_source()
     assert source is not None
-    print(f"blockfit: warning: plan --from {redact(source)} is deprecated; use 'blockfit fleet --from "
-          f"{redact(source)}' (it also takes --match, --range, --step, --until, --mount, --hosts)", file=sys.stderr)
+    params.deprecated(f"plan --from {redact(source)}", f"'blockfit fleet --from {redact(source)}' (it also takes "
+                      "--match, --range, --step, --until, --mount, --hosts)")
     for name, value in (("--target-iops", w.target_iops), ("--target-mbps", w.target_mbps),
                         ("--read-pct", w.read_pct), ("--peak-factor", history.peak_factor),
                         ("--from-format", history.from_format)):
         if value is not None:
             raise InputError(f"{name}: each host's comes from its history with --from {redact(source)}")
-    for name, value in (("--family", w.family), ("--min-memory", w.min_memory), ("--min-vcpus", w.min_vcpus)):
+    shared.memory = None if w.old_min_memory else w.memory
+    shared.ocpus = None if w.cpus is None else cpu_floor_or_range(w.cpus)[1] or f"{w.cpus.strip()}-"
+    renamed.warn()
+    for name, value in (("--family", w.family), ("--min-memory", w.memory if w.old_min_memory else None),
+                        ("--min-vcpus", w.min_vcpus)):
         if value is not None:
             raise InputError(f"{name}: goes with a search on one workload (--instance FAMILY or any), not with "
                              f"a fleet (--from {redact(source)})")

@@ -66,7 +66,7 @@ class CalibrateOptions:
         if self.duration_s < 5:
             raise InputError(f"--duration {self.duration_s:g}s: expected at least 5s")
         if self.small_io > self.large_io:
-            raise InputError(f"--small-io {self.small_io}: expected no larger than --large-io {self.large_io}")
+            raise InputError(f"--io-sizes {self.small_io},{self.large_io}: expected SMALL no larger than LARGE")
         if self.engine not in (None, "io_uring", "libaio", "psync"):
             raise InputError(f"--engine {self.engine!r}: expected io_uring, libaio or psync")
 

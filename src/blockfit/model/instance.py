@@ -228,10 +228,10 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
     weighting = inst.ebs_weighting
     if interface is not None and interface not in shape.interfaces:
         offered = ", ".join(shape.interfaces) or "no choice of interface in the catalog"
-        raise InputError(f"--interface {interface}: {shape.name} offers {offered}")
+        raise InputError(f"--instance {shape.name}/{interface}: {shape.name} offers {offered}")
     if weighting is not None and weighting not in shape.weightings:
         offered = ", ".join(shape.weightings) or "no bandwidth weighting in the catalog"
-        raise InputError(f"--ebs-weighting {weighting}: {shape.name} offers {offered}")
+        raise InputError(f"--instance {shape.name}/{weighting}: {shape.name} offers {offered}")
     cs = cap_set(shape, volume_type, interface, weighting)
     entry = cs if cs is not None else shape
     iops, mbps = entry.iops, entry.mbps

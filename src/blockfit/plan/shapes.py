@@ -1,5 +1,5 @@
 """Search instance shapes as plan searches OCPU counts: `--instance r7i` (a family's sizes) or `--instance any`
-(every current family of the cloud), filtered by `--family`, `--min-memory` and `--min-vcpus`.
+(every current family of the cloud), filtered by `--family`, `--memory` and `--cpus`.
 
 The answer is the cheapest of the per-shape plans, found without planning every shape: shapes are taken in order of
 the cheapest compute their instance caps could meet the targets with (a lower bound of any plan on them: storage
@@ -47,8 +47,8 @@ OFFERS = 3          # the cheapest shapes listed in the plan's instance_search
 class ShapeQuery:
     text: str                                  # 'any' or a family name
     families: list[str] | None = None          # --family
-    min_memory_gb: float | None = None         # --min-memory, GB
-    min_vcpus: int | None = None               # --min-vcpus
+    min_memory_gb: float | None = None         # --memory with a search, GB
+    min_vcpus: int | None = None               # --cpus N where compute is sold in vCPUs
 
 
 @dataclass
@@ -74,6 +74,7 @@ class Outcome:
 
 def is_search(cat: Catalog, text: str | None) -> bool:
     """Whether --instance TEXT asks for a search (absent, 'any' or a family) rather than naming one shape."""
+    text = None if text is None else text.split("/")[0]   # SHAPE/OPTION: the option says nothing of a search
     if text is None or text.strip().lower() == ANY:
         return True
     name = text.strip().split(":")[0]
@@ -124,13 +125,13 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
         if any(f in s.unknown for f in ("iops", "mbps", "tiers")):
             drop("instance caps not known (name it with --instance to plan it with the caps not applied)", s.name)
         elif query.min_memory_gb is not None and s.kind == "fixed" and (s.memory_gb or 0) < query.min_memory_gb - 1e-9:
-            drop("memory unknown" if s.memory_gb is None else "less memory than --min-memory", s.name)
+            drop("memory unknown" if s.memory_gb is None else "less memory than --memory", s.name)
         elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
-            drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --min-vcpus", s.name)
+            drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --cpus", s.name)
         elif s.kind == "fixed" and (req.ocpus_min is not None or req.ocpus_max is not None) and not (
                 (count := cloud_of(cat.cloud).compute_count(s)) is not None
                 and (req.ocpus_min or 0) <= count <= (req.ocpus_max or math.inf)):
-            drop("OCPU / vCPU count unknown or outside --ocpus", s.name)
+            drop("OCPU / vCPU count unknown or outside --cpus", s.name)
         elif s.name not in cat.compute_prices:   # last: a shape the filters keep, planned without a price if need be
             drop(NO_COMPUTE_PRICE + cloud_of(cat.cloud).price_import_hint, s.name)
         else:

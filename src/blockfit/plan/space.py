@@ -184,16 +184,16 @@ def _member_bound(shape: Shape, req: Requirements) -> int:
     if req.max_volumes and shape.attach_max and req.max_volumes > shape.attach_max:
         raise InputError(f"--max-volumes {req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
     if req.interface is not None and req.interface not in shape.interfaces:
-        raise InputError(f"--interface {req.interface}: {shape.name} offers "
+        raise InputError(f"--instance {shape.name}/{req.interface}: {shape.name} offers "
                          f"{', '.join(shape.interfaces) or 'no choice of interface in the catalog'}")
     if req.ebs_weighting is not None and req.ebs_weighting not in shape.weightings:
-        raise InputError(f"--ebs-weighting {req.ebs_weighting}: {shape.name} offers "
+        raise InputError(f"--instance {shape.name}/{req.ebs_weighting}: {shape.name} offers "
                          f"{', '.join(shape.weightings) or 'no bandwidth weighting in the catalog'}")
     return max_members
 
 
 def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool) -> list[float | None]:
-    """The OCPU (vCPU) counts to search: the one asked for, none for a fixed size, else the shape's within --ocpus."""
+    """The OCPU (vCPU) counts to search: the one asked for, none for a fixed size, else the shape's within --cpus."""
     if req.instance_ocpus is not None:
         return [req.instance_ocpus]
     if shape.kind == "fixed" or fixed_name:
@@ -279,10 +279,10 @@ def _check_memory_fits(cat: Catalog, shape: str, ocpus: list[float | None], memo
 
 
 def bounded_ocpus(shape: str, ocpus: list[float | None], lo: float | None, hi: float | None) -> list[float | None]:
-    """The shape's OCPU (vCPU) counts within --ocpus MIN-MAX; none left is an input error."""
+    """The shape's OCPU (vCPU) counts within --cpus MIN-MAX; none left is an input error."""
     kept = [o for o in ocpus if o is not None and (lo is None or o >= lo) and (hi is None or o <= hi)]
     if not kept:
         have = f"{ocpus[0]:g}-{ocpus[-1]:g}" if ocpus and ocpus[0] is not None else "a fixed count"
         bounds = f"{'' if lo is None else f'{lo:g}'}-{'' if hi is None else f'{hi:g}'}"
-        raise InputError(f"--ocpus {bounds}: {shape} offers {have}; no count in that range")
+        raise InputError(f"--cpus {bounds}: {shape} offers {have}; no count in that range")
     return list(kept)

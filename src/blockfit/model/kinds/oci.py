@@ -122,8 +122,8 @@ class OciCloud(DefaultCloud):
         return shape.ocpus
 
     def check_vcpu_search(self) -> None:
-        raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from a "
-                         "count with --ocpus MIN-, e.g. --ocpus 8-")
+        raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from an "
+                         "OCPU count with --cpus N, e.g. --cpus 8")
 
     def level_vpu(self, vt: VolumeType, text: str) -> int:
         return vpu_from_level_text(vt, text)
