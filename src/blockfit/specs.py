@@ -7,7 +7,7 @@ Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu,
           IOPS and MBPS are provisioned figures where the type takes them; MBPS is in the unit the provider
           sells it in: MiB/s for AWS (gp3) and GCP (hyperdisk-balanced), MB/s (10^6 B/s) for Azure (premium-v2,
           ultra).
-Instance: SHAPE[:OCPUS]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs).
+Instance: SHAPE[:COUNT]   e.g. VM.Standard.E3.Flex:12 (OCI OCPUs), m5.12xlarge, n2:16 (GCP vCPUs).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.errors import InputError
-from blockfit.model.instance import find_shape, machine_type, series_vcpus
+from blockfit.model.instance import find_shape, instance_at, machine_type, series_vcpus
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.model.resolve import normalize_volume
 from blockfit.schema import Instance, Layout, Volume
@@ -120,7 +120,7 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
         if sizes and int(ocpus) not in sizes:
             raise InputError(f"{what} {spec!r}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
                              f"not {ocpus:g}")
-    return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
+    return instance_at(cat, shape.name, ocpus)
 
 
 INTERFACE_HELP = ("disk interface of the VM size, scsi or nvme (Azure sizes that offer both publish different "
