@@ -12,10 +12,10 @@ import numpy as np
 
 from blockfit.catalog import load_catalog
 from blockfit.model import predict
-from blockfit.model.instance import instance_caps
+from blockfit.model.instance import instance_at, instance_caps
 from blockfit.model.kinds import KINDS
 from blockfit.model.predict import ceilings
-from blockfit.schema import Instance, Layout, Volume, Workload
+from blockfit.schema import Layout, Volume, Workload
 
 SIZES = list(range(50, 32769, 16))
 
@@ -23,7 +23,7 @@ SIZES = list(range(50, 32769, 16))
 def main() -> None:
     cat = load_catalog("oci")
     vt = cat.volume_types["block"]
-    inst = Instance(cloud="oci", shape="VM.Standard.E4.Flex", ocpus=12)
+    inst = instance_at(cat, "VM.Standard.E4.Flex", 12)
     caps = instance_caps(cat, inst, "block")
     wl = Workload()
 

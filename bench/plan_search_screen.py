@@ -23,6 +23,7 @@ from blockfit.plan.search import search
 from blockfit.plan.shapes import ANY, ShapeQuery, candidate_shapes
 from blockfit.plan.space import default_space
 from blockfit.schema import Requirements
+from blockfit.schema.plan import OPEN_COUNT
 
 CASES = [  # (cloud, capacity GB, target IOPS, --min-memory GB)
     ("aws", 2000, 20_000, 128), ("aws", 5000, None, 256), ("azure", 2000, 20_000, 128),
@@ -41,7 +42,7 @@ def every_shape(cloud: str, capacity: int, iops: int | None, memory: int, screen
     names, _ = candidate_shapes(cat, ShapeQuery(ANY, min_memory_gb=memory), req)
     out = []
     for name in names:
-        sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
+        sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
         try:
             space = default_space(cat, sreq)
         except InputError:

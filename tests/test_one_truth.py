@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from blockfit.catalog import load_catalog
 from blockfit.errors import InputError
 from blockfit.model import predict
-from blockfit.model.instance import find_shape
+from blockfit.model.instance import find_shape, instance_at
 from blockfit.plan import make_plan
 from blockfit.plan.planner import dominates
 from blockfit.plan.space import options_for, sizes_for
@@ -36,7 +36,7 @@ def instances(draw: st.DrawFn, cloud: str) -> Instance:
         ocpus = float(draw(st.sampled_from(counts)))
     else:
         ocpus = None
-    return Instance(cloud=cloud, shape=shape.name, ocpus=ocpus)
+    return instance_at(cat, shape.name, ocpus)
 
 
 @st.composite
@@ -86,12 +86,13 @@ def requirements(draw: st.DrawFn) -> tuple[str, Requirements]:
     cloud = draw(st.sampled_from(CLOUDS))
     inst = draw(instances(cloud))
     # open OCPU counts only on OCI's flexible shapes (GCP's tiers are searched the same way, at their sizes)
-    ocpus = inst.ocpus if draw(st.booleans()) else None
+    named = draw(st.booleans())
     req = Requirements(cloud=cloud, capacity_gb=draw(st.sampled_from([200, 1000, 4608])),
                        target_iops=draw(st.sampled_from([None, 5_000, 30_000, 150_000])),
                        target_mbps=draw(st.sampled_from([None, 200, 1_200])),
                        small_io=draw(st.sampled_from([4096, 8192])), read_pct=draw(st.sampled_from([100, 70])),
-                       instance_shape=inst.shape, instance_ocpus=ocpus)
+                       instance_shape=inst.shape, instance_vcpus=inst.vcpus if named else None,
+                       instance_ocpus=inst.ocpus if named else None)
     return cloud, req
 
 

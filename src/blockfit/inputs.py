@@ -5,7 +5,8 @@ A result file may come from another blockfit, another tool, an editor or a hosti
 would exhaust the parser's stack), no NaN or Infinity (never written by blockfit, drawn as "$nan a month"), no
 number that overflows a float, and no negative value where the name says it is a physical quantity (the
 vocabulary's unit suffixes: IOPS, MB/s, GB, bytes, ms, s, dollars). `check_envelope` checks `kind` and
-`schema_version` before the schema validates the rest. Problems are InputErrors naming the file and what is wrong.
+`schema_version` before the schema validates the rest; `validate` reads a file of the previous schema version in
+today's names (`upgrade`, once, here at the edge). Problems are InputErrors naming the file and what is wrong.
 
 A plan file feeds scripts run as root, so `read_plan` trusts it for choices, never for text: its strings are made
 one line each, and each candidate's layout and instance are derived again from the spec grammar on the catalog
@@ -32,6 +33,7 @@ from blockfit.schema.result import SCHEMA_VERSION, ResultEnvelope
 MAX_DEPTH = 64  # blockfit's own results nest about 8 deep; a lab bench result about 10
 MAX_NUMBER = 1e300  # beyond this, sums and products of the figures overflow to infinity
 MAX_RESULT_BYTES = 64 * 1024**2  # a fleet of a thousand hosts' plans is a few MB
+OLDEST_READ = 2  # the oldest schema version read: its names are moved to today's (`upgrade`)
 
 # the vocabulary's name shapes of physical quantities: never negative
 _PHYSICAL = re.compile(r"(^|_)(iops|mbps)$|_gb$|_size$|_bytes$|^(small|large)_io$|_ms$|_s$"
@@ -40,6 +42,7 @@ _PERCENT = re.compile(r"^(read|write)_pct$")
 
 if TYPE_CHECKING:
     from blockfit.catalog import Catalog
+    from blockfit.model.kinds import Cloud
     from blockfit.schema import Plan
     from blockfit.schema.plan import Candidate
 
@@ -101,21 +104,61 @@ def check_envelope(data: Any, where: str, kinds: dict[str, type[Envelope]], expe
     if version > SCHEMA_VERSION:
         raise InputError(f"{where}: written by a newer blockfit (schema version {version}; this one reads up to "
                          f"{SCHEMA_VERSION}): upgrade blockfit to read it")
-    if version < SCHEMA_VERSION:
+    if version < OLDEST_READ:
         raise InputError(f"{where}: written by an older blockfit (schema version {version}; this one reads "
                          f"{SCHEMA_VERSION}): run that command again to write it in today's names")
     return kinds[kind]
 
 
 def validate(model: type[Envelope], data: Any, where: str) -> Envelope:
-    """Schema validation with the first problem as one line."""
+    """Schema validation, of an older schema version's file in today's names, with the first problem as one line."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(upgrade(data))
     except pydantic.ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
         kind = data.get("kind", "?") if isinstance(data, dict) else "?"
         raise InputError(f"{where}: not a valid blockfit {kind} result ({loc}: {first['msg']})") from None
+
+
+def upgrade(data: Any) -> Any:
+    """DATA in today's names. Schema 2 counted compute in the unit the cloud sells it in under OCI's name: `ocpus`
+    (an instance, a compute cost), `instance_ocpus` and `ocpus_min` / `ocpus_max` (a plan's requirements) were OCPUs
+    on OCI and vCPUs on the other clouds. Schema 3 names vCPUs `vcpus` on every cloud and keeps `ocpus` for OCI's
+    OCPUs; the cloud's entry (the one conversion) says what a count in its own unit is in those names."""
+    if not isinstance(data, dict) or data.get("schema_version") != 2:
+        return data
+    from blockfit.model.kinds.clouds import CLOUDS
+
+    def walk(node: Any, cloud: Cloud | None) -> Any:
+        if isinstance(node, list):
+            return [walk(v, cloud) for v in node]
+        if not isinstance(node, dict):
+            return node
+        named = node.get("cloud")
+        cloud = CLOUDS.get(named, cloud) if isinstance(named, str) else cloud
+        out = {k: walk(v, cloud) for k, v in node.items()}
+        return out if cloud is None else _counts_renamed(out, cloud)
+
+    return {**walk(data, None), "schema_version": SCHEMA_VERSION}
+
+
+def _counts_renamed(node: dict[str, Any], cloud: Cloud) -> dict[str, Any]:
+    """One object of a schema-2 file with its counts in schema 3's names (a count that is no number is left for the
+    schema to refuse)."""
+    def number(key: str) -> bool:
+        return key in node and (node[key] is None or isinstance(node[key], (int, float))
+                                and not isinstance(node[key], bool))
+
+    if isinstance(node.get("shape"), str) and number("ocpus") and "vcpus" not in node:   # Instance, ComputeCost
+        node.update(cloud.count_fields(node["shape"], node.pop("ocpus")))
+    if isinstance(node.get("instance_shape"), str):   # Requirements
+        if number("instance_ocpus") and "instance_vcpus" not in node:
+            fields = cloud.count_fields(node["instance_shape"], node.pop("instance_ocpus"))
+            node.update({f"instance_{k}": v for k, v in fields.items()})
+        if (number("ocpus_min") or number("ocpus_max")) and not {"vcpus_min", "vcpus_max"} & node.keys():
+            node.update(cloud.range_fields(node.pop("ocpus_min", None), node.pop("ocpus_max", None)))
+    return node
 
 
 def named_twice(values: Sequence[Item]) -> Item | None:
@@ -363,9 +406,14 @@ def _rederive_candidate(c: Candidate, cat: Catalog, version: str, here: str) -> 
         raise InputError(f"{here}.layout {c.layout!r} is {layout_spec(cat, layout)}, but layout_detail says "
                          f"{d.members} x {d.volume.size_gb:g} GB {d.volume.type[:40]!r}; expected the two to agree")
     shown = c.instance_detail
-    if (instance.shape.lower(), instance.ocpus) != (shown.shape.lower(), shown.ocpus):
-        raise InputError(f"{here}.instance {c.instance!r} is {instance.spec}, but instance_detail says "
-                         f"{shown.spec[:60]!r}; expected the two to agree")
+    if (instance.shape.lower(), instance.count) != (shown.shape.lower(), shown.count) or \
+            shown.vcpus not in (None, instance.vcpus):   # vCPUs left out are derived; vCPUs given must agree
+        from blockfit.units import fmt_compute
+
+        raise InputError(f"{here}.instance {c.instance!r} is {instance.spec} "
+                         f"({fmt_compute(instance.vcpus, instance.ocpus) or 'no count'}), but instance_detail says "
+                         f"{shown.spec[:60]!r} ({fmt_compute(shown.vcpus, shown.ocpus) or 'no count'}); expected the "
+                         "two to agree")
     if shown.ebs_weighting not in (None, "default", "ebs-1", "vpc-1"):
         raise InputError(f"{here}.instance_detail.ebs_weighting {shown.ebs_weighting[:40]!r}: expected default, "
                          "ebs-1 or vpc-1")
@@ -382,6 +430,7 @@ def _rederive_candidate(c: Candidate, cat: Catalog, version: str, here: str) -> 
         _check_count(value, f"{here}.{name}")
     _check_io_sizes(p.workload.small_io, p.workload.large_io, f"{here}.prediction.workload")
     layout = layout.model_copy(update={"attachment": d.attachment, "paths": d.paths, "redundancy": d.redundancy})
+    # the instance as derived: its vCPUs (and OCI's OCPUs) from the spec, never the file's
     instance = instance.model_copy(update={"interface": shown.interface, "ebs_weighting": shown.ebs_weighting})
     spec = layout_spec(cat, layout)
     prediction = p.model_copy(update={"layout": spec, "instance": instance.spec, "layout_detail": layout,

@@ -7,7 +7,7 @@ Layout:   COUNTxSIZE@LEVEL[:IOPS[:MBPS]]    e.g. 9x500G@balanced, 1x256G@120vpu,
           IOPS and MBPS are provisioned figures where the type takes them; MBPS is in the unit the provider
           sells it in: MiB/s for AWS (gp3) and GCP (hyperdisk-balanced), MB/s (10^6 B/s) for Azure (premium-v2,
           ultra).
-Instance: SHAPE[:OCPUS][/OPTION]   e.g. VM.Standard.E3.Flex:12, m5.12xlarge, n2:16 (GCP vCPUs),
+Instance: SHAPE[:COUNT][/OPTION]   e.g. VM.Standard.E3.Flex:12 (OCI OCPUs), m5.12xlarge, n2:16 (GCP vCPUs),
           Standard_E8s_v5/nvme (an Azure size's disk interface: scsi or nvme), m8i.4xlarge/ebs-1 (an AWS
           8th-generation type's EBS bandwidth weighting: default, ebs-1 or vpc-1). Every command that takes an
           instance reads it here (split_instance), so model, plan, fleet, lab, bench and diagnose take one spec.
@@ -20,7 +20,7 @@ import re
 
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.errors import InputError
-from blockfit.model.instance import find_shape, machine_type, series_vcpus
+from blockfit.model.instance import find_shape, instance_at, machine_type, series_vcpus
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.model.resolve import normalize_volume
 from blockfit.schema import Instance, Layout, Volume
@@ -130,7 +130,7 @@ def _parse_shape(text: str, spec: str, cat: Catalog, require_count: bool, what: 
         if sizes and int(ocpus) not in sizes:
             raise InputError(f"{what} {spec!r}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
                              f"not {ocpus:g}")
-    return Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus)
+    return instance_at(cat, shape.name, ocpus)
 
 
 INTERFACES = ("scsi", "nvme")

@@ -252,6 +252,14 @@ def fmt_compact(value: float, sig: int = 3, scale_of: float | None = None) -> st
     return fmt_num(value, sig)
 
 
+def fmt_compute(vcpus: float | None, ocpus: float | None) -> str:
+    """A compute count in vCPUs, with OCI's OCPUs first where a result carries them: '8 OCPUs = 16 vCPUs',
+    '16 vCPUs'; '' when neither is known (a fixed size)."""
+    if ocpus is not None:
+        return f"{fmt_num(ocpus)} OCPUs" + ("" if vcpus is None else f" = {fmt_num(vcpus)} vCPUs")
+    return "" if vcpus is None else f"{fmt_num(vcpus)} vCPUs"
+
+
 def fmt_count(n: int, noun: str) -> str:
     """1 → '1 layout', 3 → '3 layouts' (a plain -s plural, enough for the report's nouns)."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"

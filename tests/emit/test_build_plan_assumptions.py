@@ -27,10 +27,11 @@ from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.host import host_settings
+from blockfit.model.instance import instance_at
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH
 from blockfit.plan.planner import make_plan
 from blockfit.plan.space import default_space
-from blockfit.schema import Candidate, Instance, Layout, Plan, Requirements, Volume, Workload
+from blockfit.schema import Candidate, Layout, Plan, Requirements, Volume, Workload
 from blockfit.schema.cost import COPIES
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
@@ -71,8 +72,10 @@ def requirements(draw: st.DrawFn) -> Requirements:
     manager = {"raid10": "mdadm", "normal": "asm", "high": "asm"}.get(redundancy) or draw(
         st.sampled_from(["lvm", "mdadm", "asm"]))
     oci = cloud == "oci"
+    inst = instance_at(cat, shape.name, ocpus)   # the count as results name it: vCPUs, and OCPUs on OCI
     return Requirements(
-        cloud=cloud, capacity_gb=draw(st.integers(50, 2000)), instance_shape=shape.name, instance_ocpus=ocpus,
+        cloud=cloud, capacity_gb=draw(st.integers(50, 2000)), instance_shape=shape.name, instance_vcpus=inst.vcpus,
+        instance_ocpus=inst.ocpus,
         target_iops=draw(st.none() | st.integers(500, 5000).map(float)),
         target_mbps=draw(st.none() | st.integers(20, 200).map(float)),
         levels=[draw(st.sampled_from(level_names(cloud)))], max_volumes=draw(st.integers(1, 8)),
@@ -242,7 +245,7 @@ def oci_predictions(draw: st.DrawFn) -> Plan:
 def plan_from_layout(layout: Layout, ocpus: float = 16) -> Plan:
     """A one-candidate OCI plan from a layout's real prediction at plan's session depth, made as the planner does."""
     cat = catalog("oci")
-    inst = Instance(cloud="oci", shape="VM.Standard.E4.Flex", ocpus=ocpus)
+    inst = instance_at(cat, "VM.Standard.E4.Flex", ocpus)
     pred = predict(layout, inst, Workload(host_queue_depth=PLAN_SESSION_DEPTH), cat, with_curve=False)
     cand = Candidate(layout=pred.layout, instance=inst.spec, stripe_reason="test", meets_targets=True,
                      prediction=pred, **host_settings(pred))

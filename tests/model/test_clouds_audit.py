@@ -206,7 +206,7 @@ def test_gcp_name_fixes_memory_and_is_priced(name, memory):
     cat = load_catalog("gcp")
     c = compute_cost(cat, parse_instance(name, "gcp", cat).shape, None)
     vcpus = int(name.rsplit("-", 1)[1])
-    assert c.memory_gb == memory and c.ocpus == vcpus
+    assert c.memory_gb == memory and c.vcpus == vcpus and c.ocpus is None   # vCPUs, never OCI's name
     assert c.monthly == pytest.approx(round((vcpus * 0.031611 + memory * 0.004237) * 730, 2), abs=0.01)
     with pytest.raises(InputError, match="fixes the memory"):
         compute_cost(cat, name, None, memory_gb=memory + 1)

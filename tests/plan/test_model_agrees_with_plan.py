@@ -10,14 +10,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blockfit.catalog import load_catalog
+from blockfit.catalog import Catalog, load_catalog
 from blockfit.model import predict
+from blockfit.model.instance import instance_at
 from blockfit.plan import make_plan
 from blockfit.plan.evaluate import Evaluator
 from blockfit.plan.planner import meeting_candidates, ranked_points
 from blockfit.plan.space import default_space
 from blockfit.schema import Requirements, Workload
 from blockfit.specs import parse_instance, parse_layout
+
+
+def named_count(cat: Catalog, shape: str, count: float | None) -> dict[str, float | None]:
+    """Requirements' fields of SHAPE:COUNT (the cloud's own unit): vCPUs, and OCPUs on OCI."""
+    inst = instance_at(cat, shape, count)
+    return {"instance_vcpus": inst.vcpus, "instance_ocpus": inst.ocpus}
 
 # (instance, levels) pairs per cloud: fixed sizes and open counts, every volume family; levels named one at a time
 # where a type's provisioning options make the search slow (gp3, Hyperdisk), so 200 plans a cloud take ~10 s
@@ -54,7 +61,7 @@ def test_model_of_the_recommendation_returns_the_plans_figures(cloud: str) -> No
         shape, levels = case
         name, _, count = shape.partition(":")
         req = Requirements(cloud=cloud, capacity_gb=capacity, target_iops=iops, target_mbps=mbps,
-                           instance_shape=name, instance_ocpus=float(count) if count else None,
+                           instance_shape=name, **named_count(cat, name, float(count) if count else None),
                            levels=levels.split(",") if levels else None)
         # make_plan's recommendation without its notes and infeasibility search (the slow parts, not under test)
         space = default_space(cat, req)

@@ -268,4 +268,5 @@ def test_azure_and_gcp_plans_rank_priced_layouts():
     assert all(c.cost.total is not None and c.cost.total >= first.cost.total * 0.99 for c in az.candidates)
     gcp = make_plan(Requirements(cloud="gcp", capacity_gb=4096, target_iops=50_000, instance_shape="n2"), CATS["gcp"])
     first = gcp.candidates[0]
-    assert first.instance_detail.ocpus == 32 and first.max_iops >= 50_000   # n2 below 32 vCPUs caps pd-ssd at 25,000
+    assert first.instance_detail.vcpus == 32 and first.max_iops >= 50_000   # n2 below 32 vCPUs caps pd-ssd at 25,000
+    assert first.instance_detail.ocpus is None and "ocpus" not in first.instance_detail.model_dump(mode="json")

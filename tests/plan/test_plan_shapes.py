@@ -19,6 +19,7 @@ from blockfit.plan.planner import ranked_points
 from blockfit.plan.shapes import ANY, ShapeQuery, candidate_shapes, is_search, plan_shapes
 from blockfit.plan.space import default_space
 from blockfit.schema import Requirements
+from blockfit.schema.plan import OPEN_COUNT
 from support.catalog_files import aws_price_list, aws_type, aws_types, write
 from support.inproc import run
 
@@ -56,7 +57,7 @@ def cheapest_per_shape(cat: Catalog, req: Requirements, names: list[str]) -> flo
     of the AWS and Azure --min-memory tests' time (cProfile, 235 of 287 s)."""
     shapes = []
     for name in names:
-        sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
+        sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
         try:
             space = default_space(cat, sreq)
         except InputError:
@@ -149,7 +150,7 @@ def test_filters_and_families(wide: Catalog) -> None:
                              "r7iz.16xlarge", "r7iz.32xlarge", "r7iz.metal-16xl", "r7iz.metal-32xl", "r8g.12xlarge",
                              "r8g.16xlarge", "r8g.24xlarge", "r8g.48xlarge", "r8g.metal-24xl", "r8g.metal-48xl"})
     assert any("less memory" in reason for reason in left)
-    names, left = candidate_shapes(wide, ShapeQuery(ANY), req.model_copy(update={"ocpus_min": 16, "ocpus_max": 32}))
+    names, left = candidate_shapes(wide, ShapeQuery(ANY), req.model_copy(update={"vcpus_min": 16, "vcpus_max": 32}))
     assert set(names) == {"m6i.8xlarge", "r6i.4xlarge", "r6i.8xlarge", "c7i.8xlarge", "m6i.4xlarge", "c7i.4xlarge",
                           "m7g.4xlarge", "m7g.8xlarge", "m7i.4xlarge", "m7i.8xlarge", "r7i.4xlarge", "r7i.8xlarge"} | {
         f"{family}.{size}" for family in ("r7g", "m6a", "r6a", "m7a", "x2iedn", "r5b", "r6idn", "r7a", "r7iz", "r8g")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from blockfit.model.host import host_settings
+from blockfit.model.kinds import cloud_of
 from blockfit.plan.evaluate import PLAN_SESSION_DEPTH
 from blockfit.schema import Candidate, Cost, Instance, Layout, Plan, Prediction, Requirements, Volume, Workload
 
@@ -30,7 +31,8 @@ def make_plan(layout: Layout, instance: str = "VM.Standard.E4.Flex:16") -> Plan:
     attachment = (layout.attachment or "iscsi") if oci else None
     paths = (layout.paths or 1) if oci else None
     shape, _, ocpus = instance.partition(":")
-    inst = Instance(cloud=layout.volume.cloud, shape=shape, ocpus=float(ocpus) if ocpus else None)
+    counts = cloud_of(layout.volume.cloud).count_fields(shape, float(ocpus)) if ocpus else {}   # vcpus (+ OCI's ocpus)
+    inst = Instance(cloud=layout.volume.cloud, shape=shape, **counts)
     layout = layout.model_copy(update={"stripe_size": layout.stripe_size or 1024 * 1024, "attachment": attachment,
                                        "paths": paths})
     prediction = Prediction(

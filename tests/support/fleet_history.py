@@ -16,9 +16,10 @@ import pytest
 from blockfit.catalog import load_catalog
 from blockfit.fleet.query import window
 from blockfit.model import predict
+from blockfit.model.instance import instance_at
 from blockfit.plan import make_plan
 from blockfit.plan.advice import workload
-from blockfit.schema import Instance, Requirements
+from blockfit.schema import Requirements
 from blockfit.specs import parse_layout
 from blockfit.testbed.promserver import (
     PROMETHEUS,
@@ -53,7 +54,7 @@ def unit_series(steps: int, seed: int) -> np.ndarray:
 
 def now_iops(layout: str) -> float:
     req = Requirements(cloud="oci", capacity_gb=1, instance_shape=SHAPE, instance_ocpus=8, read_pct=70)
-    return predict(parse_layout(layout, "oci", CAT), Instance(cloud="oci", shape=SHAPE, ocpus=8), workload(req), CAT,
+    return predict(parse_layout(layout, "oci", CAT), instance_at(CAT, SHAPE, 8), workload(req), CAT,
                    with_curve=False).max_iops
 
 

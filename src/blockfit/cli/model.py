@@ -44,7 +44,8 @@ from blockfit.units import parse_io_size
 def model_command(
     cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     layout: Annotated[str, typer.Option(help=f"layout spec: {LAYOUT_HELP}")] = "1x1T@balanced",
-    instance: Annotated[str, typer.Option(help="SHAPE[:OCPUS][/OPTION], e.g. VM.Standard.E3.Flex:12, m5.12xlarge or "
+    instance: Annotated[str, typer.Option(help="SHAPE[:COUNT][/OPTION] (COUNT: OCPUs on OCI, else vCPUs), e.g. "
+                                               "VM.Standard.E3.Flex:12, m5.12xlarge or "
                                                f"Standard_E8s_v5/nvme; {INSTANCE_OPTION_HELP}")] = "",
     io_sizes: Annotated[str | None, typer.Option(help=f"{params.IO_SIZES_HELP}: max IOPS at SMALL, max MB/s at LARGE",
                                                  callback=params.io_sizes)] = None,
@@ -115,7 +116,9 @@ LIMIT_LABELS = {
 
 
 def cost_line(c: Cost) -> str:
-    """'$195.84 storage + $232.14 compute (12 OCPUs, 12 GB) = $427.98 per month (730 h, us-ashburn-1)'."""
+    """'$195.84 storage + $232.14 compute (12 OCPUs = 24 vCPUs, 12 GB) = $427.98 per month (730 h, us-ashburn-1)'."""
+    from blockfit.units import fmt_compute
+
     storage = "unknown" if c.storage is None else f"${c.storage:,.2f}"
     where = f"{c.hours_per_month:g} h" + (f", {c.region}" if c.region else "")
     d = c.compute_detail
@@ -123,8 +126,8 @@ def cost_line(c: Cost) -> str:
         note = (d.note or "").removesuffix(": compute cost unknown") if d else ""   # said once, not twice
         why = f" ({note})" if note else ""
         return f"{storage} storage per month ({where}); compute unknown{why}"
-    unit = "OCPUs" if d and d.shape.startswith(("VM.", "BM.")) else "vCPUs"   # the cost names no cloud
-    shape = "" if d is None or d.memory_gb is None else f" ({d.ocpus or 0:g} {unit}, {d.memory_gb:g} GB)"
+    count = "" if d is None else fmt_compute(d.vcpus, d.ocpus)
+    shape = "" if d is None or d.memory_gb is None else f" ({count or 'count unknown'}, {d.memory_gb:g} GB)"
     total = "unknown" if c.total is None else f"${c.total:,.2f}"
     return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({where})"
 
@@ -144,11 +147,12 @@ def render_prediction(p: Prediction) -> None:
     from rich.table import Table  # only for people: --json never imports rich's tables
 
     from blockfit.model.burst import burst_line
-    from blockfit.units import fmt_io_size, fmt_random_mix
+    from blockfit.units import fmt_compute, fmt_io_size, fmt_random_mix
 
     wl = p.workload
-    console.print(f"[bold]{markup(p.layout)}[/] on [bold]{markup(p.instance)}[/] ({p.cloud} catalog "
-                  f"{p.catalog_version})")
+    count = fmt_compute(p.instance_detail.vcpus, p.instance_detail.ocpus)
+    console.print(f"[bold]{markup(p.layout)}[/] on [bold]{markup(p.instance)}[/]{f' ({count})' if count else ''} "
+                  f"({p.cloud} catalog {p.catalog_version})")
     why = {row.name: row.description for row in p.limits}
     mix = fmt_random_mix(wl.read_share)
     console.print(f"  max IOPS  [bold green]{p.max_iops:>12,.0f}[/] at {fmt_io_size(wl.small_io)} {mix}, "

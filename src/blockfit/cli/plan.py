@@ -264,10 +264,11 @@ def requirements(shared: Shared, w: Workload, history: HistoryArgs,
         w.read_pct = derived.read_pct if w.read_pct is None else w.read_pct
     req = Requirements(**{**fields, **dict(
         capacity_gb=parse_volume_gb(w.capacity, "--capacity"), target_iops=w.target_iops,
-        target_mbps=w.target_mbps, instance_shape=inst.shape, instance_ocpus=inst.ocpus, allow_hdd=allow_hdd,
+        target_mbps=w.target_mbps, instance_shape=inst.shape, instance_vcpus=inst.vcpus, instance_ocpus=inst.ocpus,
+        allow_hdd=allow_hdd,
         interface=inst.interface, ebs_weighting=inst.ebs_weighting, history=derived,
         read_pct=100.0 if w.read_pct is None else w.read_pct)})
-    if inst.ocpus is not None and (req.ocpus_min is not None or req.ocpus_max is not None):
+    if inst.count is not None and (req.count_min is not None or req.count_max is not None):
         raise InputError(f"--cpus {shared.ocpus}: goes with an open OCPU count (--instance {inst.shape}, not "
                          f"{w.instance})")
     return req, cat, query
@@ -302,7 +303,7 @@ def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object],
     assert w.instance is not None   # None is a search (is_search)
     inst = with_instance_options(parse_instance(w.instance, cat.cloud, cat, require_count=False), w.interface,
                                  w.ebs_weighting)
-    open_count = inst.ocpus is None and find_shape(cat, inst.shape).kind != "fixed" and \
+    open_count = inst.count is None and find_shape(cat, inst.shape).kind != "fixed" and \
         machine_type(cat, inst.shape) is None
     refused = [("--family", w.family)] + ([] if open_count else [
         ("--min-memory", w.memory if w.old_min_memory else None), ("--cpus", w.min_vcpus)])
@@ -314,7 +315,7 @@ def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object],
         fields["memory_gb"] = memory_gb(w.memory, "--min-memory")
     if open_count and w.min_vcpus is not None:
         cloud_of(cat.cloud).check_vcpu_search()
-        fields["ocpus_min"] = max(_float(fields["ocpus_min"]), float(positive_int(w.min_vcpus, "--cpus") or 0))
+        fields["vcpus_min"] = max(_float(fields["vcpus_min"]), float(positive_int(w.min_vcpus, "--cpus") or 0))
     return inst, None
 
 
@@ -392,7 +393,7 @@ def _table(title: str) -> Table:
 def render_plan(plan: Plan, out: Path | None) -> None:
     req = plan.requirements
     console.print(f"[bold]Plan[/] for {', '.join(_targets(req))} on {markup(req.instance_shape)}"
-                  f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'} "
+                  f"{'' if req.instance_count is None else f':{req.instance_count:g}'} "
                   f"({plan.cloud} catalog {plan.catalog_version})")
     if req.history is not None:
         for line in describe.lines(req.history):

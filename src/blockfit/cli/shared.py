@@ -54,8 +54,8 @@ class Shared:
                     small_io=io_size(self.small_io, "--small-io"), large_io=io_size(self.large_io, "--large-io"),
                     levels=comma_list(self.levels, "--levels"),
                     max_volumes=positive_int(self.max_volumes, "--max-volumes"), manager=manager,
-                    redundancy=redundancy, memory_gb=memory_gb(self.memory), ocpus_min=ocpus_min,
-                    ocpus_max=ocpus_max, attachment=attachment(self.attach),
+                    redundancy=redundancy, memory_gb=memory_gb(self.memory),
+                    **CLOUDS[cloud].range_fields(ocpus_min, ocpus_max), attachment=attachment(self.attach),
                     paths=positive_int(self.paths, "--paths"),
                     queue_depth=session_depth_option(self.queue_depth, cloud))
 

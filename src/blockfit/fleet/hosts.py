@@ -20,11 +20,13 @@ from blockfit.fleet.query import INSTANCE_LABEL, HostHistory, fmt_span
 from blockfit.history.targets import percentile_name
 from blockfit.model import predict
 from blockfit.model.instance import find_shape
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import instance_allows, make_plan, workload
 from blockfit.schema import DerivedTargets, Instance, Layout, Plan, Requirements
 from blockfit.schema.cost import COPIES
 from blockfit.schema.fleet import OVER_PCT, FleetHost, FleetProblem, FleetStatus, HostNow
 from blockfit.schema.history import HistorySource
+from blockfit.schema.plan import OPEN_COUNT
 from blockfit.specs import parse_instance, parse_layout
 
 SAME_PCT = 1e-6           # a shortfall this small is rounding in the server's arithmetic, not a shortfall
@@ -86,12 +88,12 @@ def plan_host(h: HostHistory, cfg: HostConfig, opts: FleetOptions, cat: Catalog,
     req = opts.template.model_copy(update={
         "capacity_gb": capacity, "target_iops": targets.target_iops if targets.target_iops > 0 else None,
         "target_mbps": targets.target_mbps if targets.target_mbps > 0 else None, "instance_shape": inst.shape,
-        "instance_ocpus": inst.ocpus, "read_pct": min(100.0, max(0.0, float(round(h.read_pct)))),
-        "history": targets})
+        "instance_vcpus": inst.vcpus, "instance_ocpus": inst.ocpus,
+        "read_pct": min(100.0, max(0.0, float(round(h.read_pct)))), "history": targets})
     notes: list[str] = []
     now = None
     if layout is not None:
-        if inst.ocpus is None and find_shape(cat, inst.shape).kind == "flex":
+        if inst.count is None and find_shape(cat, inst.shape).kind == "flex":
             return FleetProblem(host=h.host, cause="input",
                                 message=f"{h.host} ({where}): instance {inst_spec!r}: give the running host's count "
                                         f"as SHAPE:OCPUS, e.g. {inst.shape}:8")
@@ -170,9 +172,10 @@ def _recommend(req: Requirements, cat: Catalog, notes: list[str],
     """The cheapest layout on the host's instance; failing that (a flexible shape), on more OCPUs of it. When the
     instance's own caps rule every layout out, the wider search starts at once (the planner's explanation of an
     infeasible plan searches the bigger shapes: seconds a host, spent for nothing here)."""
-    flex = req.instance_ocpus is not None and find_shape(cat, req.instance_shape).kind == "flex"
+    unit = cloud_of(cat.cloud).compute_unit
+    flex = req.instance_count is not None and find_shape(cat, req.instance_shape).kind == "flex"
     if flex and not instance_allows(req, cat):
-        first = (f"the instance's own caps at {req.instance_ocpus:g} OCPUs are below "
+        first = (f"the instance's own caps at {req.instance_count:g} {unit}s are below "
                  f"{req.target_iops or 0:,.0f} IOPS or {req.target_mbps or 0:,.0f} MB/s")
     else:
         try:
@@ -181,12 +184,13 @@ def _recommend(req: Requirements, cat: Catalog, notes: list[str],
             first = str(exc)
     if not flex:
         return None, first
-    wider = req.model_copy(update={"instance_ocpus": None, "ocpus_min": req.instance_ocpus})
+    from_here = cloud_of(cat.cloud).range_fields(req.instance_count, req.count_max)   # this count and up
+    wider = req.model_copy(update={**OPEN_COUNT, **from_here})
     try:
         plan = _plan(wider, cat, cache)
     except InfeasibleError as exc:
         return None, str(exc)
-    notes.append(f"No layout meets the targets on {req.instance_ocpus:g} OCPUs of {req.instance_shape} ({first}); "
+    notes.append(f"No layout meets the targets on {req.instance_count:g} {unit}s of {req.instance_shape} ({first}); "
                  f"the recommendation runs on {plan.candidates[0].instance}.")
     return plan, None
 

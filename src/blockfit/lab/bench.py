@@ -240,7 +240,8 @@ def _result(req: LabBenchRequest, subject: Subject, pair: tuple[Side, Side], sca
             kernel: str) -> LabBenchResult:
     base, other = pair
     return LabBenchResult(
-        scale=scale.iops, mbps_scale=scale.mbps, cloud=subject.cloud, instance=subject.instance.spec, versus=req.versus,
+        scale=scale.iops, mbps_scale=scale.mbps, cloud=subject.cloud, instance=subject.instance.spec,
+        vcpus=subject.instance.vcpus, ocpus=subject.instance.ocpus, versus=req.versus,
         baseline=_layout_info(base, scale, instance, bench, subject.stripe_size),
         other=_layout_info(other, scale, instance, bench, subject.stripe_size),
         ratios=ratios(base, other, bench), bench=bench, cap_changes=caps.log, steps=run.steps, kernel=kernel,

@@ -78,7 +78,8 @@ def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | 
         blockfit_version=__version__, created=datetime.now(UTC), cloud=subject.cloud,
         catalog_version=pred.catalog_version,
         requirements=Requirements(cloud=subject.cloud, capacity_gb=layout.total_gb,
-                                  instance_shape=subject.instance.shape, instance_ocpus=subject.instance.ocpus,
+                                  instance_shape=subject.instance.shape, instance_vcpus=subject.instance.vcpus,
+                                  instance_ocpus=subject.instance.ocpus,
                                   manager=layout.manager),
         candidates=[Candidate(
             layout=pred.layout, instance=subject.instance.spec, stripe_reason="given to blockfit lab",

@@ -404,6 +404,7 @@ def run_lab(req: LabRequest, progress: Progress | None = None) -> LabResult:
         stripe, single = read_figures(run, rig, fit)
         return LabResult(
             **stripe.model_dump(), scale=fit.scale, cloud=subject.cloud, instance=subject.instance.spec,
+            vcpus=subject.instance.vcpus, ocpus=subject.instance.ocpus,
             manager=req.manager, fs=req.fs, small_io=subject.stripe.workload.small_io,
             large_io=subject.stripe.workload.large_io, iodepth=stripe_iodepth(jobs), runtime_s=req.runtime_s,
             direction=subject.direction, redundancy=subject.layout.redundancy, single=single, steps=run.steps,

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from blockfit.catalog import Catalog
 from blockfit.errors import InputError
-from blockfit.model.instance import machine_type
+from blockfit.model.instance import count_fields, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema.cost import HOURS_PER_MONTH, ComputeCost
 
 
 def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None = None) -> ComputeCost:
-    """The monthly compute cost of `shape` at `ocpus` (None for a fixed shape); `monthly` None = unknown. A GCP
+    """The monthly compute cost of `shape` at `ocpus` (the cloud's own unit: OCPUs on OCI, else vCPUs; None for a
+    fixed shape); `monthly` None = unknown. A GCP
     predefined machine type (n2-standard-16) is priced per vCPU and GB at the memory its name fixes, or at the hourly
     price of its own entry where Google prices it apart from its series (m4-ultramem-224)."""
     mt = machine_type(cat, shape)
@@ -30,24 +31,25 @@ def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float
     else:
         price = cat.compute_prices.get(shape)
     unit = cloud_of(cat.cloud).compute_unit
+    units = count_fields(cat, shape, ocpus)   # vcpus, and OCI's ocpus beside them
     if price is None:
-        return ComputeCost(shape=shape, ocpus=ocpus, note=f"no compute price for {shape} in the {cat.cloud} catalog "
+        return ComputeCost(shape=shape, **units, note=f"no compute price for {shape} in the {cat.cloud} catalog "
                                                           f"{cat.version}: compute cost unknown")
     cite = cat.cite(price, "per_hour" if price.per_hour is not None else "per_ocpu_hour")
     if price.per_hour is not None:
-        return ComputeCost(shape=shape, ocpus=ocpus, per_hour=price.per_hour,
+        return ComputeCost(shape=shape, **units, per_hour=price.per_hour,
                            monthly=round(price.per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
     if price.per_ocpu_hour is None or price.per_gb_hour is None or ocpus is None:
-        return ComputeCost(shape=shape, ocpus=ocpus, region=price.region, source=cite,
+        return ComputeCost(shape=shape, **units, region=price.region, source=cite,
                            note=f"{shape}: the catalog prices it per {unit} and memory; no {unit} count given")
     if mt is None:
         check_memory(cat, shape, ocpus, memory_gb)
     memory = memory_gb if mt is not None else memory_for(cat, shape, ocpus, memory_gb)
     if memory is None:
-        return ComputeCost(shape=shape, ocpus=ocpus, region=price.region, source=cite,
+        return ComputeCost(shape=shape, **units, region=price.region, source=cite,
                            note=f"{shape}: no minimum memory in the catalog; give --memory to price the compute")
     per_hour = ocpus * price.per_ocpu_hour + memory * price.per_gb_hour
-    return ComputeCost(shape=shape, ocpus=ocpus, memory_gb=memory, per_hour=round(per_hour, 6),
+    return ComputeCost(shape=shape, **units, memory_gb=memory, per_hour=round(per_hour, 6),
                        monthly=round(per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
 
 

@@ -24,7 +24,7 @@ def layout_cost(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance
     """Storage + compute per month; a part the catalog lacks makes that part and the total None."""
     items = storage_items(cat, vt, layout)
     storage = None if any(c.monthly is None for c in items) else round(sum(c.monthly or 0.0 for c in items), 2)
-    compute = compute_cost(cat, instance.shape, instance.ocpus, memory_gb)
+    compute = compute_cost(cat, instance.shape, instance.count, memory_gb)
     total = None if storage is None or compute.monthly is None else round(storage + compute.monthly, 2)
     return Cost(storage=storage, compute=compute.monthly, total=total,
                 region=cost_region(vt if storage is not None else None, compute.region, cat),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
 from blockfit.errors import InputError
@@ -92,6 +93,18 @@ def alternative_shapes(cat: Catalog, name: str) -> list[str]:
             if f"{series}-{mt.family}-{v}" != name.lower()]
 
 
+def count_fields(cat: Catalog, shape: str, count: float | None) -> dict[str, float | None]:
+    """A count in the cloud's own unit (SHAPE:N) as results name it: vcpus, and on OCI ocpus too (model/kinds)."""
+    return {} if count is None else cloud_of(cat.cloud).count_fields(shape, count)
+
+
+def instance_at(cat: Catalog, shape: str, count: float | None, interface: Literal["scsi", "nvme"] | None = None,
+                ebs_weighting: str | None = None) -> Instance:
+    """SHAPE at COUNT (the cloud's own unit, as SHAPE:N has it), with its vCPUs (and OCI's OCPUs) filled in."""
+    return Instance(cloud=cat.cloud, shape=shape, interface=interface, ebs_weighting=ebs_weighting,
+                    **count_fields(cat, shape, count))
+
+
 def series_vcpus(shape: Shape) -> list[int]:
     """The vCPU counts a GCP series comes in (every predefined family's sizes)."""
     return sorted({v for fam in shape.machine_families.values() for v in fam.vcpus})
@@ -154,8 +167,8 @@ def vcpus_of(cat: Catalog, inst: Instance) -> float | None:
     if mt is not None:
         return float(mt.vcpus)
     shape = find_shape(cat, inst.shape)
-    if inst.ocpus is not None:
-        return inst.ocpus
+    if inst.count is not None:
+        return inst.count
     return float(shape.vcpus) if shape.vcpus is not None else shape.ocpus
 
 
@@ -174,17 +187,18 @@ def _direction(cat: Catalog, shape: Shape) -> tuple[Direction, Citation | None]:
 def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
     rule = cat.instance_rule
     assert rule and shape.gbps_per_ocpu and shape.gbps_max and shape.ocpus_min is not None and shape.ocpus_max
-    if inst.ocpus is None:
+    ocpus = inst.count
+    if ocpus is None:
         raise InputError(f"instance {shape.name!r}: a flexible shape needs an OCPU count, e.g. {shape.name}:12")
-    if not shape.ocpus_min <= inst.ocpus <= shape.ocpus_max:
+    if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
         raise InputError(f"instance {inst.spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g}")
-    if shape.ocpu_counts and int(inst.ocpus) not in shape.ocpu_counts:
+    if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
         raise InputError(f"instance {inst.spec!r}: {shape.name} comes with "
-                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {inst.ocpus:g}")
-    gbps = min(shape.gbps_per_ocpu * inst.ocpus, shape.gbps_max)
+                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
+    gbps = min(shape.gbps_per_ocpu * ocpus, shape.gbps_max)
     iops = min(rule.iops_per_gbps * gbps, rule.iops_max)
     mbps = min(rule.mbps_per_gbps * gbps, rule.mbps_max)
-    uhp_ok = shape.uhp_min_ocpus is not None and inst.ocpus >= shape.uhp_min_ocpus
+    uhp_ok = shape.uhp_min_ocpus is not None and ocpus >= shape.uhp_min_ocpus
     if {"iops", "mbps"} & set(shape.unknown):   # a shape the block-volume pages do not list (E6): its rule is unknown
         both = {"iops", "mbps"} <= set(shape.unknown)
         which = "IOPS and MB/s caps were" if both else ("IOPS cap was" if "iops" in shape.unknown else "MB/s cap was")

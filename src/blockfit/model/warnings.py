@@ -27,7 +27,7 @@ def _layout_warnings(cat: Catalog, layout: Layout, instance: Instance, caps: Ins
                      mp: MemberPerf, att: AttachmentPerf) -> list[str]:
     out = _path_warnings(layout, instance, mp, att)   # unattachable layouts are refused (instance.check_attachable)
     if vt.max_iops_cap is not None and (layout.volume.vpu_per_gb or 0) >= 30 and caps.gbps is not None \
-            and instance.ocpus is not None and instance.ocpus < 8:
+            and instance.count is not None and instance.count < 8:
         out.append(f"OCI: a VM needs >= 8 OCPUs for a UHP boot volume's {vt.max_iops_cap:,.0f} IOPS.")
     if layout.stripe_size is not None and layout.members > 1 and layout.stripe_size < 64 * 1024:
         out.append(f"Stripe size {layout.stripe_size // 1024} KiB: I/Os larger than the stripe span several members; "

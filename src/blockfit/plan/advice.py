@@ -11,11 +11,11 @@ from blockfit.catalog import Catalog
 from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import HOURS_PER_MONTH, monthly
-from blockfit.model.instance import find_shape
+from blockfit.model.instance import find_shape, instance_at
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
-from blockfit.schema import Candidate, Cost, Instance, Layout, Requirements, Workload
+from blockfit.schema import Candidate, Cost, Layout, Requirements, Workload
 from blockfit.schema.cost import COPIES
 
 VOLUME_LIMITS = ("volume_",)
@@ -68,11 +68,11 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
         which = "priced " if first.cost.storage is not None and space.unknown_price else ""
         which += "known-cap " if first.cap_known and space.unknown_cap else ""
         out.append(f"No single {which}volume meets the targets on {req.instance_shape}"
-                   f"{'' if req.instance_ocpus is None else f':{req.instance_ocpus:g}'}: the stripe is the only way.")
+                   f"{'' if req.instance_count is None else f':{req.instance_count:g}'}: the stripe is the only way.")
     else:
         p = found[0]
         single = predict(Layout(members=1, volume=p.option.volume(cat.cloud, p.size_gb), redundancy=req.redundancy),
-                         Instance(cloud=cat.cloud, shape=space.shape, ocpus=p.ocpus), workload(req), cat,
+                         instance_at(cat, space.shape, p.ocpus), workload(req), cat,
                          with_curve=False, memory_gb=req.memory_gb)
         more = _ranked(single.cost) - _ranked(first.cost)
         out.append(f"The cheapest single volume that meets the targets, {single.layout} on {single.instance}, costs "
@@ -89,14 +89,14 @@ def upgrade_note(req: Requirements, cat: Catalog, space: SearchSpace, first: Can
     """With the OCPU count fixed and the instance network binding: how many more OCPUs let the volumes take over,
     what that buys and what it costs a month (730 h)."""
     shape = find_shape(cat, space.shape)
-    if shape.kind != "flex" or req.instance_ocpus is None or not first.limited_by(req).startswith("instance"):
+    if shape.kind != "flex" or req.instance_count is None or not first.limited_by(req).startswith("instance"):
         return None
     assert shape.ocpus_max is not None
-    here = req.instance_ocpus
+    here = req.instance_count
     wl = first.prediction.workload
 
     def at(ocpus: float) -> tuple[float, float, str]:
-        p = predict(first.layout_detail, Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus), wl, cat,
+        p = predict(first.layout_detail, instance_at(cat, shape.name, ocpus), wl, cat,
                     with_curve=False)
         return p.max_iops, p.max_mbps, p.mbps_limited_by
 

@@ -14,7 +14,7 @@ from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import monthly
 from blockfit.model.host import assumptions, host_settings
-from blockfit.model.instance import alternative_shapes, find_shape, instance_caps, machine_type
+from blockfit.model.instance import alternative_shapes, find_shape, instance_at, instance_caps, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan.advice import (
     VOLUME_LIMITS,
@@ -30,7 +30,8 @@ from blockfit.plan.replay import replay
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
-from blockfit.schema import Candidate, Infeasible, Instance, Layout, Plan, Prediction, Requirements
+from blockfit.schema import Candidate, Infeasible, Layout, Plan, Prediction, Requirements
+from blockfit.schema.plan import NO_RANGE, OPEN_COUNT
 
 
 def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = False) -> Plan:
@@ -178,8 +179,8 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
         notes.append(f"Order: recommended first. Layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total "
                      "count as equal and the fewest volumes, then the fewest OCPUs, come first (a near tie may cost a "
                      "little less); the rest by total.")
-    ocpus = first.instance_detail.ocpus
-    if req.instance_ocpus is None and ocpus is not None:
+    ocpus = first.instance_detail.count
+    if req.instance_count is None and ocpus is not None:
         unit = cloud_of(cat.cloud).compute_unit + "s"
         notes.append(f"Smallest {space.shape} that delivers the targets: {ocpus:g} {unit}.")
     if not brief:
@@ -216,7 +217,7 @@ def tie_notes(candidates: list[Candidate]) -> list[str]:
         extra = c.layout_detail.members - first.layout_detail.members
         if extra:
             parts.append(f"{abs(extra)} {'more' if extra > 0 else 'fewer'} volume{'s' if abs(extra) > 1 else ''}")
-        ocpus = (c.instance_detail.ocpus or 0) - (first.instance_detail.ocpus or 0)
+        ocpus = (c.instance_detail.count or 0) - (first.instance_detail.count or 0)
         if ocpus:
             parts.append(f"{abs(ocpus):g} {'more' if ocpus > 0 else 'fewer'} OCPUs/vCPUs")
         out.append(f"Near tie passed over: {c.layout} on {c.instance}: {', '.join(parts)}.")
@@ -288,7 +289,7 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point, wi
     """The point as the model predicts it, on the requested attachment and paths (the model's own defaults
     otherwise: attachment.default_paths), judged against the requirements."""
     stripe, reason = recommend_stripe(p.members, req.manager, req.small_io, req.large_io)
-    ocpus = req.instance_ocpus if req.instance_ocpus is not None else p.ocpus
+    ocpus = req.instance_count if req.instance_count is not None else p.ocpus
     layout = Layout(members=p.members, volume=p.option.volume(cat.cloud, p.size_gb), stripe_size=stripe or None,
                     manager=req.manager, attachment=req.attachment, paths=req.paths, redundancy=req.redundancy)
     inst = instance_for(cat, req, space.shape, ocpus)
@@ -325,7 +326,7 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
         return None
     assert shape.ocpus_min is not None and shape.ocpus_max is not None
     for ocpus in shape.ocpu_counts or range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
-        pred = predict(cand.layout_detail, Instance(cloud=cat.cloud, shape=shape.name, ocpus=ocpus),
+        pred = predict(cand.layout_detail, instance_at(cat, shape.name, ocpus),
                        cand.prediction.workload, cat, with_curve=False)
         if pred.mbps_limited_by.startswith(VOLUME_LIMITS):
             return float(ocpus), pred.max_mbps
@@ -399,7 +400,7 @@ def _no_dearer(a: Candidate, b: Candidate) -> bool:
     if a.cost.compute is not None and b.cost.compute is not None:
         return True
     ia, ib = a.instance_detail, b.instance_detail
-    return ia.shape == ib.shape and (ia.ocpus or 0) <= (ib.ocpus or 0)
+    return ia.shape == ib.shape and (ia.count or 0) <= (ib.count or 0)
 
 
 def pareto_front(rows: list[Candidate]) -> list[Candidate]:
@@ -525,15 +526,14 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
         iops, mbps = _top_caps(cat, name, vtype)
         return iops >= (req.target_iops or 0) and mbps >= (req.target_mbps or 0)
     bigger = [name for name in alternative_shapes(cat, space.shape) if monthly_known(cat, name) and could(name)]
-    if req.instance_ocpus is not None and find_shape(cat, space.shape).kind == "flex" and \
+    if req.instance_count is not None and find_shape(cat, space.shape).kind == "flex" and \
             cat.compute_prices.get(space.shape) is not None:
         bigger.append(space.shape)   # the same flexible shape with more OCPUs
     found: list[Candidate] = []
     for name in sorted(bigger, key=lambda n: _cheapest_compute(cat, n, req.memory_gb)):
         if len(found) >= limit and _cheapest_compute(cat, name, req.memory_gb) > found[limit - 1].ranked_cost:
             break
-        alt = req.model_copy(update={"instance_shape": name, "instance_ocpus": None, "max_volumes": None,
-                                     "ocpus_min": None, "ocpus_max": None})
+        alt = req.model_copy(update={"instance_shape": name, **OPEN_COUNT, "max_volumes": None, **NO_RANGE})
         alt_space = split_by_cap(default_space(cat, alt))[0]   # never advised on a cap it does not know
         points = tie_break(search(Evaluator(cat, alt, alt_space), alt_space, keep=4))
         if points:
@@ -576,7 +576,7 @@ def _top_caps(cat: Catalog, shape_name: str, vtype: str) -> tuple[float, float]:
     elif shape.kind == "vcpu_tiers":
         count = max((t["vcpus_min"] for t in shape.tiers), default=None)
     try:
-        caps = instance_caps(cat, Instance(cloud=cat.cloud, shape=shape_name, ocpus=count), vtype)
+        caps = instance_caps(cat, instance_at(cat, shape_name, count), vtype)
     except InputError:   # a type this shape cannot attach
         return (0.0, 0.0)
     return (caps.iops if caps.iops is not None else 0.0, caps.mbps if caps.mbps is not None else 0.0)

@@ -33,7 +33,7 @@ from blockfit.plan.planner import make_plan, ranked_points
 from blockfit.plan.search import RankKey, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space
 from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
-from blockfit.schema.plan import InstanceSearch, ShapeOffer
+from blockfit.schema.plan import OPEN_COUNT, InstanceSearch, ShapeOffer
 from blockfit.units import fmt_count
 
 ANY = "any"
@@ -128,9 +128,9 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
             drop("memory unknown" if s.memory_gb is None else "less memory than --memory", s.name)
         elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
             drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --cpus", s.name)
-        elif s.kind == "fixed" and (req.ocpus_min is not None or req.ocpus_max is not None) and not (
+        elif s.kind == "fixed" and (req.count_min is not None or req.count_max is not None) and not (
                 (count := cloud_of(cat.cloud).compute_count(s)) is not None
-                and (req.ocpus_min or 0) <= count <= (req.ocpus_max or math.inf)):
+                and (req.count_min or 0) <= count <= (req.count_max or math.inf)):
             drop("OCPU / vCPU count unknown or outside --cpus", s.name)
         elif s.name not in cat.compute_prices:   # last: a shape the filters keep, planned without a price if need be
             drop(NO_COMPUTE_PRICE + cloud_of(cat.cloud).price_import_hint, s.name)
@@ -146,7 +146,7 @@ def _machine_types(cat: Catalog, series: str, req: Requirements) -> list[str]:
     n2-highcpu-96): each name fixes the vCPUs and memory, so each is priced, where the series is priced only at a
     memory given (--memory, --min-memory)."""
     shape = cat.shapes[series]
-    lo, hi = req.ocpus_min or 0.0, req.ocpus_max or math.inf
+    lo, hi = req.count_min or 0.0, req.count_max or math.inf
     types = [f"{series}-{fam}-{v}" for fam, mf in shape.machine_families.items() for v in mf.vcpus if lo <= v <= hi]
     return types if shape.machine_families else [series]
 
@@ -158,7 +158,7 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
     outcome = Outcome(shapes=len(names), left_out=dict(left or {}))
     entries: list[_Entry] = []
     for name in names:
-        sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
+        sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
         try:
             space = default_space(cat, sreq)
         except InputError as exc:       # --ocpus, --memory, --interface, --levels this shape cannot take
@@ -235,8 +235,8 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
     if query.min_vcpus is not None:
         cloud_of(cat.cloud).check_vcpu_search()
-    if query.min_vcpus is not None and req.ocpus_min is None:
-        req = req.model_copy(update={"ocpus_min": float(query.min_vcpus)})   # GCP series: search from that count
+    if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
+        req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count
     if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory
         req = req.model_copy(update={"memory_gb": max(req.memory_gb or 0.0, query.min_memory_gb)})
     names, left = candidate_shapes(cat, query, req)
@@ -268,7 +268,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     offers = _ranked_offers(cat, outcome)
     winner = offers[0][1]
     record.cheapest = [offer for _key, _name, offer in offers[:OFFERS]]
-    plan = make_plan(req.model_copy(update={"instance_shape": winner, "instance_ocpus": None}), cat)
+    plan = make_plan(req.model_copy(update={"instance_shape": winner, **OPEN_COUNT}), cat)
     others = ", ".join(f"{o.instance} {_dollars(o.cost)}" for o in record.cheapest[1:])
     plan.notes.insert(0, f"Searched {what} of the {cat.cloud} catalog {cat.version}: {len(names)} shapes, "
                          f"{outcome.planned} planned (the rest could not beat ${outcome.best[0][0].cost:,.2f}/month on "
@@ -295,7 +295,7 @@ def _plan_without_compute_price(req: Requirements, cat: Catalog, names: list[str
         shape = cat.shapes[name]
         return (shape.vcpus or shape.ocpus or math.inf, shape.memory_gb or math.inf, name)
     for name in sorted(names, key=size):
-        sreq = req.model_copy(update={"instance_shape": name, "instance_ocpus": None})
+        sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
         try:
             space = default_space(cat, sreq)
         except InputError:

@@ -9,7 +9,7 @@ from blockfit.catalog import Catalog
 from blockfit.catalog.models import Shape, VolumeType
 from blockfit.errors import InputError
 from blockfit.model.compute import check_memory
-from blockfit.model.instance import find_shape, instance_caps, machine_type, series_vcpus
+from blockfit.model.instance import find_shape, instance_at, instance_caps, machine_type, series_vcpus
 from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema import Instance, Requirements, Volume
@@ -52,8 +52,7 @@ class SearchSpace:
 
 def instance_for(cat: Catalog, req: Requirements, shape: str, ocpus: float | None) -> Instance:
     """The instance plan evaluates: the shape and count, with the interface and EBS weighting asked for."""
-    return Instance(cloud=cat.cloud, shape=shape, ocpus=ocpus, interface=req.interface,
-                    ebs_weighting=req.ebs_weighting)
+    return instance_at(cat, shape, ocpus, interface=req.interface, ebs_weighting=req.ebs_weighting)
 
 
 def sizes_for(vt: VolumeType) -> list[int]:
@@ -194,8 +193,8 @@ def _member_bound(shape: Shape, req: Requirements) -> int:
 
 def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool) -> list[float | None]:
     """The OCPU (vCPU) counts to search: the one asked for, none for a fixed size, else the shape's within --cpus."""
-    if req.instance_ocpus is not None:
-        return [req.instance_ocpus]
+    if req.instance_count is not None:
+        return [req.instance_count]
     if shape.kind == "fixed" or fixed_name:
         return [None]
     ocpus: list[float | None]
@@ -209,8 +208,8 @@ def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
-    if (req.ocpus_min, req.ocpus_max) != (None, None):
-        ocpus = bounded_ocpus(shape.name, ocpus, req.ocpus_min, req.ocpus_max)
+    if (req.count_min, req.count_max) != (None, None):
+        ocpus = bounded_ocpus(shape.name, ocpus, req.count_min, req.count_max)
     return ocpus
 
 

@@ -6,7 +6,7 @@ from blockfit.report.figures import ACCENT, GREY, MAIN, FigureSink, ReportFigure
 from blockfit.report.model import limit_name
 from blockfit.report.page import Section, Table
 from blockfit.schema import LabFigures, LabResult
-from blockfit.units import fmt_io_size, fmt_num, fmt_pct, fmt_qty, fmt_times
+from blockfit.units import fmt_compute, fmt_io_size, fmt_num, fmt_pct, fmt_qty, fmt_times
 
 
 def _tests(r: LabResult) -> list[tuple[str, LabFigures]]:
@@ -19,9 +19,11 @@ def _tests(r: LabResult) -> list[tuple[str, LabFigures]]:
 
 def _what(r: LabResult) -> str:
     """What was measured: reads, or (--redundancy raid10) writes to the mirrored stripe."""
+    count = fmt_compute(r.vcpus, r.ocpus)
+    on = f"{r.instance} ({count})" if count else r.instance
     if r.direction == "write":
-        return f"the {r.redundancy} stripe {r.layout} on {r.instance}, measured for writes,"
-    return f"the stripe {r.layout} on {r.instance}"
+        return f"the {r.redundancy} stripe {r.layout} on {on}, measured for writes,"
+    return f"the stripe {r.layout} on {on}"
 
 
 def summary(r: LabResult) -> str:

@@ -27,7 +27,7 @@ from blockfit.report.figures import (
 from blockfit.report.page import Section, Table
 from blockfit.schema.bench import Comparison
 from blockfit.schema.lab import LabBenchLayout, LabBenchRatio, LabBenchResult
-from blockfit.units import fmt_count, fmt_io_size, fmt_num, fmt_pct, fmt_times
+from blockfit.units import fmt_compute, fmt_count, fmt_io_size, fmt_num, fmt_pct, fmt_times
 
 DECIDED = ("faster", "slower")
 
@@ -72,7 +72,9 @@ def _ratio_sentence(r: LabBenchResult, x: LabBenchRatio) -> str:
 
 def summary(r: LabBenchResult) -> str:
     b, o = r.baseline, r.other
-    text = (f"In a qemu guest on {r.instance} ({r.cloud}), with every IOPS cap scaled by {fmt_num(r.scale)} and "
+    count = fmt_compute(r.vcpus, r.ocpus)
+    where = f"{r.cloud}, {count}" if count else r.cloud
+    text = (f"In a qemu guest on {r.instance} ({where}), with every IOPS cap scaled by {fmt_num(r.scale)} and "
             f"every MB/s cap by {fmt_num(r.mbps_scale)}, PostgreSQL {_pg_version(r)} ran {', '.join(r.bench.measures)} "
             f"on {_what(o)} against {_what(b)}.")
     for x in r.ratios:

@@ -16,7 +16,7 @@ from blockfit.report.figures import (
 )
 from blockfit.report.page import Section, Table
 from blockfit.schema import Citation, Cost, Prediction
-from blockfit.units import fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt_qty, fmt_random_mix
+from blockfit.units import fmt_compute, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt_qty, fmt_random_mix
 
 
 def limit_name(name: str) -> str:
@@ -33,7 +33,9 @@ def summary(p: Prediction) -> str:
     for name in (p.iops_limited_by, p.mbps_limited_by):   # a hand-made prediction may carry no table
         why.setdefault(name, limit_name(name) or "an unnamed limit")
     mix = fmt_random_mix(p.workload.read_share)
-    text = (f"{p.layout} on {p.instance} gives {fmt_qty(p.max_iops, 'IOPS')} at {fmt_io_size(p.workload.small_io)} "
+    count = fmt_compute(p.instance_detail.vcpus, p.instance_detail.ocpus)
+    on = f"{p.instance} ({count})" if count else p.instance
+    text = (f"{p.layout} on {on} gives {fmt_qty(p.max_iops, 'IOPS')} at {fmt_io_size(p.workload.small_io)} "
             f"{mix} and {fmt_qty(p.max_mbps, 'MB/s')} at {fmt_io_size(p.workload.large_io)} I/Os "
             f"{cost_phrase(p.cost)}. IOPS are limited by {why[p.iops_limited_by]}")
     text += "; so is MB/s." if p.mbps_limited_by == p.iops_limited_by else f"; MB/s by {why[p.mbps_limited_by]}."
@@ -108,7 +110,8 @@ def cost_phrase(cost: Cost) -> str:
 def cost_table(cost: Cost, catalog: str) -> Table:
     """The storage line items, then storage, compute and total, in the cost's region."""
     d = cost.compute_detail
-    compute = d.shape + ("" if d is None or d.ocpus is None else f" x {fmt_num(d.ocpus)}") if d else "compute"
+    count = "" if d is None else fmt_compute(d.vcpus, d.ocpus)
+    compute = (d.shape + (f", {count}" if count else "")) if d else "compute"
     rows = [[c.item, f"{fmt_num(c.quantity)} {c.unit}", "unknown" if c.unit_price is None else f"${c.unit_price:g}",
              fmt_money(c.monthly)] for c in cost.items]
     rows += [["storage subtotal", "", "", fmt_money(cost.storage)], [compute, "", "", fmt_money(cost.compute)],

@@ -9,7 +9,7 @@ from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, Repor
 from blockfit.report.model import cite, cost_phrase, limit_name
 from blockfit.report.page import Section, Table
 from blockfit.schema import Candidate, Plan, Requirements
-from blockfit.units import fmt_count, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_qty
+from blockfit.units import fmt_compute, fmt_count, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_qty
 
 
 def _targets(plan: Plan) -> list[str]:
@@ -41,7 +41,9 @@ def summary(plan: Plan) -> str:
         count += (f"; {unpriced} more, of types without a storage price, are listed apart (not ranked by cost)")
     if capless:
         count += (f"; {capless} more meet them only with the instance cap unknown: not applied (listed apart)")
-    text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {best.instance}: "
+    compute = fmt_compute(best.instance_detail.vcpus, best.instance_detail.ocpus)
+    on = f"{best.instance} ({compute})" if compute else best.instance
+    text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {on}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
             f"limited by {_limit_words(best, req)}. {count}.")
     if best.burst_replay is not None:

@@ -14,6 +14,11 @@ COPIES: dict[str, int] = {"none": 1, "normal": 2, "high": 3, "raid10": 2}
 HOURS_PER_MONTH = 730.0
 
 
+def absent(value: object) -> bool:
+    """OCI's own unit is written only where a result has it: other clouds' JSON carries no `ocpus` at all."""
+    return value is None
+
+
 class CostItem(BaseModel):
     """One storage line item (all members together): 8 x 576 GB of Balanced storage, VPUs, provisioned IOPS."""
 
@@ -29,7 +34,10 @@ class ComputeCost(BaseModel):
     """The instance's monthly on-demand price (730 h) and how it was reached; monthly None = unknown."""
 
     shape: str
-    ocpus: float | None = Field(default=None, description="OCPUs (OCI) or vCPUs billed; None for a fixed shape")
+    vcpus: float | None = Field(default=None, description="vCPUs billed (every cloud); None for a fixed shape")
+    ocpus: float | None = Field(default=None, exclude_if=absent,
+                                description="OCI only: the OCPUs billed (OCI prices per OCPU); never written on "
+                                            "other clouds")
     memory_gb: float | None = Field(default=None, description="memory billed (flexible shapes)")
     per_hour: float | None = None
     monthly: float | None = None

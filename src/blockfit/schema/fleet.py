@@ -41,7 +41,7 @@ class HostNow(BaseModel):
     """The host's current layout on its current instance, predicted for its own workload (read share, I/O sizes)."""
 
     layout: str = Field(description="layout spec, from the mapping file or the blockfit_layout label")
-    instance: str = Field(description="instance spec SHAPE:OCPUS")
+    instance: str = Field(description="instance spec SHAPE[:COUNT]")
     max_iops: float
     max_mbps: float
     iops_limited_by: str

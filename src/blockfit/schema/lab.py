@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from blockfit.schema.bench import BenchResult
+from blockfit.schema.cost import absent
 from blockfit.schema.result import ResultEnvelope
 
 
@@ -79,6 +80,9 @@ class LabResult(LabFigures, ResultEnvelope):
     scale: float
     cloud: str
     instance: str
+    vcpus: float | None = Field(default=None, description="vCPUs of the instance (on OCI its OCPUs in vCPUs); None: "
+                                                          "a size whose name fixes them")
+    ocpus: float | None = Field(default=None, exclude_if=absent, description="OCI only: the instance's OCPUs")
     manager: str
     fs: str
     small_io: int
@@ -146,6 +150,9 @@ class LabBenchResult(ResultEnvelope):
     mbps_scale: float = Field(description="factor on every MB/s cap (larger: DSS scans must finish)")
     cloud: str
     instance: str
+    vcpus: float | None = Field(default=None, description="vCPUs of the instance (on OCI its OCPUs in vCPUs); None: "
+                                                          "a size whose name fixes them")
+    ocpus: float | None = Field(default=None, exclude_if=absent, description="OCI only: the instance's OCPUs")
     versus: str = Field(description="what differs between the layouts: single | lvm | mdadm | xfs | ext4")
     baseline: LabBenchLayout
     other: LabBenchLayout

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from blockfit.schema.cost import COPIES, Redundancy
+from blockfit.schema.cost import COPIES, Redundancy, absent
 
 Manager = Literal["lvm", "mdadm", "asm", "none"]
 Attachment = Literal["iscsi", "paravirtualized"]
@@ -52,19 +52,29 @@ class Layout(BaseModel):
 
 
 class Instance(BaseModel):
-    """A compute instance: a shape, and its OCPU (OCI) or vCPU (GCP) count where the shape is flexible."""
+    """A compute instance: a shape, and its compute count where the spec names one (a flexible shape). The count is
+    in vCPUs on every cloud; OCI results also carry it as OCI presents and prices it, in OCPUs."""
 
     cloud: Cloud
     shape: str
-    ocpus: float | None = None
+    vcpus: float | None = Field(default=None, description="vCPUs the spec names (SHAPE:N; on OCI its OCPUs in "
+                                                          "vCPUs); None: a fixed size, or the count left open")
+    ocpus: float | None = Field(default=None, exclude_if=absent,
+                                description="OCI only: the OCPUs the spec names (OCI's unit: 2 vCPUs on x86 and "
+                                            "AmpereOne, 1 on Ampere A1); never written on other clouds")
     interface: Literal["scsi", "nvme"] | None = Field(default=None, description="disk interface (Azure sizes that "
                                                       "offer both); None = the size's default")
     ebs_weighting: str | None = Field(default=None, description="AWS EBS bandwidth weighting (8th generation): "
                                                                 "default | ebs-1 | vpc-1; None = default")
 
     @property
+    def count(self) -> float | None:
+        """The count in the unit the cloud sells compute in, as SHAPE:N carries it: OCPUs on OCI, else vCPUs."""
+        return self.ocpus if self.ocpus is not None else self.vcpus
+
+    @property
     def spec(self) -> str:
-        return self.shape if self.ocpus is None else f"{self.shape}:{self.ocpus:g}"
+        return self.shape if self.count is None else f"{self.shape}:{self.count:g}"
 
 
 class Workload(BaseModel):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from blockfit.schema.cost import COPIES, Cost, Redundancy
+from blockfit.schema.cost import COPIES, Cost, Redundancy, absent
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.layout import Attachment, Instance, Layout, Manager
 from blockfit.schema.prediction import Prediction
@@ -24,7 +24,11 @@ class Requirements(BaseModel):
     small_io: int = 8192
     large_io: int = 1024 * 1024
     instance_shape: str
-    instance_ocpus: float | None = Field(default=None, description="None: plan picks the smallest count")
+    instance_vcpus: float | None = Field(default=None, description="vCPUs of the instance named (on OCI its OCPUs "
+                                                                   "in vCPUs); None: plan picks the smallest count")
+    instance_ocpus: float | None = Field(default=None, exclude_if=absent,
+                                         description="OCI only: the OCPUs named (OCI's unit); never written on other "
+                                                     "clouds")
     levels: list[str] | None = None
     allow_hdd: bool = Field(default=False, description="consider HDD volume types (st1, sc1) without naming them")
     interface: Literal["scsi", "nvme"] | None = Field(default=None, description="disk interface (Azure); None = "
@@ -41,8 +45,13 @@ class Requirements(BaseModel):
     history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
     memory_gb: float | None = Field(default=None, gt=0, description="memory to price the compute at; None = the "
                                                                      "shape's minimum")
-    ocpus_min: float | None = Field(default=None, gt=0, description="search OCPU counts from this (--ocpus MIN-MAX)")
-    ocpus_max: float | None = Field(default=None, gt=0, description="search OCPU counts up to this")
+    vcpus_min: float | None = Field(default=None, gt=0, description="search vCPU counts from this (--ocpus MIN-MAX "
+                                                                     "where the cloud sells vCPUs); None on OCI")
+    vcpus_max: float | None = Field(default=None, gt=0, description="search vCPU counts up to this; None on OCI")
+    ocpus_min: float | None = Field(default=None, gt=0, exclude_if=absent,
+                                    description="OCI only: search OCPU counts from this (--ocpus MIN-MAX)")
+    ocpus_max: float | None = Field(default=None, gt=0, exclude_if=absent,
+                                    description="OCI only: search OCPU counts up to this")
     redundancy: Redundancy = Field(default="none", description="ASM normal/high, mdadm raid10: writes x2/x3, "
                                                                "capacity /2 or /3")
 
@@ -52,10 +61,28 @@ class Requirements(BaseModel):
         return self.read_pct / 100
 
     @property
+    def instance_count(self) -> float | None:
+        """The count named, in the unit the cloud sells compute in (OCPUs on OCI, else vCPUs), as SHAPE:N has it."""
+        return self.instance_ocpus if self.instance_ocpus is not None else self.instance_vcpus
+
+    @property
+    def count_min(self) -> float | None:
+        """The search's lower bound in the cloud's selling unit (--ocpus MIN-MAX)."""
+        return self.ocpus_min if self.ocpus_min is not None else self.vcpus_min
+
+    @property
+    def count_max(self) -> float | None:
+        return self.ocpus_max if self.ocpus_max is not None else self.vcpus_max
+
+    @property
     def needed_gb(self) -> float:
         """Raw capacity to buy: usable capacity x growth x the redundancy's copies."""
         return self.capacity_gb * (1 + self.growth_pct / 100) * COPIES[self.redundancy]
 
+
+# Requirements updates: the instance's count left for plan to pick; no search range of counts
+OPEN_COUNT: dict[str, None] = {"instance_vcpus": None, "instance_ocpus": None}
+NO_RANGE: dict[str, None] = {"vcpus_min": None, "vcpus_max": None, "ocpus_min": None, "ocpus_max": None}
 
 PathGrouping = Literal["multibus", "failover"]
 PathSelector = Literal["service-time 0", "round-robin 0", "queue-length 0"]
@@ -114,7 +141,7 @@ class Candidate(BaseModel):
     prediction of it (`prediction`), so `blockfit model` on the same layout, instance and workload agrees."""
 
     layout: str = Field(description="layout in spec grammar")
-    instance: str = Field(description="instance spec SHAPE[:OCPUS]")
+    instance: str = Field(description="instance spec SHAPE[:COUNT]")
     stripe_reason: str = Field(description="why this stripe unit (layout_detail.stripe_size, bytes)")
     meets_targets: bool = Field(description="the prediction meets every target of the requirements")
     session_queue_depth: int | None = Field(
@@ -188,7 +215,7 @@ class Infeasible(BaseModel):
 class ShapeOffer(BaseModel):
     """The cheapest plan of one searched shape: its layout and what it costs a month (storage + compute = total)."""
 
-    instance: str = Field(description="instance spec SHAPE[:OCPUS] of that shape's cheapest plan")
+    instance: str = Field(description="instance spec SHAPE[:COUNT] of that shape's cheapest plan")
     layout: str = Field(description="layout in spec grammar")
     cost: Cost = Field(description="storage None: a volume type without a price (and the total unknown)")
 

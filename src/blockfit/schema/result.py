@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ResultKind = Literal["model", "plan", "calibrate", "lab", "diagnose", "build", "bench", "lab-bench", "fleet"]
 

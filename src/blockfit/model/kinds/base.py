@@ -132,6 +132,15 @@ class Cloud(Protocol):
         """A search from a vCPU count (--min-vcpus) is refused where compute is sold in another unit."""
         ...
 
+    def count_fields(self, shape: str, count: float | None) -> dict[str, float | None]:
+        """A count of SHAPE in the cloud's own unit (SHAPE:N) as the result JSON names it: `vcpus` on every cloud,
+        and the count as the cloud presents it beside it where that unit is not the vCPU (OCI: `ocpus`)."""
+        ...
+
+    def range_fields(self, lo: float | None, hi: float | None) -> dict[str, float | None]:
+        """A search range in the cloud's own unit (--ocpus MIN-MAX) as Requirements names it."""
+        ...
+
     def level_vpu(self, vt: VolumeType, text: str) -> int:
         """A level name of `level_type` as its VPU/GB (only called when level_type is set)."""
         ...
@@ -172,6 +181,12 @@ class DefaultCloud:
 
     def check_vcpu_search(self) -> None:
         return None
+
+    def count_fields(self, shape: str, count: float | None) -> dict[str, float | None]:
+        return {"vcpus": count}
+
+    def range_fields(self, lo: float | None, hi: float | None) -> dict[str, float | None]:
+        return {"vcpus_min": lo, "vcpus_max": hi}
 
     def level_vpu(self, vt: VolumeType, text: str) -> int:
         raise InputError(f"level {text!r}: this cloud has no performance levels by name")

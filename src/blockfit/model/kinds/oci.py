@@ -97,6 +97,10 @@ class OciVpu:
         return items
 
 
+# Shapes whose OCPU is one hardware thread (Ampere Altra, A1); on every other shape (x86 with two threads per core,
+# AmpereOne A2/A4 with two single-threaded cores) an OCPU is two vCPUs. OCI Compute Shapes, "OCPU":
+# https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm
+_ONE_VCPU_PER_OCPU = re.compile(r"\.A1\.", re.ASCII | re.IGNORECASE)
 _CONSISTENT_DEVICE = re.compile(r"/dev/oracleoci/oraclevd[a-z]{1,2}", re.ASCII)
 
 
@@ -120,6 +124,16 @@ class OciCloud(DefaultCloud):
 
     def compute_count(self, shape: Shape) -> float | None:
         return shape.ocpus
+
+    def vcpus_per_ocpu(self, shape: str) -> float:
+        """The one conversion of OCI's unit: 1 vCPU per OCPU on Ampere A1, 2 on every other shape."""
+        return 1.0 if _ONE_VCPU_PER_OCPU.search(shape) else 2.0
+
+    def count_fields(self, shape: str, count: float | None) -> dict[str, float | None]:
+        return {"vcpus": None if count is None else count * self.vcpus_per_ocpu(shape), "ocpus": count}
+
+    def range_fields(self, lo: float | None, hi: float | None) -> dict[str, float | None]:
+        return {"ocpus_min": lo, "ocpus_max": hi}
 
     def check_vcpu_search(self) -> None:
         raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from an "
