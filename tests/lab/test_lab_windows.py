@@ -183,8 +183,16 @@ def test_fit_refuses_a_device_the_emulator_did_not_move(throttle_groups) -> None
 FAKE_FIO = """#!{python}
 # a stand-in for fio: moves the device's counters (I/Os, sectors) every 20 ms until SIGINT, as fio's reads would
 import os, signal, sys, time
-signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
 stat, n = {stat!r}, 0
+
+
+def stop(*_):
+    with open({caps_log!r}, "a") as fh:  # when fio was stopped, among the cap requests
+        fh.write("fio stopped\\n")
+    sys.exit(0)
+
+
+signal.signal(signal.SIGINT, stop)
 while True:
     n += 40
     with open(stat + ".tmp", "w") as fh:
@@ -202,7 +210,9 @@ def test_a_measurement_waits_without_starting_a_process_per_wait(tmp_path: Path)
     """Under TCG every exec costs the guest 0.1-0.4 s of a loaded host: the waits inside a measurement (fio's first
     I/O, the ramp, each sub-window, the host's stop check) must not start one, or a 1 s reference sub-window
     becomes 4-5 s (ten `sleep 0.1` per stop check). The guest's own measure() runs here on the host over a fake
-    device's counters and a stand-in fio; every process it starts is logged: a few per measurement, none per wait."""
+    device's counters and a stand-in fio; every process it starts is logged: a few per measurement, none per wait.
+    The last measurement lifts the caps before it stops fio (its queue then drains at the emulator's speed); the
+    one before it stops fio under the caps."""
     import shutil
     import sys
 
@@ -221,7 +231,11 @@ def test_a_measurement_waits_without_starting_a_process_per_wait(tmp_path: Path)
         real = shutil.which(name)
         assert real is not None
         (shims / name).write_text(LOGGED.format(log=log, real=real))
-    (shims / "fio").write_text(FAKE_FIO.format(python=sys.executable, stat=str(stats / "1:3")))
+    caps_log = tmp_path / "caps-requests.log"
+    (tmp_path / "caps").mkdir()
+    (tmp_path / "caps" / "lab-caps").write_text(f'#!/bin/bash\necho "$1" >> {caps_log}\n')
+    (tmp_path / "caps" / "lab-caps").chmod(0o755)
+    (shims / "fio").write_text(FAKE_FIO.format(python=sys.executable, stat=str(stats / "1:3"), caps_log=str(caps_log)))
     for shim in shims.iterdir():
         shim.chmod(0o755)
     (work / "fio-job.job").write_text("")
@@ -229,7 +243,8 @@ def test_a_measurement_waits_without_starting_a_process_per_wait(tmp_path: Path)
                'progress() { :; }\nfail() { echo "FAIL: $*" >&2; exit 1; }\n'
                f"{helpers}\n"
                # RAMP 0.2 s, sub-windows of 0.2 s, at least 3, at most 5: two stop checks of up to ten naps each
-               "measure ref-x job /dev/null 0.2 0.2 3 5\n")
+               "measure ref-x job /dev/null 0.2 0.2 3 5\n"
+               "measure last-x job /dev/null 0.2 0.2 3 3 lift\n")
     proc = subprocess.run(["bash", "-c", harness], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     snaps = (work / "rate-ref-x.txt").read_text().splitlines()
@@ -237,4 +252,7 @@ def test_a_measurement_waits_without_starting_a_process_per_wait(tmp_path: Path)
     ios = [int(line.split()[1]) for line in snaps]
     assert all(b > a for a, b in zip(ios, ios[1:], strict=False)), snaps  # the fake fio moved the counters throughout
     execs = log.read_text().split() if log.exists() else []
-    assert sorted(execs) == ["rm", "stat"], execs  # once per measurement: the device's numbers, the old files
+    assert sorted(execs) == ["rm", "rm", "stat", "stat"], execs  # once per measurement: its device, its old files
+    assert caps_log.read_text().splitlines() == ["fio stopped", "lift", "fio stopped"]
+    last = [line for line in text.splitlines() if line.startswith("measure ")][-4:]
+    assert [line.endswith(" lift") for line in last] == [False, False, False, True], last  # the last window only
