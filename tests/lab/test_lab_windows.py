@@ -178,3 +178,81 @@ def test_fit_refuses_a_device_the_emulator_did_not_move(throttle_groups) -> None
     with pytest.raises(ValueError, match="stripe-iops: the emulator did no I/O"):
         fit()
     assert not (rig.work / "windows.env").exists()
+
+
+FAKE_FIO = """#!{python}
+# a stand-in for fio: moves the device's counters (I/Os, sectors) every 20 ms until SIGINT, as fio's reads would
+import os, signal, sys, time
+stat, n = {stat!r}, 0
+
+
+def stop(*_):
+    with open({caps_log!r}, "a") as fh:  # when fio was stopped, among the cap requests
+        fh.write("fio stopped\\n")
+    sys.exit(0)
+
+
+signal.signal(signal.SIGINT, stop)
+while True:
+    n += 40
+    with open(stat + ".tmp", "w") as fh:
+        fh.write(f"{{n}} 0 {{n * 16}} 0 0 0 0 0 0 0 0\\n")
+    os.replace(stat + ".tmp", stat)
+    time.sleep(0.02)
+"""
+LOGGED = """#!/bin/bash
+echo "$(basename "$0")" >> {log}
+exec {real} "$@"
+"""
+
+
+def test_a_measurement_waits_without_starting_a_process_per_wait(tmp_path: Path) -> None:
+    """Under TCG every exec costs the guest 0.1-0.4 s of a loaded host: the waits inside a measurement (fio's first
+    I/O, the ramp, each sub-window, the host's stop check) must not start one, or a 1 s reference sub-window
+    becomes 4-5 s (ten `sleep 0.1` per stop check). The guest's own measure() runs here on the host over a fake
+    device's counters and a stand-in fio; every process it starts is logged: a few per measurement, none per wait.
+    The last measurement lifts the caps before it stops fio (its queue then drains at the emulator's speed); the
+    one before it stops fio under the caps."""
+    import shutil
+    import sys
+
+    from support.lab import render_lab_script
+
+    text = render_lab_script(tmp_path)
+    start, end = text.index("snap() {"), text.index("\n}\n", text.index("measure() {")) + 3
+    helpers = text[start:end]
+    assert '"/sys/dev/block/$1/stat"' in helpers  # the counters read: the fake device's instead
+    helpers = helpers.replace('"/sys/dev/block/$1/stat"', '"$STATS/$1"')
+    stats, shims, log, work = (tmp_path / d for d in ("stats", "shims", "execs.log", "work"))
+    for d in (stats, shims, work):
+        d.mkdir()
+    (stats / "1:3").write_text("0 0 0 0 0 0 0 0 0 0 0\n")  # /dev/null's numbers stand for the measured device
+    for name in ("sleep", "cut", "stat", "rm", "tail"):
+        real = shutil.which(name)
+        assert real is not None
+        (shims / name).write_text(LOGGED.format(log=log, real=real))
+    caps_log = tmp_path / "caps-requests.log"
+    (tmp_path / "caps").mkdir()
+    (tmp_path / "caps" / "lab-caps").write_text(f'#!/bin/bash\necho "$1" >> {caps_log}\n')
+    (tmp_path / "caps" / "lab-caps").chmod(0o755)
+    (shims / "fio").write_text(FAKE_FIO.format(python=sys.executable, stat=str(stats / "1:3"), caps_log=str(caps_log)))
+    for shim in shims.iterdir():
+        shim.chmod(0o755)
+    (work / "fio-job.job").write_text("")
+    harness = (f"set -uo pipefail\nW={work}\nSTATS={stats}\nPATH={shims}:$PATH\n"
+               'progress() { :; }\nfail() { echo "FAIL: $*" >&2; exit 1; }\n'
+               f"{helpers}\n"
+               # RAMP 0.2 s, sub-windows of 0.2 s, at least 3, at most 5: two stop checks of up to ten naps each
+               "measure ref-x job /dev/null 0.2 0.2 3 5\n"
+               "measure last-x job /dev/null 0.2 0.2 3 3 lift\n")
+    proc = subprocess.run(["bash", "-c", harness], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    snaps = (work / "rate-ref-x.txt").read_text().splitlines()
+    assert len(snaps) == 6  # the window's start and five sub-windows: no stop file, so MOST of them
+    ios = [int(line.split()[1]) for line in snaps]
+    assert all(b > a for a, b in zip(ios, ios[1:], strict=False)), snaps  # the fake fio moved the counters throughout
+    execs = log.read_text().split() if log.exists() else []
+    assert sorted(execs) == ["rm", "rm", "stat", "stat"], execs  # once per measurement: its device, its old files
+    assert caps_log.read_text().splitlines() == ["fio stopped", "lift", "fio stopped"]
+    last = [line for line in text.splitlines() if line.startswith("measure ")][-4:]
+    assert [line.endswith(" lift") for line in last] == [False, False, False, True], last  # the last window only
