@@ -519,3 +519,22 @@ def test_multipath_policy_refuses_a_device_that_is_not_a_map(tmp_path):
     env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "BLOCKFIT_MULTIPATH_CONF_DIR": str(tmp_path / "c")}
     res = subprocess.run(["bash", str(script), "--dry-run"], capture_output=True, text=True, env=env, timeout=60)
     assert res.returncode != 0 and "NOT MULTIPATH: /dev/loop0" in res.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/loop0").is_block_device(), reason="needs a block device node to stat")
+def test_log_lines_carry_an_iso_time_with_its_offset_and_start_no_date_process(tmp_path):
+    """Every line a root script logs is stamped by bash's own printf: right whatever TZ says (the offset is in the
+    stamp), and no `date` process per line (a build logs every command it runs; each process costs a slow guest
+    about 0.1 s). A `date` on PATH that records being called proves it is not used."""
+    script = _multipath_script(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "date-calls"
+    (bin_dir / "date").write_text(f"#!/bin/sh\necho called >> {calls}\nexit 1\n")
+    (bin_dir / "date").chmod(0o755)
+    res = _run_multipath(tmp_path, script, "spread")
+    assert res.returncode == 0, res.stderr
+    stamped = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(stamped) >= 3, res.stderr
+    assert all(re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} \[", ln) for ln in stamped), res.stderr
+    assert not calls.exists(), "a log line started date"
