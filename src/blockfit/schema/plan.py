@@ -45,11 +45,11 @@ class Requirements(BaseModel):
     history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
     memory_gb: float | None = Field(default=None, gt=0, description="memory to price the compute at; None = the "
                                                                      "shape's minimum")
-    vcpus_min: float | None = Field(default=None, gt=0, description="search vCPU counts from this (--ocpus MIN-MAX "
+    vcpus_min: float | None = Field(default=None, gt=0, description="search vCPU counts from this (--cpus MIN-MAX "
                                                                      "where the cloud sells vCPUs); None on OCI")
     vcpus_max: float | None = Field(default=None, gt=0, description="search vCPU counts up to this; None on OCI")
     ocpus_min: float | None = Field(default=None, gt=0, exclude_if=absent,
-                                    description="OCI only: search OCPU counts from this (--ocpus MIN-MAX)")
+                                    description="OCI only: search OCPU counts from this (--cpus MIN-MAX)")
     ocpus_max: float | None = Field(default=None, gt=0, exclude_if=absent,
                                     description="OCI only: search OCPU counts up to this")
     redundancy: Redundancy = Field(default="none", description="ASM normal/high, mdadm raid10: writes x2/x3, "
@@ -67,7 +67,7 @@ class Requirements(BaseModel):
 
     @property
     def count_min(self) -> float | None:
-        """The search's lower bound in the cloud's selling unit (--ocpus MIN-MAX)."""
+        """The search's lower bound in the cloud's selling unit (--cpus MIN-MAX)."""
         return self.ocpus_min if self.ocpus_min is not None else self.vcpus_min
 
     @property
@@ -225,8 +225,8 @@ class InstanceSearch(BaseModel):
 
     query: str = Field(description="'any' or the family named with --instance (r7i, Ebdsv5, ...)")
     families: list[str] | None = Field(default=None, description="--family: the families searched")
-    min_memory_gb: float | None = Field(default=None, description="--min-memory: GB (2^30 bytes) at least")
-    min_vcpus: int | None = Field(default=None, description="--min-vcpus: vCPUs at least")
+    min_memory_gb: float | None = Field(default=None, description="--memory in a search: GB (2^30 bytes) at least")
+    min_vcpus: int | None = Field(default=None, description="--cpus in a search: vCPUs at least")
     shapes: int = Field(description="shapes that passed the filters and were candidates")
     planned: int = Field(description="shapes whose cheapest plan was searched; the others could not beat the best "
                                      "on compute price (a lower bound of their total) alone")

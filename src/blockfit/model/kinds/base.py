@@ -129,7 +129,7 @@ class Cloud(Protocol):
         ...
 
     def check_vcpu_search(self) -> None:
-        """A search from a vCPU count (--min-vcpus) is refused where compute is sold in another unit."""
+        """A search from a vCPU count (--cpus N) is refused where compute is sold in another unit."""
         ...
 
     def count_fields(self, shape: str, count: float | None) -> dict[str, float | None]:
@@ -138,7 +138,7 @@ class Cloud(Protocol):
         ...
 
     def range_fields(self, lo: float | None, hi: float | None) -> dict[str, float | None]:
-        """A search range in the cloud's own unit (--ocpus MIN-MAX) as Requirements names it."""
+        """A search range in the cloud's own unit (--cpus MIN-MAX) as Requirements names it."""
         ...
 
     def level_vpu(self, vt: VolumeType, text: str) -> int:
