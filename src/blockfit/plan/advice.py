@@ -145,7 +145,8 @@ def pareto_points(req: Requirements, cat: Catalog, space: SearchSpace) -> list[P
             reach = [k for k, (iops, mbps) in enumerate(links(option.type))
                      if iops >= top.iops * 0.999 and mbps >= top.mbps * 0.999]
             j = reach[0] if reach else len(space.ocpus) - 1
-            p = rev.evaluate(option, members, sizes[i], space.ocpus[j])
+            # the top count is often the first that reaches (a fixed size has only it): evaluated once
+            p = top if j == len(space.ocpus) - 1 else rev.evaluate(option, members, sizes[i], space.ocpus[j])
             if p is not None:
                 pts.append(p)
     return pts

@@ -76,6 +76,7 @@ class Evaluator:
         if len(self._members) > MEMBER_CACHE_MAX:   # a long-lived process (a test session) plans many targets
             self._members.clear()
         self._caps: dict[tuple[float | None, str], InstanceCaps] = {}
+        self._instance_ceilings: dict[tuple[float | None, str], tuple[float, float]] = {}
         self._atts: dict[tuple[LevelOption, float, float, float | None], AttachmentPerf] = {}
         self._compute: dict[float | None, float | None] = {}
         self._floor: dict[str, int | None] = {}
@@ -95,13 +96,18 @@ class Evaluator:
         return 0.0 if value is None else value
 
     def instance_ceilings(self, ocpus: float | None, vtype: str) -> tuple[float, float]:
-        """(IOPS, MB/s) the instance alone allows (volumes and paths unlimited); 0 where the count does not exist."""
-        try:
-            caps = self.caps(ocpus, vtype)
-        except InputError:
-            return 0.0, 0.0
-        return ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io, None, self.req.read_share,
-                        self.req.redundancy)
+        """(IOPS, MB/s) the instance alone allows (volumes and paths unlimited); 0 where the count does not exist.
+        Kept per count and type: every point evaluate checks on them takes its min with these."""
+        key = (ocpus, vtype)
+        if key not in self._instance_ceilings:
+            try:
+                caps = self.caps(ocpus, vtype)
+            except InputError:
+                self._instance_ceilings[key] = (0.0, 0.0)
+            else:
+                self._instance_ceilings[key] = ceilings(_UNLIMITED, 1, caps, self.req.small_io, self.req.large_io,
+                                                        None, self.req.read_share, self.req.redundancy)
+        return self._instance_ceilings[key]
 
     def instance_floor(self, option: LevelOption) -> int | None:
         """Index of the fewest OCPUs whose instance caps alone could meet the targets (volumes unlimited): no
@@ -180,8 +186,12 @@ class Evaluator:
         if caps.attach_max is not None and members > caps.attach_max:
             return None
         att = self.attachment(option, m.perf, ocpus, caps)
-        iops, mbps = ceilings(m.perf, members, caps, req.small_io, req.large_io, att, req.read_share,
+        # ceilings is the min over every cap: the instance's part (the same for every point on this count and type)
+        # comes from instance_ceilings, the rest (volumes, attachment) from this point's own caps
+        iops, mbps = ceilings(m.perf, members, _NO_CAPS, req.small_io, req.large_io, att, req.read_share,
                               req.redundancy)
+        inst_iops, inst_mbps = self.instance_ceilings(ocpus, option.type)
+        iops, mbps = min(iops, inst_iops), min(mbps, inst_mbps)
         if req.target_iops is not None and iops < req.target_iops:
             return None
         if req.target_mbps is not None and mbps < req.target_mbps:

@@ -96,6 +96,8 @@ def _meeting(req: Requirements, cat: Catalog, space: SearchSpace, ev: Evaluator,
     adds at most UNPRICED_SHOWN (a group of its own, shown after)."""
     found: list[Candidate] = []
     for group in groups:
+        if not group.options:   # most spaces have one group of the four (no unpriced, no unknown-cap type)
+            continue
         found += meeting_candidates(req, cat, space, ranked_points(ev, group, keep * 4),
                                     UNPRICED_SHOWN if found else keep, brief, outlasted)
     return found

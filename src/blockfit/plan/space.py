@@ -216,7 +216,18 @@ def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool
 def _priced(cat: Catalog, req: Requirements, options: list[LevelOption],
             notes: list[str]) -> tuple[list[LevelOption], dict[str, list[int]], set[str]]:
     """(options kept, sizes per type, types planned without a price): an option without a priced size is left
-    out, unless --levels named its type (then planned on performance alone); notes say which."""
+    out, unless --levels named its type (then planned on performance alone); notes say which. Kept with the catalog
+    per option list and --levels (all it depends on): a search over shapes asks it of each, mostly the same."""
+    key = ("priced-options", tuple(options), tuple(req.levels or ()))
+    kept, sizes, unknown_price, said = cat.derived(key, lambda: _priced_options(cat, req, options))
+    notes += said
+    return list(kept), dict(sizes), set(unknown_price)
+
+
+def _priced_options(cat: Catalog, req: Requirements, options: list[LevelOption]
+                    ) -> tuple[list[LevelOption], dict[str, list[int]], set[str], list[str]]:
+    """_priced, computed: its three values and its notes."""
+    notes: list[str] = []
     all_sizes: dict[str, list[int]] = {key: _sizes(cat, key) for key in {o.type for o in options}}
     sizes: dict[str, list[int]] = {}
     kept: list[LevelOption] = []
@@ -250,7 +261,7 @@ def _priced(cat: Catalog, req: Requirements, options: list[LevelOption],
               "that meet the targets" for t in sorted(unknown_price)]
     notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
               "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
-    return kept, sizes, unknown_price
+    return kept, sizes, unknown_price, notes
 
 
 def cap_unknown_types(cat: Catalog, req: Requirements, shape: str, ocpus: list[float | None],
