@@ -157,3 +157,17 @@ def test_a_family_with_an_option_is_still_a_search() -> None:
     aws = load_catalog("aws")
     assert is_search(aws, "r8g/ebs-1") and is_search(aws, "any/ebs-1")
     assert not is_search(aws, "r8g.16xlarge/ebs-1")
+
+
+@pytest.mark.parametrize("argv", [
+    ["calibrate", "/nonexistent-blockfit", "--small-io", "8k"],
+    ["model", "--layout", "1x1T@nosuchlevel", "--small-io", "16k"],
+    ["plan", "--capacity", "1T", "--levels", "nosuchlevel", "--min-memory", "64G"],   # a search: was exit 3
+    ["plan", "--cloud", "aws", "--capacity", "1T", "--instance", "r7i", "--levels", "gp9", "--min-vcpus", "8"],
+], ids=["calibrate", "model", "plan-oci-search", "plan-aws-family"])
+def test_an_old_spelling_with_a_bad_input_prints_the_error_alone(argv: list[str],
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The deprecation line comes once the command has worked: a refusal is one line, as every bad input is."""
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "blockfit: error:" in err and "use --" not in err

@@ -140,7 +140,6 @@ def calibrate_command(
         check_target(plot, "--plot")
     check_distinct([("--plot", plot), ("--report", report)],
                    [("target", Path(t)) for t in targets if not t.startswith("/dev/")])
-    renamed.warn()
     # SIGTERM, SIGINT and SIGHUP stop the measurement like Ctrl-C (the CLI's handlers): a partial result follows
     show_progress = err_console.is_terminal  # on stderr, so it never mixes with the table or the JSON on stdout
     if show_progress:
@@ -155,6 +154,7 @@ def calibrate_command(
     else:
         quiet: ProgressFn | None = None
         m = calibrate(targets, options, progress=quiet)
+    renamed.warn()   # after the measurement: a target it refuses is one line, alone
     if bursting is not None:
         m.warnings.append(measured_words(bursting, m.elapsed_s - options.drain_s, options.drain_s))
     if plot is not None:

@@ -31,7 +31,7 @@ from blockfit.model.resolve import layout_spec
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.planner import make_plan, ranked_points
 from blockfit.plan.search import RankKey, rank_key, search, tie_window
-from blockfit.plan.space import SearchSpace, default_space
+from blockfit.plan.space import SearchSpace, default_space, selected_types
 from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
 from blockfit.schema.plan import OPEN_COUNT, InstanceSearch, ShapeOffer
 from blockfit.units import fmt_count
@@ -235,6 +235,10 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
     if query.min_vcpus is not None:
         cloud_of(cat.cloud).check_vcpu_search()
+    try:   # a level the cloud does not have is the user's error, not every shape's ("infeasible", exit 3)
+        selected_types(cat, req.levels, req.allow_hdd)
+    except InputError as exc:
+        raise InputError(str(exc) if str(exc).startswith("--levels") else f"--levels: {exc}") from None
     if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
         req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count
     if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory
