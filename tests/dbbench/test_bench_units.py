@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from blockfit.dbbench import evidence, oltp
-from blockfit.dbbench.plan import Plan
 from blockfit.dbbench.runner import parse_workloads
 from blockfit.errors import InputError
 from blockfit.schema.bench import IO_BINDINGS, DbCounters, DeviceEvidence
@@ -18,16 +17,6 @@ def test_workloads_expand_in_a_fixed_order() -> None:
     assert parse_workloads("dss,oltp-select") == ["oltp-select", "dss"]
     with pytest.raises(InputError, match="'tpcc'"):
         parse_workloads("oltp,tpcc")
-
-
-def test_load_has_no_warm_up_in_the_plan_the_other_measures_one_per_layout() -> None:
-    """Load writes new rows into a table each step re-creates: no cache to warm, so no warm-up stage (in the lab
-    its warm-up ran windows until its ±30 % rows/s happened to hold within 5 %)."""
-    measures = parse_workloads("oltp-select,dss,load")
-    plan: Plan[str] = Plan.make(2, measures, repeat=3, primes=True)
-    warmups = {name: stage.most for name, stage in plan.stages.items() if name.endswith("warm-up")}
-    assert warmups == {"oltp-select: warm-up": 2, "dss: warm-up": 2}
-    assert plan.total == 2 * 2 + 2 + 1 + 2 + 2 + 3 * 2 * 3  # set-up, priming, hook, two warm-ups, rounds
 
 
 def test_pgbench_per_transaction_logs_of_every_thread_are_read_and_removed(tmp_path: Path) -> None:

@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from blockfit.dbbench import warmup
-
 _T = TypeVar("_T")
 Progress = Callable[[str, int, int], None]  # (phase, steps done, steps planned)
 
@@ -58,8 +56,7 @@ class Plan(Generic[_T]):
             plan.add("prime", n)
         plan.add("hook", 1)
         for m in measures:
-            if warmup.needed(m):
-                plan.add(f"{m}: warm-up", n)  # one step per layout; its windows are reported, not counted
+            plan.add(f"{m}: warm-up", n)     # one step per layout; its windows are reported, not counted
             plan.add(f"{m}: rounds", n * repeat)
         return plan
 

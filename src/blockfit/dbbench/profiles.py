@@ -10,13 +10,13 @@ standard: a real server's A/B: scale 100 (≈1.5 GB) against 256 MiB, a 250,000-
 minute-long runs, up to 12 rounds.
 
 How long each part runs is decided by evidence, within budgets:
-- warm-up (none for load: no state to warm, see warmup.needed): windows (OLTP; one warm-up query for DSS)
-  until the mean of the last ``steady_windows`` is within ``steady_pct`` of the mean of those before them, on
-  both throughput and device I/Os per unit of work, or ``warmup_budget_s`` per layout and measure is spent
-  (the result says which). An OLTP window lasts ``warmup_seconds`` the first time, then long enough for
-  ``window_ios`` device I/Os at the rate the window before it ran, at most ``longest_window()``. A cold
-  128 MiB cache refills in about 65 s at 250 read IOPS (measured: steady after 51-57 s at 200-250 IOPS), so
-  the quick budget holds it with room.
+- warm-up: windows (OLTP; one warm-up query or load step for DSS and load) until the mean of the last
+  ``steady_windows`` is within ``steady_pct`` of the mean of those before them, on both throughput and device
+  I/Os per unit of work, or ``warmup_budget_s`` per layout and measure is spent (the result says which). An OLTP
+  window lasts ``warmup_seconds`` the first time, then long enough for ``window_ios`` device I/Os at the rate
+  the window before it ran, at most ``longest_window()``. A cold 128 MiB cache refills in
+  about 65 s at 250 read IOPS (measured: steady after 51-57 s at 200-250 IOPS), so the quick budget holds it
+  with room.
 - measured runs: an OLTP run lasts long enough for ``run_ios`` device I/Os at the rate its layout's warm-up
   ended with, never less than ``run_seconds`` nor more than ``longest_run()``. Why I/Os, not seconds: the
   noise of a run is how well it averages its cache's state, which it does by the pages it reads. Issue 28,

@@ -226,14 +226,11 @@ def _before_measure(bench: _Bench) -> None:
 
 
 def _warm_up(bench: _Bench, measure: MeasureName) -> None:
-    """Each layout in turn, until its own state is steady (warmup.py) or its budget is spent; a measure with no
-    state to warm (load) has none."""
+    """Each layout in turn, until its own state is steady (warmup.py) or its budget is spent."""
     unit, higher = UNITS[measure]
     profile, stage = bench.profile, f"{measure}: warm-up"
     for lay in bench.layouts:
         lay.results[measure] = MeasureResult(measure=measure, unit=unit, higher_is_better=higher)
-        if not warmup.needed(measure):
-            continue
         bench.plan.step(stage, f"{measure}: warm-up on {lay.label}")
 
         def one(k: int, seconds: float, lay: Layout = lay) -> BenchRun:

@@ -81,7 +81,7 @@ def _work(lay: Layout, run: BenchRun, measure: MeasureName, profile: Profile, wo
         run.score, run.queries = dss.run(lay.conn, "group by" if warmup else None)
         run.figures = {"temp_written_bytes": float(sum(q.temp_written_bytes for q in run.queries))}
     else:
-        run.score, run.steps = load.run(lay.conn, list(profile.load_steps))
+        run.score, run.steps = load.run(lay.conn, list(profile.load_steps[:1] if warmup else profile.load_steps))
 
 
 def measure_once(lay: Layout, measure: MeasureName, profile: Profile, workdir: Path, index: int, started: float,

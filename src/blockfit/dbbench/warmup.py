@@ -43,14 +43,6 @@ UNITS: dict[MeasureName, Unit] = {"oltp-select": "transaction", "oltp-tpcb": "tr
                                   "load": "row"}
 
 
-def needed(measure: str) -> bool:
-    """Whether a measure has a state to warm. Load has none: every step drops and re-creates its table and
-    writes rows nothing has read, so no cache fills; its warm-up only waited for its rows/s (too few device
-    I/Os a window to judge: under MIN_IOS) to hold within steady_pct, which in the lab, where load runs scatter
-    by ±30 % and more, is luck, not a state."""
-    return measure != "load"
-
-
 def window(run: BenchRun, measure: MeasureName, fs_device: str | None) -> WarmupWindow:
     """A warm-up run as a window: its work, rate, and the filesystem device's I/Os per unit of work."""
     if measure in ("oltp-select", "oltp-tpcb"):
