@@ -123,7 +123,7 @@ def calibrate_command(
     """Measure max IOPS at a latency bound, max MB/s and latency (CALIBRATE_IO's triplet) with fio."""
     renamed = params.Renamed()
     small, large = renamed.io_sizes(io_sizes, small_io, large_io)
-    named = ("--io-sizes", "--io-sizes") if io_sizes is not None else ("--small-io", "--large-io")
+    named = renamed.io_size_options(io_sizes)
     options = CalibrateOptions(
         max_latency_ms=parse_duration(max_latency, "--max-latency") * 1000, percentile=_percent(percentile),
         small_io=parse_io_size(small, named[0]), large_io=parse_io_size(large, named[1]),

@@ -93,7 +93,7 @@ def model_command(
     lay = lay.model_copy(update={"attachment": attachment(attach), "paths": positive_int(paths, "--paths"),
                                  "redundancy": mirror, "manager": manager if mirror != "none" else lay.manager})
     inst = with_instance_options(parse_instance(instance, cloud, cat), interface, ebs_weighting)
-    named = ("--io-sizes", "--io-sizes") if io_sizes is not None else ("--small-io", "--large-io")
+    named = renamed.io_size_options(io_sizes)
     wl = Workload(small_io=io_size(small, named[0]), large_io=io_size(large, named[1]),
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
                   outstanding=positive_int(outstanding, "--outstanding"),

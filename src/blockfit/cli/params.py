@@ -267,12 +267,15 @@ class Renamed:
 
     def io_sizes(self, io_sizes: str | None, small_io: str | None, large_io: str | None) -> tuple[str, str]:
         """(small, large) from --io-sizes, or from the old --small-io / --large-io (defaults 8k and 1m)."""
-        for old, value in (("--small-io", small_io), ("--large-io", large_io)):
-            self.pick("--io-sizes", io_sizes, old, None if io_sizes is None else value, "")
         if io_sizes is not None:
             small, large = (part.strip() for part in io_sizes.split(","))
-            return small, large
-        small, large = small_io or "8k", large_io or "1m"
+        else:
+            small, large = small_io or "8k", large_io or "1m"
         for old, value in (("--small-io", small_io), ("--large-io", large_io)):
-            self.pick("--io-sizes", None, old, value, f"--io-sizes {small},{large}")
+            self.pick("--io-sizes", io_sizes, old, value, f"--io-sizes {small},{large}")
         return small, large
+
+    @staticmethod
+    def io_size_options(io_sizes: str | None) -> tuple[str, str]:
+        """The options that gave the small and the large I/O size, as errors about them name them."""
+        return ("--io-sizes", "--io-sizes") if io_sizes is not None else ("--small-io", "--large-io")

@@ -235,10 +235,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
     if query.min_vcpus is not None:
         cloud_of(cat.cloud).check_vcpu_search()
-    try:   # a level the cloud does not have is the user's error, not every shape's ("infeasible", exit 3)
-        selected_types(cat, req.levels, req.allow_hdd)
-    except InputError as exc:
-        raise InputError(str(exc) if str(exc).startswith("--levels") else f"--levels: {exc}") from None
+    selected_types(cat, req.levels, req.allow_hdd)   # a level the cloud lacks is the user's error, not every shape's
     if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
         req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count
     if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory

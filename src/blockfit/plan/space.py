@@ -95,7 +95,10 @@ def selected_types(cat: Catalog, levels: list[str] | None, allow_hdd: bool = Fal
         if key in cat.volume_types:
             out += options_for(key, cat.volume_types[key])
         elif (level_type := cloud_of(cat.cloud).level_type) is not None:
-            vpu = cloud_of(cat.cloud).level_vpu(cat.volume_types[level_type], name)
+            try:
+                vpu = cloud_of(cat.cloud).level_vpu(cat.volume_types[level_type], name)
+            except InputError as exc:   # the level's own words, named as the option that gave it
+                raise InputError(f"--levels: {exc}") from None
             out.append(LevelOption(level_type, vpu=vpu))
         else:
             raise InputError(f"--levels {name!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
