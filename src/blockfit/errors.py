@@ -21,6 +21,19 @@ class InputError(BlockfitError, ValueError):
     exit_code = 2
 
 
+class ValueProblem(InputError):
+    """A value library code cannot use, named by the value alone ("'4.5Q': expected SIZE+GROWTH").
+
+    The library does not know which option carried the value; the CLI does, and names it once, where it hands the
+    value over (`cli.common.supplied_by`): a renamed option is then renamed in every message. Without a CLI around
+    it (a library caller), the message still names the value and what was expected."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(f"{option} {message}" if option else message)
+        self.bare = message
+        self.option = option
+
+
 class InfeasibleError(BlockfitError):
     """Valid input, but no layout meets the targets. Carries a renderable explanation."""
 

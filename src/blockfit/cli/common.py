@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from blockfit.catalog import CATALOG_SPEC_HELP, CLOUDS, Catalog, resolve_catalog
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.units import parse_duration, parse_io_size, parse_list
+
+
+@contextmanager
+def supplied_by(option: str) -> Iterator[None]:
+    """Name OPTION in a library's ValueProblem raised inside: the CLI is the one place that knows which option
+    carried the value. A problem already named (an inner `supplied_by`) and every other error pass unchanged."""
+    try:
+        yield
+    except ValueProblem as exc:
+        if exc.option is not None:
+            raise
+        raise ValueProblem(exc.bare, option) from None
+
 
 CLOUD_HELP = f"cloud: {', '.join(CLOUDS)} (default oci, or the cloud of a --catalog file)"
 CATALOG_HELP = CATALOG_SPEC_HELP
