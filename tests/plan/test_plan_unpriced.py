@@ -6,10 +6,8 @@ them out of "what each extra dollar buys" and says why, and answers in well unde
 Since issue 38 every shipped volume type has a price, so these tests plan on the newest Azure catalog with Premium
 SSD v2's prices taken out (written as a catalog file, as `blockfit catalog import` writes one)."""
 
-import atexit
 import dataclasses
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,24 +25,26 @@ from blockfit.plan.space import default_space
 from blockfit.schema import Requirements
 
 
-def without_premium_v2_prices() -> Path:
+def without_premium_v2_prices(folder: Path) -> Path:
     """The newest Azure catalog, Premium SSD v2 unpriced: its price fields and their source entries removed."""
     raw = raw_catalog(load_catalog("azure"))
     vt = raw["volume_types"]["premium-v2"]
     for field in ("price_per_gb", "price_per_iops", "price_per_tput", "price_region"):
         vt.pop(field, None)
         vt.get("sources", {}).pop(field, None)
-    tmp = tempfile.mkdtemp(prefix="blockfit-unpriced-")
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    path = Path(tmp) / "azure-unpriced.toml"
+    path = folder / "azure-unpriced.toml"
     path.write_text(dumps(raw, "the newest Azure catalog with Premium SSD v2 unpriced (a test fixture)"))
     return path
 
 
-UNPRICED_FILE = without_premium_v2_prices()
-AZURE = load_catalog_file(str(UNPRICED_FILE))
-CASE = ["plan", "--cloud", "azure", "--capacity", "4T", "--instance", "Standard_E32s_v5", "--target-iops", "40000",
-        "--catalog", str(UNPRICED_FILE)]
+# read once at import from a folder removed at once: a killed run leaves no file behind
+with tempfile.TemporaryDirectory(prefix="blockfit-unpriced-") as _folder:
+    AZURE = load_catalog_file(str(without_premium_v2_prices(Path(_folder))))
+
+
+@pytest.fixture(scope="module")
+def unpriced_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return without_premium_v2_prices(tmp_path_factory.mktemp("unpriced"))
 
 
 def req(level: str, shape: str = "Standard_E32s_v5", iops: int = 40_000, capacity: int = 4096,
@@ -53,8 +53,10 @@ def req(level: str, shape: str = "Standard_E32s_v5", iops: int = 40_000, capacit
                         levels=level.split(","), max_volumes=max_volumes)
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "blockfit", *CASE, *args], capture_output=True, text=True,
+def cli(catalog: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    case = ["plan", "--cloud", "azure", "--capacity", "4T", "--instance", "Standard_E32s_v5", "--target-iops", "40000",
+            "--catalog", str(catalog)]
+    return subprocess.run([sys.executable, "-m", "blockfit", *case, *args], capture_output=True, text=True,
                           timeout=120, check=False)
 
 
@@ -98,8 +100,8 @@ def test_the_search_passes_over_layouts_with_more_volumes_without_searching_them
 
 
 @pytest.mark.parametrize("level", ["premium-v2"])
-def test_plan_json_ranks_on_performance_and_leaves_the_unpriced_out_of_the_front(level):
-    out = cli("--levels", level, "--json")
+def test_plan_json_ranks_on_performance_and_leaves_the_unpriced_out_of_the_front(level, unpriced_file):
+    out = cli(unpriced_file, "--levels", level, "--json")
     assert out.returncode == 0, out.stderr
     plan = json.loads(out.stdout)
     cands = plan["candidates"]
@@ -113,8 +115,8 @@ def test_plan_json_ranks_on_performance_and_leaves_the_unpriced_out_of_the_front
     assert not any(n.startswith("Ties:") for n in plan["notes"])
 
 
-def test_plan_text_says_how_it_ranked_and_shows_no_cost_ordered_table():
-    out = cli("--levels", "premium-v2")
+def test_plan_text_says_how_it_ranked_and_shows_no_cost_ordered_table(unpriced_file):
+    out = cli(unpriced_file, "--levels", "premium-v2")
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert ("storage price unknown (a group of their own, not ranked by cost): known compute cost, then fewest "
