@@ -14,7 +14,6 @@ KERNEL_PATH_OWNERS = ("devices/", "cgroups.py", "proc.py")
 KERNEL_PATH_EXCEPTIONS = {
     "emit/context.py": {"/proc", "/sys"},  # system directories a build never writes into (names no file)
     "inputs.py": {"/proc", "/sys"},  # a user's file is refused there (inputs sits below devices; opens nothing)
-    "lab/guest.py": {"/proc/"},  # /proc/PID/stat of the qemu process: a process file, not a device's
 }
 # Who may import diagnose/, and what of it: the CLI runs it; bench and report take its rules' verdict.
 DIAGNOSE_IMPORTERS = {"cli/diagnose.py": None, "dbbench/evidence.py": {"blockfit.diagnose.rules"},

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from blockfit.devices import procstat
 
@@ -26,3 +29,20 @@ def test_this_host_counts_up_while_busy() -> None:
         pass
     b = procstat.cpu_times()
     assert 0 <= a.busy <= a.total and b.total >= a.total and b.busy > a.busy
+
+
+def test_a_process_named_with_parentheses_and_spaces_counts_its_cpu_and_zero_once_gone(tmp_path: Path) -> None:
+    """utime and stime are counted after the name's last ')': a name like 'py) 1 2 (x' shifts a split by spaces."""
+    link = tmp_path / "py) 1 2 (x"  # the kernel names the process after the file it ran
+    link.symlink_to(sys.executable)
+    code = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\ninput()"
+    child = subprocess.Popen([str(link), "-c", code], stdin=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while procstat.process_cpu_seconds(child.pid) < 0.3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert procstat.process_cpu_seconds(child.pid) >= 0.3
+        assert Path(f"/proc/{child.pid}/comm").read_text().strip() == "py) 1 2 (x"
+    finally:
+        child.communicate("\n", timeout=60)
+    assert procstat.process_cpu_seconds(child.pid) == 0.0  # reaped: its /proc entry is gone

@@ -1,4 +1,5 @@
-"""Reader for the CPU line of /proc/stat (proc(5)): jiffies spent busy and in total over all CPUs.
+"""Readers for /proc/stat's CPU line and /proc/PID/stat (proc(5)): jiffies spent busy and in total over all CPUs,
+and the CPU seconds one process has used.
 
 The first line is `cpu user nice system idle iowait irq softirq steal [guest guest_nice]`; guest time is
 already counted in user, so only the first eight fields add to the total. iowait counts as idle: a CPU
@@ -7,6 +8,7 @@ waiting on I/O is free to run something else.
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 STAT = "/proc/stat"
@@ -29,3 +31,14 @@ def cpu_times(path: str = STAT) -> CpuTimes:
     """(busy, total) jiffies over all CPUs since boot."""
     with open(path, encoding="ascii") as fh:
         return parse_cpu(fh.readline())
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process PID has used (0 once it is gone): utime and stime, the 14th and 15th
+    fields, counted after the command name's closing parenthesis (a name may hold spaces and parentheses)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from blockfit.devices.procstat import process_cpu_seconds
 from blockfit.lab.caps import CapControl
 from blockfit.lab.disks import Disk, Throttle
 from blockfit.lab.initramfs import ensure_initramfs
@@ -55,15 +56,6 @@ class GuestOutcome:
             return "\n".join(self.console_log.read_text(errors="replace").splitlines()[-lines:])
         except FileNotFoundError:
             return ""
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds process PID has used (0 once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def last_change(work_dir: Path, since: float) -> float:
@@ -188,7 +180,7 @@ class _Watch:
         if FATAL_MARK in text:
             self.failure = text[text.index(FATAL_MARK):].splitlines()[0]
             return True
-        if not self.ready and cpu_seconds(vm.pid) > BOOT_CPU_S:
+        if not self.ready and process_cpu_seconds(vm.pid) > BOOT_CPU_S:
             return self._stop(f"guest did not boot within {BOOT_CPU_S:.0f} s of emulator CPU time "
                               f"({elapsed:.0f} s wall)")
         if elapsed > self.timeout_s:
