@@ -18,9 +18,12 @@ The figures quoted here are those of the copies the catalogs cite, read 2026-11-
 - AZURE-VM-PRICE-3P-D (a table of Retail Prices API eastus Linux prices dated 2026-09-26, read 2026-11-28): every
   Dsv6 and Esv6 size, USD per hour (AZ_LISTED_D below);
 - OCI-PRICE-A1-PAGE (Oracle's compute pricing page, read 2026-11-28): Ampere A1 $0.01 per OCPU-hour and $0.0015 per
-  GB-hour above the free allowance.
+  GB-hour above the free allowance;
+- AZ-VM-PRICE-KARPENTER-2026-06-18 (karpenter-provider-azure's initial on-demand price table, generated 2026-06-18
+  from the Retail Prices API, its eastus map, read 2026-11-28): every Edsv6, Ebsv6, Ebdsv6, Mbsv3 and Mbdsv3 size,
+  USD per hour (AZ_LISTED_E below).
 
-Not every shape has a price yet: GAPS names what no copy read gave a price for, so that the completeness test fails
+GAPS names what no copy read gave a price for (nothing since the fifth Azure pass), so that the completeness test fails
 both when a priced entry loses its price and when a gap is filled without being struck from the list."""
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ CATS = {c: load_catalog(c) for c in CLOUDS}
 GAPS: dict[str, dict[str, set[str]]] = {
     "aws": {"shapes": set(),
             "volume_types": set()},
-    "azure": {"shapes": {"Ebdsv6", "Ebsv6", "Edsv6", "Mbdsv3", "Mbsv3"},
+    "azure": {"shapes": set(),
               "volume_types": set()},
     "gcp": {"shapes": set(),
             "volume_types": set()},
@@ -664,8 +667,101 @@ def test_azure_copy_d_agrees_with_the_golden_copy_on_the_sizes_both_list(name):
     assert compute_cost(CATS["azure"], name, None).monthly == pytest.approx(AZ_PRICED_BEFORE_D[name], abs=0.005)
 
 
-def test_azure_sizes_still_unpriced_name_the_source_that_says_what_was_searched():
-    """The series left in GAPS are named, with the searches, in the note of the copy that priced their siblings."""
+def test_azure_the_searches_for_the_fourth_pass_gaps_stay_recorded_with_what_found_them():
+    """The series once left unpriced are still named with the searches in AZURE-VM-PRICE-3P-D's note, which now also
+    names the copy that priced them, so the next search does not repeat the old one."""
     note = CATS["azure"].source("AZURE-VM-PRICE-3P-D").note or ""
-    for series in GAPS["azure"]["shapes"]:
+    for series in AZ_LISTED_E:
         assert series in note, series
+    assert "AZ-VM-PRICE-KARPENTER-2026-06-18" in note
+
+
+# Fifth pass: AZ-VM-PRICE-KARPENTER-2026-06-18's eastus figures (Linux pay-as-you-go, USD per hour), every size of the
+# five series left in GAPS by the fourth pass; each catalog entry is the listed figure, no rule. E96ds_v6 was priced
+# before from AZ-VM-EASTUS-GOLDEN and is the copy's figure too.
+AZ_LISTED_E = {
+    "Edsv6": {"Standard_E2ds_v6": 0.164, "Standard_E4ds_v6": 0.327, "Standard_E8ds_v6": 0.654,
+              "Standard_E16ds_v6": 1.308, "Standard_E20ds_v6": 1.635, "Standard_E32ds_v6": 2.616,
+              "Standard_E48ds_v6": 3.924, "Standard_E64ds_v6": 5.233, "Standard_E96ds_v6": 7.849,
+              "Standard_E128ds_v6": 10.465, "Standard_E192ids_v6": 17.268},
+    "Ebsv6": {"Standard_E2bs_v6": 0.174, "Standard_E4bs_v6": 0.349, "Standard_E8bs_v6": 0.698,
+              "Standard_E16bs_v6": 1.395, "Standard_E32bs_v6": 2.79, "Standard_E48bs_v6": 4.186,
+              "Standard_E64bs_v6": 5.581, "Standard_E96bs_v6": 8.371, "Standard_E128bs_v6": 11.162,
+              "Standard_E192ibs_v6": 16.742},
+    "Ebdsv6": {"Standard_E2bds_v6": 0.195, "Standard_E4bds_v6": 0.391, "Standard_E8bds_v6": 0.782,
+               "Standard_E16bds_v6": 1.563, "Standard_E32bds_v6": 3.126, "Standard_E48bds_v6": 4.69,
+               "Standard_E64bds_v6": 6.253, "Standard_E96bds_v6": 9.379, "Standard_E128bds_v6": 12.506,
+               "Standard_E192ibds_v6": 18.758},
+    "Mbsv3": {"Standard_M16bs_v3": 1.4, "Standard_M32bs_v3": 2.79, "Standard_M48bs_v3": 4.18,
+              "Standard_M64bs_v3": 5.58, "Standard_M96bs_v3": 8.37, "Standard_M128bs_v3": 11.16,
+              "Standard_M176bs_v3": 15.34},
+    "Mbdsv3": {"Standard_M16bds_v3": 1.46, "Standard_M32bds_v3": 2.93, "Standard_M48bds_v3": 4.39,
+               "Standard_M64bds_v3": 5.86, "Standard_M96bds_v3": 8.79, "Standard_M128bds_v3": 11.71,
+               "Standard_M176bds_v3": 16.11, "Standard_M64bds_1_v3": 22.98, "Standard_M96bds_2_v3": 34.47,
+               "Standard_M128bds_3_v3": 45.96, "Standard_M176bds_4_v3": 62.83},
+}
+# The copy's eastus figure for sizes the catalog priced before from other copies: the spot check (113 of 124 agree).
+AZ_COPY_E_AGREES = {"Standard_E96ds_v6": 7.849, "Standard_D96s_v6": 4.838, "Standard_E104ids_v5": 8.237,
+                    "Standard_E2ds_v5": 0.144, "Standard_D2s_v5": 0.096}
+# ... and the Easv5/Eadsv5 sizes where it differs by a Windows licence's $0.046 per vCPU-hour: never taken from it.
+AZ_COPY_E_DIFFERS = {"Standard_E4as_v5": 0.41, "Standard_E64ads_v5": 7.136}
+
+
+@pytest.mark.parametrize("series", sorted(AZ_LISTED_E))
+def test_azure_fifth_pass_every_size_of_the_series_costs_its_listed_east_us_price(series):
+    """Before: unpriced (Edsv6 but its 96-vCPU size), so `plan --instance any` left them out. Now every catalog size of
+    the series is priced at the copy's figure."""
+    cat = CATS["azure"]
+    sizes = {s.name for s in cat.shapes.values() if s.series == series}
+    listed = AZ_LISTED_E[series]
+    assert sizes == set(listed)
+    for name in sizes:
+        price = cat.compute_prices[name]
+        assert price.per_hour == pytest.approx(listed[name], abs=1e-9) and price.region == "eastus", name
+        expected_source = "AZ-VM-EASTUS-GOLDEN" if name == "Standard_E96ds_v6" else "AZ-VM-PRICE-KARPENTER-2026-06-18"
+        assert price.source_of("per_hour") == expected_source, name
+        assert compute_cost(cat, name, None).monthly == pytest.approx(round(listed[name] * 730, 2)), name
+
+
+@pytest.mark.parametrize("name", sorted(AZ_COPY_E_AGREES))
+def test_azure_copy_e_agrees_with_the_copies_the_catalog_priced_from_before(name):
+    """The spot check, recorded in the source's note: the copy's figure for a size priced from another copy (or by
+    a series rule) is the catalog's price, and that price still cites the other copy."""
+    cat = CATS["azure"]
+    price = cat.compute_prices[name]
+    assert price.source_of("per_hour") != "AZ-VM-PRICE-KARPENTER-2026-06-18"
+    assert price.per_hour == pytest.approx(AZ_COPY_E_AGREES[name], abs=1e-9)
+    assert f"{AZ_COPY_E_AGREES[name]}" in (cat.source("AZ-VM-PRICE-KARPENTER-2026-06-18").note or "")
+
+
+@pytest.mark.parametrize("name", sorted(AZ_COPY_E_DIFFERS))
+def test_azure_copy_e_figures_that_differ_by_the_windows_rate_are_not_taken(name):
+    """Where the copy is off (its generator keeps one row per SKU in map order), the catalog keeps the other copies'
+    figure: the difference is exactly $0.046 per vCPU-hour, a Windows licence. The source's note records it."""
+    cat = CATS["azure"]
+    price = cat.compute_prices[name]
+    note = cat.source("AZ-VM-PRICE-KARPENTER-2026-06-18").note or ""
+    assert f"{name.removeprefix('Standard_')} {AZ_COPY_E_DIFFERS[name]} against {price.per_hour}" in note
+    assert price.source_of("per_hour") != "AZ-VM-PRICE-KARPENTER-2026-06-18"
+    assert AZ_COPY_E_DIFFERS[name] - price.per_hour == pytest.approx(0.046 * cat.shapes[name].vcpus, abs=1e-9)
+    assert not any(p.source_of("per_hour") == "AZ-VM-PRICE-KARPENTER-2026-06-18"
+                   for n, p in cat.compute_prices.items() if cat.shapes[n].series in ("Easv5", "Eadsv5"))
+
+
+@pytest.mark.parametrize("isolated,sibling", [("Standard_E192ids_v6", "Standard_E128ds_v6"),
+                                              ("Standard_M176bds_4_v3", "Standard_M176bds_v3")])
+def test_azure_fifth_pass_isolated_and_high_memory_sizes_are_listed_not_the_series_rate(isolated, sibling):
+    """E192ids_v6 ($17.268, not 192 x 0.08176 = 15.70) and the Mbdsv3 high-memory sizes are listed figures."""
+    cat = CATS["azure"]
+    rate = cat.compute_prices[sibling].per_hour / cat.shapes[sibling].vcpus
+    price = cat.compute_prices[isolated]
+    assert price.per_hour != pytest.approx(cat.shapes[isolated].vcpus * rate, abs=0.0005)
+    assert price.per_hour == AZ_LISTED_E[cat.shapes[isolated].series][isolated]
+
+
+def test_azure_plan_ranks_every_shape_none_left_out_for_want_of_a_price():
+    """4 TiB, 60,000 IOPS on any instance: before, 47 shapes were not ranked for want of a price."""
+    req = Requirements(cloud="azure", capacity_gb=4096, instance_shape=ANY, target_iops=60_000)
+    plan = plan_shapes(req, CATS["azure"], ShapeQuery(ANY))
+    assert plan.feasible and plan.instance_search is not None and not plan.instance_search.unpriced
+    assert plan.candidates[0].cost.compute is not None and not any("want of a compute price" in n for n in plan.notes)

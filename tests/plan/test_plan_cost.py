@@ -42,7 +42,10 @@ def test_compute_cost_by_hand_and_unknown_without_a_price():
     c64 = compute_cost(OCI, "VM.Standard.E3.Flex", 12, memory_gb=64)
     assert c64.monthly == pytest.approx((12 * 0.025 + 64 * 0.0015) * 730, abs=0.01)
     assert compute_cost(OCI, "VM.Standard.E3.Flex", 12, memory_gb=4).memory_gb == 12   # raised to the minimum
-    assert compute_cost(load_catalog("azure"), "Standard_M16bs_v3", None).monthly is None  # no sourced price
+    azure = load_catalog("azure")
+    unpriced = azure.model_copy(update={"compute_prices": {}})                            # no sourced price
+    assert compute_cost(azure, "Standard_M16bs_v3", None).monthly is not None
+    assert compute_cost(unpriced, "Standard_M16bs_v3", None).monthly is None
     aws = compute_cost(load_catalog("aws"), "m6i.16xlarge", None)
     assert aws.monthly == pytest.approx(3.072 * 730, abs=0.01) and aws.region == "us-east-1"
     assert compute_cost(load_catalog("gcp"), "n2", 16).monthly is None                   # no memory minimum sourced
