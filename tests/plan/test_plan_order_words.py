@@ -58,3 +58,11 @@ def test_the_table_header_and_build_help_say_the_order():
     assert "cheapest total (storage + compute, 730 h a month, prices in all commercial regions) first" not in text
     help_text = run("build", "--help")
     assert "0 = the recommended one" in help_text and "0 = cheapest" not in help_text
+
+
+def test_the_order_is_said_in_the_unit_the_cloud_sells():
+    """Compute is counted in vCPUs off OCI (schema 3): a GCP plan's order names vCPUs, never OCPUs."""
+    text = run("plan", "--cloud", "gcp", "--capacity", "2T", "--target-iops", "20000", "--instance", "n2")
+    assert "fewest volumes, then fewest vCPUs first" in text
+    assert "then the fewest vCPUs, come first" in text
+    assert "OCPU" not in text

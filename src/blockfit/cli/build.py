@@ -18,7 +18,7 @@ from blockfit.terminal import markup
 from blockfit.units import fmt_count
 
 CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommended one: the cheapest total, except that "
-                  "within 1 % of it the fewest volumes, then the fewest OCPUs, come first)")
+                  "within 1 % of it the fewest volumes, then the fewest OCPUs on OCI or vCPUs elsewhere, come first)")
 
 
 @app.command("build")

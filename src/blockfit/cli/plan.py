@@ -440,7 +440,7 @@ def _groups(plan: Plan) -> list[tuple[str, list[Candidate]]]:
     if priced:
         tables.append((f"Candidates meeting every target, recommended first: cheapest total (storage + compute, 730 h "
                        f"a month{where}), but within {100 * (TIE_WINDOW - 1):g} % of it fewest volumes, then fewest "
-                       "OCPUs first", priced))
+                       f"{cloud_of(plan.cloud).compute_unit}s first", priced))
     if unpriced:
         tables.append(("Candidates meeting every target, storage price unknown (a group of their own, not ranked by "
                        "cost): known compute cost, then fewest volumes, then least provisioned first", unpriced))

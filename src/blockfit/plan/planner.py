@@ -179,8 +179,8 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
                      f"nobody tuned): {kernel.max_iops:,.0f} IOPS, {kernel.max_mbps:,.0f} MB/s.")
     if first.cost.storage is not None:   # a type without a price ranks by fewest volumes already (space notes)
         notes.append(f"Order: recommended first. Layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total "
-                     "count as equal and the fewest volumes, then the fewest OCPUs, come first (a near tie may cost a "
-                     "little less); the rest by total.")
+                     f"count as equal and the fewest volumes, then the fewest {cloud_of(cat.cloud).compute_unit}s, "
+                     "come first (a near tie may cost a little less); the rest by total.")
     ocpus = first.instance_detail.count
     if req.instance_count is None and ocpus is not None:
         unit = cloud_of(cat.cloud).compute_unit + "s"
@@ -228,7 +228,7 @@ def tie_notes(candidates: list[Candidate]) -> list[str]:
 
 def tie_break(points: list[Point]) -> list[Point]:
     """Cheapest first, except that the points within TIE_WINDOW of the cheapest total come first by fewest volumes,
-    then fewest OCPUs, then cost."""
+    then fewest OCPUs (vCPUs off OCI), then cost."""
     ranked = sorted(points, key=rank_key)
     if not ranked:
         return ranked
