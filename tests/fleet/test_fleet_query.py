@@ -169,8 +169,8 @@ def test_selector_matching_nothing_is_exit_2(fleet: Fleet) -> None:
     code, out, err = run_cli("fleet", "--from", fleet.url, "--match", 'job="nosuchjob"', "--devices", "dm-3",
                              "--range", "1d", "--until", str(fleet.end))
     assert code == 2 and out == ""
-    assert "--match" in err and "no node_disk_reads_completed_total series" in err
-    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("blockfit: error: --match 'job=\"nosuchjob\"': no node_disk_reads_completed_total series")
+    assert len(err.strip().splitlines()) == 1 and err.count("--match") == 1   # named once, by the CLI
 
 
 @pytest.mark.slow

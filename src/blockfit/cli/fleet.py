@@ -34,14 +34,23 @@ from blockfit.cli.common import (
 )
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.cli.shared import Shared
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.files import check_target, write_atomically
 from blockfit.fleet.burst import cell as burst_cell
 from blockfit.fleet.burst import summary as burst_summary
 from blockfit.fleet.hosts import FleetOptions
 from blockfit.fleet.mapping import Mapping, load_mapping, with_defaults
 from blockfit.fleet.promapi import Client, parse_source
-from blockfit.fleet.query import FleetQuery, check_selector, device_regex, fmt_span, parse_span, parse_until, window
+from blockfit.fleet.query import (
+    FleetQuery,
+    SelectorProblem,
+    check_selector,
+    device_regex,
+    fmt_span,
+    parse_span,
+    parse_until,
+    window,
+)
 from blockfit.fleet.run import plan_fleet
 from blockfit.plan.shapes import is_search
 from blockfit.schema import Requirements
@@ -206,9 +215,10 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_given: float | None, h
         def progress(text: str) -> None:
             err_console.print(f"  {safe(text)} planned", end="\r", highlight=False, markup=False)
     try:
-        # SIGTERM cleans up as Ctrl-C does (planner processes); the server refusing the selector names --match
-        with lifecycle.interrupting(signal.SIGTERM), supplied_by("--match"):
+        with lifecycle.interrupting(signal.SIGTERM):   # SIGTERM cleans up as Ctrl-C does (planner processes)
             result = plan_fleet(client, query, mapping, opts, cat, progress)
+    except SelectorProblem as exc:   # found mid-run; every other problem keeps its own words
+        raise ValueProblem(exc.bare, "--match") from None
     except KeyboardInterrupt:   # the planner processes are gone; nothing was written
         print("blockfit: error: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None

@@ -51,6 +51,11 @@ MAX_BATCH = 64
 # hosts in one run: each costs a plan (25 ms of CPU) and, when it cannot be planned, a line on stderr
 MAX_HOSTS = 5_000
 T = TypeVar("T")
+
+
+class SelectorProblem(ValueProblem):
+    """The selector's value, found wrong mid-run (the server refused it, or it matched no host): the CLI names
+    --match for these alone, not for every problem met while the fleet is planned."""
 _SPAN_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
 _SPAN_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
@@ -211,14 +216,14 @@ def discover(client: Client, q: FleetQuery) -> dict[str, HostSeries]:
         rows = client.series([q.sel("", f"__name__=~{promql_str(names)}")], q.window.start - q.window.range_s,
                              q.window.end)
     except QueryRefused as exc:
-        raise ValueProblem(f"{q.match!r}: the server refused the selector ({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the selector ({exc})") from None
     hosts: dict[str, HostSeries] = {}
     for labels in rows:
         host, device, name = labels.get(HOST_LABEL), labels.get("device"), labels.get("__name__")
         if host is None or device is None or name is None:
             continue
         if host not in hosts and len(hosts) == MAX_HOSTS:
-            raise ValueProblem(f"{q.match!r}: more than {MAX_HOSTS:,} hosts on {client.source.display}; "
+            raise SelectorProblem(f"{q.match!r}: more than {MAX_HOSTS:,} hosts on {client.source.display}; "
                                "narrow the selector, or run the fleet in parts")
         hs = hosts.setdefault(host, HostSeries(host))
         hs.devices.setdefault(device, set()).add(name)
@@ -235,7 +240,7 @@ def _mount_devices(client: Client, q: FleetQuery, hosts: list[str]) -> dict[str,
         fs = client.series([q.sel(FILESYSTEM, f"mountpoint={promql_str(q.mount)}")], q.window.start, q.window.end)
         dm = client.series([q.sel(DM_INFO)], q.window.start, q.window.end)
     except QueryRefused as exc:
-        raise ValueProblem(f"{q.match!r}: the server refused the selector with mount point {q.mount!r} "
+        raise SelectorProblem(f"{q.match!r}: the server refused the selector with mount point {q.mount!r} "
                            f"({exc})") from None
     dm_names: dict[tuple[str, str], str] = {(d.get(HOST_LABEL, ""), d.get("name", "")): d.get("device", "")
                                            for d in dm}
@@ -420,7 +425,7 @@ def _per_host(client: Client, q: FleetQuery, queries: Queries, what: str, hosts:
         return {**_per_host(client, q, queries, what, hosts[:half], failed),
                 **_per_host(client, q, queries, what, hosts[half:], failed)}
     except QueryRefused as exc:
-        raise ValueProblem(f"{q.match!r}: the server refused the query of the hosts' devices ({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the query of the hosts' devices ({exc})") from None
 
 
 def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
@@ -485,7 +490,7 @@ def prepare(client: Client, q: FleetQuery) -> Prepared:
     plan); a server that cannot be reached or answers garbage an EnvironmentProblem."""
     found = discover(client, q)
     if not found and not q.wanted:
-        raise ValueProblem(f"{q.match!r}: no {READS} series from {_iso(q.window.start)} to {_iso(q.window.end)} "
+        raise SelectorProblem(f"{q.match!r}: no {READS} series from {_iso(q.window.start)} to {_iso(q.window.end)} "
                            f"on {client.source.display}")
     rules, problems = host_rules(client, q, found)
     return Prepared(found, rules, problems)
@@ -543,7 +548,7 @@ def host_series(client: Client, q: FleetQuery, rules: dict[str, str], host: str,
     try:
         got = client.query_range(expr, q.window.start, q.window.end, q.window.step_s)
     except QueryRefused as exc:
-        raise ValueProblem(f"{q.match!r}: the server refused the query ({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the query ({exc})") from None
     for key, values in got.items():
         if dict(key).get(HOST_LABEL) == host:
             return sorted(values)
