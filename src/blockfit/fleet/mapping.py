@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from blockfit.errors import InputError, ValueProblem
-from blockfit.fleet.query import INSTANCE_LABEL, LAYOUT_LABEL, FleetQuery, lookup
+from blockfit.fleet.query import INSTANCE_LABEL, LAYOUT_LABEL, FleetQuery, device_regex, lookup
 from blockfit.units import parse_volume_gb
 
 MAPPING_KEYS = ("layout", "instance", "capacity", "devices")
@@ -89,7 +89,12 @@ def _entry(path: Path, where: str, entry: object) -> HostConfig:
         capacity_gb = None if capacity is None else parse_volume_gb(capacity, f"{path}: [{where}] capacity")
     except InputError as exc:   # names the file and the entry: a problem of the file's value
         raise ValueProblem(str(exc)) from None
-    return HostConfig(layout=text.get("layout"), instance=text.get("instance"), devices=text.get("devices"),
+    devices = text.get("devices")
+    try:   # checked as --devices is; a rule that is no regular expression was "no device matches" per host
+        devices = None if devices is None else device_regex([devices])
+    except ValueProblem as exc:
+        raise ValueProblem(f"{path}: [{where}] devices {exc.bare}") from None
+    return HostConfig(layout=text.get("layout"), instance=text.get("instance"), devices=devices,
                       capacity_gb=capacity_gb)
 
 
