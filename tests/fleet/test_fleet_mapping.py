@@ -29,7 +29,9 @@ def test_mapping_file(tmp_path: Path) -> None:
                                                                                "must be a non-empty string"),
                          ("[nodes]\n", "unknown table 'nodes'"), ("layout = \n", "not TOML"),
                          ('[defaults]\ncapacity = "3Tb"\n', r"\[defaults\] capacity '3Tb': Tb reads as bits"),
-                         ('[hosts."a"]\ncapacity = "-1T"\n', r'\[hosts."a"\] capacity')):
+                         ('[hosts."a"]\ncapacity = "-1T"\n', r'\[hosts."a"\] capacity'),
+                         # a device rule was not checked: each host said "no device matches" instead
+                         ('[defaults]\ndevices = "sd["\n', r"\[defaults\] devices 'sd\[': not a regular expression")):
         path.write_text(text)
         with pytest.raises(InputError, match=expect) as info:
             load_mapping(path)

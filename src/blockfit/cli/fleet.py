@@ -30,19 +30,28 @@ from blockfit.cli.common import (
     comma_list,
     cpu_floor_or_range,
     ocpu_range,
+    supplied_by,
 )
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.cli.shared import Shared
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.files import check_target, write_atomically
 from blockfit.fleet.burst import cell as burst_cell
 from blockfit.fleet.burst import summary as burst_summary
 from blockfit.fleet.hosts import FleetOptions
 from blockfit.fleet.mapping import Mapping, load_mapping, with_defaults
 from blockfit.fleet.promapi import Client, parse_source
-from blockfit.fleet.query import FleetQuery, check_selector, device_regex, fmt_span, parse_span, parse_until, window
+from blockfit.fleet.query import (
+    FleetQuery,
+    SelectorProblem,
+    check_selector,
+    device_regex,
+    fmt_span,
+    parse_span,
+    parse_until,
+    window,
+)
 from blockfit.fleet.run import plan_fleet
-from blockfit.history.targets import parse_percentile
 from blockfit.plan.shapes import is_search
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetResult
@@ -70,9 +79,9 @@ def fleet_command(
     hosts: Annotated[Path | None, typer.Option(help="TOML file of each host's current layout, instance, capacity "
                                                     "and devices")] = None,
     concurrency: Annotated[int, typer.Option(help="queries at once", **params.NUMBER, callback=params.count)] = 4,
-    percentile: Annotated[str | None, typer.Option(
+    percentile: Annotated[float | None, typer.Option(
         help="the steps' percentile to plan for: peak (100), p99.9, p99, p95 (default), median, or a number",
-        callback=params.history_percentile)] = None,
+        parser=str, metavar="PERCENTILE", callback=params.history_percentile)] = None,
     headroom: Annotated[float, typer.Option(help="added on top of the percentile, e.g. 30%", **params.PERCENT,
                                             callback=params.growth_pct)] = 0.0,
     capacity: Annotated[str | None, typer.Option(help="usable capacity of a host the mapping file and its layout "
@@ -144,9 +153,12 @@ class FleetArgs:
 
     def query(self, percentile: float) -> tuple[FleetQuery, Mapping]:
         """The typed query (window, selector, device rules) and the mapping file, or an InputError."""
-        range_s = parse_span(self.range, "--range", minimum_s=2)
-        step_s = parse_span(self.step, "--step", maximum_s=86400)
-        end = parse_until(self.until, time.time())
+        with supplied_by("--range"):
+            range_s = parse_span(self.range, minimum_s=2)
+        with supplied_by("--step"):
+            step_s = parse_span(self.step, maximum_s=86400)
+        with supplied_by("--until"):
+            end = parse_until(self.until, time.time())
         if not 1 <= self.concurrency <= 64:
             raise InputError(f"--concurrency {self.concurrency}: expected a whole number from 1 to 64")
         if self.mount is not None and (not self.mount.startswith("/")
@@ -154,10 +166,18 @@ class FleetArgs:
             raise InputError(f"--mount {self.mount!r}: expected an absolute mount point, e.g. /u01")
         if self.mount is not None and self.devices:
             raise InputError("--mount: give --devices or --mount, not both")
-        mapping = load_mapping(self.hosts) if self.hosts is not None else Mapping()
-        query = with_defaults(FleetQuery(
-            match=check_selector(self.match), window=window(end, range_s, step_s), percentile=percentile,
-            devices=device_regex(self.devices), mount=self.mount, concurrency=self.concurrency), mapping)
+        if range_s < 2 * step_s:
+            raise InputError(f"--range {self.range}: expected at least two steps of --step {self.step}")
+        with supplied_by("--hosts"):
+            mapping = load_mapping(self.hosts) if self.hosts is not None else Mapping()
+        with supplied_by("--match"):
+            match = check_selector(self.match)
+        with supplied_by("--devices"):
+            devices = device_regex(self.devices)
+        with supplied_by("--range"):
+            span = window(end, range_s, step_s)
+        query = with_defaults(FleetQuery(match=match, window=span, percentile=percentile, devices=devices,
+                                         mount=self.mount, concurrency=self.concurrency), mapping)
         if query.devices is None and query.mount is None and not query.overrides:
             raise InputError("--devices or --mount: name the database's devices (a comma list of names or regular "
                              "expressions, e.g. dm-3 or 'sd[b-e]') or its mount point (e.g. /u01)")
@@ -178,13 +198,14 @@ def fleet_options(shared: Shared, cat: Catalog, percentile: float, headroom_pct:
                         instance=instance)
 
 
-def run_fleet(args: FleetArgs, shared: Shared, percentile_text: str | None, headroom_pct: float,
+def run_fleet(args: FleetArgs, shared: Shared, percentile_given: float | None, headroom_pct: float,
               capacity: str | None, instance: str | None, json_out: bool, out: Path | None,
               report: Path | None) -> None:
     """Check every option before the first request, plan the fleet, print it; exit 2 or 4 after printing when a
     host could not be planned (the input's fault or the server's)."""
-    source = parse_source(args.source)
-    percentile = 95.0 if percentile_text is None else parse_percentile(percentile_text)
+    with supplied_by("--from"):
+        source = parse_source(args.source)
+    percentile = 95.0 if percentile_given is None else percentile_given
     query, mapping = args.query(percentile)
     cat = catalog_for(shared.cloud, shared.catalog)
     opts = fleet_options(shared, cat, percentile, headroom_pct, capacity, instance)
@@ -196,6 +217,8 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_text: str | None, head
     try:
         with lifecycle.interrupting(signal.SIGTERM):   # SIGTERM cleans up as Ctrl-C does (planner processes)
             result = plan_fleet(client, query, mapping, opts, cat, progress)
+    except SelectorProblem as exc:   # found mid-run; every other problem keeps its own words
+        raise ValueProblem(exc.bare, "--match") from None
     except KeyboardInterrupt:   # the planner processes are gone; nothing was written
         print("blockfit: error: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None

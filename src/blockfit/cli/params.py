@@ -125,11 +125,13 @@ def percentile(param: typer.CallbackParam, value: str) -> str:
 
 
 @_kind("history_percentile")
-def history_percentile(param: typer.CallbackParam, value: str | None) -> str | None:
-    """A percentile of history intervals as DBAs name it: peak (100), p99.9, p99, p95, median, or 0 < p <= 100."""
+def history_percentile(param: typer.CallbackParam, value: str | None) -> float | None:
+    """A percentile of history intervals as DBAs name it: peak (100), p99.9, p99, p95, median, or 0 < p <= 100;
+    parsed here, once, into the number the command uses."""
+    from blockfit.cli.common import supplied_by
     from blockfit.history.targets import parse_percentile
-    _each(value, lambda v: parse_percentile(v, _name(param)))
-    return value
+    with supplied_by(_name(param)):
+        return _map(value, parse_percentile)
 
 
 @_kind("peak_factor")

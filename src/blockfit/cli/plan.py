@@ -35,6 +35,7 @@ from blockfit.cli.common import (
     ocpu_range,
     positive_int,
     positive_target,
+    supplied_by,
 )
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
@@ -42,9 +43,9 @@ from blockfit.cli.shared import Shared
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.fleet.promapi import is_prometheus, redact
-from blockfit.history import derive_targets, describe
+from blockfit.history import describe
 from blockfit.history.readers import history_format
-from blockfit.history.targets import parse_percentile
+from blockfit.history.targets import choose_members, read_histories, targets_from_series
 from blockfit.model.instance import find_shape, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import make_plan
@@ -117,9 +118,9 @@ def plan_command(
                                                      "to sum per interval",
                                                 callback=params.comma_list)]
     = None,
-    percentile: Annotated[str | None, typer.Option(
+    percentile: Annotated[float | None, typer.Option(
         help="with --from: the intervals' percentile to plan for: peak (100), p99.9, p99, p95 (default), median, "
-             "or a number", callback=params.history_percentile)] = None,
+             "or a number", parser=str, metavar="PERCENTILE", callback=params.history_percentile)] = None,
     headroom: Annotated[float | None, typer.Option(help="with --from: added on top of the percentile, e.g. 30% "
                                                         "(default 0%)", **params.PERCENT,
                                                    callback=params.growth_pct)] = None,
@@ -202,7 +203,7 @@ class HistoryArgs:
     files: list[str]
     from_format: str | None
     devices: str | None
-    percentile: str | None
+    percentile: float | None        # parsed by its option's callback
     headroom: float | None
     peak_factor: float | None
 
@@ -224,9 +225,16 @@ class HistoryArgs:
                 if value is not None:
                     raise InputError(f"{name}: goes with --from (the workload history it applies to)")
             return None
-        return derive_targets([Path(f) for f in self.files], comma_list(self.devices, "--devices"),
-                              95.0 if self.percentile is None else parse_percentile(self.percentile),
-                              self.headroom or 0.0, self.peak_factor, history_format(self.from_format))
+        with supplied_by("--from-format"):
+            declared = history_format(self.from_format)
+        devices = comma_list(self.devices, "--devices")
+        with supplied_by("--from"):
+            series = read_histories([Path(f) for f in self.files], declared)
+        with supplied_by("--devices"):
+            choose_members(series, devices)
+        with supplied_by("--from"):
+            return targets_from_series(series, devices, 95.0 if self.percentile is None else self.percentile,
+                                       self.headroom or 0.0, self.peak_factor)
 
 
 def with_example(name: str, w: Workload, shared: Shared, io_given: str | None) -> tuple[Workload, str, str]:

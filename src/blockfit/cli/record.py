@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from blockfit.cli import app, params
+from blockfit.cli.common import supplied_by
 from blockfit.cli.output import print_json
 from blockfit.errors import InputError
 from blockfit.files import check_target
@@ -34,12 +35,15 @@ def record_command(
     check_target(out, "--out")
     every = parse_duration(interval, "--interval")
     total = parse_duration(duration, "--duration")
+    if total < every:
+        raise InputError(f"--duration {duration}: expected at least one --interval ({interval})")
 
     def progress(done: int, count: int) -> None:
         if not json_out and sys.stderr.isatty():
             print(f"\rrecord: {done}/{count} samples", end="", file=sys.stderr, flush=True)
 
-    header = record(pg, every, total, out, progress)
+    with supplied_by("--pg"):   # the server it names refused the connection
+        header = record(pg, every, total, out, progress)
     if json_out:
         print_json(header)
         return

@@ -22,8 +22,8 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from blockfit.errors import InputError
-from blockfit.fleet.query import INSTANCE_LABEL, LAYOUT_LABEL, FleetQuery, lookup
+from blockfit.errors import InputError, ValueProblem
+from blockfit.fleet.query import INSTANCE_LABEL, LAYOUT_LABEL, FleetQuery, device_regex, lookup
 from blockfit.units import parse_volume_gb
 
 MAPPING_KEYS = ("layout", "instance", "capacity", "devices")
@@ -55,39 +55,47 @@ class Mapping:
 
 
 def load_mapping(path: Path) -> Mapping:
-    """Read --hosts FILE (TOML: [defaults] and [hosts."NAME"] tables of layout, instance, capacity, devices)."""
+    """Read the mapping FILE (TOML: [defaults] and [hosts."NAME"] tables of layout, instance, capacity, devices)."""
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"--hosts {path}: file not found (expected a TOML mapping of hosts to layouts)") from None
+        raise ValueProblem(f"{path}: file not found (expected a TOML mapping of hosts to layouts)") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"--hosts {path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+        raise ValueProblem(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"--hosts {path}: not TOML ({exc})") from None
+        raise ValueProblem(f"{path}: not TOML ({exc})") from None
     unknown = [k for k in doc if k not in ("defaults", "hosts")]
     if unknown:
-        raise InputError(f"--hosts {path}: unknown table {unknown[0]!r}; expected [defaults] and [hosts.\"NAME\"]")
+        raise ValueProblem(f"{path}: unknown table {unknown[0]!r}; expected [defaults] and [hosts.\"NAME\"]")
     hosts = doc.get("hosts", {})
     if not isinstance(hosts, dict):
-        raise InputError(f"--hosts {path}: 'hosts' must be a table of [hosts.\"NAME\"] entries")
+        raise ValueProblem(f"{path}: 'hosts' must be a table of [hosts.\"NAME\"] entries")
     return Mapping(path=path, defaults=_entry(path, "defaults", doc.get("defaults", {})),
                    hosts={name: _entry(path, f'hosts."{name}"', entry) for name, entry in hosts.items()})
 
 
 def _entry(path: Path, where: str, entry: object) -> HostConfig:
     if not isinstance(entry, dict):
-        raise InputError(f"--hosts {path}: [{where}] must be a table of {', '.join(MAPPING_KEYS)}")
+        raise ValueProblem(f"{path}: [{where}] must be a table of {', '.join(MAPPING_KEYS)}")
     for key, value in entry.items():
         if key not in MAPPING_KEYS:
-            raise InputError(f"--hosts {path}: [{where}] unknown key {key!r}; expected {', '.join(MAPPING_KEYS)}")
+            raise ValueProblem(f"{path}: [{where}] unknown key {key!r}; expected {', '.join(MAPPING_KEYS)}")
         if not isinstance(value, str) or not value.strip():
-            raise InputError(f"--hosts {path}: [{where}] {key} must be a non-empty string, e.g. "
-                             f"{_EXAMPLES[key]}")
+            raise ValueProblem(f"{path}: [{where}] {key} must be a non-empty string, e.g. "
+                               f"{_EXAMPLES[key]}")
     text = {k: str(v).strip() for k, v in entry.items()}
     capacity = text.get("capacity")
-    return HostConfig(layout=text.get("layout"), instance=text.get("instance"), devices=text.get("devices"),
-                      capacity_gb=None if capacity is None else
-                      parse_volume_gb(capacity, f"--hosts {path}: [{where}] capacity"))
+    try:
+        capacity_gb = None if capacity is None else parse_volume_gb(capacity, f"{path}: [{where}] capacity")
+    except InputError as exc:   # names the file and the entry: a problem of the file's value
+        raise ValueProblem(str(exc)) from None
+    devices = text.get("devices")
+    try:   # checked as --devices is; a rule that is no regular expression was "no device matches" per host
+        devices = None if devices is None else device_regex([devices])
+    except ValueProblem as exc:
+        raise ValueProblem(f"{path}: [{where}] devices {exc.bare}") from None
+    return HostConfig(layout=text.get("layout"), instance=text.get("instance"), devices=devices,
+                      capacity_gb=capacity_gb)
 
 
 _EXAMPLES = {"layout": '"4x1000G@balanced"', "instance": '"VM.Standard.E4.Flex:8"', "capacity": '"3T"',

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, InputError, ValueProblem
 from blockfit.history import http
 from blockfit.history.http import quote
 
@@ -80,21 +80,21 @@ def redact(text: str) -> str:
     return quote(_USERINFO_RE.sub(r"\1***@", text), 300)
 
 
-def parse_source(text: str, option: str = "--from") -> Source:
-    """`prometheus+http://HOST:PORT[/PREFIX]` → Source; anything else is an InputError naming OPTION (the URL shown
+def parse_source(text: str) -> Source:
+    """`prometheus+http://HOST:PORT[/PREFIX]` → Source; anything else is a ValueProblem naming the URL (shown
     without its credentials). The token and the timeout come from the environment, checked here too."""
     expected = "prometheus+http://HOST:PORT or prometheus+https://HOST[:PORT][/PREFIX]"
     shown = repr(redact(text))
     if not is_prometheus(text):
-        raise InputError(f"{option} {shown}: expected {expected}")
+        raise ValueProblem(f"{shown}: expected {expected}")
     try:
         url = urllib.parse.urlsplit(text[len(SCHEME):])
         port = url.port
     except ValueError:
-        raise InputError(f"{option} {shown}: the port is not a number from 1 to 65535 (expected {expected})") from None
+        raise ValueProblem(f"{shown}: the port is not a number from 1 to 65535 (expected {expected})") from None
     if (url.scheme not in ("http", "https") or not url.hostname or url.query or url.fragment
             or any(not c.isprintable() or c.isspace() for c in text)):
-        raise InputError(f"{option} {shown}: expected {expected}")
+        raise ValueProblem(f"{shown}: expected {expected}")
     host = url.hostname if ":" not in url.hostname else f"[{url.hostname}]"
     netloc = host + (f":{port}" if port else "")
     base = urllib.parse.urlunsplit((url.scheme, netloc, url.path.rstrip("/"), "", ""))

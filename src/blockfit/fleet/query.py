@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.fleet.promapi import Client, QueryRefused, TooBig
 
 READS = "node_disk_reads_completed_total"
@@ -51,22 +51,27 @@ MAX_BATCH = 64
 # hosts in one run: each costs a plan (25 ms of CPU) and, when it cannot be planned, a line on stderr
 MAX_HOSTS = 5_000
 T = TypeVar("T")
+
+
+class SelectorProblem(ValueProblem):
+    """The selector's value, found wrong mid-run (the server refused it, or it matched no host): the CLI names
+    --match for these alone, not for every problem met while the fleet is planned."""
 _SPAN_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
 _SPAN_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-def parse_span(text: str, what: str, minimum_s: float = 1, maximum_s: float = 400 * 86400) -> int:
+def parse_span(text: str, minimum_s: float = 1, maximum_s: float = 400 * 86400) -> int:
     """'30d', '1m', '90s', '2w' → whole seconds (PromQL's units without ms and y), within the bounds."""
     m = _SPAN_RE.match(text or "")
     if not m:
-        raise InputError(f"{what} {text!r}: expected a number with s, m, h, d or w (e.g. 30d, 1m)")
+        raise ValueProblem(f"{text!r}: expected a number with s, m, h, d or w (e.g. 30d, 1m)")
     seconds = float(m.group(1)) * _SPAN_UNITS[m.group(2)]
     if seconds != int(seconds) or not minimum_s <= seconds <= maximum_s:
-        raise InputError(f"{what} {text!r}: expected whole seconds from {fmt_span(minimum_s)} to {fmt_span(maximum_s)}")
+        raise ValueProblem(f"{text!r}: expected whole seconds from {fmt_span(minimum_s)} to {fmt_span(maximum_s)}")
     return int(seconds)
 
 
-def parse_until(text: str | None, now: float, what: str = "--until") -> float:
+def parse_until(text: str | None, now: float) -> float:
     """The end of the history: ISO 8601 (2026-11-01T00:00Z, UTC unless it says otherwise) or Unix seconds; None is
     now. A time in the future is refused (the range would hold no samples yet)."""
     if text is None:
@@ -79,11 +84,11 @@ def parse_until(text: str | None, now: float, what: str = "--until") -> float:
         try:
             stamp = dt.datetime.fromisoformat(stripped.replace("Z", "+00:00").replace("z", "+00:00"))
         except ValueError:
-            raise InputError(f"{what} {text!r}: expected a time as ISO 8601 (e.g. 2026-11-01T00:00Z) or Unix "
-                             "seconds") from None
+            raise ValueProblem(f"{text!r}: expected a time as ISO 8601 (e.g. 2026-11-01T00:00Z) or Unix "
+                               "seconds") from None
         t = (stamp if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)).timestamp()
     if not math.isfinite(t) or t <= 0 or t > now + 60:
-        raise InputError(f"{what} {text!r}: expected a time after 1970 and not in the future")
+        raise ValueProblem(f"{text!r}: expected a time after 1970 and not in the future")
     return t
 
 
@@ -105,18 +110,18 @@ _SELECTOR_RE = re.compile(rf"(?:{_MATCHER}(?:,{_MATCHER})*,?\s*)?")
 
 
 def check_selector(match: str | None) -> str:
-    """--match as label matchers without braces ('job="node",instance=~"db-.*"'); '' selects every host. Checked
-    for PromQL's matcher grammar here, so a typo is one line naming --match before any request."""
+    """The selector as label matchers without braces ('job="node",instance=~"db-.*"'); '' selects every host.
+    Checked for PromQL's matcher grammar here, so a typo is one line (the CLI names --match) before any request."""
     text = (match or "").strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1].strip()
     if not _SELECTOR_RE.fullmatch(text) or any(not c.isprintable() for c in text):
-        raise InputError(f"--match {match!r}: expected label matchers, e.g. 'job=\"node\",instance=~\"db-.*\"'")
+        raise ValueProblem(f"{match!r}: expected label matchers, e.g. 'job=\"node\",instance=~\"db-.*\"'")
     return text.rstrip().rstrip(",")
 
 
 def device_regex(devices: list[str] | None) -> str | None:
-    """--devices as one anchored alternation: each item a device name or a regular expression (RE2)."""
+    """The device names or regular expressions (RE2) as one anchored alternation."""
     if not devices:
         return None
     items = [d.removeprefix("/dev/") for d in devices]
@@ -124,7 +129,7 @@ def device_regex(devices: list[str] | None) -> str | None:
         try:
             re.compile(item)
         except re.error as exc:
-            raise InputError(f"--devices {item!r}: not a regular expression ({exc})") from None
+            raise ValueProblem(f"{item!r}: not a regular expression ({exc})") from None
     return items[0] if len(items) == 1 else "|".join(f"(?:{d})" for d in items)
 
 
@@ -147,7 +152,7 @@ class Window:
 
 def window(now: float, range_s: int, step_s: int) -> Window:
     if range_s < 2 * step_s:
-        raise InputError(f"--range {fmt_span(range_s)}: expected at least two steps of --step {fmt_span(step_s)}")
+        raise ValueProblem(f"{fmt_span(range_s)}: expected at least two steps of {fmt_span(step_s)} (the step)")
     return Window(end=int(now // step_s) * step_s, range_s=range_s, step_s=step_s)
 
 
@@ -211,15 +216,15 @@ def discover(client: Client, q: FleetQuery) -> dict[str, HostSeries]:
         rows = client.series([q.sel("", f"__name__=~{promql_str(names)}")], q.window.start - q.window.range_s,
                              q.window.end)
     except QueryRefused as exc:
-        raise InputError(f"--match {q.match!r}: the server refused the selector ({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the selector ({exc})") from None
     hosts: dict[str, HostSeries] = {}
     for labels in rows:
         host, device, name = labels.get(HOST_LABEL), labels.get("device"), labels.get("__name__")
         if host is None or device is None or name is None:
             continue
         if host not in hosts and len(hosts) == MAX_HOSTS:
-            raise InputError(f"--match {q.match!r}: more than {MAX_HOSTS:,} hosts on {client.source.display}; "
-                             "narrow the selector, or run the fleet in parts")
+            raise SelectorProblem(f"{q.match!r}: more than {MAX_HOSTS:,} hosts on {client.source.display}; "
+                               "narrow the selector, or run the fleet in parts")
         hs = hosts.setdefault(host, HostSeries(host))
         hs.devices.setdefault(device, set()).add(name)
         for key in (LAYOUT_LABEL, INSTANCE_LABEL):
@@ -235,8 +240,8 @@ def _mount_devices(client: Client, q: FleetQuery, hosts: list[str]) -> dict[str,
         fs = client.series([q.sel(FILESYSTEM, f"mountpoint={promql_str(q.mount)}")], q.window.start, q.window.end)
         dm = client.series([q.sel(DM_INFO)], q.window.start, q.window.end)
     except QueryRefused as exc:
-        raise InputError(f"--match {q.match!r} or --mount {q.mount!r}: the server refused the selector "
-                         f"({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the selector with mount point {q.mount!r} "
+                           f"({exc})") from None
     dm_names: dict[tuple[str, str], str] = {(d.get(HOST_LABEL, ""), d.get("name", "")): d.get("device", "")
                                            for d in dm}
     found: dict[str, set[str]] = {}
@@ -420,7 +425,7 @@ def _per_host(client: Client, q: FleetQuery, queries: Queries, what: str, hosts:
         return {**_per_host(client, q, queries, what, hosts[:half], failed),
                 **_per_host(client, q, queries, what, hosts[half:], failed)}
     except QueryRefused as exc:
-        raise InputError(f"--match {q.match!r} or --devices: the server refused the query ({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the query of the hosts' devices ({exc})") from None
 
 
 def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
@@ -481,12 +486,12 @@ class Prepared:
 
 
 def prepare(client: Client, q: FleetQuery) -> Prepared:
-    """Discover the hosts and their device rules. A selector matching no host at all is an InputError (nothing to
+    """Discover the hosts and their device rules. A selector matching no host at all is a ValueProblem (nothing to
     plan); a server that cannot be reached or answers garbage an EnvironmentProblem."""
     found = discover(client, q)
     if not found and not q.wanted:
-        raise InputError(f"--match {q.match!r}: no {READS} series from {_iso(q.window.start)} to {_iso(q.window.end)} "
-                         f"on {client.source.display}")
+        raise SelectorProblem(f"{q.match!r}: no {READS} series from {_iso(q.window.start)} to {_iso(q.window.end)} "
+                           f"on {client.source.display}")
     rules, problems = host_rules(client, q, found)
     return Prepared(found, rules, problems)
 
@@ -543,7 +548,7 @@ def host_series(client: Client, q: FleetQuery, rules: dict[str, str], host: str,
     try:
         got = client.query_range(expr, q.window.start, q.window.end, q.window.step_s)
     except QueryRefused as exc:
-        raise InputError(f"--match {q.match!r}: the server refused the query ({exc})") from None
+        raise SelectorProblem(f"{q.match!r}: the server refused the query ({exc})") from None
     for key, values in got.items():
         if dict(key).get(HOST_LABEL) == host:
             return sorted(values)

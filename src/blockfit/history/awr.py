@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.series import Sample, Series, check_rate
 
 STATS = ("physical read total IO requests", "physical write total IO requests",
@@ -138,8 +138,8 @@ def read(path: Path, text: str) -> Series:
 
 def parse(path: Path, text: str, expect: tuple[str, ...]) -> Report:
     if END_MARK not in text[-4096:]:
-        raise InputError(f"--from {path}: truncated: no '{END_MARK}' line at its end (the report was cut short; "
-                         "generate or copy it again)")
+        raise ValueProblem(f"{path}: truncated: no '{END_MARK}' line at its end (the report was cut short; "
+                           "generate or copy it again)")
     low = text[:20000].lower()
     if "statspack report for" in low:
         kind = "statspack"
@@ -148,11 +148,11 @@ def parse(path: Path, text: str, expect: tuple[str, ...]) -> Report:
     elif "workload repository report for" in low or "awr report for db" in low:
         kind = "awr"
     else:
-        raise InputError(f"--from {path}: not an AWR or Statspack report (no 'WORKLOAD REPOSITORY report for' "
-                         "or 'STATSPACK report for' heading)")
+        raise ValueProblem(f"{path}: not an AWR or Statspack report (no 'WORKLOAD REPOSITORY report for' "
+                           "or 'STATSPACK report for' heading)")
     if kind not in expect:
         names = {"awr": "an AWR report", "awr-global": "a RAC global AWR report", "statspack": "a Statspack report"}
-        raise InputError(f"--from {path}: {names[kind]}, read as {' or '.join(names[k] for k in expect)}")
+        raise ValueProblem(f"{path}: {names[kind]}, read as {' or '.join(names[k] for k in expect)}")
     rep = Report(path=path, kind=kind)
     if is_html(text):
         _parse_html(rep, text)
@@ -166,16 +166,16 @@ def _check(rep: Report) -> None:
     missing = [s for s in STATS if s not in rep.stats]
     if missing:
         where = "System Statistics (Global)" if rep.kind == "awr-global" else "Instance Activity Stats"
-        raise InputError(f"--from {rep.path}: no '{missing[0]}' in {where} (a report of Oracle 10g, or a cut or "
-                         "edited file; 11g and later reports carry it)")
+        raise ValueProblem(f"{rep.path}: no '{missing[0]}' in {where} (a report of Oracle 10g, or a cut or "
+                           "edited file; 11g and later reports carry it)")
     if rep.elapsed_s <= 0 and rep.begin_time is not None and rep.end_time is not None:
         rep.elapsed_s = rep.end_time - rep.begin_time
     if rep.elapsed_s <= 0:
-        raise InputError(f"--from {rep.path}: no elapsed time (expected 'Elapsed: N (mins)' in the snapshot table)")
+        raise ValueProblem(f"{rep.path}: no elapsed time (expected 'Elapsed: N (mins)' in the snapshot table)")
     for name, value in rep.stats.items():
         check_rate(str(rep.path), "Instance Activity Stats", repr(name), value)
     if not rep.begin_snap or not rep.end_snap:
-        raise InputError(f"--from {rep.path}: no Begin Snap / End Snap ids in the snapshot table")
+        raise ValueProblem(f"{rep.path}: no Begin Snap / End Snap ids in the snapshot table")
 
 
 def to_series(rep: Report) -> Series:

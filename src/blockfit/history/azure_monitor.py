@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.series import Sample, Series, check_rate, iso, json_export, parse_time
 
 DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
@@ -34,7 +34,7 @@ MINUTE = 60.0
 def duration_s(text: str, path: Path) -> float:
     m = DURATION.match(text.strip().upper())
     if not m or not any(m.groups()):
-        raise InputError(f"--from {path}: interval {text!r} is not an ISO 8601 duration such as PT5M")
+        raise ValueProblem(f"{path}: interval {text!r} is not an ISO 8601 duration such as PT5M")
     d, h, mi, s = (int(x) if x else 0 for x in m.groups())
     return float(d * 86400 + h * 3600 + mi * 60 + s)
 
@@ -56,9 +56,9 @@ def _kind(name: str) -> tuple[str, str, bool] | None:
 def read(path: Path, text: str) -> Series:
     doc = json_export(path, text)
     if not isinstance(doc, dict) or not isinstance(doc.get("value"), list):
-        raise InputError(f"--from {path}: not Azure Monitor metrics JSON (expected 'interval' and 'value')")
+        raise ValueProblem(f"{path}: not Azure Monitor metrics JSON (expected 'interval' and 'value')")
     if "interval" not in doc:
-        raise InputError(f"--from {path}: no 'interval': the data points' interval is not assumed")
+        raise ValueProblem(f"{path}: no 'interval': the data points' interval is not assumed")
     interval = duration_s(str(doc["interval"]), path)
     # (member, direction, what) -> {t: (rate, peak or None)}
     series: dict[tuple[str, str, str], dict[float, tuple[float, float | None]]] = defaultdict(dict)
@@ -66,14 +66,14 @@ def read(path: Path, text: str) -> Series:
     for metric in doc["value"]:
         _metric(path, metric, interval, series, used)
     if not series:
-        raise InputError(f"--from {path}: no disk read/write operations or bytes metrics")
+        raise ValueProblem(f"{path}: no disk read/write operations or bytes metrics")
     return _series(path, series, interval, used)
 
 
 def _metric(path: Path, metric: Any, interval: float, series: dict[tuple[str, str, str],
             dict[float, tuple[float, float | None]]], used: set[str]) -> None:
     if not isinstance(metric, dict):
-        raise InputError(f"--from {path}: a 'value' entry that is not an object")
+        raise ValueProblem(f"{path}: a 'value' entry that is not an object")
     name_obj = metric.get("name")
     name = str(name_obj.get("value", "") if isinstance(name_obj, dict) else name_obj or "")
     kind = _kind(name)
@@ -84,7 +84,7 @@ def _metric(path: Path, metric: Any, interval: float, series: dict[tuple[str, st
     want_unit = ("BytesPerSecond" if what == "bytes" else "CountPerSecond") if per_second else \
         ("Bytes" if what == "bytes" else "Count")
     if unit != want_unit:
-        raise InputError(f"--from {path}: metric {name!r} with unit {unit or 'none'}; {name!r} is in {want_unit}")
+        raise ValueProblem(f"{path}: metric {name!r} with unit {unit or 'none'}; {name!r} is in {want_unit}")
     resource = str(metric.get("id", "")).split("/providers/Microsoft.Insights/")[0].rstrip("/").split("/")[-1] or "disk"
     for ts in metric.get("timeseries") or []:
         lun = next((str(mv.get("value")) for mv in ts.get("metadatavalues") or []
@@ -114,15 +114,15 @@ def _metric(path: Path, metric: Any, interval: float, series: dict[tuple[str, st
         times.sort()
         for a, b in zip(times, times[1:], strict=False):
             if abs((b - a) - interval) > 0.5:
-                raise InputError(f"--from {path}: {name}: data points {b - a:g} s apart under interval {interval:g} s: "
-                                 "the export mixes intervals")
+                raise ValueProblem(f"{path}: {name}: data points {b - a:g} s apart under interval {interval:g} s: "
+                                   "the export mixes intervals")
 
 
 def _num(path: Path, where: str, v: Any) -> float:
     try:
         return check_rate(str(path), where, "value", float(v))
     except (TypeError, ValueError):
-        raise InputError(f"--from {path}: {where}: value {v!r} is not a number") from None
+        raise ValueProblem(f"{path}: {where}: value {v!r} is not a number") from None
 
 
 def _series(path: Path, series: dict[tuple[str, str, str], dict[float, tuple[float, float | None]]],
@@ -132,8 +132,8 @@ def _series(path: Path, series: dict[tuple[str, str, str], dict[float, tuple[flo
         parts = {(d, w): series.get((member, d, w)) for d in ("read", "write") for w in ("ops", "bytes")}
         missing = [f"{d} {w}" for (d, w), v in parts.items() if not v]
         if missing:
-            raise InputError(f"--from {path}: {member}: no {', '.join(missing)} metric (export read and write "
-                             "operations and bytes)")
+            raise ValueProblem(f"{path}: {member}: no {', '.join(missing)} metric (export read and write "
+                               "operations and bytes)")
         p = {k: v for k, v in parts.items() if v}
         for t in sorted(set.intersection(*(set(v) for v in p.values()))):
             ro, wo, rb, wb = (p[("read", "ops")][t], p[("write", "ops")][t], p[("read", "bytes")][t],
@@ -145,7 +145,7 @@ def _series(path: Path, series: dict[tuple[str, str, str], dict[float, tuple[flo
                                   read_iops=ro[0], write_iops=wo[0], iops=ro[0] + wo[0], read_mbps=rb[0] / 1e6,
                                   write_mbps=wb[0] / 1e6, peak_iops=pi, peak_mbps=pm))
     if not samples:
-        raise InputError(f"--from {path}: no interval with read and write operations and bytes")
+        raise ValueProblem(f"{path}: no interval with read and write operations and bytes")
     notes = [f"{path.name}: Azure Monitor, interval {interval:g} s, aggregations {', '.join(sorted(used))}: the "
              "/sec metrics' average is the interval's rate, their maximum the busiest minute (reads and writes "
              "added: an upper bound); totals are divided by the interval"]

@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.series import Sample, Series, check_rate, json_export, parse_time
 
 METRICS = {"VolumeReadOps": "Count", "VolumeWriteOps": "Count", "VolumeReadBytes": "Bytes",
@@ -43,8 +43,8 @@ def read(path: Path, text: str) -> Series:
     elif isinstance(doc, list) and doc and all(isinstance(d, dict) and "Datapoints" in d for d in doc):
         points, period = _statistics(path, doc)
     else:
-        raise InputError(f"--from {path}: not a CloudWatch export (expected MetricDataQueries + MetricDataResults, "
-                         "or get-metric-statistics Datapoints)")
+        raise ValueProblem(f"{path}: not a CloudWatch export (expected MetricDataQueries + MetricDataResults, "
+                           "or get-metric-statistics Datapoints)")
     return _series(path, points, period)
 
 
@@ -55,8 +55,8 @@ Points = dict[tuple[str, str, str], dict[float, float]]
 def _metric_data(path: Path, doc: dict[str, Any]) -> tuple[Points, float]:
     queries = doc.get("MetricDataQueries")
     if not isinstance(queries, list) or not queries:
-        raise InputError(f"--from {path}: get-metric-data results without their MetricDataQueries: the result has no "
-                         "period or statistic; merge the query in (jq -s '.[0] * .[1]' query.json result.json)")
+        raise ValueProblem(f"{path}: get-metric-data results without their MetricDataQueries: the result has no "
+                           "period or statistic; merge the query in (jq -s '.[0] * .[1]' query.json result.json)")
     by_id: dict[str, tuple[str, str, str, float, str | None]] = {}
     for q in queries:
         try:
@@ -66,23 +66,23 @@ def _metric_data(path: Path, doc: dict[str, Any]) -> tuple[Points, float]:
             period, stat = float(ms["Period"]), str(ms["Stat"])
             qid = str(q["Id"])
         except (KeyError, TypeError, ValueError):
-            raise InputError(f"--from {path}: a MetricDataQueries entry without Id, MetricStat.Metric.MetricName, "
-                             "Period and Stat (math expressions are not read)") from None
+            raise ValueProblem(f"{path}: a MetricDataQueries entry without Id, MetricStat.Metric.MetricName, "
+                               "Period and Stat (math expressions are not read)") from None
         if metric not in METRICS:
             continue
         if stat not in STATS:
-            raise InputError(f"--from {path}: query {qid}: statistic {stat}; expected Sum, Average or Maximum")
+            raise ValueProblem(f"{path}: query {qid}: statistic {stat}; expected Sum, Average or Maximum")
         unit = ms.get("Unit")
         if unit is not None and unit != METRICS[metric]:
-            raise InputError(f"--from {path}: query {qid}: {metric} with Unit {unit}; {metric} is counted in "
-                             f"{METRICS[metric]}")
+            raise ValueProblem(f"{path}: query {qid}: {metric} with Unit {unit}; {metric} is counted in "
+                               f"{METRICS[metric]}")
         by_id[qid] = (dims.get("VolumeId", "volume"), metric, stat, period, unit)
     periods = sorted({v[3] for v in by_id.values()})
     if len(periods) > 1:
-        raise InputError(f"--from {path}: the export mixes periods ({', '.join(f'{p:g} s' for p in periods)}); "
-                         "export every metric with one Period")
+        raise ValueProblem(f"{path}: the export mixes periods ({', '.join(f'{p:g} s' for p in periods)}); "
+                           "export every metric with one Period")
     if not by_id:
-        raise InputError(f"--from {path}: no VolumeReadOps/VolumeWriteOps/VolumeReadBytes/VolumeWriteBytes queries")
+        raise ValueProblem(f"{path}: no VolumeReadOps/VolumeWriteOps/VolumeReadBytes/VolumeWriteBytes queries")
     period = periods[0]
     points: Points = defaultdict(dict)
     for res in doc.get("MetricDataResults") or []:
@@ -92,7 +92,7 @@ def _metric_data(path: Path, doc: dict[str, Any]) -> tuple[Points, float]:
         vol, metric, stat, _p, _u = by_id[qid]
         ts, vals = res.get("Timestamps") or [], res.get("Values") or []
         if len(ts) != len(vals):
-            raise InputError(f"--from {path}: result {qid}: {len(ts)} timestamps for {len(vals)} values")
+            raise ValueProblem(f"{path}: result {qid}: {len(ts)} timestamps for {len(vals)} values")
         for t, v in zip(ts, vals, strict=True):
             points[(vol, metric, stat)][parse_time(str(t), str(path), f"result {qid}")] = _value(path, qid, v)
         _check_spacing(path, f"result {qid}", sorted(points[(vol, metric, stat)]), period)
@@ -105,19 +105,19 @@ def _statistics(path: Path, docs: list[dict[str, Any]]) -> tuple[Points, float]:
     for d in docs:
         metric = str(d.get("Label", ""))
         if metric not in METRICS:
-            raise InputError(f"--from {path}: get-metric-statistics output labelled {metric!r}; expected one of "
-                             f"{', '.join(METRICS)}")
+            raise ValueProblem(f"{path}: get-metric-statistics output labelled {metric!r}; expected one of "
+                               f"{', '.join(METRICS)}")
         for p in d["Datapoints"] or []:
             if not isinstance(p, dict):
-                raise InputError(f"--from {path}: {metric}: a datapoint that is not an object")
+                raise ValueProblem(f"{path}: {metric}: a datapoint that is not an object")
             unit = p.get("Unit")
             if unit is not None and unit != METRICS[metric]:
-                raise InputError(f"--from {path}: {metric} datapoint with Unit {unit}; {metric} is counted in "
-                                 f"{METRICS[metric]}")
+                raise ValueProblem(f"{path}: {metric} datapoint with Unit {unit}; {metric} is counted in "
+                                   f"{METRICS[metric]}")
             t = parse_time(str(p.get("Timestamp", "")), str(path), metric)
             found = [s for s in STATS if s in p]
             if not found:
-                raise InputError(f"--from {path}: {metric} datapoint without Sum, Average or Maximum")
+                raise ValueProblem(f"{path}: {metric} datapoint without Sum, Average or Maximum")
             for s in found:
                 points[("volume", metric, s)][t] = _value(path, metric, p[s])
         times = sorted({t for (_v, m, _s), pts in points.items() if m == metric for t in pts})
@@ -126,13 +126,13 @@ def _statistics(path: Path, docs: list[dict[str, Any]]) -> tuple[Points, float]:
             periods[metric] = min(gaps)
             _check_spacing(path, metric, times, periods[metric])
     if not points:
-        raise InputError(f"--from {path}: no datapoints")
+        raise ValueProblem(f"{path}: no datapoints")
     if len(set(periods.values())) > 1:
         mixed = ", ".join(f"{m} {p:g} s" for m, p in sorted(periods.items()))
-        raise InputError(f"--from {path}: the export mixes periods ({mixed}); export every metric with one --period")
+        raise ValueProblem(f"{path}: the export mixes periods ({mixed}); export every metric with one --period")
     if not periods:
-        raise InputError(f"--from {path}: one datapoint per metric; the period cannot be read from the file "
-                         "(export at least two periods)")
+        raise ValueProblem(f"{path}: one datapoint per metric; the period cannot be read from the file "
+                           "(export at least two periods)")
     return points, next(iter(periods.values()))
 
 
@@ -140,15 +140,15 @@ def _value(path: Path, where: str, v: Any) -> float:
     try:
         return check_rate(str(path), where, "value", float(v))
     except (TypeError, ValueError):
-        raise InputError(f"--from {path}: {where}: value {v!r} is not a number") from None
+        raise ValueProblem(f"{path}: {where}: value {v!r} is not a number") from None
 
 
 def _check_spacing(path: Path, where: str, times: list[float], period: float) -> None:
     for a, b in zip(times, times[1:], strict=False):
         gap = b - a
         if gap < period - 0.5 or abs(gap / period - round(gap / period)) > 0.01:
-            raise InputError(f"--from {path}: {where}: datapoints {gap:g} s apart with Period {period:g} s: the export "
-                             "mixes periods")
+            raise ValueProblem(f"{path}: {where}: datapoints {gap:g} s apart with Period {period:g} s: the export "
+                               "mixes periods")
 
 
 def _series(path: Path, points: Points, period: float) -> Series:
@@ -173,8 +173,8 @@ def _series(path: Path, points: Points, period: float) -> Series:
             used.add("Maximum as the series")
         missing = [m for m in METRICS if m not in rate]
         if missing:
-            raise InputError(f"--from {path}: volume {vol}: no {', '.join(missing)} (export all four: VolumeReadOps, "
-                             "VolumeWriteOps, VolumeReadBytes, VolumeWriteBytes)")
+            raise ValueProblem(f"{path}: volume {vol}: no {', '.join(missing)} (export all four: VolumeReadOps, "
+                               "VolumeWriteOps, VolumeReadBytes, VolumeWriteBytes)")
         times = sorted(set.intersection(*(set(r) for r in rate.values())))
         has_peak = len(peak) == len(METRICS)
         for t in times:
@@ -188,7 +188,7 @@ def _series(path: Path, points: Points, period: float) -> Series:
                                   write_iops=w, iops=r + w, read_mbps=rb / 1e6, write_mbps=wb / 1e6, peak_iops=pi,
                                   peak_mbps=pm))
     if not samples:
-        raise InputError(f"--from {path}: no period with all four metrics")
+        raise ValueProblem(f"{path}: no period with all four metrics")
     notes = [f"{path.name}: CloudWatch EBS metrics, period {period:g} s, statistics {', '.join(sorted(used))}: IOPS = "
              "(VolumeReadOps + VolumeWriteOps) Sum / period, MB/s = (VolumeReadBytes + VolumeWriteBytes) Sum / period "
              "/ 10^6" + ("; Maximum / 60 = the busiest minute (per-minute data points of Nitro instances), reads and "

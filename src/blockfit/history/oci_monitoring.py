@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.series import Sample, Series, check_rate, iso, json_export, parse_time
 
 METRICS = {"VolumeReadOps": "ops", "VolumeWriteOps": "ops", "VolumeReadThroughput": "bytes",
@@ -36,61 +36,61 @@ def read(path: Path, text: str) -> Series:
     doc = json_export(path, text)
     parts = doc if isinstance(doc, list) else [doc]
     if parts and isinstance(parts[0], dict) and "aggregated-datapoints" in parts[0]:
-        raise InputError(f"--from {path}: OCI data without its query: the interval and the statistic are in the query, "
-                         "not in the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
+        raise ValueProblem(f"{path}: OCI data without its query: the interval and the statistic are in the query, "
+                           "not in the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
     # (volume, metric, stat) -> {t: value}
     points: dict[tuple[str, str, str], dict[float, float]] = defaultdict(dict)
     intervals: set[float] = set()
     for part in parts:
         if not isinstance(part, dict) or not isinstance(part.get("data"), list):
-            raise InputError(f"--from {path}: expected {{\"query-text\": ..., \"data\": [...]}} (or a list of them)")
+            raise ValueProblem(f"{path}: expected {{\"query-text\": ..., \"data\": [...]}} (or a list of them)")
         q = part.get("query-text", part.get("queryText", part.get("query")))
         if not isinstance(q, str):
-            raise InputError(f"--from {path}: no query-text: the interval and the statistic are in the query, not in "
-                             "the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
+            raise ValueProblem(f"{path}: no query-text: the interval and the statistic are in the query, not in "
+                               "the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
         m = MQL.match(q)
         if not m:
-            raise InputError(f"--from {path}: query-text {q!r}: expected METRIC[INTERVAL]{{...}}.sum() (or .max(), "
-                             ".mean())")
+            raise ValueProblem(f"{path}: query-text {q!r}: expected METRIC[INTERVAL]{{...}}.sum() (or .max(), "
+                               ".mean())")
         metric, interval, stat = m.group(1), float(m.group(2)) * SECONDS[m.group(3).lower()], m.group(4).lower()
         if metric not in METRICS:
-            raise InputError(f"--from {path}: query of {metric}; expected VolumeReadOps, VolumeWriteOps, "
-                             "VolumeReadThroughput or VolumeWriteThroughput (namespace oci_blockstore)")
+            raise ValueProblem(f"{path}: query of {metric}; expected VolumeReadOps, VolumeWriteOps, "
+                               "VolumeReadThroughput or VolumeWriteThroughput (namespace oci_blockstore)")
         intervals.add(interval)
         for entry in part["data"]:
             _entry(path, entry, metric, "mean" if stat == "avg" else stat, points)
     if len(intervals) > 1:
         mixed = ", ".join(f"{i:g} s" for i in sorted(intervals))
-        raise InputError(f"--from {path}: the export mixes intervals ({mixed}); query every metric with one interval")
+        raise ValueProblem(f"{path}: the export mixes intervals ({mixed}); query every metric with one interval")
     if not intervals:
-        raise InputError(f"--from {path}: no query")
+        raise ValueProblem(f"{path}: no query")
     return _series(path, points, intervals.pop())
 
 
 def _entry(path: Path, entry: Any, metric: str, stat: str,
            points: dict[tuple[str, str, str], dict[float, float]]) -> None:
     if not isinstance(entry, dict):
-        raise InputError(f"--from {path}: a data entry that is not an object")
+        raise ValueProblem(f"{path}: a data entry that is not an object")
     name = entry.get("name", metric)
     if name != metric:
-        raise InputError(f"--from {path}: data of {name} under a query of {metric}")
+        raise ValueProblem(f"{path}: data of {name} under a query of {metric}")
     unit = str((entry.get("metadata") or {}).get("unit", "")).strip().lower()
     if unit:
         is_bytes = unit in BYTE_UNITS or unit.startswith("byte")
         if is_bytes != (METRICS[metric] == "bytes"):
-            raise InputError(f"--from {path}: {metric} with unit {unit!r}; {metric} counts "
-                             f"{'bytes' if METRICS[metric] == 'bytes' else 'operations'}")
+            raise ValueProblem(f"{path}: {metric} with unit {unit!r}; {metric} counts "
+                               f"{'bytes' if METRICS[metric] == 'bytes' else 'operations'}")
     dims = entry.get("dimensions") or {}
     vol = str(dims.get("resourceId") or dims.get("resourceDisplayName") or "volume")
     dps = entry.get("aggregated-datapoints", entry.get("aggregatedDatapoints"))
     if not isinstance(dps, list):
-        raise InputError(f"--from {path}: {metric} entry without aggregated-datapoints")
+        raise ValueProblem(f"{path}: {metric} entry without aggregated-datapoints")
     for dp in dps:
         try:
             t = parse_time(str(dp["timestamp"]), str(path), metric)
             v = check_rate(str(path), metric, "value", float(dp["value"]))
         except (KeyError, TypeError, ValueError):
-            raise InputError(f"--from {path}: {metric}: a data point without a timestamp and a numeric value") from None
+            raise ValueProblem(f"{path}: {metric}: a data point without a timestamp and a numeric value") from None
         points[(vol, metric, stat)][t] = v
 
 
@@ -110,7 +110,7 @@ def _series(path: Path, points: dict[tuple[str, str, str], dict[float, float]], 
             rate, peak = peak, {}
         missing = [m for m in METRICS if m not in rate]
         if missing:
-            raise InputError(f"--from {path}: volume {vol}: no {', '.join(missing)} (export all four metrics)")
+            raise ValueProblem(f"{path}: volume {vol}: no {', '.join(missing)} (export all four metrics)")
         for t in sorted(set.intersection(*(set(r) for r in rate.values()))):
             pi = pm = None
             if len(peak) == len(METRICS) and all(t in p for p in peak.values()):
@@ -123,7 +123,7 @@ def _series(path: Path, points: dict[tuple[str, str, str], dict[float, float]], 
                                   read_mbps=rate["VolumeReadThroughput"][t] / 1e6,
                                   write_mbps=rate["VolumeWriteThroughput"][t] / 1e6, peak_iops=pi, peak_mbps=pm))
     if not samples:
-        raise InputError(f"--from {path}: no interval with all four metrics")
+        raise ValueProblem(f"{path}: no interval with all four metrics")
     notes = [f"{path.name}: OCI Monitoring oci_blockstore, interval {interval:g} s: IOPS = (VolumeReadOps + "
              "VolumeWriteOps).sum() / interval, MB/s = (VolumeReadThroughput + VolumeWriteThroughput).sum() / interval "
              "/ 10^6; .max() / 60 = the busiest minute (reads and writes added: an upper bound)"]

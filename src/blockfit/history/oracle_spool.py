@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.awr import number
 from blockfit.history.series import Sample, Series, check_rate, counter_delta, parse_time
 
@@ -49,11 +49,11 @@ def read(path: Path, text: str) -> Series:
         elif line.startswith("BFIO,"):
             rows.append(_row(src, n, line.split(",")))
     if header is None or len(header) < 6 or header[1] != "1" or header[2] not in ("awr", "statspack"):
-        raise InputError(f"--from {path}: no 'BFIO-HEADER,1,awr|statspack,...' line (expected the spool of "
-                         "'blockfit sql oracle' or 'blockfit sql statspack')")
+        raise ValueProblem(f"{path}: no 'BFIO-HEADER,1,awr|statspack,...' line (expected the spool of "
+                           "'blockfit sql oracle' or 'blockfit sql statspack')")
     kind, db_name, dbid = header[2], header[3], header[4]
     if not rows:
-        raise InputError(f"--from {path}: no BFIO data lines (no snapshots in the exported days?)")
+        raise ValueProblem(f"{path}: no BFIO data lines (no snapshots in the exported days?)")
     per_inst: dict[str, list[_Row]] = {}
     for r in rows:
         per_inst.setdefault(r.inst, []).append(r)
@@ -64,7 +64,7 @@ def read(path: Path, text: str) -> Series:
         samples += got
         restarts += skipped_here
     if not samples:
-        raise InputError(f"--from {path}: fewer than two snapshots per instance; nothing to take differences of")
+        raise ValueProblem(f"{path}: fewer than two snapshots per instance; nothing to take differences of")
     fmt = "oracle-spool" if kind == "awr" else "statspack-spool"
     notes = [f"{path.name}: {'AWR' if kind == 'awr' else 'Statspack'} export of {db_name} (DBID {dbid}): per "
              "instance and snapshot, IOPS = growth of (physical read + write total IO requests) / snapshot seconds, "
@@ -91,7 +91,7 @@ def _instance_samples(path: Path, inst: str, rs: list[_Row]) -> tuple[list[Sampl
     rs.sort(key=lambda r: r.snap)
     for prev, cur in zip(rs, rs[1:], strict=False):
         if cur.snap == prev.snap:
-            raise InputError(f"--from {path}: line {cur.line}: instance {inst} snapshot {cur.snap} twice")
+            raise ValueProblem(f"{path}: line {cur.line}: instance {inst} snapshot {cur.snap} twice")
         if cur.startup != prev.startup:
             restarts += 1
             continue
@@ -101,7 +101,7 @@ def _instance_samples(path: Path, inst: str, rs: list[_Row]) -> tuple[list[Sampl
         d = [counter_delta(src, where, nm, a, b) for nm, a, b in zip(names, prev.counters, cur.counters, strict=True)]
         dur = cur.end - prev.end
         if dur <= 0:
-            raise InputError(f"--from {path}: {where}: its end time is not after the previous snapshot's")
+            raise ValueProblem(f"{path}: {where}: its end time is not after the previous snapshot's")
         peak_i = peak_m = None
         if cur.maxima is not None:
             peak_i = cur.maxima[0] + cur.maxima[1]
@@ -116,17 +116,17 @@ def _instance_samples(path: Path, inst: str, rs: list[_Row]) -> tuple[list[Sampl
 def _row(src: str, n: int, f: list[str]) -> _Row:
     where = f"line {n}"
     if len(f) != FIELDS + 1:
-        raise InputError(f"--from {src}: {where}: {len(f) - 1} fields after BFIO; expected {FIELDS} (instance, "
-                         "snapshot, begin, end, startup, 4 counters, 4 maxima): a cut or edited line?")
+        raise ValueProblem(f"{src}: {where}: {len(f) - 1} fields after BFIO; expected {FIELDS} (instance, "
+                           "snapshot, begin, end, startup, 4 counters, 4 maxima): a cut or edited line?")
     try:
         snap = int(f[2])
     except ValueError:
-        raise InputError(f"--from {src}: {where}: snapshot id {f[2]!r} is not a number") from None
+        raise ValueProblem(f"{src}: {where}: snapshot id {f[2]!r} is not a number") from None
     counters = []
     for i, name in zip(range(6, 10), ("read requests", "write requests", "read bytes", "write bytes"), strict=True):
         v = number(f[i])
         if v is None:
-            raise InputError(f"--from {src}: {where}: {name} {f[i]!r} is not a number")
+            raise ValueProblem(f"{src}: {where}: {name} {f[i]!r} is not a number")
         counters.append(check_rate(src, where, name, v))
     maxima = [number(x) for x in f[10:14]]
     return _Row(line=n, inst=f[1].strip(), snap=snap,

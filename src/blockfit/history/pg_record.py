@@ -38,7 +38,7 @@ from typing import Any
 
 from blockfit import lifecycle
 from blockfit.devices import diskstats, sysfs
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, ValueProblem
 from blockfit.files import write_atomically
 
 FORMAT = "blockfit-pg-recording"
@@ -87,7 +87,7 @@ class Server:
             self.conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
             msg = " ".join(str(exc).split())[:200]
-            raise InputError(f"--pg: cannot connect ({msg})") from None
+            raise ValueProblem(f"connection string: cannot connect ({msg})") from None
         self.version = int(self._one("SHOW server_version_num"))
         self.block_size = int(self._one("SHOW block_size"))
         self.io_columns: set[str] = set()
@@ -164,7 +164,7 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Sample for DURATION_S every INTERVAL_S into OUT; returns the header. Ctrl-C keeps what was sampled."""
     if interval_s <= 0 or duration_s < interval_s:
-        raise InputError(f"--duration {duration_s:g} s: expected at least one --interval ({interval_s:g} s)")
+        raise ValueProblem(f"duration {duration_s:g} s: expected at least one interval ({interval_s:g} s)")
     server = Server(dsn)
     try:
         data, paths = server.data_paths()

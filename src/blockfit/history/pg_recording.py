@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.devices import diskstats
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.pg_record import FORMAT, VERSION
 from blockfit.history.series import Sample, SampleTable, Series, counter_delta, parse_time
 
@@ -59,14 +59,14 @@ def read_lines(path: Path, lines: Iterator[str], max_samples: int | None = None)
     for n, b in _samples(path, nonblank):
         count += 1
         if max_samples is not None and count > max_samples:
-            raise InputError(f"--from {path}: more than {max_samples:,} samples; expected at most that many "
-                             "(a month of 1-second samples): record at a longer interval")
+            raise ValueProblem(f"{path}: more than {max_samples:,} samples; expected at most that many "
+                               "(a month of 1-second samples): record at a longer interval")
         after = _diskstats(path, n, b["diskstats"]) if devices else {}
         if count > 1:
             resets += _interval(path, devices, started, count - 1, a, b, before, after, out, dev_totals, srv_totals)
         a, before = b, after
     if count < 2:
-        raise InputError(f"--from {path}: {count} sample(s); expected at least two")
+        raise ValueProblem(f"{path}: {count} sample(s); expected at least two")
     return _series(path, header, devices, out, dev_totals, srv_totals, resets)
 
 
@@ -92,10 +92,10 @@ def _interval(path: Path, devices: list[str], started: float, k: int, a: dict[st
     if devices:
         for name in devices:
             if name not in before or name not in after:
-                raise InputError(f"--from {path}: {where}: no diskstats line for device {name}")
+                raise ValueProblem(f"{path}: {where}: no diskstats line for device {name}")
             dr, dw, dsr, dsw = (y - x for x, y in zip(before[name], after[name], strict=True))
             if min(dr, dw, dsr, dsw) < 0:
-                raise InputError(f"--from {path}: {where}: device {name}'s counters went down (device re-created?)")
+                raise ValueProblem(f"{path}: {where}: device {name}'s counters went down (device re-created?)")
             dev_totals[0] += dr
             dev_totals[1] += dw
             out.append(Sample(key=k, member=name, start=start, duration_s=dt, label=label, read_iops=dr / dt,
@@ -113,7 +113,7 @@ def _series(path: Path, header: dict[str, Any], devices: list[str], out: SampleT
             srv_totals: list[float], resets: int) -> Series:
     src = str(path)
     if not out:
-        raise InputError(f"--from {path}: no interval between two samples of one counter epoch")
+        raise ValueProblem(f"{path}: no interval between two samples of one counter epoch")
     version = int(header.get("server_version", 0))
     counters = str(header.get("server_counters", ""))
     notes = [f"{path.name}: PostgreSQL {version // 10000} recording every {header.get('interval_s')} s, server "
@@ -144,9 +144,9 @@ def _diskstats(path: Path, line: int, lines: list[Any]) -> dict[str, diskstats.C
     try:
         return diskstats.counters(map(str, lines))
     except diskstats.FieldCount as exc:
-        raise InputError(f"--from {path}: line {line}: {exc}") from None
+        raise ValueProblem(f"{path}: line {line}: {exc}") from None
     except ValueError:
-        raise InputError(f"--from {path}: line {line}: a diskstats line with a non-numeric counter") from None
+        raise ValueProblem(f"{path}: line {line}: a diskstats line with a non-numeric counter") from None
 
 
 def _ratio(x: float) -> str:
@@ -157,12 +157,12 @@ def _header(path: Path, line: str | None) -> dict[str, Any]:
     try:
         header = json.loads(line or "")
     except (ValueError, RecursionError):
-        raise InputError(f"--from {path}: line 1: not a blockfit record header") from None
+        raise ValueProblem(f"{path}: line 1: not a blockfit record header") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise InputError(f"--from {path}: line 1: not a blockfit PostgreSQL recording header")
+        raise ValueProblem(f"{path}: line 1: not a blockfit PostgreSQL recording header")
     if header.get("version") != VERSION:
-        raise InputError(f"--from {path}: recording version {header.get('version')!r}; this blockfit reads "
-                         f"version {VERSION}")
+        raise ValueProblem(f"{path}: recording version {header.get('version')!r}; this blockfit reads "
+                           f"version {VERSION}")
     return header
 
 
@@ -176,8 +176,8 @@ def _samples(path: Path, lines: Iterator[str]) -> Iterator[tuple[int, dict[str, 
             if not isinstance(s["pg"], dict) or not isinstance(s.get("diskstats", []), list):
                 raise TypeError
         except (ValueError, KeyError, TypeError, RecursionError):
-            raise InputError(f"--from {path}: line {n}: not a recording sample (expected t, pg, diskstats)") from None
+            raise ValueProblem(f"{path}: line {n}: not a recording sample (expected t, pg, diskstats)") from None
         if not math.isfinite(t) or t <= last:
-            raise InputError(f"--from {path}: line {n}: time {t} does not run forward (after {last:g} s)")
+            raise ValueProblem(f"{path}: line {n}: time {t} does not run forward (after {last:g} s)")
         last = t
         yield n, s

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.devices import capture, iostat
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.history.series import Sample, SampleTable, Series, parse_time
 from blockfit.inputs import CappedFile, read_capped
 
@@ -66,7 +66,7 @@ def _decode(path: Path, raw: bytes) -> str:
         except UnicodeDecodeError:
             pass
     if b"\x00" in raw:
-        raise InputError(f"--from {path}: {NOT_TEXT}")
+        raise ValueProblem(f"{path}: {NOT_TEXT}")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -75,7 +75,7 @@ def _decode(path: Path, raw: bytes) -> str:
 
 def read_text(path: Path) -> str:
     """The whole file as text (at most MAX_DOCUMENT_BYTES), or one line saying why not."""
-    return _decode(path, read_capped(path, f"--from {path}", EXPECTED, MAX_DOCUMENT_BYTES))
+    return _decode(path, read_capped(path, str(path), EXPECTED, MAX_DOCUMENT_BYTES))
 
 
 def detect(path: Path, text: str) -> str:
@@ -106,8 +106,8 @@ def _json_format(path: Path, text: str) -> str:
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError):
-        raise InputError(f"--from {path}: not valid JSON: not sysstat JSON (iostat -o JSON, sadf -j) nor a "
-                         "CloudWatch, OCI Monitoring or Azure Monitor export") from None
+        raise ValueProblem(f"{path}: not valid JSON: not sysstat JSON (iostat -o JSON, sadf -j) nor a "
+                           "CloudWatch, OCI Monitoring or Azure Monitor export") from None
     if isinstance(doc, dict):
         if "sysstat" in doc:
             return "iostat"  # iostat or sadf: told apart by the reader
@@ -123,17 +123,27 @@ def _json_format(path: Path, text: str) -> str:
         if {"aggregated-datapoints", "aggregatedDatapoints", "query-text", "queryText", "data"} & set(doc[0]):
             return "oci-monitoring"
     if isinstance(doc, list):
-        raise InputError(f"--from {path}: a JSON array of no known export; expected sysstat JSON (an object: "
-                         "iostat -o JSON, sadf -j), a CloudWatch, OCI Monitoring or Azure Monitor export, or a CSV")
-    raise InputError(f"--from {path}: not sysstat JSON (iostat -o JSON, sadf -j: sysstat.hosts) nor a CloudWatch "
-                     "get-metric-data/get-metric-statistics, OCI summarize-metrics-data or Azure Monitor metrics "
-                     "export")
+        raise ValueProblem(f"{path}: a JSON array of no known export; expected sysstat JSON (an object: "
+                           "iostat -o JSON, sadf -j), a CloudWatch, OCI Monitoring or Azure Monitor export, or a CSV")
+    raise ValueProblem(f"{path}: not sysstat JSON (iostat -o JSON, sadf -j: sysstat.hosts) nor a CloudWatch "
+                       "get-metric-data/get-metric-statistics, OCI summarize-metrics-data or Azure Monitor metrics "
+                       "export")
 
 
 def read_history(path: Path, declared: str | None = None) -> Series:
     """Read PATH in whichever format it is; with DECLARED, refuse a file of another format. A CSV, sysstat JSON and
-    a PostgreSQL recording are read as streams (up to MAX_HISTORY_BYTES); the rest whole (up to MAX_DOCUMENT_BYTES)."""
-    with CappedFile(path, f"--from {path}", EXPECTED, MAX_HISTORY_BYTES) as raw:
+    a PostgreSQL recording are read as streams (up to MAX_HISTORY_BYTES); the rest whole (up to MAX_DOCUMENT_BYTES).
+    Every problem is a ValueProblem naming PATH: the caller (the CLI) names the option that gave it."""
+    try:
+        return _read_history(path, declared)
+    except ValueProblem:
+        raise
+    except InputError as exc:   # the file's own checks (CappedFile, a diagnose capture) name PATH already
+        raise ValueProblem(str(exc)) from None
+
+
+def _read_history(path: Path, declared: str | None) -> Series:
+    with CappedFile(path, str(path), EXPECTED, MAX_HISTORY_BYTES) as raw:
         stream = io.BufferedReader(raw, HEAD_BYTES)
         head = stream.peek(HEAD_BYTES)[:HEAD_BYTES]
         if _streams_as_csv(head) and declared in (None, "csv"):
@@ -143,10 +153,10 @@ def read_history(path: Path, declared: str | None = None) -> Series:
             try:
                 series = _sysstat_reports(path, _sysstat_stream(path, text_stream))
             except UnicodeDecodeError:
-                raise InputError(f"--from {path}: not UTF-8 text; expected sysstat JSON") from None
+                raise ValueProblem(f"{path}: not UTF-8 text; expected sysstat JSON") from None
             if declared is not None and declared != series.format:
-                raise InputError(f"--from {path}: declared {declared} (--from-format) but the content is "
-                                 f"{series.format}")
+                raise ValueProblem(f"{path}: read as {declared} (the format given) but the content is "
+                                   f"{series.format}")
             return series
         if _streams_as_recording(head) and declared in (None, "pg-recording"):
             from blockfit.history import pg_recording
@@ -155,21 +165,22 @@ def read_history(path: Path, declared: str | None = None) -> Series:
                                            MAX_SAMPLES)
         raw_text = stream.read(MAX_DOCUMENT_BYTES + 1)
         if len(raw_text) > MAX_DOCUMENT_BYTES:
-            raise InputError(f"--from {path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
-                             "file of that size at most (only a CSV may be larger: export the history as CSV)")
+            raise ValueProblem(f"{path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
+                               "file of that size at most (only a CSV may be larger: export the history as CSV)")
     text = _decode(path, raw_text)
     del raw_text  # the text alone from here: a JSON document's parse holds several times its size
     if not text.strip():
-        raise InputError(f"--from {path}: the file is empty")
+        raise ValueProblem(f"{path}: the file is empty")
     found = detect(path, text)
     if declared is not None and declared != found and not (declared == "sadf" and found == "iostat"):
-        raise InputError(f"--from {path}: declared {declared} (--from-format) but the content is {found}"
+        raise ValueProblem(f"{path}: read as {declared} (the format given) but the content is {found}"
                          + (": a Statspack report, not an AWR report" if (declared, found) == ("awr", "statspack")
                             else ""))
     reader = _readers()[found]
     series = reader(path, text)
     if declared is not None and declared != series.format:
-        raise InputError(f"--from {path}: declared {declared} (--from-format) but the content is {series.format}")
+        raise ValueProblem(f"{path}: read as {declared} (the format given) but the content is "
+                           f"{series.format}")
     return series
 
 
@@ -198,7 +209,7 @@ def _lines(path: Path, stream: io.BufferedReader[CappedFile], expected: str) -> 
         if not line:
             return
         if len(line) > MAX_LINE:
-            raise InputError(f"--from {path}: line {n} is longer than {MAX_LINE // 1024:,} KB; expected {expected}")
+            raise ValueProblem(f"{path}: line {n} is longer than {MAX_LINE // 1024:,} KB; expected {expected}")
         yield line
 
 
@@ -233,11 +244,11 @@ def _sysstat(path: Path, text: str) -> Series:
         hosts = doc["sysstat"]["hosts"]
         stats = hosts[0]["statistics"]
     except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-        raise InputError(f"--from {path}: {NOT_SYSSTAT}") from None
+        raise ValueProblem(f"{path}: {NOT_SYSSTAT}") from None
     if len(hosts) > 1:
-        raise InputError(f"--from {path}: {len(hosts)} hosts in one file; expected one")
+        raise ValueProblem(f"{path}: {len(hosts)} hosts in one file; expected one")
     if not isinstance(stats, list):
-        raise InputError(f"--from {path}: sysstat.hosts[0].statistics is not a list")
+        raise ValueProblem(f"{path}: sysstat.hosts[0].statistics is not a list")
     return _sysstat_reports(path, iter(stats))
 
 
@@ -272,8 +283,8 @@ class _ArrayReader:
 
     def element(self) -> Any:
         """The value that starts at the next character; at most MAX_DOCUMENT_BYTES of it."""
-        too_big = InputError(f"--from {self.path}: a report larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected "
-                             "sysstat reports of a few KB each")
+        too_big = ValueProblem(f"{self.path}: a report larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected "
+                               "sysstat reports of a few KB each")
         while True:
             try:
                 obj, end = self.decoder.raw_decode(self.buf, self.pos)
@@ -281,7 +292,7 @@ class _ArrayReader:
                     raise ValueError("may go on")
             except (ValueError, RecursionError):
                 if self.eof:
-                    raise InputError(f"--from {self.path}: {NOT_SYSSTAT}") from None
+                    raise ValueProblem(f"{self.path}: {NOT_SYSSTAT}") from None
                 if len(self.buf) - self.pos > MAX_DOCUMENT_BYTES:
                     raise too_big from None
                 self.more(max(1 << 20, len(self.buf) - self.pos))  # at least double what is held: each report
@@ -298,13 +309,13 @@ def _sysstat_stream(path: Path, text: io.TextIOBase) -> Iterator[Any]:
     buf = text.read(2 * HEAD_BYTES)
     m = _STATISTICS.search(buf)
     if m is None:
-        raise InputError(f"--from {path}: {NOT_SYSSTAT}")
+        raise ValueProblem(f"{path}: {NOT_SYSSTAT}")
     prefix, reader = buf[:m.end() - 1], _ArrayReader(path, text, buf[m.end():])
     first = True
     while (c := reader.peek()) != "]":
         if not first:
             if c != ",":
-                raise InputError(f"--from {path}: {NOT_SYSSTAT}")
+                raise ValueProblem(f"{path}: {NOT_SYSSTAT}")
             reader.pos += 1
             reader.peek()
         yield reader.element()
@@ -319,11 +330,11 @@ def _check_sysstat_rest(path: Path, prefix: str, tail: str) -> None:
         hosts = doc["sysstat"]["hosts"]
         stats = hosts[0]["statistics"]
     except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-        raise InputError(f"--from {path}: {NOT_SYSSTAT}") from None
+        raise ValueProblem(f"{path}: {NOT_SYSSTAT}") from None
     if isinstance(hosts, list) and len(hosts) > 1:
-        raise InputError(f"--from {path}: {len(hosts)} hosts in one file; expected one")
+        raise ValueProblem(f"{path}: {len(hosts)} hosts in one file; expected one")
     if stats != _STREAMED:
-        raise InputError(f"--from {path}: {NOT_SYSSTAT}")
+        raise ValueProblem(f"{path}: {NOT_SYSSTAT}")
 
 
 def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
@@ -332,7 +343,7 @@ def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
     reports = (r for r in stats if isinstance(r, dict) and isinstance(r.get("disk"), list))
     first = next(reports, None)
     if first is None:
-        raise InputError(f"--from {path}: no per-device statistics (run iostat with -d -x, or sadf with '-- -d')")
+        raise ValueProblem(f"{path}: no per-device statistics (run iostat with -d -x, or sadf with '-- -d')")
     disks = first["disk"]
     is_iostat = bool(disks) and isinstance(disks[0], dict) and "disk_device" in disks[0]
     skipped: list[str] = []
@@ -351,8 +362,8 @@ def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
         for s in _sysstat_report(path, i, rep["disk"], is_iostat, 1.0):
             samples.append(s)
         if len(samples) > MAX_SAMPLES:
-            raise InputError(f"--from {path}: more than {MAX_SAMPLES:,} device intervals; expected at most that "
-                             "many (a month of 1-second samples): report at a longer interval")
+            raise ValueProblem(f"{path}: more than {MAX_SAMPLES:,} device intervals; expected at most that "
+                               "many (a month of 1-second samples): report at a longer interval")
     interval = _sysstat_interval(stamps, is_iostat)
     notes = []
     if interval is None:
@@ -397,10 +408,10 @@ def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
     try:
         value = float(row[key])
     except (KeyError, TypeError, ValueError):
-        raise InputError(f"--from {path}: {where}: missing or non-numeric {key!r}") from None
+        raise ValueProblem(f"{path}: {where}: missing or non-numeric {key!r}") from None
     if not math.isfinite(value) or not 0 <= value <= MAX_RATE:
-        raise InputError(f"--from {path}: {where}: {key!r} is {value:g}; expected a rate from 0 to {MAX_RATE:g} "
-                         "per second")
+        raise ValueProblem(f"{path}: {where}: {key!r} is {value:g}; expected a rate from 0 to {MAX_RATE:g} "
+                           "per second")
     return value
 
 
@@ -409,10 +420,10 @@ def _sysstat_report(path: Path, index: int, disks: list[Any], is_iostat: bool,
     where = f"report {index + 1}"
     for d in disks:
         if not isinstance(d, dict):
-            raise InputError(f"--from {path}: {where}: a disk entry that is not an object")
+            raise ValueProblem(f"{path}: {where}: a disk entry that is not an object")
         name = str(d.get("disk_device" if is_iostat else "disk-device", ""))
         if not name:
-            raise InputError(f"--from {path}: {where}: a disk entry without a device name")
+            raise ValueProblem(f"{path}: {where}: a disk entry without a device name")
         if is_iostat:
             r, w = _num(path, where, d, "r/s"), _num(path, where, d, "w/s")
             yield Sample(index, name, None, interval, where, r, w, r + w,
@@ -426,7 +437,7 @@ def _diagnose(path: Path, text: str) -> Series:
     try:
         recorded = capture.load(path)
     except InputError as exc:
-        raise InputError(f"--from {exc}") from None
+        raise ValueProblem(str(exc)) from None
     try:
         started = parse_time(recorded.header.started, str(path), "header")
     except InputError:
@@ -456,11 +467,11 @@ def _csv(path: Path, lines: Iterator[str]) -> Series:
             i = len(table)
             where = f"data row {i + 1}"
             if i >= MAX_SAMPLES:
-                raise InputError(f"--from {path}: more than {MAX_SAMPLES:,} rows; expected at most that many "
-                                 "intervals (a month of 1-second samples): export at a coarser interval")
+                raise ValueProblem(f"{path}: more than {MAX_SAMPLES:,} rows; expected at most that many "
+                                   "intervals (a month of 1-second samples): export at a coarser interval")
             if len(row) != len(CSV_COLUMNS):
-                raise InputError(f"--from {path}: {where} has {len(row)} fields; expected {len(CSV_COLUMNS)}: "
-                                 f"{', '.join(CSV_COLUMNS)}")
+                raise ValueProblem(f"{path}: {where} has {len(row)} fields; expected {len(CSV_COLUMNS)}: "
+                                   f"{', '.join(CSV_COLUMNS)}")
             vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
             r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
             try:
@@ -470,9 +481,9 @@ def _csv(path: Path, lines: Iterator[str]) -> Series:
             table.add(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
                       _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s"))
     except csv.Error as exc:
-        raise InputError(f"--from {path}: not a CSV ({exc})") from None
+        raise ValueProblem(f"{path}: not a CSV ({exc})") from None
     if not table:
-        raise InputError(f"--from {path}: no data rows (expected: {', '.join(CSV_COLUMNS)})")
+        raise ValueProblem(f"{path}: no data rows (expected: {', '.join(CSV_COLUMNS)})")
     step = _median_step(table.columns["start"])
     table.columns["duration_s"] = array("d", [step]) * len(table)
     return Series(source=str(path), format="csv", member_kind="series", samples=table, skipped=skipped)
@@ -502,9 +513,9 @@ def _is_number(s: str) -> bool:
 
 
 def history_format(text: str | None) -> str | None:
-    """--from-format: one of FORMATS, or None (detect)."""
+    """A declared format: one of FORMATS, or None (detect)."""
     if text is None or text == "auto":
         return None
     if text not in FORMATS:
-        raise InputError(f"--from-format {text!r}: expected one of {', '.join(FORMATS)} (or auto)")
+        raise ValueProblem(f"{text!r}: expected one of {', '.join(FORMATS)} (or auto)")
     return text

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, overload
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 
 # snapshot sources (AWR, Statspack, SQL Server exports): intervals shorter than this are too short to carry a
 # rate (a manual snapshot taken seconds after the automatic one) and are skipped, as DBAs skip them by hand
@@ -172,13 +172,13 @@ def json_export(path: Path, text: str) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
-        raise InputError(f"--from {path}: not valid JSON") from None
+        raise ValueProblem(f"{path}: not valid JSON") from None
 
 
 def check_rate(source: str, where: str, name: str, value: float) -> float:
     """A rate or count read from a file: finite and not negative, else one line naming the file and the place."""
     if not math.isfinite(value) or value < 0:
-        raise InputError(f"--from {source}: {where}: {name} is {value:g}; expected a finite figure of at least 0")
+        raise ValueProblem(f"{source}: {where}: {name} is {value:g}; expected a finite figure of at least 0")
     return value
 
 
@@ -195,7 +195,7 @@ def parse_time(text: str, source: str, where: str) -> float:
     try:
         dt = datetime.fromisoformat(t.replace("Z", "+00:00") if t.endswith("Z") else t)
     except ValueError:
-        raise InputError(f"--from {source}: {where}: {text!r} is not an ISO 8601 time") from None
+        raise ValueProblem(f"{source}: {where}: {text!r} is not an ISO 8601 time") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
@@ -204,6 +204,6 @@ def parse_time(text: str, source: str, where: str) -> float:
 def counter_delta(source: str, where: str, name: str, before: float, after: float) -> float:
     """The growth of a cumulative counter; a counter that went down without a restart marker is refused."""
     if after < before:
-        raise InputError(f"--from {source}: {where}: {name} went down from {before:,.0f} to {after:,.0f} with no "
-                         "restart marker (counters only grow between restarts; a mixed or edited export?)")
+        raise ValueProblem(f"{source}: {where}: {name} went down from {before:,.0f} to {after:,.0f} with no "
+                           "restart marker (counters only grow between restarts; a mixed or edited export?)")
     return after - before

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.history.awr import number
 from blockfit.history.series import Sample, Series, check_rate, counter_delta, parse_time
 
@@ -37,8 +37,8 @@ def read(path: Path, text: str) -> Series:
             continue
         f = [x.strip() for x in line.split(",")]
         if len(f) < FIELDS:
-            raise InputError(f"--from {path}: line {n}: {len(f)} fields; expected {FIELDS} (the columns of "
-                             "'blockfit sql sqlserver')")
+            raise ValueProblem(f"{path}: line {n}: {len(f)} fields; expected {FIELDS} (the columns of "
+                               "'blockfit sql sqlserver')")
         f = f[:FIELDS - 1] + [",".join(f[FIELDS - 1:])]
         where = f"line {n}"
         t = parse_time(f[1], src, where)
@@ -48,18 +48,18 @@ def read(path: Path, text: str) -> Series:
                                            "num_of_bytes_written"), strict=True):
             v = number(f[i])
             if v is None:
-                raise InputError(f"--from {path}: {where}: {what} {f[i]!r} is not a number")
+                raise ValueProblem(f"{path}: {where}: {what} {f[i]!r} is not a number")
             vals.append(check_rate(src, where, what, v))
         if member in snaps[t]:
-            raise InputError(f"--from {path}: {where}: file {member} twice in the snapshot of {f[1]}")
+            raise ValueProblem(f"{path}: {where}: file {member} twice in the snapshot of {f[1]}")
         snaps[t][member] = (vals[0], vals[1], vals[2], vals[3])
         if starts.setdefault(t, f[2]) != f[2]:
-            raise InputError(f"--from {path}: {where}: two start times in the snapshot of {f[1]}")
+            raise ValueProblem(f"{path}: {where}: two start times in the snapshot of {f[1]}")
         names[member] = f"{member} ({f[11]})" if f[11] else member
     times = sorted(snaps)
     if len(times) < 2:
-        raise InputError(f"--from {path}: {len(times)} snapshot(s) of sys.dm_io_virtual_file_stats; expected at "
-                         "least two (run the query repeatedly, appending to one file)")
+        raise ValueProblem(f"{path}: {len(times)} snapshot(s) of sys.dm_io_virtual_file_stats; expected at "
+                           "least two (run the query repeatedly, appending to one file)")
     samples: list[Sample] = []
     restarts = 0
     for a, b in zip(times, times[1:], strict=False):
@@ -79,7 +79,7 @@ def read(path: Path, text: str) -> Series:
                                   write_iops=d[2] / dur, iops=(d[0] + d[2]) / dur, read_mbps=d[1] / dur / 1e6,
                                   write_mbps=d[3] / dur / 1e6))
     if not samples:
-        raise InputError(f"--from {path}: no interval between two snapshots of one SQL Server start")
+        raise ValueProblem(f"{path}: no interval between two snapshots of one SQL Server start")
     notes = [f"{path.name}: SQL Server sys.dm_io_virtual_file_stats, {len(names)} files in {len(times)} snapshots: "
              "IOPS = growth of num_of_reads + num_of_writes (requests) per second, MB/s = growth of num_of_bytes_read "
              "+ num_of_bytes_written / 10^6 per second, summed over the files"]

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.history.readers import read_history
 from blockfit.history.series import MIN_SNAPSHOT_S, SampleTable, Series, iso
 from blockfit.schema.history import DerivedTargets, HistoryPoint, HistorySource, PeakWindow, PercentileName
@@ -45,7 +45,7 @@ NAMES: dict[float, PercentileName] = {100.0: "peak", 99.9: "p99.9", 99.0: "p99",
 WORDS = {"peak": 100.0, "max": 100.0, "p100": 100.0, "median": 50.0, "p50": 50.0}
 
 
-def parse_percentile(text: str | float, option: str = "--percentile") -> float:
+def parse_percentile(text: str | float) -> float:
     """'peak', 'median', 'p99.9', '99.9', '99.9%' or 100 as a number above 0 and at most 100."""
     raw = str(text).strip().lower()
     s = raw.removesuffix("%")
@@ -55,13 +55,13 @@ def parse_percentile(text: str | float, option: str = "--percentile") -> float:
     try:
         value = float(s) if s.isascii() else math.nan
     except ValueError:
-        raise InputError(f"{option} {text}: expected peak, median, p99.9, p99, p95 or a number above 0 and at "
-                         "most 100") from None
+        raise ValueProblem(f"{text}: expected a percentile: peak, median, p99.9, p99, p95 or a number above 0 "
+                           "and at most 100") from None
     if isinstance(text, str) and raw == s and 0 < value < 1:   # neither 'p' nor '%': 0.95 meant p95
-        raise InputError(f"{option} {text}: a bare fraction is ambiguous; write p{100 * value:g} (or {value:g}% "
-                         "if you mean that percentile)")
+        raise ValueProblem(f"{text}: a bare fraction is ambiguous; write p{100 * value:g} (or {value:g}% "
+                           "if you mean that percentile)")
     if not math.isfinite(value) or not 0 < value <= 100:
-        raise InputError(f"{option} {text}: expected a number above 0 and at most 100 (100 = the peak)")
+        raise ValueProblem(f"{text}: expected a percentile above 0 and at most 100 (100 = the peak)")
     return value
 
 
@@ -73,8 +73,13 @@ def derive_targets(paths: Path | Sequence[Path], devices: list[str] | None = Non
                    headroom_pct: float = 0.0, peak_factor: float | None = None,
                    declared: str | None = None) -> DerivedTargets:
     """Read every path (each once, in order) and derive the targets; see targets_from_series."""
-    path_list = [paths] if isinstance(paths, Path) else list(paths)
     _check_options(percentile, headroom_pct, peak_factor)
+    return targets_from_series(read_histories(paths, declared), devices, percentile, headroom_pct, peak_factor)
+
+
+def read_histories(paths: Path | Sequence[Path], declared: str | None = None) -> list[Series]:
+    """Every path read once, in order (a file given twice, by any name, is refused: it would count twice)."""
+    path_list = [paths] if isinstance(paths, Path) else list(paths)
     seen: dict[Path, Path] = {}
     for p in path_list:
         try:
@@ -82,19 +87,19 @@ def derive_targets(paths: Path | Sequence[Path], devices: list[str] | None = Non
         except (OSError, RuntimeError):
             real = p
         if real in seen:
-            raise InputError(f"--from {p}: given twice (as {seen[real]} too); each history file counts once")
+            raise ValueProblem(f"{p}: given twice (as {seen[real]} too); each history file counts once")
         seen[real] = p
-    return targets_from_series([read_history(p, declared) for p in path_list], devices, percentile, headroom_pct,
-                               peak_factor)
+    return [read_history(p, declared) for p in path_list]
 
 
 def _check_options(percentile: float, headroom_pct: float, peak_factor: float | None) -> None:
+    """The figures a library caller passes (the CLI has parsed and bounded each at its option already)."""
     if not math.isfinite(percentile) or not 0 < percentile <= 100:
-        raise InputError(f"--percentile {percentile:g}: expected a number above 0 and at most 100 (100 = the peak)")
+        raise InputError(f"percentile {percentile:g}: expected a number above 0 and at most 100 (100 = the peak)")
     if not math.isfinite(headroom_pct) or headroom_pct < 0:
-        raise InputError(f"--headroom {headroom_pct:g}: expected a percentage of at least 0")
+        raise InputError(f"headroom {headroom_pct:g}: expected a percentage of at least 0")
     if peak_factor is not None and (not math.isfinite(peak_factor) or not 1 <= peak_factor <= 100):
-        raise InputError(f"--peak-factor {peak_factor:g}: expected a factor from 1 to 100 (the busiest minute "
+        raise InputError(f"peak factor {peak_factor:g}: expected a factor from 1 to 100 (the busiest minute "
                          "over the interval's average)")
 
 
@@ -308,8 +313,8 @@ def _targets(series: list[Series], chosen: list[list[str]], picked: list[_Rows],
     p_i = float(np.percentile(base_i, percentile)) * factor
     p_m = float(np.percentile(base_m, percentile)) * factor
     if p_i <= 0 and p_m <= 0:
-        raise InputError(f"--from {', '.join(s.source for s in series)}: the chosen members did no I/O in "
-                         f"{len(totals)} intervals; nothing to plan for")
+        raise ValueProblem(f"{', '.join(s.source for s in series)}: the chosen members did no I/O in "
+                           f"{len(totals)} intervals; nothing to plan for")
     split = bool(totals.split.all())
     read_p: float | None
     write_p: float | None
@@ -342,24 +347,16 @@ def targets_from_series(series: list[Series], devices: list[str] | None = None, 
     """Sum the chosen members of every series per interval and derive the targets with their provenance."""
     _check_options(percentile, headroom_pct, peak_factor)
     if not series:
-        raise InputError("--from: no history given")
+        raise InputError("no history given: expected at least one series")
     notes: list[str] = []
     warnings: list[str] = []
     skipped: list[str] = []
-    chosen = [_choose(s, devices) for s in series]
-    if devices:
-        named = {d.removeprefix("/dev/") for d in devices}
-        found = {m for c in chosen for m in c}
-        missing = sorted(named - found)
-        if missing:
-            have = sorted({m for s in series for m in s.members})
-            raise InputError(f"--devices {','.join(missing)}: not in {', '.join(s.source for s in series)} "
-                             f"(it has {', '.join(have[:12])})")
+    chosen = choose_members(series, devices)
     picked: list[_Rows] = []
     for s, members in zip(series, chosen, strict=True):
         rows = _pick(s, members, skipped)
         if not len(rows):
-            raise InputError(f"--from {s.source}: no intervals for {', '.join(members) or 'the series'}")
+            raise ValueProblem(f"{s.source}: no intervals for {', '.join(members) or 'the series'}")
         picked.append(rows)
         skipped += [f"{s.source}: {x}" if len(series) > 1 else x for x in s.skipped]
         notes += s.notes
@@ -367,21 +364,36 @@ def targets_from_series(series: list[Series], devices: list[str] | None = None, 
     _check_oracle(series, chosen, notes, warnings)
     totals = _sum_per_interval(series, picked, skipped)
     if not len(totals):
-        raise InputError(f"--from {', '.join(s.source for s in series)}: the sources share no interval (different "
-                         "snapshots or times); give histories of the same period")
+        raise ValueProblem(f"{', '.join(s.source for s in series)}: the sources share no interval (different "
+                           "snapshots or times); give histories of the same period")
     return _targets(series, chosen, picked, totals, percentile, headroom_pct, peak_factor, notes, warnings, skipped)
 
 
-def _choose(s: Series, devices: list[str] | None) -> list[str]:
+def choose_members(series: list[Series], devices: list[str] | None) -> list[list[str]]:
+    """The members of each series to sum: DEVICES (names, /dev/ or not), or every member where that is one device
+    or a series of its own. Problems name the devices given: the CLI names the option (before reading the rest)."""
+    want = None if not devices else list(dict.fromkeys(d.removeprefix("/dev/") for d in devices))
+    chosen = [_choose(s, want) for s in series]
+    if want:
+        found = {m for c in chosen for m in c}
+        missing = [d for d in want if d not in found]
+        if missing:
+            have = sorted({m for s in series for m in s.members})
+            raise ValueProblem(f"{','.join(missing)}: not in {', '.join(s.source for s in series)} "
+                               f"(it has {', '.join(have[:12])})")
+    return chosen
+
+
+def _choose(s: Series, want: list[str] | None) -> list[str]:
     names = s.members
-    if devices:
+    if want:
         if s.member_kind == "series":
-            raise InputError(f"--devices: {s.source} is a {s.format} history of one series; leave --devices off")
-        want = [d.removeprefix("/dev/") for d in devices]
+            raise ValueProblem(f"{','.join(want)}: {s.source} is a {s.format} history of one series, not of "
+                               "devices; name none")
         return [m for m in names if m in want]
     if s.member_kind == "device" and len(names) > 1:
-        raise InputError(f"--from {s.source}: {len(names)} devices ({', '.join(names[:12])}); name the ones the "
-                         "database uses with --devices (summing a stripe and its members would count I/Os twice)")
+        raise ValueProblem(f"none named: {s.source} has {len(names)} devices ({', '.join(names[:12])}); name the "
+                           "ones the database uses (summing a stripe and its members would count I/Os twice)")
     return names
 
 
@@ -392,16 +404,17 @@ def _check_oracle(series: list[Series], chosen: list[list[str]], notes: list[str
         return
     dbs = sorted({s.database or "" for s, _ in oracle})
     if len(dbs) > 1:
-        raise InputError(f"--from: histories of different databases ({'; '.join(dbs)}); plan one database at a time")
+        raise ValueProblem(f"{', '.join(s.source for s, _ in oracle)}: histories of different databases "
+                           f"({'; '.join(dbs)}); plan one database at a time")
     if len(series) > 1 and any(s.global_report for s in series):
         g = next(s for s in series if s.global_report)
-        raise InputError(f"--from {g.source}: a RAC global report already sums every instance; give it alone")
+        raise ValueProblem(f"{g.source}: a RAC global report already sums every instance; give it alone")
     owners: dict[str, str] = {}
     for s, members in oracle:
         for m in members:
             if m in owners and owners[m] != s.source:
-                raise InputError(f"--from {s.source}: instance {m} is in {owners[m]} too; each instance's history "
-                                 "counts once")
+                raise ValueProblem(f"{s.source}: instance {m} is in {owners[m]} too; each instance's history "
+                                   "counts once")
             owners[m] = s.source
     instances = sorted(owners)
     total = max((s.instances_total or 0) for s, _ in oracle)
