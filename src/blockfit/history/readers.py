@@ -40,7 +40,7 @@ from typing import Any
 from blockfit.devices import capture, iostat
 from blockfit.errors import InputError, ValueProblem
 from blockfit.history.series import Sample, SampleTable, Series, parse_time
-from blockfit.inputs import CappedFile, read_capped
+from blockfit.inputs import CappedFile
 
 CSV_COLUMNS = ("timestamp", "read IOPS", "write IOPS", "read MB/s", "write MB/s")
 MAX_RATE = 1e12  # per second, per device: far above any block device; beyond it sums overflow to infinity
@@ -71,11 +71,6 @@ def _decode(path: Path, raw: bytes) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return raw.decode("latin-1")  # AWR reports of databases with a Latin-1 character set
-
-
-def read_text(path: Path) -> str:
-    """The whole file as text (at most MAX_DOCUMENT_BYTES), or one line saying why not."""
-    return _decode(path, read_capped(path, str(path), EXPECTED, MAX_DOCUMENT_BYTES))
 
 
 def detect(path: Path, text: str) -> str:
