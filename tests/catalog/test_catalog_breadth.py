@@ -177,7 +177,7 @@ def test_densio_flex_sells_only_its_ocpu_counts():
         run("oci", "8x1T@higher", "VM.DenseIO.E4.Flex:12")
 
 
-@pytest.mark.parametrize("series", ["n4", "c4", "c4a", "c4d", "m4"])
+@pytest.mark.parametrize("series", ["n4", "c4", "c4a", "m4"])
 def test_gcp_hyperdisk_only_series_are_listed_with_their_unknowns(series):
     """Hyperdisk-only series: no Persistent Disk, per-VM limits not found (warned, never guessed)."""
     p = run("gcp", "1x1T@hyperdisk-balanced:20000:500", f"{series}:32", small_io=8192, large_io=1 << 20)
@@ -185,6 +185,18 @@ def test_gcp_hyperdisk_only_series_are_listed_with_their_unknowns(series):
     assert any("per-VM disk limits were not found" in w for w in p.warnings)
     with pytest.raises(InputError, match="cannot attach pd-balanced"):
         run("gcp", "1x1T@pd-balanced", f"{series}:32")
+
+
+def test_c4d_has_its_hyperdisk_balanced_caps_and_still_states_its_hyperdisk_extreme_ones_unknown():
+    """C4D (since 2026-11-28): Hyperdisk Balanced per-VM caps from a copy of Google's table; Hyperdisk Extreme's
+    were not found, so they stay unknown (warned), and Persistent Disk is refused as before."""
+    p = run("gcp", "1x1T@hyperdisk-balanced:20000:500", "c4d:32", small_io=8192, large_io=1 << 20)
+    assert p.instance_iops_cap == 75_000
+    x = run("gcp", "1x1T@hyperdisk-extreme:20000", "c4d:64", small_io=8192, large_io=1 << 20)
+    assert x.instance_iops_cap is None
+    assert any("per-VM limits for hyperdisk-extreme are not in the catalog" in w for w in x.warnings)
+    with pytest.raises(InputError, match="cannot attach pd-balanced"):
+        run("gcp", "1x1T@pd-balanced", "c4d:32")
 
 
 def test_plan_takes_the_interface():

@@ -113,7 +113,7 @@ def test_hyperdisk_volume_count_per_vm_is_checked(vm, most):
         model(f"{most + 1}x100G@hyperdisk-balanced", vm)
 
 
-@pytest.mark.parametrize("vm", ["n4-standard-32", "c4-standard-48", "c4a-highmem-64", "c4d-standard-96",
+@pytest.mark.parametrize("vm", ["n4-standard-32", "c4-standard-48", "c4a-highmem-64",
                                 "m4-megamem-56"])
 def test_hyperdisk_only_series_have_no_guessed_per_vm_limit(vm):
     """Google's hyperdisk-perf-limits rows were in no copy read: not applied, and the user is told."""

@@ -158,7 +158,7 @@ def test_pareto_over_more_offers_than_it_predicts_is_a_front(name, shape, level,
         assert plan.candidates[0].layout in [r.layout for r in front]
 
 
-@pytest.mark.parametrize("instance", ["c4-standard-16", "c4", "n4-standard-16", "c4d-highmem-32", "m4"])
+@pytest.mark.parametrize("instance", ["c4-standard-16", "c4", "n4-standard-16", "m4"])
 def test_hyperdisk_only_series_say_the_price_is_missing_and_how_to_plan(instance, tmp_path):
     """Every type the series attaches lacks a price: the answer says so (not 'no layout holds 2,048 GB'), and
     following it (--levels) plans on performance with the cost stated unknown, as --levels premium-v2 on Azure."""
@@ -174,6 +174,21 @@ def test_hyperdisk_only_series_say_the_price_is_missing_and_how_to_plan(instance
     assert not named.feasible and named.infeasible is not None and named.infeasible.best is not None
     assert named.infeasible.best.cost.storage is None and not named.infeasible.best.cap_known
     assert "instance cap unknown" in named.infeasible.reason
+    assert any("hyperdisk-balanced: no price" in n for n in named.notes)
+
+
+def test_c4d_unpriced_says_the_price_is_missing_and_plans_on_its_known_per_vm_cap(tmp_path):
+    """C4D's per-VM Hyperdisk Balanced cap is known (since 2026-11-28): named with --levels, the plan is feasible on
+    performance, its cost unknown, where the series above stay "instance cap unknown"."""
+    unpriced = load_catalog_file(str(gcp_hyperdisk_unpriced(tmp_path)))
+    req = Requirements(cloud="gcp", capacity_gb=2048, instance_shape="c4d-highmem-32", target_iops=20_000)
+    plan = make_plan(req, unpriced)
+    assert not plan.feasible and plan.infeasible is not None
+    assert "has a price in the gcp catalog" in plan.infeasible.reason
+    named = make_plan(req.model_copy(update={"levels": ["hyperdisk-balanced"]}), unpriced)
+    assert named.feasible and named.candidates
+    first = named.candidates[0]
+    assert first.cap_known and first.prediction.instance_iops_cap == 75_000 and first.cost.storage is None
     assert any("hyperdisk-balanced: no price" in n for n in named.notes)
 
 
@@ -210,4 +225,5 @@ def test_catalog_show_gives_the_attach_limit_set_per_size(series):
     known = sorted({int(c) for c in counts if c is not None})
     assert attach.startswith(f"{known[0]}-{known[-1]} by size")
     assert ("some unknown" in attach) == (None in counts)
-    assert cells[5] == cells[6] == "unknown"    # per-VM Hyperdisk IOPS / MB/s: not found, said so
+    # per-VM Hyperdisk IOPS / MB/s: not found, said so; C4D's Hyperdisk Balanced rows are in its tiers
+    assert cells[5] == cells[6] == ("per tier" if series == "c4d" else "unknown")

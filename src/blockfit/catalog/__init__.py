@@ -196,6 +196,24 @@ def _predefined_machine_type(cat: Catalog, name: str) -> bool:
     return family is not None and int(parts[2]) in family.vcpus
 
 
+def _check_tier_sources(cat: Catalog, shape: Shape) -> None:
+    """A volume type's own source for its per-VM caps in tiers: a known source, a type the shape attaches, and
+    rows that carry that type's IOPS and MB/s (so no figure is cited by a source that does not give it)."""
+    for vtype, sid in shape.tier_sources.items():
+        where = f"catalog {cat.path}: shape {shape.name!r} tier_sources {vtype!r}"
+        if sid not in cat.sources:
+            raise ValueError(f"{where} cites unknown source {sid!r}")
+        if shape.volume_types and vtype not in shape.volume_types:
+            raise ValueError(f"{where}: the shape does not attach {vtype!r}")
+        rows = [t.get(vtype) for t in shape.tiers]
+        if not rows or not all(isinstance(r, dict) and all(_cap(r.get(k)) for k in ("iops", "mbps")) for r in rows):
+            raise ValueError(f"{where}: every tier must give {vtype} = {{ iops = N, mbps = N }}, each at least 1")
+
+
+def _cap(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 1
+
+
 def _check_citations(cat: Catalog) -> None:
     entries: list[Any] = list(cat.volume_types.values()) + list(cat.shapes.values())
     entries += list(cat.compute_prices.values())
@@ -213,6 +231,7 @@ def _check_citations(cat: Catalog) -> None:
             if fld not in Shape.model_fields or getattr(shape, fld) not in (None, [], {}):
                 raise ValueError(f"catalog {cat.path}: shape {shape.name!r} marks {fld!r} unknown but it is not "
                                  "an empty figure of a shape")
+        _check_tier_sources(cat, shape)
     entries += [e for e in (cat.instance_rule, cat.instance_burst) if e is not None]
     for e in entries:
         for sid in [e.source, *e.sources.values()]:

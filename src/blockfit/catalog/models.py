@@ -256,6 +256,9 @@ class Shape(Sourced):
     uhp: bool | None = None               # fixed shapes: multipath-enabled attachments supported
     family: str | None = None             # processor family / generation (E3, E4, E5, ...): picks base latency
     tiers: Tiers = Field(default_factory=list)
+    tier_sources: dict[str, str] = Field(default_factory=dict, description="GCP: the source of one volume type's "
+                                         "per-VM caps in tiers where it is not the tiers' own (C4D's Hyperdisk "
+                                         "Balanced rows beside its volume counts); checked when the catalog loads")
     vcpus: Whole | None = Field(default=None, description="vCPUs of a fixed size (OCI: see ocpus)")
     memory_gb: Rate | None = Field(default=None, description="memory of a fixed size, GiB")
     series: str | None = Field(default=None, description="the family a size belongs to (r7i, Ebdsv5, ...), for "
@@ -333,7 +336,10 @@ class Catalog(BaseModel):
     def cite(self, entry: Sourced, field: str) -> Citation:
         """The source of one figure of one entry: id, public URL (None where blockfit assumed it), date. Made once
         per source: plan's search cites on its hot path."""
-        sid = entry.source_of(field)
+        return self.cite_source(entry.source_of(field))
+
+    def cite_source(self, sid: str) -> Citation:
+        """The citation of one source id (made once, see cite)."""
         found = self._citations.get(sid)
         if found is None:
             s = self.sources[sid]

@@ -298,8 +298,10 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
                             attach_cite=attach_cite, warnings=[warning])
     unit = shape.note or ""
     mbps = caps["mbps"] * (1.048576 if "MiB/s" in unit else 1)
+    # a volume type's caps may come from a source of their own (C4D: Hyperdisk Balanced beside the volume counts)
+    sid = shape.tier_sources.get(volume_type or "")
+    cite = cat.cite_source(sid) if sid is not None else cat.cite(shape, "tiers")
     return InstanceCaps(
         iops=caps["iops"], iops_rule=f"per-VM {volume_type} IOPS ({shape.name}, {vcpus:g} vCPU)", mbps=mbps,
         mbps_rule=f"per-VM {volume_type} throughput ({shape.name}, {vcpus:g} vCPU)",
-        iops_cite=cat.cite(shape, "tiers"), mbps_cite=cat.cite(shape, "tiers"),
-        attach_max=attach, attach_cite=attach_cite)
+        iops_cite=cite, mbps_cite=cite, attach_max=attach, attach_cite=attach_cite)
