@@ -234,7 +234,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     """plan over the shapes the query names: the cheapest shape's full plan, with the search said in
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
     if query.min_vcpus is not None:
-        cloud_of(cat.cloud).check_vcpu_search()
+        cloud_of(cat.cloud).check_vcpu_search(query.min_vcpus)
     selected_types(cat, req.levels, req.allow_hdd)   # a level the cloud lacks is the user's error, not every shape's
     if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
         req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count
