@@ -178,6 +178,17 @@ def space_checks(cat: Catalog, req: Requirements) -> dict[str, Callable[[], obje
                                                  req.memory_gb)}
 
 
+def option_problem(cat: Catalog, req: Requirements) -> str | None:
+    """The first space check REQ fails, in words that name its field ("max volumes 40: ..."): a search over shapes
+    leaves the shape out with it. None: every check passes."""
+    for fields, check in space_checks(cat, req).items():
+        try:
+            check()
+        except ValueProblem as exc:
+            return f"{fields.replace('_', ' ')} {exc}"
+    return None
+
+
 def _check_levels(cat: Catalog, shape: Shape, req: Requirements) -> None:
     """Levels the user names: the cloud's, and ones this shape can attach."""
     options = selected_types(cat, req.levels, req.allow_hdd)
