@@ -115,3 +115,32 @@ def test_catalog_date_is_named_by_the_option(capsys: pytest.CaptureFixture[str])
                         "VM.Standard.E4.Flex:8"], capsys)
     assert code == 2, err
     assert "no oci catalog version that early" in one_line_naming(err, "--catalog", "1999-01-28")
+
+
+PLAN = ["plan", "--cloud", "oci", "--capacity", "1T", "--target-iops", "5000", "--instance"]
+
+
+@pytest.mark.parametrize(("args", "option", "value", "words"), [
+    (["VM.Standard.E4.Flex", "--max-volumes", "40"], "--max-volumes", "40", "attaches at most 32 volumes"),
+    (["VM.Standard.E4.Flex", "--cpus", "200-300"], "--cpus", "200-300", "no count in that range"),
+    (["VM.Standard.E4.Flex:8", "--memory", "9000G"], "--memory", "9,000 GB", "takes at most 512 GB"),
+    (["VM.Standard.E4.Flex:8", "--paths", "64"], "--paths", "64", "more carry nothing"),
+    (["VM.Standard.E4.Flex", "--min-vcpus", "8"], "--min-vcpus", "8", "OCI sells OCPUs"),
+])
+def test_plan_names_the_option_once(args: list[str], option: str, value: str, words: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*PLAN, *args], capsys)
+    assert code == 2 and out == "", err
+    assert words in one_line_naming(err.replace("blockfit: warning:", "").strip().splitlines()[-1], option, value)
+
+
+def test_a_search_names_the_field_a_shape_cannot_take() -> None:
+    from blockfit.catalog import load_catalog
+    from blockfit.plan.space import option_problem
+    from blockfit.schema import Requirements
+
+    cat = load_catalog("oci")
+    req = Requirements(cloud="oci", capacity_gb=1024, target_iops=5000, instance_shape="VM.Standard.E4.Flex",
+                       max_volumes=40)
+    assert option_problem(cat, req) == "max volumes 40: VM.Standard.E4.Flex attaches at most 32 volumes"
+    assert option_problem(cat, req.model_copy(update={"max_volumes": 8})) is None
