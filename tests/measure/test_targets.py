@@ -158,8 +158,9 @@ def test_a_host_that_names_no_machine_is_refused(text: str) -> None:
     names the fio server the user meant (found by the CLI fuzz: '\\n0' connected and failed with exit 4)."""
     from blockfit.measure.multihost import parse_host
 
-    with pytest.raises(InputError, match="--host"):
+    with pytest.raises(InputError, match="expected HOST or HOST:PORT") as caught:
         parse_host(text)
+    assert str(caught.value).startswith(repr(text))   # the value; the command line names --host (supplied_by)
 
 
 @pytest.mark.parametrize(("text", "host", "port"), [("node1", "node1", 8765), ("10.0.0.5:9000", "10.0.0.5", 9000),

@@ -73,7 +73,7 @@ def test_provisioned_oci_attachments_need_consistent_device_paths() -> None:
 
 
 def test_a_vcpu_search_is_refused_only_where_compute_is_sold_in_ocpus() -> None:
-    with pytest.raises(InputError, match="--min-vcpus: OCI sells OCPUs"):
-        cloud_of("oci").check_vcpu_search()
+    with pytest.raises(InputError, match="^8: OCI sells OCPUs"):   # the value; the command line names the option
+        cloud_of("oci").check_vcpu_search(8)
     for name in ("aws", "azure", "gcp"):
-        cloud_of(name).check_vcpu_search()
+        cloud_of(name).check_vcpu_search(8)

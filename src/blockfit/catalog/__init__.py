@@ -29,7 +29,7 @@ from blockfit.catalog.models import (
     Source,
     VolumeType,
 )
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.inputs import user_path
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
@@ -61,7 +61,7 @@ def parse_catalog_date(text: str | None) -> date | None:
     try:
         return date.fromisoformat(text) if len(text) == 10 else date.fromisoformat(text + "-28")
     except ValueError:
-        raise InputError(f"--catalog {text!r}: expected a date YYYY-MM-DD or YYYY-MM") from None
+        raise ValueProblem(f"{text!r}: expected a date YYYY-MM-DD or YYYY-MM") from None
 
 
 def is_catalog_date(text: str) -> bool:
@@ -74,7 +74,10 @@ def resolve_catalog(cloud: str | None, spec: str | None, what: str = "--catalog"
     if cloud is not None:
         _check_cloud(cloud)
     if spec is None or is_catalog_date(spec):
-        return load_catalog(cloud or "oci", parse_catalog_date(spec.strip() if spec else None))
+        try:
+            return load_catalog(cloud or "oci", parse_catalog_date(spec.strip() if spec else None))
+        except ValueProblem as exc:   # a date: named as the caller's option, like a file below
+            raise ValueProblem(exc.bare, what) from None
     cat = load_catalog_file(spec, what)
     if cloud is not None and cat.cloud != cloud:
         raise InputError(f"{what} {spec!r}: a catalog of {cat.cloud}, not {cloud} (give --cloud {cat.cloud} or leave "
@@ -134,13 +137,13 @@ def load_catalog(cloud: str, as_of: date | None = None) -> Catalog:
     chosen = [v for v in available if as_of is None or v <= as_of]
     if not chosen:
         listed = ", ".join(v.isoformat() for v in available)
-        raise InputError(f"--catalog {as_of}: no {cloud} catalog version that early (versions: {listed})")
+        raise ValueProblem(f"{as_of}: no {cloud} catalog version that early (versions: {listed})")
     return _load_file(str(_data_dir() / cloud / f"{chosen[-1].isoformat()}.toml"))
 
 
 def _check_cloud(cloud: str) -> None:
     if cloud not in CLOUDS:
-        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(CLOUDS)}")
+        raise ValueProblem(f"{cloud!r}: expected one of {', '.join(CLOUDS)}")
 
 
 @cache

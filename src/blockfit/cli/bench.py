@@ -14,10 +14,12 @@ from rich.table import Table
 
 from blockfit import tools
 from blockfit.cli import app, burstopts, params
+from blockfit.cli.common import supplied_by
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
-from blockfit.dbbench.runner import BenchRequest, LayoutSpec, parse_workloads, run_bench
+from blockfit.dbbench.runner import BenchRequest, LayoutSpec, checks, parse_workloads, run_bench
+from blockfit.dbbench.runner import Progress as BenchProgress
 from blockfit.dbbench.stats import fmt_ratio
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, write_atomically
@@ -69,6 +71,18 @@ def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") ->
                     spec.cap.iops, spec.cap.mbps = iops, mbps
                 else:
                     spec.cap.instance_iops, spec.cap.instance_mbps = iops, mbps
+
+
+# the option that carries each field of the request dbbench checks
+OPTION_OF = {"layouts": "--dir", "repeat": "--repeat", "precision_pct": "--precision", "labels": "--label",
+             "dirs": "--dir"}
+
+
+def _run(request: BenchRequest, progress: BenchProgress) -> BenchResult:
+    """run_bench, naming --dir: with the request checked above, the one value problem left is a cluster directory
+    the server's user cannot reach, found when the cluster is made."""
+    with supplied_by("--dir"):
+        return run_bench(request, progress)
 
 
 def _check_out_dir(out: Path) -> None:
@@ -189,6 +203,9 @@ def bench_command(
                            repeat=repeat, before_measure=before_measure,
                            precision_pct=float(precision.rstrip("%")) if precision is not None else None)
     check_distinct([("--out", None if out is None else out / "bench.json"), ("--report", report)])
+    for fields, check in checks(request).items():
+        with supplied_by(OPTION_OF[fields]):
+            check()
     # SIGTERM, SIGINT and SIGHUP stop the bench like Ctrl-C (the CLI's handlers): a partial result follows
     if err_console.is_terminal:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -198,12 +215,12 @@ def bench_command(
             def progress(phase: str, done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total, description=f"bench: {phase}")
 
-            result = run_bench(request, progress)
+            result = _run(request, progress)
     else:
         def lines(phase: str, done: int, total: int) -> None:  # plain lines for a log (the lab polls them)
             err_console.print(f"bench [{done}/{total}] {phase}", highlight=False)
 
-        result = run_bench(request, lines)
+        result = _run(request, lines)
     if bursting is not None:
         _burst(result, bursting)
     if out is not None:

@@ -8,8 +8,10 @@ from typing import Annotated
 import typer
 
 from blockfit.cli import app, params
+from blockfit.cli.common import supplied_by
 from blockfit.cli.output import ReportOption, console, print_json, save_report
-from blockfit.emit import build as build_scripts
+from blockfit.emit.bundle import build_from, check_device_paths
+from blockfit.emit.context import BuildContext, mount_point, object_name
 from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
@@ -19,6 +21,32 @@ from blockfit.units import fmt_count
 
 CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommended one: the cheapest total, except that "
                   "within 1 % of it the fewest volumes, then the fewest OCPUs on OCI or vCPUs elsewhere, come first)")
+
+
+def check_options(ctx: BuildContext) -> None:
+    """The context's checks one at a time, each under the option whose value it is about (a combination under
+    both), in the order `BuildContext.validate` runs them, after the device paths (which name their option)."""
+    check_device_paths(ctx)
+    with supplied_by("--plan:"):
+        ctx.check_plan()
+    with supplied_by("--candidate"):
+        ctx.check_candidate()
+    with supplied_by("--plan: candidate " + str(ctx.candidate_index) + ":"):
+        ctx.check_layout()
+    with supplied_by("--manager"):
+        ctx.check_manager()
+    with supplied_by("--devices:"):
+        ctx.check_devices()
+    with supplied_by("--mount/--manager"):
+        ctx.check_mount()
+    with supplied_by("--migrate-from/--method"):
+        ctx.check_pairing()
+    with supplied_by("--migrate-from"):
+        ctx.check_migration()
+    with supplied_by("--method"):
+        ctx.check_method()
+    with supplied_by("--provision"):
+        ctx.check_provision()
 
 
 @app.command("build")
@@ -55,9 +83,16 @@ def build_command(
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
     if not device_list:
         raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")
-    result = build_scripts(read_plan(plan, catalog=catalog), manager=manager, devices=device_list, out_dir=out,
-                           candidate=candidate, mount=mount, fs=fs, migrate_from=migrate_from, method=method,
-                           provision_with=provision, force=force, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    with supplied_by("--mount"):
+        mount = None if mount is None else mount_point(mount)
+    for name, option in ((vg, "--vg"), (lv, "--lv"), (md_name, "--md-name"), (diskgroup, "--diskgroup")):
+        with supplied_by(option):
+            object_name(name)
+    ctx = BuildContext(plan=read_plan(plan, catalog=catalog), candidate_index=candidate, manager=manager,
+                       devices=device_list, out_dir=out, mount=mount, fs=fs, migrate_from=migrate_from,
+                       method=method, provision=provision, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    check_options(ctx)
+    result = build_from(ctx, force=force)
     save_report(result, report)
     if as_json:
         print_json(result)

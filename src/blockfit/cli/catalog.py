@@ -11,7 +11,7 @@ from rich.table import Table
 from blockfit.catalog import CLOUDS, Catalog, is_catalog_date, load_catalog, load_catalog_file, versions
 from blockfit.catalog.models import Shape, VolumeType, tier_caps
 from blockfit.cli import app, print_help_without_command
-from blockfit.cli.common import CATALOG_HELP, catalog_for
+from blockfit.cli.common import CATALOG_HELP, catalog_for, supplied_by
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
 from blockfit.terminal import cell, markup, safe
@@ -168,12 +168,19 @@ def import_command(
 ) -> None:
     """Refresh a catalog from your own provider CLI's output (blockfit needs no network): the newest shipped catalog
     with the imported shapes added or updated, each imported figure citing its file and that file's date."""
-    from blockfit.catalog.importers import IMPORTABLE, import_catalog
+    from blockfit.catalog import importers
 
-    if cloud not in CLOUDS:
-        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(IMPORTABLE)}")
+    with supplied_by("--cloud"):
+        importers.check_cloud(cloud)
     base = catalog_for(cloud, catalog)
-    result = import_catalog(cloud, files, out, base, region)
+    with supplied_by("--catalog:"):
+        importers.check_base(cloud, base)
+    inputs = importers.load_files(cloud, files, out)
+    with supplied_by("--out"):
+        importers.check_out(out, inputs)
+    with supplied_by("--region"):
+        importers.check_region(cloud, region, inputs)
+    result = importers.import_files(cloud, inputs, out, base, region)
     if json_out:
         print_json(result)
         return

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 from blockfit.catalog import CATALOG_SPEC_HELP, CLOUDS, Catalog, resolve_catalog
 from blockfit.errors import InputError, ValueProblem
+from blockfit.schema import Layout
 from blockfit.units import parse_duration, parse_io_size, parse_list
 
 
@@ -84,6 +85,22 @@ PATHS_HELP = ("paths per volume that carry I/O (iSCSI sessions dm-multipath spre
 QUEUE_DEPTH_HELP = ("iSCSI node.session.queue_depth (I/Os one session runs at once); default: 128, what blockfit build "
                     "sets (the kernel default 32's figure is shown in a note)")
 READ_PCT_HELP = "share of I/Os that are reads, 0-100 (the instance network caps each direction separately)"
+
+
+# the option that carries each field the model's attachment checks are about
+ATTACHMENT_OPTION_OF = {"attachment,paths": "--attachment/--paths", "attachment": "--attachment", "paths": "--paths"}
+
+
+def check_attachment_options(cat: Catalog, layout: Layout) -> None:
+    """The model's checks of the attachment and paths a layout names, each under the option that gave the value,
+    before a prediction (which runs them again, unnamed)."""
+    from blockfit.model.attachment import attachment_checks
+    from blockfit.model.resolve import volume_type
+
+    vt = volume_type(cat, layout.volume)
+    for fields, check in attachment_checks(cat, vt, layout.attachment, layout.paths).items():
+        with supplied_by(ATTACHMENT_OPTION_OF[fields]):
+            check()
 
 
 def attachment(value: str | None) -> str | None:

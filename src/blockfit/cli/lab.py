@@ -12,12 +12,16 @@ from rich.table import Table
 
 from blockfit import lifecycle, tools
 from blockfit.cli import app, params
+from blockfit.cli.common import supplied_by
+from blockfit.cli.model import check_model_options
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.errors import InputError
 from blockfit.lab import LabRequest, run_lab
-from blockfit.lab.bench import LabBenchRequest, run_lab_bench, validate
+from blockfit.lab.bench import LabBenchRequest, run_lab_bench
+from blockfit.lab.bench import checks as bench_checks
 from blockfit.lab.figures import judge
 from blockfit.lab.run import check_stripe_size
+from blockfit.lab.run import checks as lab_checks
 from blockfit.lab.scale import parse_scale
 from blockfit.lab.target import LabTarget
 from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
@@ -39,6 +43,12 @@ def needed_tools(manager: str, fs: str, bench: str | None, bench_vs: str) -> lis
     if bench:
         need.append("pgbench")
     return need
+
+
+# the option that carries each field the lab (and its bench) checks; "layout" is --plan's or --layout's
+LAB_OPTION_OF = {"manager": "--manager", "fs": "--fs", "stripe_size": "--stripe-size",
+                 "attachment,paths": "--attachment/--paths", "redundancy": "--redundancy", "workloads": "--bench",
+                 "profile": "--profile", "repeat": "--repeat", "versus": "--bench-vs"}
 
 
 @app.command("lab")
@@ -99,16 +109,28 @@ def lab_command(
 
     if paths is not None and not 1 <= paths <= 8:
         raise InputError(f"--paths {paths}: expected 1 to 8 (the lab gives each path its own guest device)")
-    req = LabRequest(target=lab_target(plan, cloud, catalog, layout, instance, manager), scale=parse_scale(scale),
+    with supplied_by("--scale"):
+        factor = parse_scale(scale)
+    with supplied_by("--stripe-size"):
+        stripe_bytes = None if stripe_size is None else check_stripe_size(parse_io_size(stripe_size, "--stripe-size"),
+                                                                          stripe_size)
+    req = LabRequest(target=lab_target(plan, cloud, catalog, layout, instance, manager), scale=factor,
                      manager=manager, fs=fs, keep=keep, runtime_s=round(window), single=not no_single,
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
-                     paths=positive_int(paths, "--paths"), redundancy=redundancy,
-                     stripe_size=check_stripe_size(parse_io_size(stripe_size, "--stripe-size"), stripe_size)
-                     if stripe_size is not None else None)
+                     paths=positive_int(paths, "--paths"), redundancy=redundancy, stripe_size=stripe_bytes)
+    named = {**LAB_OPTION_OF, "layout": "--plan" if plan is not None else "--layout"}
+    for fields, check in lab_checks(req).items():
+        with supplied_by(named[fields]):
+            check()
+    t = req.target
+    check_model_options(t.cat, t.layout.model_copy(update={"attachment": req.attachment or t.layout.attachment,
+                                                           "paths": req.paths or t.layout.paths}), t.instance, None)
     breq = None
     if bench is not None:
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
-        validate(breq)
+        for fields, check in bench_checks(breq).items():
+            with supplied_by(named[fields]):
+                check()
     tools.require("lab", *needed_tools(manager, fs, bench, bench_vs))
     try:
         with lifecycle.interrupting(signal.SIGTERM), err_console.status("lab: starting") as status:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from blockfit.catalog import Catalog
 from blockfit.cli import app, params
 from blockfit.cli.common import (
     ATTACHMENT_HELP,
@@ -18,17 +19,19 @@ from blockfit.cli.common import (
     REDUNDANCY_HELP,
     attachment,
     catalog_for,
+    check_attachment_options,
     io_size,
     latency_ms,
     memory_gb,
     positive_int,
     redundancy_option,
+    supplied_by,
 )
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.files import check_distinct
 from blockfit.model import predict
 from blockfit.model.host import assumptions
-from blockfit.schema import Citation, Cost, Prediction, Workload
+from blockfit.schema import Citation, Cost, Instance, Layout, Prediction, Workload
 from blockfit.specs import (
     INSTANCE_OPTION_HELP,
     LAYOUT_HELP,
@@ -98,13 +101,29 @@ def model_command(
                   host_queue_depth=positive_int(queue_depth, "--queue-depth"),
                   outstanding=positive_int(outstanding, "--outstanding"),
                   read_pct=100.0 if read_pct is None else read_pct)
-    pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency), memory_gb=memory_gb(memory))
+    memory_given = memory_gb(memory)
+    check_model_options(cat, lay, inst, memory_given)
+    pred = predict(lay, inst, wl, cat, latency_bound_ms=latency_ms(max_latency), memory_gb=memory_given)
     renamed.warn()
     save_report(pred, report)
     if json_out:
         print_json(pred)
     else:
         render_prediction(pred)
+
+
+def check_model_options(cat: Catalog, lay: Layout, inst: Instance, memory: float | None) -> None:
+    """The model's checks of values the prediction takes from options, each named by its option."""
+    from blockfit.model.compute import check_memory_option
+    from blockfit.model.instance import check_instance_options, find_shape
+
+    shape = find_shape(cat, inst.shape)
+    if shape.kind == "fixed":   # the options a fixed shape's caps depend on
+        with supplied_by("--instance"):
+            check_instance_options(shape, inst.interface, inst.ebs_weighting)
+    check_attachment_options(cat, lay)
+    with supplied_by("--memory"):
+        check_memory_option(cat, inst.shape, inst.count, memory)
 
 
 LIMIT_LABELS = {

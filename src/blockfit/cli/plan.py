@@ -29,6 +29,7 @@ from blockfit.cli.common import (
     REDUNDANCY_HELP,
     capacity_growth,
     catalog_for,
+    check_attachment_options,
     comma_list,
     cpu_floor_or_range,
     memory_gb,
@@ -173,9 +174,37 @@ def plan_command(
         io_given = "--io-sizes" if io_sizes is not None else "--small-io" if small_io is not None else None
         workload, shared.small_io, shared.cloud = with_example(example, workload, shared, io_given)
     req, cat, query = requirements(shared, workload, history, allow_hdd)
+    check_plan_options(req, cat, query)
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
     renamed.warn()   # after the search: an input error it finds is one line, alone
     finish(plan, out, report, json_out)
+
+
+# the option that carries each field plan's space checks are about
+PLAN_OPTION_OF = {"levels": "--levels:", "max_volumes": "--max-volumes", "instance": "--instance", "cpus": "--cpus",
+                  "memory": "--memory"}
+
+
+def check_plan_options(req: Requirements, cat: Catalog, query: ShapeQuery | None) -> None:
+    """The search's checks of values from options, each under its option, before the search: the levels and the
+    attachment for every plan, the shape's space for one shape (a search over shapes leaves out a shape that fails
+    them, and says so)."""
+    from blockfit.plan.space import selected_types, space_checks
+    from blockfit.schema import Layout
+
+    if query is not None and query.min_vcpus is not None:
+        with supplied_by("--min-vcpus"):
+            cloud_of(cat.cloud).check_vcpu_search(query.min_vcpus)
+    with supplied_by("--levels:"):
+        options = selected_types(cat, req.levels, req.allow_hdd)
+    if query is None:
+        for fields, check in space_checks(cat, req).items():
+            with supplied_by(PLAN_OPTION_OF[fields]):
+                check()
+    if req.attachment is not None or req.paths is not None:
+        for option in {o.type: o for o in options}.values():   # as the search asks the model (plan.evaluate)
+            check_attachment_options(cat, Layout(members=1, volume=option.volume(cat.cloud, 50),
+                                                 attachment=req.attachment, paths=req.paths))
 
 
 @dataclass
@@ -322,7 +351,8 @@ def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object],
     if open_count and w.old_min_memory:
         fields["memory_gb"] = memory_gb(w.memory, "--min-memory")
     if open_count and w.min_vcpus is not None:
-        cloud_of(cat.cloud).check_vcpu_search()
+        with supplied_by("--min-vcpus"):
+            cloud_of(cat.cloud).check_vcpu_search(w.min_vcpus)
         fields["vcpus_min"] = max(_float(fields["vcpus_min"]), float(positive_int(w.min_vcpus, "--cpus") or 0))
     return inst, None
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from blockfit.cli import app
+from blockfit.cli.common import supplied_by
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target
@@ -48,6 +49,7 @@ def report_command(
     json_out: Annotated[bool, typer.Option("--json", help="print what was written as JSON")] = False,
 ) -> None:
     """Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results."""
+    from blockfit.report import check_png_dir
     from blockfit.report import report as write_report  # matplotlib: imported only when a report is made
 
     check_distinct([("-o", out)], [("input", p) for p in results])
@@ -56,6 +58,8 @@ def report_command(
             png.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(f"--png {str(png)!r}: cannot make the directory ({exc.strerror})") from None
+        with supplied_by("--png"):
+            check_png_dir(png)
     pngs = [str(p) for p in write_report(results, out, title, png)]
     if json_out:
         print_json({"report": str(out), "inputs": [str(p) for p in results], "png": pngs})

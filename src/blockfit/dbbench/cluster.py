@@ -33,7 +33,7 @@ from pathlib import Path
 
 from blockfit import proc
 from blockfit.dbbench.memcg import MemoryCgroup
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, ValueProblem
 from blockfit.proc import RunAs
 
 SUBDIR = "blockfit-bench"
@@ -127,18 +127,18 @@ def check_dir(path: Path) -> Path:
         exists, is_dir = path.exists(), path.is_dir()
         busy = is_dir and sub.exists() and (not sub.is_dir() or any(sub.iterdir()))
     except OSError as exc:  # a name too long, a loop of symlinks, a directory we may not list
-        raise InputError(f"--dir {path}: cannot be used ({exc.strerror}; expected a directory on the filesystem "
-                         "under test)") from None
+        raise ValueProblem(f"{path}: cannot be used ({exc.strerror}; expected a directory on the filesystem "
+                           "under test)") from None
     if not exists:
-        raise InputError(f"--dir {path}: does not exist (expected a directory on the filesystem under test)")
+        raise ValueProblem(f"{path}: does not exist (expected a directory on the filesystem under test)")
     if not is_dir:
-        raise InputError(f"--dir {path}: is not a directory (expected a directory on the filesystem under test)")
+        raise ValueProblem(f"{path}: is not a directory (expected a directory on the filesystem under test)")
     if busy:
-        raise InputError(f"--dir {path}: {sub} exists and is not empty (expected a new or empty cluster "
+        raise ValueProblem(f"{path}: {sub} exists and is not empty (expected a new or empty cluster "
                          "directory; blockfit never touches data it did not create)")
     user = server_user()
     if proc.run(["test", "-x", str(path)], user=user, timeout=60).returncode != 0:
-        raise InputError(f"--dir {path}: not reachable by user {user.name}, who runs the server (expected every "
+        raise ValueProblem(f"{path}: not reachable by user {user.name}, who runs the server (expected every "
                          "directory on the path to be searchable by that user, e.g. chmod o+x)")
     return sub
 
@@ -208,7 +208,7 @@ def initdb(cluster: Cluster) -> None:
         d.chmod(0o700)
     probe = proc.run(["test", "-w", str(cluster.data)], user=cluster.user, timeout=60)
     if probe.returncode != 0:
-        raise InputError(f"--dir {cluster.root.parent}: user {cluster.user.name} cannot reach {cluster.data} "
+        raise ValueProblem(f"{cluster.root.parent}: user {cluster.user.name} cannot reach {cluster.data} "
                          "(expected every parent directory to be searchable by that user, e.g. chmod o+x)")
     _run([str(cluster.bindir / "initdb"), "-D", str(cluster.data), "--auth=trust", "-U", "postgres", "-E", "UTF8",
           "--no-sync", "--no-instructions"], cluster.user, "initdb", cluster.log, private_shm(cluster.root))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +45,7 @@ from blockfit.dbbench.memcg import memory_cgroup
 from blockfit.dbbench.plan import Plan, Progress, round_order
 from blockfit.dbbench.profiles import PROFILES, Profile
 from blockfit.dbbench.runs import Layout, LayoutSpec, close, connect, measure_once
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, InputError, ValueProblem
 from blockfit.schema.bench import (
     BenchResult,
     BenchRun,
@@ -57,7 +58,8 @@ from blockfit.schema.bench import (
 )
 from blockfit.units import fmt_num
 
-__all__ = ["BenchRequest", "LayoutSpec", "Progress", "parse_workloads", "round_order", "run_bench", "validate"]
+__all__ = ["BenchRequest", "LayoutSpec", "Progress", "checks", "parse_workloads", "round_order", "run_bench",
+           "validate"]
 
 WORKLOADS: dict[str, list[MeasureName]] = {
     "oltp": ["oltp-select", "oltp-tpcb"], "oltp-select": ["oltp-select"], "oltp-tpcb": ["oltp-tpcb"],
@@ -101,22 +103,48 @@ class BenchRequest:
 
 def validate(request: BenchRequest) -> list[Path]:
     """Every input checked before anything is created; returns each layout's cluster subdirectory."""
+    for check in checks(request).values():
+        check()
+    return cluster_dirs(request)
+
+
+def checks(request: BenchRequest) -> dict[str, Callable[[], object]]:
+    """Each check by the field of the request it is about (the command line names the option that carried it)."""
+    return {"layouts": lambda: _check_some(request), "repeat": lambda: _check_repeat(request.repeat),
+            "precision_pct": lambda: _check_precision(request.precision_pct),
+            "labels": lambda: _check_labels(request), "dirs": lambda: cluster_dirs(request)}
+
+
+def _check_some(request: BenchRequest) -> None:
     if not request.layouts:
-        raise InputError("--dir: expected at least one directory on the filesystem under test")
-    if request.repeat is not None and request.repeat < 1:
-        raise InputError(f"--repeat {request.repeat}: expected a whole number of at least 1")
-    if request.precision_pct is not None and not 0 < request.precision_pct < 100:
-        raise InputError(f"--precision {request.precision_pct:g}: expected a percentage more than 0 and less than 100")
+        raise ValueProblem("none given: expected at least one directory on the filesystem under test")
+
+
+def _check_repeat(repeat: int | None) -> None:
+    if repeat is not None and repeat < 1:
+        raise ValueProblem(f"{repeat}: expected a whole number of at least 1")
+
+
+def _check_precision(precision_pct: float | None) -> None:
+    if precision_pct is not None and not 0 < precision_pct < 100:
+        raise ValueProblem(f"{precision_pct:g}: expected a percentage more than 0 and less than 100")
+
+
+def _check_labels(request: BenchRequest) -> None:
     labels = [s.label for s in request.layouts]
     if len(set(labels)) != len(labels):
-        raise InputError(f"--label: {', '.join(labels)}: expected a different label per --dir")
+        raise ValueProblem(f"{', '.join(labels)}: expected a different label per directory")
+
+
+def cluster_dirs(request: BenchRequest) -> list[Path]:
+    """Each layout's cluster subdirectory, every directory checked (`pg.check_dir`)."""
     subs: list[Path] = []
     for spec in request.layouts:
         sub = pg.check_dir(spec.path)
         while sub in subs:  # the same directory twice (A/A): a second cluster beside the first
             sub = sub.with_name(sub.name + "-2")
             if sub.exists() and any(sub.iterdir()):
-                raise InputError(f"--dir {spec.path}: {sub} exists and is not empty")
+                raise ValueProblem(f"{spec.path}: {sub} exists and is not empty")
         subs.append(sub)
     return subs
 

@@ -67,12 +67,17 @@ def build_notes(ctx: BuildContext) -> list[str]:
     return notes
 
 
-def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
-    """All files of one build, in run order, without writing anything."""
+def check_device_paths(ctx: BuildContext) -> None:
+    """Every device path as the scripts accept it (`safety.check_device_path`), first of all checks."""
     for dev in ctx.devices:
         check_device_path(dev)
     if ctx.migrate_from is not None:
         check_device_path(ctx.migrate_from, "--migrate-from")
+
+
+def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
+    """All files of one build, in run order, without writing anything."""
+    check_device_paths(ctx)
     ctx.validate()
     files: list[GeneratedFile] = []
     for name in steps(ctx):
@@ -116,6 +121,11 @@ def build(plan: Plan, *, manager: Manager, devices: list[str], out_dir: Path, ca
     ctx = BuildContext(plan=plan, candidate_index=candidate, manager=manager, devices=devices, out_dir=out_dir,
                        mount=mount, fs=fs, migrate_from=migrate_from, method=method, provision=provision_with,
                        vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+    return build_from(ctx, force=force)
+
+
+def build_from(ctx: BuildContext, force: bool = False) -> BuildResult:
+    """Generate and write the scripts of a context (the command line builds it, checking option by option)."""
     result, files = generate(ctx)
-    write(out_dir, files, force=force)
+    write(ctx.out_dir, files, force=force)
     return result

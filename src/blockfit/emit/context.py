@@ -1,4 +1,8 @@
-"""Everything an emitter needs, validated once: the plan's layout, the devices, and the user's options."""
+"""Everything an emitter needs, validated once: the plan's layout, the devices, and the user's options.
+
+Text options arrive parsed (`mount_point`, `object_name`, the enums of `options.py`: the command line calls them
+where it takes each option); the checks left here are about the plan and how the values combine. Each check names
+values, never options: the command line names the option (`cli.common.supplied_by`), one check at a time."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.inputs import named_twice
 from blockfit.model.kinds.clouds import CLOUDS, cloud_of
 from blockfit.schema import BuildStep, Candidate, Layout, MultipathPolicy, Plan
@@ -25,19 +29,27 @@ _SYSTEM_TREES = ("/etc", "/usr", "/boot", "/proc", "/sys", "/dev", "/bin", "/sbi
 
 
 def mount_point(text: str) -> str:
-    """--mount as one normalized absolute path (/u01/, //u01 and /u01/. are /u01), so it compares equal to what
-    fstab says; relative paths, '..', characters fstab or the scripts would need escaped, and the system's own
+    """A mount point as one normalized absolute path (/u01/, //u01 and /u01/. are /u01), so it compares equal to
+    what fstab says; relative paths, '..', characters fstab or the scripts would need escaped, and the system's own
     folders are refused."""
     expected = "expected an absolute directory for the data, e.g. /u01"
     if not _MOUNT_RE.fullmatch(text):
-        raise InputError(f"--mount {text[:80]!r}: {expected} (letters, digits and . _ + @ : - / only)")
+        raise ValueProblem(f"{text[:80]!r}: {expected} (letters, digits and . _ + @ : - / only)")
     parts = [p for p in text.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise InputError(f"--mount {text!r}: {expected}, without '..'")
+        raise ValueProblem(f"{text!r}: {expected}, without '..'")
     path = "/" + "/".join(parts)
     if path in SYSTEM_DIRS or any(path.startswith(tree + "/") for tree in _SYSTEM_TREES):
-        raise InputError(f"--mount {text!r}: {path} is a system folder; {expected}")
+        raise ValueProblem(f"{text!r}: {path} is a system folder; {expected}")
     return path
+
+
+def object_name(text: str) -> str:
+    """A name the scripts give an object (volume group, logical volume, md array, ASM disk group): a whole value
+    that needs no quoting in any of them."""
+    if not _NAME_RE.fullmatch(text):
+        raise ValueProblem(f"{text!r}: expected a letter then letters, digits or _ (max 31)")
+    return text
 
 
 @dataclass
@@ -72,6 +84,9 @@ class BuildContext:
         self.fs = Filesystem(self.fs)
         self.method = None if self.method is None else Method(self.method)
         self.provision = None if self.provision is None else Provisioner(self.provision)
+        self.mount = None if self.mount is None else mount_point(self.mount)
+        self.vg, self.lv = object_name(self.vg), object_name(self.lv)
+        self.md_name, self.diskgroup = object_name(self.md_name), object_name(self.diskgroup)
 
     @property
     def candidate(self) -> Candidate:
@@ -146,8 +161,8 @@ class BuildContext:
         assert self.migrate_from is not None
         m = _LV_RE.fullmatch(self.migrate_from)
         if not m:
-            raise InputError(f"--migrate-from {self.migrate_from!r}: online migration needs a logical volume "
-                             "path /dev/VG/LV (or /dev/mapper/VG-LV)")
+            raise ValueProblem(f"{self.migrate_from!r}: online migration needs a logical volume path /dev/VG/LV "
+                               "(or /dev/mapper/VG-LV)")
         vg, lv = m.group(1), m.group(2)
         if self.migrate_from.startswith("/dev/mapper/"):
             vg, lv = vg.replace("--", "-"), lv.replace("--", "-")
@@ -168,83 +183,97 @@ class BuildContext:
         return None
 
     def validate(self) -> None:
-        """Every option checked before anything is written (exit 2 with one line on the first problem)."""
-        self._check_candidate()
-        self._check_manager()
-        self._check_devices()
-        self._check_stripe()
-        for name, what in ((self.vg, "--vg"), (self.lv, "--lv"), (self.md_name, "--md-name"),
-                           (self.diskgroup, "--diskgroup")):
-            if not _NAME_RE.fullmatch(name):
-                raise InputError(f"{what} {name!r}: expected a letter then letters, digits or _ (max 31)")
-        if self.mount is not None:
-            self.mount = mount_point(self.mount)
-            if self.manager == Manager.ASM:
-                raise InputError("--mount: ASM disks carry no filesystem; drop --mount with --manager asm")
-        self._check_migration()
-        self._check_provision()
-        if self.online and self.members < 2:
-            raise InputError("--method online: the layout has one member; there is no stripe to mirror onto")
+        """Every check, in the order the command line runs them (exit 2 with one line on the first problem)."""
+        self.check_plan()
+        self.check_candidate()
+        self.check_layout()
+        self.check_manager()
+        self.check_devices()
+        self.check_mount()
+        self.check_pairing()
+        self.check_migration()
+        self.check_method()
+        self.check_provision()
 
-    def _check_candidate(self) -> None:
+    def check_plan(self) -> None:
         if not self.plan.candidates:
             why = f" (infeasible: {self.plan.infeasible.reason})" if self.plan.infeasible is not None else ""
-            raise InputError(f"--plan: the plan has no candidate to build{why}; plan again with targets or an "
-                             "instance it can meet")
+            raise ValueProblem(f"the plan has no candidate to build{why}; plan again with targets or an instance "
+                               "it can meet")
+
+    def check_candidate(self) -> None:
         if not 0 <= self.candidate_index < len(self.plan.candidates):
-            raise InputError(f"--candidate {self.candidate_index}: expected 0..{len(self.plan.candidates) - 1}")
+            raise ValueProblem(f"{self.candidate_index}: expected 0..{len(self.plan.candidates) - 1}")
 
-    def _check_manager(self) -> None:
-        """The manager builds what the plan priced: its mirror, at least the members it needs."""
-        mirror = self.candidate.layout_detail.redundancy
-        if mirror in ("normal", "high") and self.manager != Manager.ASM:
-            raise InputError(f"--manager {self.manager}: the plan's layout mirrors with ASM {mirror} redundancy "
-                             f"(--redundancy {mirror}); build it with --manager asm")
+    def check_layout(self) -> None:
+        """The chosen candidate's layout is one the scripts can build: its mirror's failure groups, its stripe."""
+        mirror = self.layout.redundancy
         if mirror in ("normal", "high") and self.members < self.copies:
-            raise InputError(f"--plan: ASM {mirror} redundancy needs at least {self.copies} failure groups (one per "
-                             f"volume here), but the layout {self.candidate.layout} has {self.members}")
-        if mirror == "raid10" and self.manager != Manager.MDADM:
-            raise InputError(f"--manager {self.manager}: the plan's layout is an mdadm RAID10 (--redundancy raid10); "
-                             "build it with --manager mdadm")
+            raise ValueProblem(f"ASM {mirror} redundancy needs at least {self.copies} failure groups (one per "
+                               f"volume here), but the layout {self.candidate.layout} has {self.members}")
+        if self.members > 1 and self.stripe_bytes & (self.stripe_bytes - 1):
+            raise ValueProblem(f"stripe size {self.stripe_bytes} bytes is not a power of two")
+        if self.members > 1 and self.stripe_bytes < 4096:
+            raise ValueProblem(f"stripe size {self.stripe_bytes} bytes is below 4 KiB")
+        if self.stripe_bytes > MAX_STRIPE:  # 2^64 would be 0 in the scripts' 64-bit arithmetic
+            raise ValueProblem(f"stripe size of {len(str(self.stripe_bytes))} digits is above 1 GiB")
 
-    def _check_devices(self) -> None:
+    def check_manager(self) -> None:
+        """The manager builds what the plan priced: its mirror, at least the members it needs."""
+        mirror = self.layout.redundancy
+        if mirror in ("normal", "high") and self.manager != Manager.ASM:
+            raise ValueProblem(f"{self.manager}: the plan's layout mirrors with ASM {mirror} redundancy "
+                               f"(--redundancy {mirror}); build it with --manager asm")
+        if mirror == "raid10" and self.manager != Manager.MDADM:
+            raise ValueProblem(f"{self.manager}: the plan's layout is an mdadm RAID10 (--redundancy raid10); "
+                               "build it with --manager mdadm")
+        if self.manager == Manager.NONE and self.members != 1:
+            raise ValueProblem(f"none: only for a single volume; this layout has {self.members} members")
+        if self.manager == Manager.MDADM and self.members < 2:
+            raise ValueProblem(f"mdadm: {self.md_level.upper()} needs at least 2 members; use --manager lvm or none")
+
+    def check_devices(self) -> None:
         if len(self.devices) != self.members:
-            raise InputError(f"--devices: {len(self.devices)} given, but the plan's layout {self.candidate.layout} "
-                             f"has {self.members} members; give exactly {self.members}")
+            raise ValueProblem(f"{len(self.devices)} given, but the plan's layout {self.candidate.layout} has "
+                               f"{self.members} members; give exactly {self.members}")
         twice = named_twice(self.devices)
         if twice is not None:
-            raise InputError(f"--devices: {twice} is named twice")
-        if self.manager == Manager.NONE and self.members != 1:
-            raise InputError(f"--manager none: only for a single volume; this layout has {self.members} members")
-        if self.manager == Manager.MDADM and self.members < 2:
-            raise InputError(f"--manager mdadm: {self.md_level.upper()} needs at least 2 members; "
-                             "use --manager lvm or none")
+            raise ValueProblem(f"{twice} is named twice")
 
-    def _check_stripe(self) -> None:
-        if self.members > 1 and self.stripe_bytes & (self.stripe_bytes - 1):
-            raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is not a power of two")
-        if self.members > 1 and self.stripe_bytes < 4096:
-            raise InputError(f"--plan: stripe size {self.stripe_bytes} bytes is below 4 KiB")
-        if self.stripe_bytes > MAX_STRIPE:  # 2^64 would be 0 in the scripts' 64-bit arithmetic
-            raise InputError(f"--plan: stripe size of {len(str(self.stripe_bytes))} digits is above 1 GiB")
+    def check_mount(self) -> None:
+        """A mount point with a manager whose volumes carry a filesystem (a combination: both values named)."""
+        if self.mount is not None and self.manager == Manager.ASM:
+            raise ValueProblem(f"{self.mount} with asm: ASM disks carry no filesystem; drop --mount with "
+                               "--manager asm")
 
-    def _check_migration(self) -> None:
+    def check_pairing(self) -> None:
+        """A migration source and a method: both or neither (a combination, both values named)."""
         if (self.migrate_from is None) != (self.method is None):
-            raise InputError("--migrate-from and --method go together (e.g. --migrate-from /dev/vg/lv "
-                             "--method offline)")
+            raise ValueProblem(f"{self.migrate_from or 'no source'} and {self.method or 'no method'}: a source and a "
+                               "method go together (e.g. /dev/vg/lv and offline)")
+
+    def check_migration(self) -> None:
+        """A migration source goes with a manager that takes a block copy, and is none of the devices."""
         if self.migrate_from is None:
             return
         if self.manager == Manager.ASM:
-            raise InputError("--migrate-from with --manager asm: move data into ASM with RMAN or "
-                             "ASM ADD/DROP DISK rebalance, not with a block copy")
+            raise ValueProblem(f"{self.migrate_from} with asm: move data into ASM with RMAN or ASM ADD/DROP DISK "
+                               "rebalance, not with a block copy")
         if self.migrate_from in self.devices:
-            raise InputError(f"--migrate-from {self.migrate_from}: the source is also one of --devices")
+            raise ValueProblem(f"{self.migrate_from}: the source is also one of --devices")
         if self.online:
-            if self.manager != Manager.LVM:
-                raise InputError("--method online: needs --manager lvm (lvconvert mirror onto the stripe)")
             self.source_vg_lv  # noqa: B018  (validates the LV path)
 
-    def _check_provision(self) -> None:
+    def check_method(self) -> None:
+        """An online migration mirrors with LVM onto a stripe."""
+        if not self.online:
+            return
+        if self.manager != Manager.LVM:
+            raise ValueProblem("online: needs --manager lvm (lvconvert mirror onto the stripe)")
+        if self.members < 2:
+            raise ValueProblem("online: the layout has one member; there is no stripe to mirror onto")
+
+    def check_provision(self) -> None:
         """The cloud's entry says which tools its provisioning step writes for, and which device paths it needs."""
         if self.provision is None:
             return
@@ -252,9 +281,9 @@ class BuildContext:
         if self.provision not in cloud.provisioners:
             able = [c.name for c in CLOUDS.values() if self.provision in c.provisioners]
             if len(able) == 1:
-                raise InputError(f"--provision {self.provision}: the plan is for {self.cloud}, not {able[0]}")
-            raise InputError(f"--provision {self.provision}: only {' and '.join(able)} are supported, the plan is "
-                             f"{self.cloud}")
+                raise ValueProblem(f"{self.provision}: the plan is for {self.cloud}, not {able[0]}")
+            raise ValueProblem(f"{self.provision}: only {' and '.join(able)} are supported, the plan is "
+                               f"{self.cloud}")
         problem = cloud.device_error(self.devices)
         if problem is not None:
-            raise InputError(problem)
+            raise InputError(problem)  # names --devices itself: the cloud's entry words it

@@ -32,7 +32,7 @@ from typing import Literal
 
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import parse_workloads
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, InputError, ValueProblem
 from blockfit.lab import disks as disk_files
 from blockfit.lab.buildscripts import builder, guest_device_names, plan_for, write_build_scripts
 from blockfit.lab.caps import CapControl
@@ -106,9 +106,6 @@ def sides(req: LabBenchRequest, subject: Subject) -> tuple[Side, Side]:
 
     lab = req.lab
     layout = subject.layout
-    if layout.members < 2:
-        raise InputError(f"--layout {layout.members} member: lab --bench compares a stripe with an alternative; "
-                         "expected a layout of at least 2 volumes")
 
     def stripe(label: str, manager: str, fs: str) -> Side:
         lay = layout.model_copy(update={"manager": manager})
@@ -118,32 +115,80 @@ def sides(req: LabBenchRequest, subject: Subject) -> tuple[Side, Side]:
 
     if req.versus == "single":
         if subject.single is None:
-            raise InputError(f"--bench-vs single: {subject.cloud} has no single volume of {layout.total_gb:g} GB")
+            raise ValueProblem(f"single: {subject.cloud} has no single volume of {layout.total_gb:g} GB")
         single = Side("single", "none", lab.fs, subject.single, layout.total_gb, 1, ())
         return single, stripe("stripe", lab.manager, lab.fs)
     if req.versus in ("lvm", "mdadm"):
-        if req.versus == lab.manager:
-            raise InputError(f"--bench-vs {req.versus}: the same as --manager; expected the other manager")
         return stripe(lab.manager, lab.manager, lab.fs), stripe(req.versus, req.versus, lab.fs)
-    if req.versus in ("xfs", "ext4"):
-        if req.versus == lab.fs:
-            raise InputError(f"--bench-vs {req.versus}: the same as --fs; expected the other filesystem")
-        return stripe(lab.fs, lab.manager, lab.fs), stripe(req.versus, lab.manager, req.versus)
-    raise InputError(f"--bench-vs {req.versus!r}: expected one of {', '.join(VERSUS)}")
+    return stripe(lab.fs, lab.manager, lab.fs), stripe(req.versus, lab.manager, req.versus)
 
 
 def validate(req: LabBenchRequest) -> None:
     """Everything the user typed, before anything is created."""
-    parse_workloads(req.workloads, "--bench")  # raises InputError naming the option and the workload
-    if req.profile not in PROFILES:
-        raise InputError(f"--profile {req.profile!r}: expected one of {', '.join(PROFILES)}")
-    if req.repeat is not None and req.repeat < 1:
-        raise InputError(f"--repeat {req.repeat}: expected a whole number of at least 1")
+    for check in checks(req).values():
+        check()
+
+
+def checks(req: LabBenchRequest) -> dict[str, Callable[[], object]]:
+    """Each check of the bench's options by the field it is about ('versus': the layout compared, with the lab's
+    manager and filesystem it must differ from); the command line names the option that carried it."""
+    return {"workloads": lambda: parse_workloads(req.workloads, "--bench"),  # names the option and the workload
+            "profile": lambda: _check_profile(req.profile), "repeat": lambda: _check_repeat(req.repeat),
+            "versus": lambda: _check_versus(req), "redundancy": lambda: _check_striped(req.lab.redundancy),
+            "layout": lambda: _check_layout(req)}
+
+
+def _check_profile(profile: str) -> None:
+    if profile not in PROFILES:
+        raise ValueProblem(f"{profile!r}: expected one of {', '.join(PROFILES)}")
+
+
+def _check_repeat(repeat: int | None) -> None:
+    if repeat is not None and repeat < 1:
+        raise ValueProblem(f"{repeat}: expected a whole number of at least 1")
+
+
+def _check_versus(req: LabBenchRequest) -> None:
     if req.versus not in VERSUS:
-        raise InputError(f"--bench-vs {req.versus!r}: expected one of {', '.join(VERSUS)}")
-    if req.lab.redundancy not in (None, "none"):
-        raise InputError(f"--redundancy {req.lab.redundancy}: the lab bench compares striped layouts; measure a "
-                         "RAID10's writes without --bench")
+        raise ValueProblem(f"{req.versus!r}: expected one of {', '.join(VERSUS)}")
+    t = req.lab.target
+    if req.versus == "single" and t.layout.members > 1 and not _single_exists(req):
+        raise ValueProblem(f"single: {t.cloud} has no single volume of {t.layout.total_gb:g} GB")
+    if req.versus == req.lab.manager:
+        raise ValueProblem(f"{req.versus}: the same as --manager; expected the other manager")
+    if req.versus == req.lab.fs:
+        raise ValueProblem(f"{req.versus}: the same as --fs; expected the other filesystem")
+
+
+def _single_exists(req: LabBenchRequest) -> bool:
+    """Whether one volume as large as the whole stripe exists (what `resolve` predicts as the single side)."""
+    from blockfit.model import predict
+
+    t = req.lab.target
+    one = t.layout.model_copy(update={"members": 1, "redundancy": "none",
+                                      "volume": t.layout.volume.model_copy(update={"size_gb": t.layout.total_gb})})
+    try:
+        predict(one, t.instance, t.workload, t.cat)
+    except InputError:
+        return False
+    return True
+
+
+def _check_striped(redundancy: str | None) -> None:
+    if redundancy not in (None, "none"):
+        raise ValueProblem(f"{redundancy}: the lab bench compares striped layouts; measure a RAID10's writes "
+                           "without --bench")
+
+
+def _check_layout(req: LabBenchRequest) -> None:
+    """The target's layout (a plan's, or --layout): a stripe of at least 2 volumes, not mirrored."""
+    layout = req.lab.target.layout
+    if layout.members < 2:
+        raise ValueProblem(f"{layout.members} member: lab --bench compares a stripe with an alternative; "
+                           "expected a layout of at least 2 volumes")
+    if layout.redundancy != "none" and req.lab.redundancy is None:
+        raise ValueProblem(f"{layout.members} members mirrored ({layout.redundancy}): the lab bench compares "
+                           "striped layouts; measure a RAID10's writes without --bench")
 
 
 def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> LabBenchResult:
@@ -151,9 +196,6 @@ def run_lab_bench(req: LabBenchRequest, progress: Progress | None = None) -> Lab
     say = progress or (lambda _msg: None)
     validate(req)
     subject = resolve(req.lab)
-    if subject.layout.redundancy != "none":
-        raise InputError(f"--plan: the layout mirrors ({subject.layout.redundancy}); the lab bench compares striped "
-                         "layouts: measure a RAID10's writes without --bench")
     base, other = sides(req, subject)
     exe = builder()
     if exe is None:

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.lab import disks as disk_files
 from blockfit.lab.buildscripts import GUEST_MOUNT, builder, guest_device_names, plan_for, write_build_scripts
 from blockfit.lab.caps import CapControl
@@ -88,14 +88,14 @@ class LabRequest:
 
 
 def check_redundancy(redundancy: str, manager: str) -> Direction:
-    """The direction the lab measures for REDUNDANCY; InputError when the lab cannot build it."""
+    """The direction the lab measures for REDUNDANCY; a ValueProblem when the lab cannot build it with MANAGER."""
     if redundancy in ("normal", "high"):
-        raise InputError(f"--redundancy {redundancy}: the lab builds mdadm RAID10 only (ASM {redundancy} redundancy "
-                         "needs Oracle Grid Infrastructure); use --redundancy raid10 --manager mdadm")
+        raise ValueProblem(f"{redundancy}: the lab builds mdadm RAID10 only (ASM {redundancy} redundancy needs "
+                           "Oracle Grid Infrastructure); use --redundancy raid10 --manager mdadm")
     if redundancy not in ("none", "raid10"):
-        raise InputError(f"--redundancy {redundancy!r}: expected none or raid10 (mdadm)")
+        raise ValueProblem(f"{redundancy!r}: expected none or raid10 (mdadm)")
     if redundancy == "raid10" and manager != "mdadm":
-        raise InputError(f"--redundancy raid10: the lab builds RAID10 with mdadm; add --manager mdadm (got {manager})")
+        raise ValueProblem(f"raid10 with {manager}: the lab builds RAID10 with mdadm; add --manager mdadm")
     return "write" if redundancy == "raid10" else "read"
 
 
@@ -108,33 +108,57 @@ def buildable_stripe(size: int) -> bool:
 def check_stripe_size(size: int, text: str | None = None) -> int:
     """SIZE if the build scripts can stripe with it; InputError otherwise."""
     if not buildable_stripe(size):
-        raise InputError(f"--stripe-size {text or size}: expected a power of two from 64k to 4m")
+        raise ValueProblem(f"{text or size}: expected a power of two from 64k to 4m")
     return size
+
+
+def _mirror(req: LabRequest) -> str:
+    return req.redundancy if req.redundancy is not None else req.target.layout.redundancy
+
+
+def checks(req: LabRequest) -> dict[str, Callable[[], object]]:
+    """Each check of the lab's options by the field it is about ('attachment,paths', 'redundancy': a value with
+    the others it must go with); the command line names the option that carried it."""
+    return {"manager": lambda: _check_choice(req.manager, ("lvm", "mdadm")),
+            "fs": lambda: _check_choice(req.fs, ("xfs", "ext4")),
+            "stripe_size": lambda: req.stripe_size is None or check_stripe_size(req.stripe_size),
+            "attachment,paths": lambda: _check_attachment(req), "redundancy": lambda: _check_mirror(req)}
+
+
+def _check_choice(value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueProblem(f"{value!r}: expected {' or '.join(choices)}")
+
+
+def _check_attachment(req: LabRequest) -> None:
+    """Attachments with paths are a cloud's own (its entry says); the lab emulates them only there."""
+    if (req.attachment is not None or req.paths is not None) and not cloud_of(req.target.cloud).iscsi_attachments:
+        given = " with ".join(x for x in (req.attachment, f"{req.paths} paths" if req.paths else None) if x)
+        raise ValueProblem(f"{given}: attachments with paths are modelled for oci, not {req.target.cloud}")
+
+
+def _check_mirror(req: LabRequest) -> None:
+    mirror = _mirror(req)
+    check_redundancy(mirror, req.manager)
+    if mirror != "none" and req.target.layout.members < 2:
+        raise ValueProblem(f"{mirror}: a mirror needs at least 2 members; the layout has 1")
 
 
 def resolve(req: LabRequest) -> Subject:
     """Turn the request (a target parsed at the edge, the lab's options) into predictions."""
     from blockfit.model import predict
 
-    if req.manager not in ("lvm", "mdadm"):
-        raise InputError(f"--manager {req.manager!r}: expected lvm or mdadm")
-    if req.stripe_size is not None:
-        check_stripe_size(req.stripe_size)
-    if req.fs not in ("xfs", "ext4"):
-        raise InputError(f"--fs {req.fs!r}: expected xfs or ext4")
+    for check in checks(req).values():
+        check()
     t = req.target
     cloud, cat, layout, instance, workload = t.cloud, t.cat, t.layout, t.instance, t.workload
     # a plan's layout carries the stripe it was planned with (none for one volume); a layout spec gets the lab's
     stripe_size = layout.stripe_size or (0 if t.plan is not None else DEFAULT_STRIPE)
     if req.attachment is not None or req.paths is not None:
-        if not cloud_of(cloud).iscsi_attachments:
-            raise InputError(f"--attachment/--paths: attachments with paths are modelled for oci, not {cloud}")
         layout = layout.model_copy(update={"attachment": req.attachment or layout.attachment,
                                            "paths": req.paths or layout.paths})
-    mirror = req.redundancy if req.redundancy is not None else layout.redundancy
+    mirror = _mirror(req)
     direction = check_redundancy(mirror, req.manager)
-    if mirror != "none" and layout.members < 2:
-        raise InputError(f"--redundancy {mirror}: a mirror needs at least 2 members; the layout has 1")
     layout = layout.model_copy(update={"redundancy": mirror})
     if direction == "write":  # what mirroring costs: writes, each written to two members
         workload = workload.model_copy(update={"read_pct": 0.0})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.lab.disks import Throttle
 from blockfit.schema import Prediction
 from blockfit.units import MB
@@ -81,7 +81,7 @@ def parse_scale(text: str) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise InputError(f"--scale {text!r}: expected 'auto' or a factor in (0, 1], e.g. 0.02") from None
+        raise ValueProblem(f"{text!r}: expected 'auto' or a factor in (0, 1], e.g. 0.02") from None
     if not 0 < value <= 1:
-        raise InputError(f"--scale {text!r}: expected a factor in (0, 1], e.g. 0.02")
+        raise ValueProblem(f"{text!r}: expected a factor in (0, 1], e.g. 0.02")
     return value

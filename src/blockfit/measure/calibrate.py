@@ -21,7 +21,7 @@ from pathlib import Path
 
 from blockfit.devices import diskstats
 from blockfit.devices.facts import device_facts
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, ValueProblem
 from blockfit.inputs import named_twice
 from blockfit.measure.fio_job import JobSpec, layout_args, probe_args, render_job, split_outstanding
 from blockfit.measure.fio_run import FioFailed, fio_binary, fio_version, run_fio
@@ -57,18 +57,45 @@ class CalibrateOptions:
     drain_s: float = 0.0  # --sustained: saturate this long first, so a bursting volume's credits are spent
 
     def validate(self) -> None:
+        """Every option's value, one check each (the command line runs each under its option's name)."""
+        for check in self.checks().values():
+            check()
+
+    def checks(self) -> dict[str, Callable[[], None]]:
+        """Each check by the field it is about ('small_io,large_io': the two sizes together)."""
+        return {"percentile": self._check_percentile, "max_latency_ms": self._check_latency,
+                "write_pct": self._check_write, "duration_s": self._check_duration,
+                "small_io,large_io": self._check_io_sizes, "engine": self._check_engine, "hosts": self._check_hosts}
+
+    def _check_percentile(self) -> None:
         if not 0 < self.percentile < 100:
-            raise InputError(f"--percentile {self.percentile}: expected a number between 0 and 100 (e.g. 95, 99.9)")
+            raise ValueProblem(f"{self.percentile}: expected a number between 0 and 100 (e.g. 95, 99.9)")
+
+    def _check_latency(self) -> None:
         if self.max_latency_ms <= 0:
-            raise InputError(f"--max-latency {self.max_latency_ms} ms: expected a positive duration")
+            raise ValueProblem(f"{self.max_latency_ms} ms: expected a positive duration")
+
+    def _check_write(self) -> None:
         if not 0 <= self.write_pct <= 100:
-            raise InputError(f"--write {self.write_pct}: expected a percentage from 0 to 100")
+            raise ValueProblem(f"{self.write_pct}: expected a percentage from 0 to 100")
+
+    def _check_duration(self) -> None:
         if self.duration_s < 5:
-            raise InputError(f"--duration {self.duration_s:g}s: expected at least 5s")
+            raise ValueProblem(f"{self.duration_s:g}s: expected at least 5s")
+
+    def _check_io_sizes(self) -> None:
         if self.small_io > self.large_io:
-            raise InputError(f"--io-sizes {self.small_io},{self.large_io}: expected SMALL no larger than LARGE")
+            raise ValueProblem(f"{self.small_io},{self.large_io}: expected SMALL no larger than LARGE")
+
+    def _check_hosts(self) -> None:
+        hosts = [parse_host(h) for h in self.hosts]
+        twice = named_twice(hosts)
+        if twice is not None:
+            raise ValueProblem(f"{twice.label} is named twice")
+
+    def _check_engine(self) -> None:
         if self.engine not in (None, "io_uring", "libaio", "psync"):
-            raise InputError(f"--engine {self.engine!r}: expected io_uring, libaio or psync")
+            raise ValueProblem(f"{self.engine!r}: expected io_uring, libaio or psync")
 
 
 def _diskstats() -> dict[str, int]:
@@ -293,9 +320,6 @@ def session(targets: list[str], options: CalibrateOptions, progress: ProgressFn 
     fio_binary(options.fio)
     version = fio_version(options.fio)
     hosts = [parse_host(h) for h in options.hosts]
-    twice = named_twice(hosts)
-    if twice is not None:
-        raise InputError(f"--host: {twice.label} is named twice")
     notes: list[str] = []
     resolved = resolve_targets(list(targets), size_bytes=options.size_bytes, write_pct=options.write_pct,
                                allow_write=options.allow_write, remote=bool(hosts), warnings=notes)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from blockfit import proc
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import EnvironmentProblem, ValueProblem
 from blockfit.measure.fio_run import fio_binary
 
 DEFAULT_PORT = 8765
@@ -49,7 +49,7 @@ def parse_host(text: str) -> Host:
     host, sep, port = text.rpartition(":") if ":" in text else (text, "", "")
     if (not _HOST_RE.match(host) or (sep and not port.isdigit()) or (port and not 0 < int(port) < 65536)
             or (host.replace(".", "").isdigit() and not _is_ipv4(host))):  # '0' or '10.1' is not a name
-        raise InputError(f"--host {text!r}: expected HOST or HOST:PORT of a running 'fio --server'")
+        raise ValueProblem(f"{text!r}: expected HOST or HOST:PORT of a running 'fio --server'")
     return Host(host=host, port=int(port) if port else DEFAULT_PORT)
 
 

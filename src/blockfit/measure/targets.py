@@ -18,7 +18,7 @@ from typing import Literal
 
 from blockfit import proc
 from blockfit.devices import mountinfo, swaps, sysfs
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 
 TEST_FILE_PREFIX = "blockfit-calibrate-"
 
@@ -139,7 +139,7 @@ def _directory_target(given: str, size_bytes: int) -> Target:
     """A directory: a fresh test file of SIZE_BYTES in it, which calibrate creates and removes."""
     usage = shutil.disk_usage(given)
     if usage.free < size_bytes * 1.05:
-        raise InputError(f"--size {size_bytes} bytes: only {usage.free} bytes free in {given!r}")
+        raise ValueProblem(f"{size_bytes} bytes: only {usage.free} bytes free in {given!r}")
     direct = supports_direct_io(given)
     path = os.path.join(os.path.abspath(given), f"{TEST_FILE_PREFIX}{os.getpid()}.dat")
     return Target(given=given, path=path, kind="file", size_bytes=size_bytes, created=True,

@@ -8,10 +8,11 @@ model/host.py); the rest wait in the host. Paths multiply both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from blockfit.catalog.models import Catalog, LatencyFigure, Shape, VolumeType
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.model.host import BUILD_SESSION_DEPTH
 from blockfit.model.instance import InstanceCaps, find_shape
 from blockfit.model.kinds import MemberPerf
@@ -58,12 +59,9 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
                     host_queue_depth: int | None = None, member: MemberPerf | None = None) -> AttachmentPerf:
     """The attachment the layout asks for (or the type's default) with its paths (`default_paths` when the layout
     names none; `member` is the volume's caps they must reach), ceilings and latency."""
-    if vt.default_attachment is None and (layout.attachment or layout.paths):
-        raise InputError(f"--attachment/--paths: {vt.name} has no attachment types in the {cat.cloud} catalog "
-                         "(expected them only for OCI volumes)")
+    for check in attachment_checks(cat, vt, layout.attachment, layout.paths).values():
+        check()
     att = layout.attachment or vt.default_attachment
-    if att is not None and vt.attachments and att not in vt.attachments:
-        raise InputError(f"--attachment {att}: {vt.name} attaches as {' or '.join(vt.attachments)}")
     shape = find_shape(cat, instance.shape)
     fig = _latency_figure(vt, shape, att)
     base, rule, cite = vt.base_latency_ms, f"{vt.name} base latency", cat.cite(vt, "base_latency_ms")
@@ -77,8 +75,6 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     if att is None:
         return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite)
     warnings: list[str] = []
-    if layout.paths is not None:
-        check_paths(vt, att, layout.paths)
     paths = layout.paths or default_paths(vt, att, caps, member)
     multipath_ok = caps.uhp_ok
     if paths > 1 and multipath_ok is False:
@@ -99,6 +95,28 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         kernel_depth=vt.iscsi_session_depth if iscsi else None)
 
 
+def attachment_checks(cat: Catalog, vt: VolumeType, attachment: str | None,
+                      paths: int | None) -> dict[str, Callable[[], None]]:
+    """Each check of the attachment and paths a user names for volumes of VT, by the field it is about
+    ('attachment,paths': either, on a type without attachments); the command line names the option."""
+    att = attachment or vt.default_attachment
+    return {"attachment,paths": lambda: _check_attachable(cat, vt, attachment, paths),
+            "attachment": lambda: _check_attachment(vt, att),
+            "paths": lambda: None if paths is None or att is None else check_paths(vt, att, paths)}
+
+
+def _check_attachable(cat: Catalog, vt: VolumeType, attachment: str | None, paths: int | None) -> None:
+    if vt.default_attachment is None and (attachment or paths):
+        given = " with ".join(x for x in (attachment, f"{paths} paths" if paths else None) if x)
+        raise ValueProblem(f"{given}: {vt.name} has no attachment types in the {cat.cloud} catalog (expected "
+                           "them only for OCI volumes)")
+
+
+def _check_attachment(vt: VolumeType, att: str | None) -> None:
+    if att is not None and vt.attachments and att not in vt.attachments:
+        raise ValueProblem(f"{att}: {vt.name} attaches as {' or '.join(vt.attachments)}")
+
+
 def default_paths(vt: VolumeType, attachment: str, caps: InstanceCaps, member: MemberPerf | None) -> int:
     """The one rule for how many paths carry a volume's I/O when the user names none (model, plan, lab and build
     all use it): an iSCSI attachment OCI makes multipath-enabled (a block volume on a shape that gets
@@ -115,18 +133,17 @@ def check_paths(vt: VolumeType, attachment: str, paths: int) -> None:
     """Paths the user names must be paths there can be: iSCSI only, and no more than the type's fastest level
     needs (a path beyond that carries nothing; '--paths 64' is a typo, not a setup)."""
     if vt.max_paths is not None and paths > vt.max_paths:
-        raise InputError(f"--paths {paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
+        raise ValueProblem(f"{paths}: {vt.name} attachments use at most {vt.max_paths} path (no multipath)")
     if paths > 1 and attachment != "iscsi":
-        raise InputError(f"--paths {paths}: a {attachment} attachment has one path; several go with "
-                         "--attachment iscsi")
+        raise ValueProblem(f"{paths}: a {attachment} attachment has one path; several go with --attachment iscsi")
     levels = [lv for lv in vt.levels if lv.vpu >= vt.min_vpu]
     if vt.max_paths is not None or not levels or not (vt.path_max_iops or vt.path_max_mbps):
         return
     fastest = max(levels, key=lambda lv: (lv.max_iops, lv.max_mbps))
     most = paths_needed(fastest.max_iops, fastest.max_mbps, vt.path_max_iops, vt.path_max_mbps)
     if paths > most:
-        raise InputError(f"--paths {paths}: expected at most {most} for {vt.name}: {most} paths carry its fastest "
-                         f"level ({fastest.max_iops:,.0f} IOPS, {fastest.max_mbps:,.0f} MB/s), more carry nothing")
+        raise ValueProblem(f"{paths}: expected at most {most} for {vt.name}: {most} paths carry its fastest level "
+                           f"({fastest.max_iops:,.0f} IOPS, {fastest.max_mbps:,.0f} MB/s), more carry nothing")
 
 
 def _latency_figure(vt: VolumeType, shape: Shape, att: str | None) -> LatencyFigure | None:

@@ -8,7 +8,7 @@ minimum when none is given. Fixed shapes cost their hourly price. No catalog fig
 from __future__ import annotations
 
 from blockfit.catalog import Catalog
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.model.instance import count_fields, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema.cost import HOURS_PER_MONTH, ComputeCost
@@ -21,9 +21,7 @@ def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float
     price of its own entry where Google prices it apart from its series (m4-ultramem-224)."""
     mt = machine_type(cat, shape)
     if mt is not None:
-        if memory_gb is not None and abs(memory_gb - mt.memory_gb) > 1e-9:
-            raise InputError(f"--memory {memory_gb:g} GB: {shape} comes with {mt.memory_gb:g} GB (its name fixes "
-                             "the memory); drop --memory or name the series with a vCPU count")
+        check_memory_option(cat, shape, ocpus, memory_gb)
         # a machine type Google prices apart from its series (m4-ultramem-224) has an entry of its own
         price = cat.compute_prices.get(f"{mt.shape.name}-{mt.family}-{mt.vcpus}") or \
             cat.compute_prices.get(mt.shape.name)
@@ -53,17 +51,29 @@ def compute_cost(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float
                        monthly=round(per_hour * HOURS_PER_MONTH, 2), region=price.region, source=cite)
 
 
+def check_memory_option(cat: Catalog, shape: str, ocpus: float | None, memory_gb: float | None) -> None:
+    """The memory a user names for SHAPE at OCPUS: what a machine type's name fixes, at most what the shape sells
+    per OCPU (vCPU)."""
+    mt = machine_type(cat, shape)
+    if mt is not None:
+        if memory_gb is not None and abs(memory_gb - mt.memory_gb) > 1e-9:
+            raise ValueProblem(f"{memory_gb:g} GB: {shape} comes with {mt.memory_gb:g} GB (its name fixes the "
+                               "memory); drop it or name the series with a vCPU count")
+    elif ocpus is not None:
+        check_memory(cat, shape, ocpus, memory_gb)
+
+
 def check_memory(cat: Catalog, shape: str, ocpus: float, memory_gb: float | None) -> None:
-    """--memory beyond what the shape sells per OCPU (vCPU) is an input error, naming the bound and its source."""
+    """Memory beyond what the shape sells per OCPU (vCPU) is an input error, naming the bound and its source."""
     price = cat.compute_prices.get(shape)
     if memory_gb is None or price is None or price.memory_max_gb_per_ocpu is None:
         return
     top = price.memory_max_gb_per_ocpu * ocpus
     if memory_gb > top + 1e-9:
         unit = cloud_of(cat.cloud).compute_unit
-        raise InputError(f"--memory {memory_gb:,.6g} GB: {shape} with {ocpus:g} {unit}s takes at most {top:,.6g} "
-                         f"GB ({price.memory_max_gb_per_ocpu:g} GB per {unit}; "
-                         f"{cat.cite(price, 'memory_max_gb_per_ocpu')})")
+        raise ValueProblem(f"{memory_gb:,.6g} GB: {shape} with {ocpus:g} {unit}s takes at most {top:,.6g} GB "
+                           f"({price.memory_max_gb_per_ocpu:g} GB per {unit}; "
+                           f"{cat.cite(price, 'memory_max_gb_per_ocpu')})")
 
 
 def memory_for(cat: Catalog, shape: str, ocpus: float, memory_gb: float | None) -> float | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.model.kinds.clouds import cloud_of, unknown_instance_message
 from blockfit.schema import Citation, Instance, Layout
 
@@ -237,15 +237,20 @@ def cap_set(shape: Shape, volume_type: str | None, interface: str | None = None,
     return None
 
 
+def check_instance_options(shape: Shape, interface: str | None, weighting: str | None) -> None:
+    """An instance's /OPTION (a disk interface, an EBS bandwidth weighting) is one its shape offers."""
+    if interface is not None and interface not in shape.interfaces:
+        offered = ", ".join(shape.interfaces) or "no choice of interface in the catalog"
+        raise ValueProblem(f"{shape.name}/{interface}: {shape.name} offers {offered}")
+    if weighting is not None and weighting not in shape.weightings:
+        offered = ", ".join(shape.weightings) or "no bandwidth weighting in the catalog"
+        raise ValueProblem(f"{shape.name}/{weighting}: {shape.name} offers {offered}")
+
+
 def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
     interface = inst.interface
     weighting = inst.ebs_weighting
-    if interface is not None and interface not in shape.interfaces:
-        offered = ", ".join(shape.interfaces) or "no choice of interface in the catalog"
-        raise InputError(f"--instance {shape.name}/{interface}: {shape.name} offers {offered}")
-    if weighting is not None and weighting not in shape.weightings:
-        offered = ", ".join(shape.weightings) or "no bandwidth weighting in the catalog"
-        raise InputError(f"--instance {shape.name}/{weighting}: {shape.name} offers {offered}")
+    check_instance_options(shape, interface, weighting)
     cs = cap_set(shape, volume_type, interface, weighting)
     entry = cs if cs is not None else shape
     iops, mbps = entry.iops, entry.mbps

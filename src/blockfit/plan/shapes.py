@@ -31,7 +31,7 @@ from blockfit.model.resolve import layout_spec
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.planner import make_plan, ranked_points
 from blockfit.plan.search import RankKey, rank_key, search, tie_window
-from blockfit.plan.space import SearchSpace, default_space, selected_types
+from blockfit.plan.space import SearchSpace, default_space, option_problem, selected_types
 from blockfit.schema import Cost, Infeasible, Layout, Plan, Requirements
 from blockfit.schema.plan import OPEN_COUNT, InstanceSearch, ShapeOffer
 from blockfit.units import fmt_count
@@ -159,10 +159,9 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
     entries: list[_Entry] = []
     for name in names:
         sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
-        try:
-            space = default_space(cat, sreq)
-        except InputError as exc:       # --ocpus, --memory, --interface, --levels this shape cannot take
-            outcome.left_out.setdefault(f"cannot take the options ({exc})", []).append(name)
+        space, problem = _space_or_problem(cat, sreq)
+        if space is None:
+            outcome.left_out.setdefault(f"cannot take the options ({problem})", []).append(name)
             continue
         if space.unknown_cap:   # unknown is not none: such a type does not compete here (named, it ranks last)
             space = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_cap])
@@ -230,11 +229,22 @@ def _caps_key(e: _Entry) -> tuple | None:
     return (tuple(caps), tuple(e.space.options), e.space.members[-1], tuple(sorted(e.space.unknown_price)))
 
 
+def _space_or_problem(cat: Catalog, req: Requirements) -> tuple[SearchSpace | None, str | None]:
+    """The shape's search space, or why it cannot take the options (a count, memory, interface, level)."""
+    problem = option_problem(cat, req)
+    if problem is not None:
+        return None, problem
+    try:
+        return default_space(cat, req), None
+    except InputError as exc:
+        return None, str(exc)
+
+
 def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     """plan over the shapes the query names: the cheapest shape's full plan, with the search said in
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
     if query.min_vcpus is not None:
-        cloud_of(cat.cloud).check_vcpu_search()
+        cloud_of(cat.cloud).check_vcpu_search(query.min_vcpus)
     selected_types(cat, req.levels, req.allow_hdd)   # a level the cloud lacks is the user's error, not every shape's
     if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
         req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count

@@ -3,13 +3,21 @@ member sizes and OCPU counts. The brute-force enumerator walks exactly the same 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from blockfit.catalog import Catalog
 from blockfit.catalog.models import Shape, VolumeType
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.model.compute import check_memory
-from blockfit.model.instance import find_shape, instance_at, instance_caps, machine_type, series_vcpus
+from blockfit.model.instance import (
+    check_instance_options,
+    find_shape,
+    instance_at,
+    instance_caps,
+    machine_type,
+    series_vcpus,
+)
 from blockfit.model.kinds import KINDS
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.schema import Instance, Requirements, Volume
@@ -97,11 +105,11 @@ def selected_types(cat: Catalog, levels: list[str] | None, allow_hdd: bool = Fal
         elif (level_type := cloud_of(cat.cloud).level_type) is not None:
             try:
                 vpu = cloud_of(cat.cloud).level_vpu(cat.volume_types[level_type], name)
-            except InputError as exc:   # the level's own words, named as the option that gave it
-                raise InputError(f"--levels: {exc}") from None
+            except InputError as exc:   # the level's own words ("level 'x': ..."), a problem of the value
+                raise ValueProblem(str(exc)) from None
             out.append(LevelOption(level_type, vpu=vpu))
         else:
-            raise InputError(f"--levels {name!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
+            raise ValueProblem(f"level {name!r}: expected one of {', '.join(cat.volume_types)} for {cat.cloud}")
     return list(dict.fromkeys(out))
 
 
@@ -140,13 +148,14 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
     """Every option plan searches for these requirements: the levels the shape can attach, the member counts, the
     sizes with a price (or named with --levels), and the OCPU / vCPU counts; notes say what was left out."""
     shape = find_shape(cat, req.instance_shape)
+    for check in space_checks(cat, req).values():
+        check()
     notes: list[str] = []
     options = _attachable(cat, shape, req, notes)
-    max_members = _member_bound(shape, req)
+    max_members = req.max_volumes or shape.attach_max or 32
     least = COPIES[req.redundancy]   # mirroring keeps each copy on another volume (ASM failure group, RAID10 leg)
     fixed_name = machine_type(cat, req.instance_shape) is not None   # n2-standard-16: the name fixes the vCPUs
     ocpus = _ocpu_counts(cat, shape, req, fixed_name)
-    _check_memory_fits(cat, shape.name, ocpus, req.memory_gb)
     kept, sizes, unknown_price = _priced(cat, req, options, notes)
     name = req.instance_shape.lower() if fixed_name else shape.name
     unknown_cap = cap_unknown_types(cat, req, name, ocpus, {o.type for o in kept})
@@ -157,14 +166,42 @@ def default_space(cat: Catalog, req: Requirements) -> SearchSpace:
                        sizes=sizes, ocpus=ocpus, notes=notes, unknown_price=unknown_price, unknown_cap=unknown_cap)
 
 
+def space_checks(cat: Catalog, req: Requirements) -> dict[str, Callable[[], object]]:
+    """Each check of the requirements one shape's search space depends on, by the field it is about; the command
+    line names the option that carried it (a search over shapes leaves out a shape that fails one)."""
+    shape = find_shape(cat, req.instance_shape)
+    fixed_name = machine_type(cat, req.instance_shape) is not None
+    return {"levels": lambda: _check_levels(cat, shape, req), "max_volumes": lambda: _check_members(shape, req),
+            "instance": lambda: _check_instance(cat, shape, req, fixed_name),
+            "cpus": lambda: _ocpu_counts(cat, shape, req, fixed_name),
+            "memory": lambda: _check_memory_fits(cat, shape.name, _ocpu_counts(cat, shape, req, fixed_name),
+                                                 req.memory_gb)}
+
+
+def option_problem(cat: Catalog, req: Requirements) -> str | None:
+    """The first space check REQ fails, in words that name its field ("max volumes 40: ..."): a search over shapes
+    leaves the shape out with it. None: every check passes."""
+    for fields, check in space_checks(cat, req).items():
+        try:
+            check()
+        except ValueProblem as exc:
+            return f"{fields.replace('_', ' ')} {exc}"
+    return None
+
+
+def _check_levels(cat: Catalog, shape: Shape, req: Requirements) -> None:
+    """Levels the user names: the cloud's, and ones this shape can attach."""
+    options = selected_types(cat, req.levels, req.allow_hdd)
+    cannot = sorted({o.type for o in options} - set(shape.volume_types)) if shape.volume_types else []
+    if cannot and req.levels and any(cat.aliases.get(n.lower(), n.lower()) in cannot for n in req.levels):
+        raise ValueProblem(f"{shape.name} cannot attach {', '.join(cannot)} ({cat.cite(shape, 'volume_types')})")
+
+
 def _attachable(cat: Catalog, shape: Shape, req: Requirements, notes: list[str]) -> list[LevelOption]:
     """The options named (or all), less those the shape cannot attach and, unless asked for, HDD types."""
     options = selected_types(cat, req.levels, req.allow_hdd)
-    if shape.volume_types:   # a type the series cannot attach: refused when named, left out (and said) otherwise
+    if shape.volume_types:   # a type the series cannot attach: refused when named (_check_levels), else left out
         cannot = sorted({o.type for o in options} - set(shape.volume_types))
-        if cannot and req.levels and any(cat.aliases.get(n.lower(), n.lower()) in cannot for n in req.levels):
-            raise InputError(f"--levels: {shape.name} cannot attach {', '.join(cannot)} "
-                             f"({cat.cite(shape, 'volume_types')})")
         notes += [f"{t}: not considered, {shape.name} cannot attach it" for t in cannot]
         options = [o for o in options if o.type in shape.volume_types]
     if not req.levels and not req.allow_hdd:
@@ -175,23 +212,30 @@ def _attachable(cat: Catalog, shape: Shape, req: Requirements, notes: list[str])
     return options
 
 
-def _member_bound(shape: Shape, req: Requirements) -> int:
-    """The most volumes a layout may have; the shape's interface and weighting options checked on the way."""
-    attach = shape.attach_max or 32
-    max_members = req.max_volumes or attach
+def _check_members(shape: Shape, req: Requirements) -> None:
+    """The most volumes a layout may have: room for its mirror's copies, within what the shape attaches."""
+    max_members = req.max_volumes or shape.attach_max or 32
     least = COPIES[req.redundancy]
     if max_members < least:
-        raise InputError(f"--max-volumes {max_members}: {req.redundancy} redundancy keeps {least} copies of every "
-                         f"block on different volumes: expected at least {least}")
+        raise ValueProblem(f"{max_members}: {req.redundancy} redundancy keeps {least} copies of every block on "
+                           f"different volumes: expected at least {least}")
     if req.max_volumes and shape.attach_max and req.max_volumes > shape.attach_max:
-        raise InputError(f"--max-volumes {req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
-    if req.interface is not None and req.interface not in shape.interfaces:
-        raise InputError(f"--instance {shape.name}/{req.interface}: {shape.name} offers "
-                         f"{', '.join(shape.interfaces) or 'no choice of interface in the catalog'}")
-    if req.ebs_weighting is not None and req.ebs_weighting not in shape.weightings:
-        raise InputError(f"--instance {shape.name}/{req.ebs_weighting}: {shape.name} offers "
-                         f"{', '.join(shape.weightings) or 'no bandwidth weighting in the catalog'}")
-    return max_members
+        raise ValueProblem(f"{req.max_volumes}: {shape.name} attaches at most {shape.attach_max} volumes")
+
+
+def _check_instance(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool) -> None:
+    """The instance's /OPTION, and a series whose sizes the catalog knows."""
+    check_instance_options(shape, req.interface, req.ebs_weighting)
+    if req.instance_count is None and shape.kind == "vcpu_tiers" and not fixed_name and not _tier_sizes(shape):
+        raise ValueProblem(f"{shape.name}: its sizes and per-VM limits are not in the {cat.cloud} catalog "
+                           f"{cat.version}; give a vCPU count, e.g. {shape.name}:16")
+
+
+def _tier_sizes(shape: Shape) -> list[float | None]:
+    """The smallest size a vCPU-tier series comes in within each cap tier."""
+    vcpu_sizes = series_vcpus(shape)
+    return sorted({min((v for v in vcpu_sizes if t["vcpus_min"] <= v <= t.get("vcpus_max", 10**6)),
+                       default=t["vcpus_min"]) for t in shape.tiers})
 
 
 def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool) -> list[float | None]:
@@ -202,12 +246,7 @@ def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool
         return [None]
     ocpus: list[float | None]
     if shape.kind == "vcpu_tiers":   # the smallest size the series comes in within each cap tier
-        vcpu_sizes = series_vcpus(shape)
-        ocpus = sorted({min((v for v in vcpu_sizes if t["vcpus_min"] <= v <= t.get("vcpus_max", 10**6)),
-                            default=t["vcpus_min"]) for t in shape.tiers})
-        if not ocpus:
-            raise InputError(f"--instance {shape.name}: its sizes and per-VM limits are not in the {cat.cloud} "
-                             f"catalog {cat.version}; give a vCPU count, e.g. {shape.name}:16")
+        ocpus = _tier_sizes(shape)
     else:
         assert shape.ocpus_min is not None and shape.ocpus_max is not None
         ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
@@ -297,5 +336,5 @@ def bounded_ocpus(shape: str, ocpus: list[float | None], lo: float | None, hi: f
     if not kept:
         have = f"{ocpus[0]:g}-{ocpus[-1]:g}" if ocpus and ocpus[0] is not None else "a fixed count"
         bounds = f"{'' if lo is None else f'{lo:g}'}-{'' if hi is None else f'{hi:g}'}"
-        raise InputError(f"--cpus {bounds}: {shape} offers {have}; no count in that range")
+        raise ValueProblem(f"{bounds}: {shape} offers {have}; no count in that range")
     return list(kept)

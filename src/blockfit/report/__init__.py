@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.files import Batch, check_distinct
 from blockfit.report import bench, build, calibrate, diagnose, fleet, lab, lab_bench, model, plan
 from blockfit.report.figures import FigureSink, report_style
@@ -61,14 +61,19 @@ def render(inputs: list[Loaded], title: str | None = None, sink: FigureSink | No
     return render_page(title, secs, [x.path.name for x in inputs])
 
 
+def check_png_dir(png_dir: Path) -> None:
+    if not png_dir.is_dir():
+        raise ValueProblem(f"{str(png_dir)!r}: expected an existing directory")
+
+
 def report(paths: list[Path], out: Path, title: str | None = None, png_dir: Path | None = None) -> list[Path]:
     """Read every file first (any bad one fails before anything is written), render, write atomically.
 
     Returns the PNGs written (with png_dir)."""
     if not paths:
         raise InputError("RESULT.json: expected at least one blockfit result file")
-    if png_dir is not None and not png_dir.is_dir():
-        raise InputError(f"--png {str(png_dir)!r}: expected an existing directory")
+    if png_dir is not None:
+        check_png_dir(png_dir)
     inputs = [load(p) for p in paths]
     sink = FigureSink(png_dir)
     page = render(inputs, title, sink)

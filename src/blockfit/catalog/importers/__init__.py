@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, ValidationError
 from blockfit.catalog import CLOUDS, Catalog, catalog_from_toml, raw_catalog
 from blockfit.catalog.models import TINY
 from blockfit.catalog.toml_out import dumps
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.files import check_target, write_atomically
 from blockfit.inputs import user_path
 from blockfit.units import fmt_count
@@ -156,20 +156,46 @@ def import_catalog(cloud: str, paths: list[str], out: Path, base: Catalog, regio
                    today: date | None = None) -> ImportResult:
     """Read the provider files, lay them over `base`, write the catalog to `out` (atomically) and say what changed.
     Every problem is an InputError raised before anything is written."""
+    check_cloud(cloud)
+    check_base(cloud, base)
+    files = load_files(cloud, paths, out)
+    check_out(out, files)
+    check_region(cloud, region, files)
+    return import_files(cloud, files, out, base, region, today)
+
+
+def check_cloud(cloud: str) -> None:
     if cloud not in IMPORTABLE:
-        raise InputError(f"--cloud {cloud!r}: expected one of {', '.join(IMPORTABLE)}")
+        raise ValueProblem(f"{cloud!r}: expected one of {', '.join(IMPORTABLE)}")
+
+
+def check_base(cloud: str, base: Catalog) -> None:
+    """The catalog an import starts from is one of the cloud it imports."""
     if base.cloud != cloud:
-        raise InputError(f"--catalog: a {base.cloud} catalog, not {cloud}")
+        raise ValueProblem(f"a {base.cloud} catalog, not {cloud}")
+
+
+def load_files(cloud: str, paths: list[str], out: Path) -> list[InputFile]:
+    """Each provider file read and recognized (an InputError naming the file when it is not)."""
     if not paths:
         raise InputError("catalog import: expected at least one FILE (the provider CLI's JSON output)")
     check_target(out, "--out")
     provider = providers()[cloud]
-    files = [_load(provider, text, i + 1) for i, text in enumerate(paths)]
-    _check_out(out, files)
+    return [_load(provider, text, i + 1) for i, text in enumerate(paths)]
+
+
+def check_region(cloud: str, region: str | None, files: list[InputFile]) -> None:
+    """A price region goes with a price file of a cloud that prices by region."""
     if region is not None and (cloud == "oci" or not any(f.format.prices for f in files)):
-        raise InputError(f"--region {region}: " + ("OCI prices are the same in every commercial region; drop it"
-                                                   if cloud == "oci" else "goes with a price file (it picks one of "
-                                                   "the regions the file prices)"))
+        raise ValueProblem(f"{region}: " + ("OCI prices are the same in every commercial region; drop it"
+                                            if cloud == "oci" else "goes with a price file (it picks one of "
+                                            "the regions the file prices)"))
+
+
+def import_files(cloud: str, files: list[InputFile], out: Path, base: Catalog, region: str | None = None,
+                 today: date | None = None) -> ImportResult:
+    """Lay the checked files over `base` and write the catalog to `out` (atomically); say what changed."""
+    provider = providers()[cloud]
     contribution = provider.read(files, base, region)
     raw = copy.deepcopy(raw_catalog(base))
     stamp = today or datetime.now(UTC).date()
@@ -220,13 +246,14 @@ def _first_problem(exc: ValueError) -> str:
     return " ".join(lines[:3])
 
 
-def _check_out(out: Path, files: list[InputFile]) -> None:
-    """--out may not replace an input file or a catalog blockfit ships (they are read, never rewritten)."""
+def check_out(out: Path, files: list[InputFile]) -> None:
+    """The catalog written may not replace an input file or a catalog blockfit ships (they are read, never
+    rewritten)."""
     target = out.resolve()
     if any(f.path.resolve() == target for f in files):
-        raise InputError(f"--out {str(out)!r}: is one of the files to import; expected a new catalog file")
+        raise ValueProblem(f"{str(out)!r}: is one of the files to import; expected a new catalog file")
     if target.is_relative_to(Path(str(resources.files("blockfit.catalog") / "data")).resolve()):
-        raise InputError(f"--out {str(out)!r}: a catalog blockfit ships; expected a file of your own")
+        raise ValueProblem(f"{str(out)!r}: a catalog blockfit ships; expected a file of your own")
 
 
 def _load(provider: Provider, text: str, number: int) -> InputFile:

@@ -128,7 +128,7 @@ class Cloud(Protocol):
         """A fixed shape's compute in the cloud's own unit."""
         ...
 
-    def check_vcpu_search(self) -> None:
+    def check_vcpu_search(self, count: float) -> None:
         """A search from a vCPU count (--cpus N) is refused where compute is sold in another unit."""
         ...
 
@@ -179,7 +179,7 @@ class DefaultCloud:
     def compute_count(self, shape: Shape) -> float | None:
         return shape.vcpus
 
-    def check_vcpu_search(self) -> None:
+    def check_vcpu_search(self, count: float) -> None:
         return None
 
     def count_fields(self, shape: str, count: float | None) -> dict[str, float | None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from blockfit.catalog.models import Catalog, Direction, OciLevel, Shape, VolumeType
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.model.kinds.base import DefaultCloud, MemberPerf, check_size, priced, reject_provisioning
 from blockfit.schema import CostItem, Volume
 
@@ -135,9 +135,9 @@ class OciCloud(DefaultCloud):
     def range_fields(self, lo: float | None, hi: float | None) -> dict[str, float | None]:
         return {"ocpus_min": lo, "ocpus_max": hi}
 
-    def check_vcpu_search(self) -> None:
-        raise InputError("--min-vcpus: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from an "
-                         "OCPU count with --cpus N, e.g. --cpus 8")
+    def check_vcpu_search(self, count: float) -> None:
+        raise ValueProblem(f"{count:g}: OCI sells OCPUs (one OCPU is two vCPUs on x86, one on Arm); search from an "
+                           "OCPU count with --cpus N, e.g. --cpus 8")
 
     def level_vpu(self, vt: VolumeType, text: str) -> int:
         return vpu_from_level_text(vt, text)
