@@ -94,7 +94,7 @@ def test_calibrate_names_the_option_once(args: list[str], option: str, value: st
 
 
 def test_catalog_import_names_region_out_and_cloud(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from support.catalog_files import aws_type, aws_types, write
+    from support.catalog_files import aws_price_list, aws_type, aws_types, write
 
     types = write(tmp_path / "types.json", aws_types([aws_type("r7i.2xlarge", 8, 65536, 312.5, 12000, 1250, 40000)]))
     code, _, err = run(["catalog", "import", "--cloud", "aws", types, "--out", types], capsys)
@@ -107,6 +107,12 @@ def test_catalog_import_names_region_out_and_cloud(tmp_path: Path, capsys: pytes
     code, _, err = run(["catalog", "import", "--cloud", "mars", types, "--out", str(tmp_path / "c.toml")], capsys)
     assert code == 2, err
     assert "expected one of" in one_line_naming(err, "--cloud", "'mars'")
+    # a region the price file does not price is found while the file is read, and still named as --region's
+    prices = write(tmp_path / "prices.json", aws_price_list("us-east-1", {"r7i.2xlarge": 0.5}))
+    code, _, err = run(["catalog", "import", "--cloud", "aws", types, prices, "--out", str(tmp_path / "c.toml"),
+                        "--region", "mars-1"], capsys)
+    assert code == 2, err
+    assert "has no prices for it" in one_line_naming(err, "--region", "mars-1")
     assert not (tmp_path / "c.toml").exists()
 
 

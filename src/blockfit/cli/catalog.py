@@ -180,7 +180,8 @@ def import_command(
         importers.check_out(out, inputs)
     with supplied_by("--region"):
         importers.check_region(cloud, region, inputs)
-    result = importers.import_files(cloud, inputs, out, base, region)
+    with supplied_by("--region", only=importers.RegionProblem):
+        result = importers.import_files(cloud, inputs, out, base, region)
     if json_out:
         print_json(result)
         return

@@ -13,12 +13,14 @@ from blockfit.units import parse_duration, parse_io_size, parse_list
 
 
 @contextmanager
-def supplied_by(option: str) -> Iterator[None]:
+def supplied_by(option: str, only: type[ValueProblem] = ValueProblem) -> Iterator[None]:
     """Name OPTION in a library's ValueProblem raised inside: the CLI is the one place that knows which option
-    carried the value. A problem already named (an inner `supplied_by`) and every other error pass unchanged."""
+    carried the value. A problem already named (an inner `supplied_by`) and every other error pass unchanged.
+    ONLY narrows it to one kind of problem, for a call that takes several values and is found out mid-run (a
+    fleet's selector, an import's region)."""
     try:
         yield
-    except ValueProblem as exc:
+    except only as exc:
         if exc.option is not None:
             raise
         raise ValueProblem(exc.bare, option) from None

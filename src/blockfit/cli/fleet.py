@@ -34,7 +34,7 @@ from blockfit.cli.common import (
 )
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.cli.shared import Shared
-from blockfit.errors import InputError, ValueProblem
+from blockfit.errors import InputError
 from blockfit.files import check_target, write_atomically
 from blockfit.fleet.burst import cell as burst_cell
 from blockfit.fleet.burst import summary as burst_summary
@@ -214,11 +214,9 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_given: float | None, h
     if not json_out and sys.stderr.isatty():
         def progress(text: str) -> None:
             err_console.print(f"  {safe(text)} planned", end="\r", highlight=False, markup=False)
-    try:
-        with lifecycle.interrupting(signal.SIGTERM):   # SIGTERM cleans up as Ctrl-C does (planner processes)
+    try:   # the selector's problems are found mid-run; every other problem keeps its own words
+        with lifecycle.interrupting(signal.SIGTERM), supplied_by("--match", only=SelectorProblem):
             result = plan_fleet(client, query, mapping, opts, cat, progress)
-    except SelectorProblem as exc:   # found mid-run; every other problem keeps its own words
-        raise ValueProblem(exc.bare, "--match") from None
     except KeyboardInterrupt:   # the planner processes are gone; nothing was written
         print("blockfit: error: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None

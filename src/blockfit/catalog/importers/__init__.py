@@ -103,6 +103,10 @@ class ImportProblem(InputError):
     """A file that cannot be imported: one line naming the file, the entry and what was expected."""
 
 
+class RegionProblem(ValueProblem):
+    """A price region the file does not price: found while the file is read, named by the CLI as --region's."""
+
+
 class Change(BaseModel):
     item: str = Field(description="shapes.NAME, compute_prices.NAME or volume_types.KEY (caps[i] for a cap set)")
     field: str
@@ -470,7 +474,7 @@ def one_region(regions: dict[str, Any], region: str | None, where: str, option_h
     if region is not None:
         if region not in regions:
             listed = ", ".join(sorted(regions)[:8]) or "none"
-            raise ImportProblem(f"--region {region}: {where} has no prices for it (regions: {listed})")
+            raise RegionProblem(f"{region}: {where} has no prices for it (regions: {listed})")
         return region
     if len(regions) > 1:
         listed = ", ".join(sorted(regions)[:8])
@@ -485,4 +489,5 @@ def cited(cat: Catalog, source_id: str) -> str | None:
 
 
 __all__ = ["CLOUDS", "Change", "Contribution", "Format", "IMPORTABLE", "ImportProblem", "ImportResult", "InputFile",
-           "Provider", "cited", "import_catalog", "iso_date", "need", "one_region", "positive", "providers"]
+           "Provider", "RegionProblem", "cited", "import_catalog", "iso_date", "need", "one_region", "positive",
+           "providers"]
