@@ -420,6 +420,9 @@ def test_online_migration_makes_extents_divisible_then_adds_a_striped_mirror_leg
     assert res.returncode == 0, res.stderr
     res = run_script(out / "30-migrate-online.sh", lvm_no_dm)
     assert "28 extents is not divisible by 3: extending blockfit_vg/data by 2 extents" in res.stderr
+    # lvconvert returns at its first look that finds the sync done: a 120 MiB LV is looked at every second, not
+    # every 10 (the lab's online migration waited 10 s for a sync of 2)
+    assert "--interval 1 blockfit_vg/data" in res.stderr, res.stderr
     segs = subprocess.run(["lvs", "-a", "--noheadings", "--segments", "--units", "b", "--nosuffix", "-o",
                            "lv_name,segtype,stripes,stripe_size,seg_size_pe", "blockfit_vg"],
                           env=lvm_no_dm, capture_output=True, text=True, check=True).stdout
