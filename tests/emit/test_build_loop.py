@@ -213,9 +213,9 @@ def traced_children(script: Path, env: dict[str, str], traces: Path) -> tuple[in
 
 
 def test_one_device_check_starts_only_the_probes(tmp_path, loops, env):
-    """check_device ran about 30 processes per device (20 programs: readlink, stat, basename, tr, awk, sed, sort,
-    paste, blockdev, ...), 5-7 s per device under the lab's emulator. Now: one stat for the device's numbers and
-    the two signature probes; /proc and /sys are read by bash itself. Counted as one check minus none."""
+    """check_device started 34 processes per device (20 programs: readlink, stat, basename, tr, awk, sed, sort,
+    paste, blockdev, ...), 0.2-0.3 s each under the lab's emulator. Now: one stat for the device's numbers and the
+    two signature probes; /proc and /sys are read by bash itself. Counted as one check minus none."""
     if shutil.which("strace") is None:
         pytest.skip("needs strace")
     step = BuildStep(order=1, name="check", path="check.sh", kind="volume-manager", touches_devices=True,
