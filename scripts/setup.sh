@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything blockfit and its tests need on a fresh Debian machine: the system tools
-# (fio, qemu, lvm2, mdadm, xfsprogs, shellcheck, PostgreSQL 15 + pgbench, sysstat, chromium, Prometheus +
+# (fio, qemu, lvm2, mdadm, xfsprogs, shellcheck, strace, PostgreSQL 15 + pgbench, sysstat, chromium, Prometheus +
 # node_exporter and VictoriaMetrics for the fleet tests, ...; as root) and a
 # Python venv in .venv with blockfit installed in editable mode, every package at the version requirements.lock
 # pins (the versions CI tested; docs/development.md says how to update it). Safe to rerun: installs only what is
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(fio qemu-system-x86 qemu-utils busybox-static cpio kmod lvm2 mdadm xfsprogs
-              e2fsprogs util-linux shellcheck postgresql postgresql-contrib sysstat chromium
+              e2fsprogs util-linux shellcheck strace postgresql postgresql-contrib sysstat chromium
               prometheus prometheus-node-exporter victoria-metrics)
 
 missing=()

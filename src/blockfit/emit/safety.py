@@ -2,10 +2,11 @@
 
 The preamble (templates/preamble.sh.j2) gives each script: `set -euo pipefail`; --dry-run (print every
 command that would change something, change nothing); --force-device DEV; a timestamped step log;
-check_device (exists, block device, not mounted, no holders — i.e. not an active PV / md member /
-multipath path — and no signature by `blkid -p` and `wipefs --no-act`); markers for completed steps; and
-DM_DISABLE_UDEV=1 / MDADM_NO_UDEV=1 when udevd is not running. Globs are refused; devices are always
-named one by one.
+check_device (exists, block device, neither it nor a partition mounted, swap or held — i.e. not an active
+PV / md member / multipath path — and no signature by `blkid -p` and `wipefs --no-act`; read from /proc and /sys
+by bash itself, so a device costs three processes: under the lab's emulator each costs a quarter second);
+markers for completed steps; and DM_DISABLE_UDEV=1 / MDADM_NO_UDEV=1 when udevd is not running. Globs are
+refused; devices are always named one by one.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from blockfit.schema import BuildStep
 # for the BuildResult and the report; each emitter adds the checks of its own step (BuildContext.checks).
 COMMON_CHECKS = [
     "Every device is named one by one (no patterns) and must exist and be a block device.",
-    "A device that is mounted (or a partition of it is), is used as swap, or is held by LVM, md, multipath or "
+    "A device that is mounted or used as swap (or a partition of it is), or is held by LVM, md, multipath or "
     "another device-mapper device is refused, even with --force-device.",
     "A device that carries a filesystem, an LVM, md RAID or ASM label or a partition table is refused unless "
     "--force-device names it; only such a forced device is wiped, right before it is used.",
