@@ -2,7 +2,7 @@
 
 pydantic reads the signature of every default factory when it builds a model class. The builtin `list` has only
 a text signature, which `inspect` parses with the tokenizer: ~2 ms for the first and ~0.1 ms for each one after,
-paid at every command's start-up (22 list fields stand between `blockfit model` and its answer). A Python
+paid at every command's start-up (18 list fields stand between `blockfit model` and its answer). A Python
 function's signature is read directly. Same default, same validation, same JSON Schema.
 """
 
