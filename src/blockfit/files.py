@@ -20,7 +20,6 @@ folders above the name are resolved as usual.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import fcntl
 import os
@@ -383,6 +382,8 @@ class StreamFile:
 
 def _renameat2_exchange(a: Path, b: Path) -> bool:
     """Swap two paths in one step (Linux renameat2 RENAME_EXCHANGE); False where the system cannot."""
+    import ctypes  # here: only `build` swaps folders, and ctypes costs every command's start-up ~2 ms
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         func = libc.renameat2

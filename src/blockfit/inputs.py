@@ -16,7 +16,6 @@ version the plan names (`rederive_plan`); a field that disagrees with what they 
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import re
@@ -53,6 +52,8 @@ Item = TypeVar("Item", bound=Hashable)
 def load_json(text: str, where: str) -> Any:
     """Parse JSON text; a problem of bounds or numbers is an InputError naming `where` and the field. Syntax
     errors stay json.JSONDecodeError (a ValueError) so a caller can try another format."""
+    import json  # here: `model` and `plan` load a catalog through this module but never a JSON file
+
     try:
         data = json.loads(text)
     except RecursionError:
@@ -100,6 +101,8 @@ def check_envelope(data: Any, where: str, kinds: dict[str, type[Envelope]], expe
         raise InputError(f"{where}: result kind {shown[:80]} is not one of {', '.join(kinds)}; expected {expected}")
     version = data.get("schema_version", 1)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        import json  # here: see load_json
+
         raise InputError(f"{where}: schema_version {json.dumps(version)[:40]}: expected a whole number of at least 1")
     if version > SCHEMA_VERSION:
         raise InputError(f"{where}: written by a newer blockfit (schema version {version}; this one reads up to "

@@ -5,8 +5,8 @@ Asserts what is imported, never how long it takes (bench/startup.py measures tha
 
 from __future__ import annotations
 
+import ast
 import importlib
-import json
 import pkgutil
 import subprocess
 import sys
@@ -19,19 +19,34 @@ import blockfit.schema
 from blockfit.cli import COMMANDS, app
 
 HEAVY = ("numpy", "matplotlib", "jinja2", "rich", "psycopg")
+MODEL_ARGS = ("model", "--layout", "9x500G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--json")
+# What `--help` needs of blockfit: the command list and the entry point's error and signal handling.
+HELP_MODULES = {"blockfit", "blockfit.cli", "blockfit.cli.output", "blockfit.errors", "blockfit.files",
+                "blockfit.lifecycle", "blockfit.terminal"}
+# What `model --json` needs of the schema: the Prediction and what it is made of (not the plan's, history's, ...).
+PREDICTION_SCHEMA = {"blockfit.schema", *(f"blockfit.schema.{name}" for name in
+                                          ("citation", "cost", "empty", "layout", "prediction", "result"))}
+# Standard modules blockfit itself loaded at start-up once, each for one function (ctypes: build's folder swap;
+# json: reading a JSON file, printing plain data). typer and pydantic load neither.
+ONE_USE = ("ctypes", "json")
 
 
-def _imported_by(*args: str) -> set[str]:
-    """Top-level packages imported by running `blockfit ARGS` (output to /dev/null, modules to stderr)."""
-    code = ("import sys, atexit, json\n"
-            "top = lambda: sorted({m.split('.')[0] for m in sys.modules})\n"
-            "atexit.register(lambda: sys.__stderr__.write(json.dumps(top())))\n"
+def _modules_imported_by(*args: str) -> set[str]:
+    """Every module imported by running `blockfit ARGS` (output to /dev/null, module names to stderr; the harness
+    itself imports only atexit, so json or ctypes in the answer came from blockfit)."""
+    code = ("import sys, atexit\n"
+            "atexit.register(lambda: sys.__stderr__.write(repr(sorted(sys.modules))))\n"
             "sys.argv = ['blockfit', *sys.argv[1:]]\n"
             "from blockfit.cli import main\n"
             "main()\n")
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    return set(json.loads(out.stderr.strip().splitlines()[-1]))
+    return set(ast.literal_eval(out.stderr.strip().splitlines()[-1]))
+
+
+def _imported_by(*args: str) -> set[str]:
+    """Top-level packages imported by running `blockfit ARGS`."""
+    return {name.split(".")[0] for name in _modules_imported_by(*args)}
 
 
 def test_help_imports_no_command_and_no_heavy_library() -> None:
@@ -41,8 +56,27 @@ def test_help_imports_no_command_and_no_heavy_library() -> None:
 
 
 def test_model_json_imports_no_heavy_library() -> None:
-    mods = _imported_by("model", "--layout", "9x500G@balanced", "--instance", "VM.Standard.E3.Flex:12", "--json")
+    mods = _imported_by(*MODEL_ARGS)
     assert not mods & set(HEAVY), mods & set(HEAVY)
+
+
+def test_help_imports_only_the_command_list() -> None:
+    mods = _modules_imported_by("--help")
+    extra = {m for m in mods if m.startswith("blockfit")} - HELP_MODULES
+    assert not extra, sorted(extra)
+    assert not mods & set(ONE_USE), mods & set(ONE_USE)
+
+
+def test_model_json_imports_only_the_prediction_schema() -> None:
+    mods = _modules_imported_by(*MODEL_ARGS)
+    schema = {m for m in mods if m.startswith("blockfit.schema")}
+    assert schema <= PREDICTION_SCHEMA, sorted(schema - PREDICTION_SCHEMA)
+    commands = {m for m in mods if m.startswith("blockfit.cli.")} - {"blockfit.cli.output"}
+    assert commands <= {"blockfit.cli.model", "blockfit.cli.common", "blockfit.cli.params"}, sorted(commands)
+    packages = {m.split(".")[1] for m in mods if m.startswith("blockfit.")}
+    assert not packages & {"plan", "emit", "history", "fleet", "report", "lab", "measure", "dbbench", "diagnose",
+                           "devices"}, sorted(packages)
+    assert not mods & set(ONE_USE), mods & set(ONE_USE)
 
 
 def test_the_help_list_says_what_each_command_says_of_itself() -> None:

@@ -12,7 +12,6 @@ import re
 import tomllib
 from datetime import date
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,8 @@ CATALOG_SPEC_HELP = ("catalog: a date YYYY-MM-DD or YYYY-MM (the shipped version
 
 
 def _data_dir() -> Path:
-    return Path(str(resources.files("blockfit.catalog") / "data"))
+    """The shipped catalogs: files beside this module (read as paths, so an install must unpack them anyway)."""
+    return Path(__file__).parent / "data"
 
 
 def versions(cloud: str) -> list[date]:

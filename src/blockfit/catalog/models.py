@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from blockfit.schema.citation import Citation
+from blockfit.schema.empty import empty_list
 
 # Bounds every figure keeps, so a catalog that loads never makes the model divide by zero or by a subnormal: a file
 # from `catalog import` or a hand-edited --catalog PATH is someone else's data. NaN and inf are refused everywhere.
@@ -116,11 +117,11 @@ class VolumeType(Sourced):
     io_accounting_kib: Whole | None = None
     kbps_unit_bytes: Whole = 1000               # bytes in the "KB" of kbps_per_gb (OCI: 1,024, see catalog)
     base_latency_ms: NonNeg
-    latencies: list[LatencyFigure] = Field(default_factory=list)   # by shape family and attachment (OCI)
+    latencies: list[LatencyFigure] = Field(default_factory=empty_list)   # by shape family and attachment (OCI)
     levels_from: str | None = None              # copy the levels of another type (OCI boot volumes)
     min_vpu: Annotated[int, Field(ge=0)] = 0    # levels below this VPU/GB are not sold for this type
     max_iops_cap: Iops | None = None            # a cap over every level's max IOPS (OCI UHP boot: 50,000)
-    attachments: list[str] = Field(default_factory=list)           # allowed attachment types; [] = any
+    attachments: list[str] = Field(default_factory=empty_list)     # allowed attachment types; [] = any
     max_paths: Whole | None = None              # paths one attachment can have (OCI boot volumes: 1, no multipath)
     max_members: Whole | None = None            # volumes of this type one instance has (OCI boot volume: 1)
     ssd: bool = True
@@ -153,14 +154,14 @@ class VolumeType(Sourced):
     burst_credits_per_gb: Rate | None = None    # throughput credits per GiB of size, the type's unit x s (st1/sc1)
     burst_bucket_s: Rate | None = None          # a full bucket lasts this long at the burst rate (Azure P1-P20)
     # tiers (aws_piops io1 throughput steps, azure_tiered sizes)
-    tiers: Tiers = Field(default_factory=list)
-    levels: list[OciLevel] = Field(default_factory=list)
+    tiers: Tiers = Field(default_factory=empty_list)
+    levels: list[OciLevel] = Field(default_factory=empty_list)
     # prices (USD per month)
     price_per_gb: NonNeg | None = None
     price_per_vpu_gb: NonNeg | None = None
     price_per_iops: NonNeg | None = None
-    price_iops_tiers: Tiers = Field(default_factory=list)
-    price_tiers: Tiers = Field(default_factory=list)   # per-disk price by size tier (azure_tiered)
+    price_iops_tiers: Tiers = Field(default_factory=empty_list)
+    price_tiers: Tiers = Field(default_factory=empty_list)   # per-disk price by size tier (azure_tiered)
     price_per_tput: NonNeg | None = None
     price_region: str | None = None
 
@@ -191,7 +192,7 @@ class CapSet(Sourced):
     AWS 8th-generation types one per EBS bandwidth weighting (default, ebs-1), GCP one for Persistent Disk and
     one for Hyperdisk. The first CapSet whose selectors all match is used; selectors left empty match anything."""
 
-    volume_types: list[str] = Field(default_factory=list, description="volume type keys; [] = every type")
+    volume_types: list[str] = Field(default_factory=empty_list, description="volume type keys; [] = every type")
     interface: Literal["scsi", "nvme"] | None = None
     weighting: str | None = Field(default=None, description="AWS bandwidth weighting: default | ebs-1 | vpc-1")
     iops: Iops | None = None
@@ -241,8 +242,9 @@ class Shape(Sourced):
     ocpus_min: Ocpus | None = None
     ocpus_max: Ocpus | None = None
     ocpus: Ocpus | None = None
-    ocpu_counts: list[Whole] = Field(default_factory=list, description="flex shapes sold only at these OCPU counts "
-                                                                     "(OCI DenseIO Flex); [] = any in the range")
+    ocpu_counts: list[Whole] = Field(default_factory=empty_list, description="flex shapes sold only at these OCPU "
+                                                                           "counts (OCI DenseIO Flex); [] = any in the "
+                                                                           "range")
     gbps_per_ocpu: Gbps | None = None
     gbps_max: Gbps | None = None
     gbps: Gbps | None = None
@@ -255,7 +257,7 @@ class Shape(Sourced):
     uhp_min_ocpus: NonNeg | None = None   # VM OCPUs needed for multipath-enabled (UHP) attachments
     uhp: bool | None = None               # fixed shapes: multipath-enabled attachments supported
     family: str | None = None             # processor family / generation (E3, E4, E5, ...): picks base latency
-    tiers: Tiers = Field(default_factory=list)
+    tiers: Tiers = Field(default_factory=empty_list)
     tier_sources: dict[str, str] = Field(default_factory=dict, description="GCP: the source of one volume type's "
                                          "per-VM caps in tiers where it is not the tiers' own (C4D's Hyperdisk "
                                          "Balanced rows beside its volume counts); checked when the catalog loads")
@@ -265,15 +267,15 @@ class Shape(Sourced):
                                                          "search")
     direction: Direction | None = Field(default=None, description="whether the MB/s cap holds for each direction "
                                         "(each) or for reads and writes together (combined)")
-    volume_types: list[str] = Field(default_factory=list, description="volume types it can attach; [] = any")
-    interfaces: list[Literal["scsi", "nvme"]] = Field(default_factory=list, description="disk interfaces it "
+    volume_types: list[str] = Field(default_factory=empty_list, description="volume types it can attach; [] = any")
+    interfaces: list[Literal["scsi", "nvme"]] = Field(default_factory=empty_list, description="disk interfaces it "
                                                       "offers, the default first; [] = not a choice")
-    weightings: list[str] = Field(default_factory=list, description="AWS EBS bandwidth weightings it offers, "
-                                                                    "the default first")
-    caps: list[CapSet] = Field(default_factory=list)
+    weightings: list[str] = Field(default_factory=empty_list, description="AWS EBS bandwidth weightings it offers, "
+                                                                          "the default first")
+    caps: list[CapSet] = Field(default_factory=empty_list)
     machine_families: dict[str, MachineFamily] = Field(default_factory=dict, description="GCP: predefined "
                                                        "families of this series (n2-standard-16 = standard, 16)")
-    unknown: list[str] = Field(default_factory=list, description="figures not found in the sources read")
+    unknown: list[str] = Field(default_factory=empty_list, description="figures not found in the sources read")
     current: bool = Field(default=True, description="a current-generation size (AWS CurrentGeneration); plan's "
                                                     "search of every family ('--instance any') leaves others out")
 
@@ -309,7 +311,7 @@ class Catalog(BaseModel):
     title: str
     size_unit: str
     aliases: dict[str, str] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
     sources: dict[str, Source]
     volume_types: dict[str, VolumeType]
     instance_rule: InstanceRule | None = None

@@ -1,7 +1,7 @@
 """`blockfit build`: turn a plan into safe set-up and migration scripts (one per step) plus a README."""
 
-from __future__ import annotations
-
+# Annotations here are objects, not strings (no `from __future__ import annotations`): typer reads the command's
+# signature several times a run and would evaluate every option's annotation again each time.
 from pathlib import Path
 from typing import Annotated
 

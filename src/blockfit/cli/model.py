@@ -1,7 +1,7 @@
 """`blockfit model`: what can this layout deliver on this instance, which limit binds, what does it cost."""
 
-from __future__ import annotations
-
+# Annotations here are objects, not strings (no `from __future__ import annotations`): typer reads the command's
+# signature several times a run and would evaluate all 20 option annotations again each time (2% of `model`).
 from typing import Annotated
 
 import typer

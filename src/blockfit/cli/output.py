@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
-import json
 import os
 import stat
 import sys
@@ -145,6 +144,8 @@ def print_json(obj: BaseModel | dict[str, Any] | list[Any]) -> None:
     if isinstance(obj, BaseModel):
         text = obj.model_dump_json(indent=2)
     else:
+        import json  # here: a model prints through pydantic; `--help` and most commands never load json
+
         text = json.dumps(obj, indent=2, default=str)
     sys.stdout.write(terminal.json_safe(text) + "\n")
 

@@ -13,10 +13,13 @@ runs at: its figure is a note beside the prediction.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blockfit.catalog import Catalog
-from blockfit.schema import Citation, MultipathPolicy, Prediction
+from blockfit.schema import Citation, Prediction
+
+if TYPE_CHECKING:
+    from blockfit.schema import MultipathPolicy
 
 # OCI's Higher Performance page (OCI-HP): on Linux, raise node.session.queue_depth from 32 to 128. `build` writes it
 # (emit/multipath.py reads the candidate's session_queue_depth, which is this figure unless --queue-depth says).
@@ -58,7 +61,7 @@ def assumptions(pred: Prediction) -> str | None:
 # multipath.conf(5), https://man7.org/linux/man-pages/man5/multipath.conf.5.html: multibus = "all paths in 1
 # priority group"; service-time = the path with the shortest estimated service time (outstanding bytes over
 # relative throughput). The model's paths x one path's ceilings needs every path busy: one group, all of them.
-SPREAD = MultipathPolicy(path_grouping_policy="multibus", path_selector="service-time 0")
+SPREAD = {"path_grouping_policy": "multibus", "path_selector": "service-time 0"}
 
 
 def session_queue_depth(pred: Prediction) -> int | None:
@@ -69,7 +72,9 @@ def session_queue_depth(pred: Prediction) -> int | None:
 def multipath_policy(pred: Prediction) -> MultipathPolicy | None:
     """The policy that makes the prediction's iSCSI paths carry I/O together (None: one path carries it, or the
     paths are not the host's to spread: a paravirtualized attachment reaches the guest as one device)."""
-    return SPREAD.model_copy() if spreads(pred.attachment, pred.paths) else None
+    from blockfit.schema import MultipathPolicy  # here: the plan schema costs `model` ~10 ms at import, unused
+
+    return MultipathPolicy(**SPREAD) if spreads(pred.attachment, pred.paths) else None
 
 
 def host_settings(pred: Prediction) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from blockfit.plan.advice import (
 )
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.host import kernel_depth_figures
-from blockfit.plan.replay import replay
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
@@ -297,8 +296,11 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point, wi
     inst = instance_for(cat, req, space.shape, ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb,
                    with_curve=with_curve)
-    replayed = replay(pred, req.history, f"the {p.option.type} volumes", req.target_iops, req.target_mbps) \
-        if req.history is not None else None
+    replayed = None
+    if req.history is not None:
+        from blockfit.plan.replay import replay  # here: only a plan from history replays; build and model never do
+
+        replayed = replay(pred, req.history, f"the {p.option.type} volumes", req.target_iops, req.target_mbps)
     meets = meets_targets(pred, req) or (replayed is not None and meets_targets(pred, req, burst=True))
     meets = meets and (replayed is None or replayed.meets_targets)
     return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason, meets_targets=meets,

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from blockfit.schema.empty import empty_list
 from blockfit.schema.finding import Finding
 from blockfit.schema.result import ResultEnvelope
 
@@ -81,14 +82,14 @@ class MemoryEvidence(BaseModel):
 
 
 class RunEvidence(BaseModel):
-    devices: list[DeviceEvidence] = Field(default_factory=list)
+    devices: list[DeviceEvidence] = Field(default_factory=empty_list)
     db: DbCounters = Field(default_factory=DbCounters)
     memory: MemoryEvidence | None = None
     cpu_busy_pct: float = Field(description="host CPU busy (all cores, /proc/stat) during the run")
     binding: Binding
     binding_detail: str = Field(description="the binding resource in words, with its figures")
     io_bound: bool = Field(description="a device cap or flush latency, not CPU, held the run")
-    findings: list[Finding] = Field(default_factory=list, description="diagnose's findings over the run")
+    findings: list[Finding] = Field(default_factory=empty_list, description="diagnose's findings over the run")
 
 
 class QueryFigures(BaseModel):
@@ -119,8 +120,8 @@ class BenchRun(BaseModel):
     seconds: float
     score: float = Field(description="the measure's figure (unit in MeasureResult.unit)")
     figures: dict[str, float] = Field(default_factory=dict, description="tps, latency_p50/p95/p99_ms, ...")
-    queries: list[QueryFigures] = Field(default_factory=list)
-    steps: list[LoadStep] = Field(default_factory=list)
+    queries: list[QueryFigures] = Field(default_factory=empty_list)
+    steps: list[LoadStep] = Field(default_factory=empty_list)
     evidence: RunEvidence | None = None
     failed: str | None = Field(default=None, description="why the run failed (OOM kill, server crash)")
 
@@ -142,7 +143,7 @@ class Warmup(BaseModel):
     on device I/Os per unit of work, or until the budget is spent."""
 
     unit: Literal["transaction", "query", "row"]
-    windows: list[WarmupWindow] = Field(default_factory=list)
+    windows: list[WarmupWindow] = Field(default_factory=empty_list)
     outcome: Literal["steady", "budget", "failed"] = Field(
         description="steady: the state stopped changing; budget: warm_budget_s ran out first; failed: a window "
                     "failed")
@@ -170,7 +171,7 @@ class MeasureResult(BaseModel):
     unit: str = Field(description="TPS | seconds | rows/s")
     higher_is_better: bool
     median: float | None = None
-    runs: list[BenchRun] = Field(default_factory=list)
+    runs: list[BenchRun] = Field(default_factory=empty_list)
     warmup: Warmup | None = None
     run_seconds: float | None = Field(default=None, description="OLTP: how long each measured run of this layout "
                                       "lasted: long enough for the profile's run_ios device I/Os at the rate its "
@@ -221,12 +222,12 @@ class LayoutInfo(BaseModel):
     source: str
     fs_device: str | None = Field(default=None, description="the device the filesystem sits on")
     devices: list[str] = Field(description="the mount's whole stack (filesystem device, LV/md, members)")
-    members: list[str] = Field(default_factory=list, description="the bottom of the stack, where a volume's cap "
+    members: list[str] = Field(default_factory=empty_list, description="the bottom of the stack, where a volume's cap "
                                "applies")
-    mount_options: list[str] = Field(default_factory=list)
+    mount_options: list[str] = Field(default_factory=empty_list)
     caps: KnownCaps | None = None
     load_seconds: float = 0.0
-    measures: list[MeasureResult] = Field(default_factory=list)
+    measures: list[MeasureResult] = Field(default_factory=empty_list)
     burst_check: BurstCheck | None = Field(default=None, description="whether the measured windows fell inside "
                                            "the cloud layout's burst (None: --cloud, --layout, --instance not given)")
 
@@ -254,7 +255,7 @@ class Comparison(BaseModel):
     stopped: Literal["precision", "rounds", "budget", "failed", "interrupted"] | None = Field(
         default=None, description="why the rounds ended: the target was met, --repeat rounds or the time budget "
                                   "were spent, a run failed")
-    drifting: list[str] = Field(default_factory=list, description="labels of layouts whose runs drifted")
+    drifting: list[str] = Field(default_factory=empty_list, description="labels of layouts whose runs drifted")
     model_ratio: float | None = Field(default=None, description="other / baseline from the known caps (the "
                                       "model's rule: members x member cap, held to the instance's cap)")
     model_basis: Literal["iops", "mbps"] | None = Field(default=None, description="which cap the model's ratio "
@@ -276,7 +277,7 @@ class Comparison(BaseModel):
 class BenchSettings(BaseModel):
     profile: str
     repeat: int = Field(description="most measured rounds per measure")
-    looks_at: list[int] = Field(default_factory=list, description="(before warm-up by evidence) planned run "
+    looks_at: list[int] = Field(default_factory=empty_list, description="(before warm-up by evidence) planned run "
                                 "counts at which the comparison was checked")
     precision_pct: float | None = Field(default=None, description="rounds stop once the ratio's interval is "
                                         "within ± this percent (None: every planned round runs)")
@@ -312,7 +313,7 @@ class BenchResult(ResultEnvelope):
     measures: list[MeasureName]
     settings: BenchSettings
     layouts: list[LayoutInfo]
-    comparisons: list[Comparison] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
+    comparisons: list[Comparison] = Field(default_factory=empty_list)
+    warnings: list[str] = Field(default_factory=empty_list)
     partial: bool = False
     stopped_by: str | None = None

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.empty import empty_list
 from blockfit.schema.result import ResultEnvelope
 
 CONTENT_MAX = 64 * 1024  # characters of one file a build result carries; the generated files are ~1-16 KiB
@@ -57,7 +58,8 @@ class BuildResult(ResultEnvelope):
     migrate_method: str | None = None
     provision: str | None = None
     steps: list[BuildStep]
-    notes: list[str] = Field(default_factory=list, description="decisions the user should know (AU rounding, ...)")
-    safety_checks: list[str] = Field(default_factory=list, description="what the scripts check before they change "
-                                                                       "anything, and what they never change, in "
-                                                                       "plain words")
+    notes: list[str] = Field(default_factory=empty_list,
+                             description="decisions the user should know (AU rounding, ...)")
+    safety_checks: list[str] = Field(default_factory=empty_list, description="what the scripts check before they "
+                                                                             "change anything, and what they never "
+                                                                             "change, in plain words")

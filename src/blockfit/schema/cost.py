@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from blockfit.schema.citation import Citation
+from blockfit.schema.empty import empty_list
 
 Redundancy = Literal["none", "normal", "high", "raid10"]
 # Copies of every block: ASM normal = 2-way mirror, high = 3-way; mdadm RAID10 (near=2) = 2.
@@ -55,5 +56,5 @@ class Cost(BaseModel):
     total: float | None
     hours_per_month: float = HOURS_PER_MONTH
     region: str | None = Field(default=None, description="the price region of every figure here")
-    items: list[CostItem] = Field(default_factory=list, description="storage line items")
+    items: list[CostItem] = Field(default_factory=empty_list, description="storage line items")
     compute_detail: ComputeCost | None = None

@@ -22,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.empty import empty_list
 from blockfit.schema.result import ResultEnvelope
 
 FindingKind = Literal[
@@ -83,4 +84,4 @@ class Diagnosis(ResultEnvelope):
     samples: int
     devices: list[DeviceSummary]
     findings: list[Finding]
-    caveats: list[str] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=empty_list)

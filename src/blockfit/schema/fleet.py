@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, PrivateAttr
 
 from blockfit.schema.cost import Cost
+from blockfit.schema.empty import empty_list
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.plan import Plan
 from blockfit.schema.prediction import Prediction
@@ -81,7 +82,7 @@ class FleetHost(BaseModel):
     shortfall_pct: float | None = Field(default=None, description="how far the targets exceed what the current "
                                                                   "layout delivers, in % (negative: headroom left)")
     savings: float | None = Field(default=None, description="now minus recommended total cost, dollars a month")
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
     detail: HostDetail | None = None
     burst: HostBurst | None = Field(default=None, description="the recommendation's credit buckets replayed over the "
                                                               "host's recorded series (None: it does not burst)")
@@ -118,8 +119,8 @@ class FleetSummary(BaseModel):
     cost_now: Cost
     cost_recommended: Cost
     savings: float | None = Field(default=None, description="cost_now.total minus cost_recommended.total")
-    largest_savings: list[HostAmount] = Field(default_factory=list, description="dollars a month, largest first")
-    largest_shortfalls: list[HostAmount] = Field(default_factory=list, description="shortfall_pct, largest first")
+    largest_savings: list[HostAmount] = Field(default_factory=empty_list, description="dollars a month, largest first")
+    largest_shortfalls: list[HostAmount] = Field(default_factory=empty_list, description="shortfall_pct, largest first")
 
 
 class FleetResult(ResultEnvelope):
@@ -141,6 +142,6 @@ class FleetResult(ResultEnvelope):
     percentile: float
     headroom_pct: float
     hosts: list[FleetHost] = Field(description="largest shortfall first")
-    problems: list[FleetProblem] = Field(default_factory=list)
+    problems: list[FleetProblem] = Field(default_factory=empty_list)
     summary: FleetSummary
     queries: int = Field(default=0, description="HTTP requests made to the server")

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.empty import empty_list
+
 HistoryFormat = Literal[
     "iostat", "sadf", "diagnose", "csv",
     "awr", "awr-global", "statspack", "oracle-spool", "statspack-spool",
@@ -85,8 +87,8 @@ class DerivedTargets(BaseModel):
     target_mbps: float = Field(description="mbps x (1 + headroom)")
     peak_iops_window: PeakWindow | None = Field(default=None, description="the interval with the most IOPS")
     peak_mbps_window: PeakWindow | None = Field(default=None, description="the interval with the most MB/s")
-    skipped: list[str] = Field(default_factory=list, description="what was left out, and why")
-    notes: list[str] = Field(default_factory=list, description="mappings and reconciliations the readers made")
-    warnings: list[str] = Field(default_factory=list, description="what the plan cannot see from this history")
-    series: list[HistoryPoint] = Field(default_factory=list, description="the summed series (at most 2,000 "
-                                                                         "points; longer ones are binned by max)")
+    skipped: list[str] = Field(default_factory=empty_list, description="what was left out, and why")
+    notes: list[str] = Field(default_factory=empty_list, description="mappings and reconciliations the readers made")
+    warnings: list[str] = Field(default_factory=empty_list, description="what the plan cannot see from this history")
+    series: list[HistoryPoint] = Field(default_factory=empty_list, description="the summed series (at most 2,000 "
+                                                                               "points; longer ones are binned by max)")

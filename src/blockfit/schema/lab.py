@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from blockfit.schema.bench import BenchResult
 from blockfit.schema.cost import absent
+from blockfit.schema.empty import empty_list
 from blockfit.schema.result import ResultEnvelope
 
 
@@ -95,7 +96,7 @@ class LabResult(LabFigures, ResultEnvelope):
                                     "large_io (MB/s), against the model at read share 0 (--redundancy raid10)")
     redundancy: str = Field(default="none", description="none, or raid10: the stripe was an mdadm RAID10 (near-2)")
     single: LabFigures | None
-    steps: list[LabStep] = Field(default_factory=list)
+    steps: list[LabStep] = Field(default_factory=empty_list)
     kernel: str
     guest_seconds: float
     console_log: str | None = Field(default=None, description="kept only when the run failed or --keep")
@@ -158,8 +159,8 @@ class LabBenchResult(ResultEnvelope):
     other: LabBenchLayout
     ratios: list[LabBenchRatio]
     bench: BenchResult
-    cap_changes: list[str] = Field(default_factory=list, description="the guest's lift/apply requests, answered")
-    steps: list[LabStep] = Field(default_factory=list)
+    cap_changes: list[str] = Field(default_factory=empty_list, description="the guest's lift/apply requests, answered")
+    steps: list[LabStep] = Field(default_factory=empty_list)
     kernel: str
     guest_seconds: float
     console_log: str | None = None

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.empty import empty_list
 from blockfit.schema.result import ResultEnvelope
 
 
@@ -27,7 +28,7 @@ class DeviceFacts(BaseModel):
     max_io_bytes: int | None = Field(default=None, description="largest I/O the device takes unsplit: "
                                                                "min(max_sectors_kb, max_segments x page size)")
     model: str | None = None
-    members: list[str] = Field(default_factory=list, description="dm/md member devices (sysfs slaves)")
+    members: list[str] = Field(default_factory=empty_list, description="dm/md member devices (sysfs slaves)")
     loop_backing_file: str | None = None
     loop_direct_io: bool | None = None
     filesystem: str | None = None
@@ -66,7 +67,7 @@ class Measurement(ResultEnvelope):
     kind: Literal["calibrate"] = "calibrate"
 
     targets: list[str]
-    hosts: list[str] = Field(default_factory=list, description="fio --server hosts (empty: local)")
+    hosts: list[str] = Field(default_factory=empty_list, description="fio --server hosts (empty: local)")
     max_iops: float = Field(description="highest small-I/O IOPS whose latency percentile met the bound")
     max_mbps: float = Field(description="highest large-I/O throughput, MB/s (10^6 B/s)")
     latency_ms: float = Field(description="latency at the chosen percentile at the max-IOPS point")
@@ -80,7 +81,7 @@ class Measurement(ResultEnvelope):
     small_io: int
     large_io: int
     write_pct: int = 0
-    curve: list[MeasuredPoint] = Field(default_factory=list)
+    curve: list[MeasuredPoint] = Field(default_factory=empty_list)
     member_share_at_max_iops: dict[str, float] = Field(default_factory=dict)
     member_share_at_max_mbps: dict[str, float] = Field(default_factory=dict)
     host_iops_at_max_iops: dict[str, float] = Field(default_factory=dict)
@@ -92,9 +93,9 @@ class Measurement(ResultEnvelope):
     job_files: dict[str, str] = Field(default_factory=dict, description="job file text at the max-IOPS and "
                                                                          "max-MB/s points")
     kernel: str
-    device_facts: list[DeviceFacts] = Field(default_factory=list)
+    device_facts: list[DeviceFacts] = Field(default_factory=empty_list)
     duration_budget_s: float
     elapsed_s: float
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=empty_list)
     partial: bool = Field(default=False, description="interrupted or fio failed: the curve is incomplete")
     stopped_by: str | None = Field(default=None, description="why a partial run stopped")

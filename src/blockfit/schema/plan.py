@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from blockfit.schema.cost import COPIES, Cost, Redundancy, absent
+from blockfit.schema.empty import empty_list
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.layout import Attachment, Instance, Layout, Manager
 from blockfit.schema.prediction import Prediction
@@ -133,7 +134,7 @@ class BurstReplay(BaseModel):
     intervals: int = Field(description="intervals replayed")
     stretches: int = Field(description="stretches of demand above the sustained rate")
     worst: BurstStretch | None = Field(default=None, description="the stretch that used the most of a bucket")
-    drops: list[BurstDrop] = Field(default_factory=list, description="where credits ran out (at most 20)")
+    drops: list[BurstDrop] = Field(default_factory=empty_list, description="where credits ran out (at most 20)")
 
 
 class Candidate(BaseModel):
@@ -204,12 +205,13 @@ class Infeasible(BaseModel):
     shapes (priced, at total cost) on which the targets are met."""
 
     reason: str = Field(description="the targets missed, in words")
-    missed: list[str] = Field(default_factory=list, description="each target missed, with the best figure reached")
+    missed: list[str] = Field(default_factory=empty_list,
+                              description="each target missed, with the best figure reached")
     best: Candidate | None = Field(default=None, description="the cheapest layout reaching the best performance "
                                                              "on the requested instance; None: nothing holds the "
                                                              "capacity")
-    alternatives: list[Candidate] = Field(default_factory=list, description="other shapes that meet the targets, "
-                                                                            "cheapest total first")
+    alternatives: list[Candidate] = Field(default_factory=empty_list, description="other shapes that meet the targets, "
+                                                                                  "cheapest total first")
 
 
 class ShapeOffer(BaseModel):
@@ -230,13 +232,13 @@ class InstanceSearch(BaseModel):
     shapes: int = Field(description="shapes that passed the filters and were candidates")
     planned: int = Field(description="shapes whose cheapest plan was searched; the others could not beat the best "
                                      "on compute price (a lower bound of their total) alone")
-    left_out: list[str] = Field(default_factory=list, description="why shapes were not searched, with counts")
-    unpriced: list[str] = Field(default_factory=list, description="shapes that passed the filters but were not ranked "
-                                                                  "for want of a compute price (their total is "
-                                                                  "unknown, not high): import a price list to rank "
-                                                                  "them")
-    cheapest: list[ShapeOffer] = Field(default_factory=list, description="the cheapest shapes, best first; the "
-                                                                         "plan's candidates are on the first")
+    left_out: list[str] = Field(default_factory=empty_list, description="why shapes were not searched, with counts")
+    unpriced: list[str] = Field(default_factory=empty_list, description="shapes that passed the filters but were not "
+                                                                        "ranked for want of a compute price (their "
+                                                                        "total is unknown, not high): import a price "
+                                                                        "list to rank them")
+    cheapest: list[ShapeOffer] = Field(default_factory=empty_list, description="the cheapest shapes, best first; the "
+                                                                               "plan's candidates are on the first")
 
 
 class Plan(ResultEnvelope):
@@ -249,11 +251,11 @@ class Plan(ResultEnvelope):
     requirements: Requirements
     feasible: bool = Field(default=True, description="False: nothing meets the targets (see infeasible)")
     candidates: list[Candidate] = Field(description="cheapest total first, all meeting the targets")
-    pareto: list[Candidate] = Field(default_factory=list, description="total cost vs IOPS vs MB/s frontier")
-    outlasted: list[Candidate] = Field(default_factory=list, description="plan --from: cheaper layouts whose burst "
-                                       "figures meet the targets but whose credits the history outlasts (their "
+    pareto: list[Candidate] = Field(default_factory=empty_list, description="total cost vs IOPS vs MB/s frontier")
+    outlasted: list[Candidate] = Field(default_factory=empty_list, description="plan --from: cheaper layouts whose "
+                                       "burst figures meet the targets but whose credits the history outlasts (their "
                                        "burst_replay says when, and what they deliver then), cheapest first")
     infeasible: Infeasible | None = None
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
     instance_search: InstanceSearch | None = Field(default=None, description="--instance FAMILY|any: the shapes "
                                                    "searched; None when one shape was named")

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from blockfit.schema.citation import Citation
 from blockfit.schema.cost import Cost
+from blockfit.schema.empty import empty_list
 from blockfit.schema.layout import Instance, Layout, Workload
 from blockfit.schema.result import ResultEnvelope
 
@@ -24,8 +25,9 @@ class Limit(BaseModel):
     mbps: float = Field(description="MB/s this limit allows at the workload's large I/O size")
     iops_headroom_pct: float = Field(description="how far above max_iops this limit sits (0 = binding)")
     mbps_headroom_pct: float
-    sources: list[Citation] = Field(default_factory=list, description="where the figures behind this limit come "
-                                                                      "from (a Little's-law row rests on several)")
+    sources: list[Citation] = Field(default_factory=empty_list, description="where the figures behind this limit "
+                                                                            "come from (a Little's-law row rests on "
+                                                                            "several)")
 
 
 class CurvePoint(BaseModel):
@@ -129,7 +131,7 @@ class Prediction(ResultEnvelope):
     base_latency_ms: float
     curve: list[CurvePoint]
     warnings: list[str]
-    notes: list[str] = Field(default_factory=list, description="what the figures assume, said once")
+    notes: list[str] = Field(default_factory=empty_list, description="what the figures assume, said once")
     burst: Burst | None = Field(default=None, description="the burst beside the sustained max_iops / max_mbps; "
                                                           "None: nothing in the layout bursts (no_burst_reason)")
     no_burst_reason: str | None = Field(default=None, description="why there is no burst (None when there is one)")
