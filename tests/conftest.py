@@ -11,6 +11,11 @@ SIGHUP the same way: under nohup it begins ignored, the CLI rightly keeps ignori
 ignoring, and the fault suite's "build, new folder at the swap" ran on through its SIGHUP to exit 0 (a fresh-clone
 run started with `nohup`, 2026-11-27). A handler that does nothing keeps the suite itself immune to a hangup, as
 nohup asked, while its children start with SIGHUP at its default.
+
+Two streams (`pytest -n 2 --dist loadgroup`, README's command): the lab's tests (a qemu guest each, mostly waiting
+on their emulated caps) in one, every other test in the other, in the order it has run alone. No two tests of the
+same stream run at once, so the only tests ever side by side are a lab guest and a host test; both were written to
+pass on a busy machine (figures against a reference measured in the same run).
 """
 
 from __future__ import annotations
@@ -27,6 +32,16 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
     signal.signal(signal.SIGHUP, lambda signum, frame: None)
+
+
+LAB_FIXTURES = {"small_lab"}   # a session fixture that runs a guest: its users go where the guests go
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The two streams: a test marked lab, or one that uses a lab fixture, in "lab"; the rest in "host"."""
+    for item in items:
+        lab = item.get_closest_marker("lab") is not None or bool(LAB_FIXTURES & set(getattr(item, "fixturenames", ())))
+        item.add_marker(pytest.mark.xdist_group("lab" if lab else "host"))
 
 
 @pytest.fixture(scope="session")
