@@ -12,7 +12,7 @@ ignoring, and the fault suite's "build, new folder at the swap" ran on through i
 run started with `nohup`, 2026-11-27). A handler that does nothing keeps the suite itself immune to a hangup, as
 nohup asked, while its children start with SIGHUP at its default.
 
-Two streams (`pytest -n 2 --dist loadgroup`, README's command): the lab's tests (a qemu guest each, mostly waiting
+Two streams (`pytest -n 2`, README's command): the lab's tests (a qemu guest each, mostly waiting
 on their emulated caps) in one, every other test in the other, in the order it has run alone. No two tests of the
 same stream run at once, so the only tests ever side by side are a lab guest and a host test; both were written to
 pass on a busy machine (figures against a reference measured in the same run).
@@ -34,14 +34,37 @@ if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
     signal.signal(signal.SIGHUP, lambda signum, frame: None)
 
 
-LAB_FIXTURES = {"small_lab"}   # a session fixture that runs a guest: its users go where the guests go
+# The files whose tests boot the lab's guest (marked lab, or using small_lab): the "lab" stream. A lab test in any
+# other file stops collection, so a new one is put in a stream on purpose.
+LAB_FILES = frozenset({
+    "tests/diagnose/test_diagnose_lab.py", "tests/lab/test_lab_bench.py", "tests/lab/test_lab_build.py",
+    "tests/lab/test_lab_caps.py", "tests/lab/test_lab_part3.py", "tests/lab/test_lab_paths.py",
+    "tests/lab/test_lab_raid10.py", "tests/lab/test_lab_teardown.py", "tests/report/test_report_browser.py"})
+LAB_FIXTURES = {"small_lab"}
+
+
+def stream_of(nodeid: str) -> str:
+    return "lab" if nodeid.split("::", 1)[0] in LAB_FILES else "host"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The two streams: a test marked lab, or one that uses a lab fixture, in "lab"; the rest in "host"."""
-    for item in items:
-        lab = item.get_closest_marker("lab") is not None or bool(LAB_FIXTURES & set(getattr(item, "fixturenames", ())))
-        item.add_marker(pytest.mark.xdist_group("lab" if lab else "host"))
+    """Every test that boots a guest is in a file of the lab stream."""
+    astray = [item.nodeid for item in items if stream_of(item.nodeid) != "lab"
+              and (item.get_closest_marker("lab") is not None or LAB_FIXTURES & set(getattr(item, "fixturenames", ())))]
+    if astray:
+        raise pytest.UsageError(f"lab tests outside tests/conftest.py's LAB_FILES (add their files): {astray[:5]}")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n 2`: the two streams, one per worker, each in collection order (xdist's own loadgroup does not group
+    under pytest 9: its group rides on a node id pytest no longer lets it change)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TwoStreams(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return stream_of(nodeid)
+
+    return TwoStreams(config, log)
 
 
 @pytest.fixture(scope="session")
