@@ -13,16 +13,10 @@ from pathlib import Path
 
 import hcl2
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
 from blockfit.cli import main
 from blockfit.emit import build
-from blockfit.emit.asm import au_size_mb
-from blockfit.emit.filesystem import ext4_stride, mkfs_command
-from blockfit.emit.lvm import extent_bytes
-from blockfit.emit.migrate import extents_to_add
 from blockfit.emit.provision import OCI_CLI_FLAGS
 from blockfit.errors import InputError
 from blockfit.model.resolve import layout_spec
@@ -32,40 +26,6 @@ from support.build import make_layout, make_plan
 
 KIB, MIB = 1024, 1024 * 1024
 OCI_DEVS = [f"/dev/oracleoci/oraclevd{c}" for c in "bcdefghijklmnop"]
-
-
-# ---------------------------------------------------------------- arithmetic
-@given(st.integers(min_value=1, max_value=10**8), st.integers(min_value=1, max_value=32))
-def test_extents_to_add_makes_the_count_divisible(extents, stripes):
-    add = extents_to_add(extents, stripes)
-    assert 0 <= add < stripes
-    assert (extents + add) % stripes == 0
-
-
-def test_extents_to_add_matches_the_seed():
-    # "Number of extents requested (1165823) needs to be divisible by 8": one more extent fixes it
-    assert extents_to_add(1165823, 8) == 1
-
-
-def test_mkfs_geometry():
-    assert mkfs_command("xfs", "u01", 4 * MIB, 9) == ["mkfs.xfs", "-L", "u01", "-d", "su=4096k,sw=9"]
-    assert mkfs_command("xfs", "u01", 4 * MIB, 1) == ["mkfs.xfs", "-L", "u01"]
-    assert ext4_stride(256 * KIB) == 64
-    assert mkfs_command("ext4", "u01", 256 * KIB, 4)[-2:] == ["-E", "stride=64,stripe_width=256"]
-
-
-def test_asm_au_size():
-    assert au_size_mb(4 * MIB)[0] == 4
-    assert au_size_mb(64 * MIB)[0] == 64
-    assert au_size_mb(256 * KIB)[0] == 1  # below ASM's minimum: 1 MB
-    assert au_size_mb(128 * MIB)[0] == 64  # above the maximum: 64 MB
-    mb, why = au_size_mb(256 * KIB)
-    assert "not a valid ASM AU" in why
-
-
-def test_extent_size_covers_large_stripes():
-    assert extent_bytes(1 * MIB) == 4 * MIB
-    assert extent_bytes(16 * MIB) == 16 * MIB
 
 
 # ---------------------------------------------------------------- option checking
