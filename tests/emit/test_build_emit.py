@@ -1,6 +1,7 @@
-"""What `blockfit build` generates: option checking, shellcheck over a matrix of plans × managers × filesystems ×
-migration/provisioning, the notes, and the OCI multipath policy. Each emitter's own arithmetic, and Terraform and
-cloud CLI flags, are tested beside their modules (test_migrate.py, test_provision.py, ...)."""
+"""What `blockfit build` generates: a RAID10 build, the command line, shellcheck over a matrix of plans ×
+managers × filesystems × migration/provisioning, the notes, and the OCI multipath policy. The option checks, each
+emitter's own arithmetic, and Terraform and cloud CLI flags are tested beside their modules (test_context.py,
+test_migrate.py, test_provision.py, ...)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import pytest
 from blockfit.catalog import load_catalog
 from blockfit.cli import main
 from blockfit.emit import build
-from blockfit.errors import InputError
 from blockfit.model.resolve import layout_spec
 from blockfit.schema import BuildResult
 from blockfit.specs import parse_layout
@@ -26,48 +26,7 @@ KIB, MIB = 1024, 1024 * 1024
 OCI_DEVS = [f"/dev/oracleoci/oraclevd{c}" for c in "bcdefghijklmnop"]
 
 
-# ---------------------------------------------------------------- option checking
-def test_device_count_must_match_the_plan(tmp_path):
-    plan = make_plan(make_layout(members=4))
-    with pytest.raises(InputError, match="4 members"):
-        build(plan, manager="lvm", devices=OCI_DEVS[:3], out_dir=tmp_path / "o")
-    assert not (tmp_path / "o").exists()
-
-
-@pytest.mark.parametrize(("kw", "message"), [
-    (dict(devices=["/dev/sd*"] * 4), "globs"),
-    (dict(devices=["sdb", "sdc", "sdd", "sde"]), "absolute device path"),
-    (dict(devices=["/dev/sdb"] * 4), "named twice"),
-    (dict(manager="asm", mount="/u01"), "ASM disks carry no filesystem"),
-    (dict(migrate_from="/dev/sdz"), "go together"),
-    (dict(migrate_from="/dev/sdz", method="online"), "logical volume path"),
-    (dict(migrate_from="/dev/vg/lv", method="online", manager="mdadm"), "needs --manager lvm"),
-    (dict(provision="aws-cli"), "not aws"),
-    (dict(provision="oci-cli"), "consistent device paths"),
-    (dict(mount="relative"), "'relative': expected an absolute directory"),  # the value; the CLI adds --mount
-])
-def test_bad_options_are_refused_with_one_line(tmp_path, kw, message):
-    args = dict(manager="lvm", devices=["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"])
-    args.update(kw)
-    provision = args.pop("provision", None)
-    plan = make_plan(make_layout(members=4))
-    with pytest.raises(InputError, match=re.escape(message)):
-        build(plan, out_dir=tmp_path / "o", provision_with=provision, **args)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(("redundancy", "manager", "members", "message"), [
-    ("normal", "lvm", 4, "build it with --manager asm"),
-    ("high", "mdadm", 4, "build it with --manager asm"),
-    ("high", "asm", 2, "ASM high redundancy needs at least 3 failure groups"),
-    ("raid10", "lvm", 4, "build it with --manager mdadm"),
-])
-def test_mirrored_plans_build_only_with_the_manager_that_mirrors(tmp_path, redundancy, manager, members, message):
-    plan = make_plan(make_layout(members=members, redundancy=redundancy))
-    with pytest.raises(InputError, match=re.escape(message)):
-        build(plan, manager=manager, devices=OCI_DEVS[:members], out_dir=tmp_path / "o")
-    assert not (tmp_path / "o").exists()
-
-
+# ---------------------------------------------------------------- a mirrored build, and the command line
 def test_raid10_plan_builds_mdadm_raid10_near2_with_the_plans_chunk(tmp_path):
     plan = make_plan(make_layout(members=4, stripe=256 * KIB, manager="mdadm", redundancy="raid10"))
     out = tmp_path / "o"
