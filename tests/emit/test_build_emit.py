@@ -1,30 +1,22 @@
-"""What `blockfit build` generates: stripe arithmetic, option checking, shellcheck over a matrix of plans ×
-managers × filesystems × migration/provisioning, Terraform that parses, and CLI flags that exist."""
+"""What `blockfit build` generates: a RAID10 build, the command line, shellcheck over a matrix of plans ×
+managers × filesystems × migration/provisioning, the notes, and the OCI multipath policy. The option checks, each
+emitter's own arithmetic, and Terraform and cloud CLI flags are tested beside their modules (test_context.py,
+test_migrate.py, test_provision.py, ...)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
-import hcl2
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
 from blockfit.cli import main
 from blockfit.emit import build
-from blockfit.emit.asm import au_size_mb
-from blockfit.emit.filesystem import ext4_stride, mkfs_command
-from blockfit.emit.lvm import extent_bytes
-from blockfit.emit.migrate import extents_to_add
-from blockfit.emit.provision import OCI_CLI_FLAGS
-from blockfit.errors import InputError
 from blockfit.model.resolve import layout_spec
 from blockfit.schema import BuildResult
 from blockfit.specs import parse_layout
@@ -34,82 +26,7 @@ KIB, MIB = 1024, 1024 * 1024
 OCI_DEVS = [f"/dev/oracleoci/oraclevd{c}" for c in "bcdefghijklmnop"]
 
 
-# ---------------------------------------------------------------- arithmetic
-@given(st.integers(min_value=1, max_value=10**8), st.integers(min_value=1, max_value=32))
-def test_extents_to_add_makes_the_count_divisible(extents, stripes):
-    add = extents_to_add(extents, stripes)
-    assert 0 <= add < stripes
-    assert (extents + add) % stripes == 0
-
-
-def test_extents_to_add_matches_the_seed():
-    # "Number of extents requested (1165823) needs to be divisible by 8": one more extent fixes it
-    assert extents_to_add(1165823, 8) == 1
-
-
-def test_mkfs_geometry():
-    assert mkfs_command("xfs", "u01", 4 * MIB, 9) == ["mkfs.xfs", "-L", "u01", "-d", "su=4096k,sw=9"]
-    assert mkfs_command("xfs", "u01", 4 * MIB, 1) == ["mkfs.xfs", "-L", "u01"]
-    assert ext4_stride(256 * KIB) == 64
-    assert mkfs_command("ext4", "u01", 256 * KIB, 4)[-2:] == ["-E", "stride=64,stripe_width=256"]
-
-
-def test_asm_au_size():
-    assert au_size_mb(4 * MIB)[0] == 4
-    assert au_size_mb(64 * MIB)[0] == 64
-    assert au_size_mb(256 * KIB)[0] == 1  # below ASM's minimum: 1 MB
-    assert au_size_mb(128 * MIB)[0] == 64  # above the maximum: 64 MB
-    mb, why = au_size_mb(256 * KIB)
-    assert "not a valid ASM AU" in why
-
-
-def test_extent_size_covers_large_stripes():
-    assert extent_bytes(1 * MIB) == 4 * MIB
-    assert extent_bytes(16 * MIB) == 16 * MIB
-
-
-# ---------------------------------------------------------------- option checking
-def test_device_count_must_match_the_plan(tmp_path):
-    plan = make_plan(make_layout(members=4))
-    with pytest.raises(InputError, match="4 members"):
-        build(plan, manager="lvm", devices=OCI_DEVS[:3], out_dir=tmp_path / "o")
-    assert not (tmp_path / "o").exists()
-
-
-@pytest.mark.parametrize(("kw", "message"), [
-    (dict(devices=["/dev/sd*"] * 4), "globs"),
-    (dict(devices=["sdb", "sdc", "sdd", "sde"]), "absolute device path"),
-    (dict(devices=["/dev/sdb"] * 4), "named twice"),
-    (dict(manager="asm", mount="/u01"), "ASM disks carry no filesystem"),
-    (dict(migrate_from="/dev/sdz"), "go together"),
-    (dict(migrate_from="/dev/sdz", method="online"), "logical volume path"),
-    (dict(migrate_from="/dev/vg/lv", method="online", manager="mdadm"), "needs --manager lvm"),
-    (dict(provision="aws-cli"), "not aws"),
-    (dict(provision="oci-cli"), "consistent device paths"),
-    (dict(mount="relative"), "'relative': expected an absolute directory"),  # the value; the CLI adds --mount
-])
-def test_bad_options_are_refused_with_one_line(tmp_path, kw, message):
-    args = dict(manager="lvm", devices=["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"])
-    args.update(kw)
-    provision = args.pop("provision", None)
-    plan = make_plan(make_layout(members=4))
-    with pytest.raises(InputError, match=re.escape(message)):
-        build(plan, out_dir=tmp_path / "o", provision_with=provision, **args)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(("redundancy", "manager", "members", "message"), [
-    ("normal", "lvm", 4, "build it with --manager asm"),
-    ("high", "mdadm", 4, "build it with --manager asm"),
-    ("high", "asm", 2, "ASM high redundancy needs at least 3 failure groups"),
-    ("raid10", "lvm", 4, "build it with --manager mdadm"),
-])
-def test_mirrored_plans_build_only_with_the_manager_that_mirrors(tmp_path, redundancy, manager, members, message):
-    plan = make_plan(make_layout(members=members, redundancy=redundancy))
-    with pytest.raises(InputError, match=re.escape(message)):
-        build(plan, manager=manager, devices=OCI_DEVS[:members], out_dir=tmp_path / "o")
-    assert not (tmp_path / "o").exists()
-
-
+# ---------------------------------------------------------------- a mirrored build, and the command line
 def test_raid10_plan_builds_mdadm_raid10_near2_with_the_plans_chunk(tmp_path):
     plan = make_plan(make_layout(members=4, stripe=256 * KIB, manager="mdadm", redundancy="raid10"))
     out = tmp_path / "o"
@@ -264,123 +181,6 @@ def test_every_script_is_strict_and_has_a_dry_run(tmp_path):
             assert "<(" not in text, f"{script}: process substitution needs /dev/fd (absent in a minimal guest)"
 
 
-# ---------------------------------------------------------------- terraform
-def _tf(tmp_path: Path, **layout: object) -> tuple[Path, dict]:
-    cloud = layout.get("cloud", "oci")
-    n = int(layout.get("members", 4))  # type: ignore[call-overload]
-    devs = OCI_DEVS[:n] if cloud == "oci" else [f"/dev/nvme{i}n1" for i in range(1, n + 1)]
-    out = tmp_path / f"tf-{cloud}"
-    build(make_plan(make_layout(**layout)), manager="lvm", devices=devs, out_dir=out,  # type: ignore[arg-type]
-          provision_with="terraform")
-    path = out / "terraform" / "main.tf"
-    with open(path) as f:
-        return path, hcl2.load(f)
-
-
-def _plain(obj: object) -> object:
-    """python-hcl2 ≥ 7 keeps string quotes and adds __is_block__ markers: drop both."""
-    if isinstance(obj, dict):
-        return {str(_plain(k)): _plain(v) for k, v in obj.items() if k != "__is_block__"}
-    if isinstance(obj, list):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, str) and len(obj) >= 2 and obj[0] == obj[-1] == '"':
-        return obj[1:-1]
-    return obj
-
-
-def _resource(doc: dict, rtype: str) -> dict:
-    for block in _plain(doc["resource"]):  # type: ignore[union-attr]
-        if rtype in block:
-            return next(iter(block[rtype].values()))
-    raise AssertionError(f"no {rtype}")
-
-
-def test_oci_terraform_parses_with_vpus_and_iscsi_attachments(tmp_path):
-    _, doc = _tf(tmp_path, cloud="oci", members=4, size_gb=1000, vpu=120)
-    vol = _resource(doc, "oci_core_volume")
-    att = _resource(doc, "oci_core_volume_attachment")
-    assert vol["count"] == 4 and vol["size_in_gbs"] == 1000 and vol["vpus_per_gb"] == 120
-    assert att["attachment_type"] == "iscsi" and att["is_agent_auto_iscsi_login_enabled"] is True
-    locals_ = _plain(doc["locals"])[0]  # type: ignore[index]
-    assert locals_["devices"] == OCI_DEVS[:4]
-
-
-def test_aws_terraform_parses_with_iops_and_throughput(tmp_path):
-    _, doc = _tf(tmp_path, cloud="aws", members=3, size_gb=500, iops=6000, throughput=500)
-    vol = _resource(doc, "aws_ebs_volume")
-    assert vol["count"] == 3 and vol["type"] == "gp3" and vol["iops"] == 6000 and vol["throughput"] == 500
-    assert _resource(doc, "aws_volume_attachment")["device_name"] == "${local.device_names[count.index]}"
-
-
-@pytest.mark.skipif(shutil.which("terraform") is None, reason="terraform not installed")
-@pytest.mark.parametrize("cloud", ["oci", "aws"])
-def test_terraform_fmt_accepts_the_output(tmp_path, cloud):
-    path, _ = _tf(tmp_path, cloud=cloud, members=2, iops=3000 if cloud == "aws" else None)
-    res = subprocess.run(["terraform", "fmt", "-check", "-diff", str(path)], capture_output=True, text=True,
-                         env={"PATH": "/usr/local/bin:/usr/bin:/bin", "TF_CLI_CONFIG_FILE": "/dev/null"})
-    assert res.returncode == 0, res.stdout + res.stderr
-
-
-# ---------------------------------------------------------------- cloud CLI flags
-def _cli_invocations(script: str, tool: str) -> list[list[str]]:
-    """Each `tool …` command in a script (continuation lines joined), as argv words."""
-    joined = re.sub(r"\\\n\s*", " ", script)
-    calls = []
-    for line in joined.splitlines():
-        line = line.strip()
-        m = re.search(rf"(?:^|\$\(|run )({tool} [^)]*)", line)
-        if m and not line.startswith("#"):
-            calls.append(shlex.split(m.group(1).split(" 2>")[0].split(" ||")[0], posix=True))
-    return calls
-
-
-def test_oci_cli_commands_use_documented_flags(tmp_path):
-    out = tmp_path / "oci"
-    build(make_plan(make_layout(members=4, vpu=120)), manager="lvm", devices=OCI_DEVS[:4], out_dir=out,
-          provision_with="oci-cli")
-    calls = _cli_invocations((out / "00-provision-oci.sh").read_text(), "oci")
-    seen = set()
-    for argv in calls:
-        verb_words = [w for w in argv[1:] if not w.startswith("-")][:3]
-        for n in (3, 2):
-            cmd = " ".join(verb_words[:n])
-            if cmd in OCI_CLI_FLAGS:
-                break
-        else:
-            raise AssertionError(f"undocumented oci command: {argv}")
-        seen.add(cmd)
-        flags = {w for w in argv if w.startswith("--")}
-        assert flags <= OCI_CLI_FLAGS[cmd], (cmd, flags - OCI_CLI_FLAGS[cmd])
-    assert {"bv volume create", "compute volume-attachment attach-iscsi-volume"} <= seen
-    text = (out / "00-provision-oci.sh").read_text()
-    assert "--vpus-per-gb" in text and "--is-agent-auto-iscsi-login-enabled true" in text
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("aws") is None, reason="aws CLI not installed")
-def test_aws_cli_commands_use_flags_the_installed_cli_documents(tmp_path):
-    out = tmp_path / "aws"
-    build(make_plan(make_layout(cloud="aws", members=2, iops=6000, throughput=500)), manager="lvm",
-          devices=["/dev/nvme1n1", "/dev/nvme2n1"], out_dir=out, provision_with="aws-cli")
-    calls = _cli_invocations((out / "00-provision-aws.sh").read_text(), "aws")
-    helps: dict[str, str] = {}
-    checked = 0
-    for argv in calls:
-        words = [w for w in argv[1:] if not w.startswith("-") and not w.startswith("$")][:3]
-        sub = words[:3] if words[1] == "wait" else words[:2]
-        key = " ".join(sub)
-        if key not in helps:
-            res = subprocess.run(["aws", *sub, "help"], capture_output=True, text=True, timeout=60,
-                                 env={"PATH": "/root/.pyenv/shims:/usr/local/bin:/usr/bin:/bin", "PAGER": "cat",
-                                      "HOME": "/root", "AWS_PAGER": ""})
-            assert res.returncode == 0, res.stderr
-            helps[key] = res.stdout
-        for flag in (w for w in argv if w.startswith("--")):
-            assert flag in helps[key], (key, flag)
-            checked += 1
-    assert checked >= 10
-
-
 def test_notes_explain_choices(tmp_path):
     plan = make_plan(make_layout(members=2, stripe=256 * KIB))
     result = build(plan, manager="asm", devices=["/dev/sdb", "/dev/sdc"], out_dir=tmp_path / "o")
@@ -388,29 +188,6 @@ def test_notes_explain_choices(tmp_path):
     assert "not a valid ASM AU" in text and "consistent device paths" in text and "made for lvm" in text
     readme = (tmp_path / "o" / "README.md").read_text()
     assert "not a valid ASM AU" in readme and "21-asm-diskgroup.sql" in readme
-
-
-@pytest.mark.parametrize("cloud", ["oci", "aws"])
-def test_provision_script_dry_run_prints_the_cloud_commands(tmp_path, cloud):
-    devs = OCI_DEVS[:2] if cloud == "oci" else ["/dev/nvme1n1", "/dev/nvme2n1"]
-    out = tmp_path / cloud
-    build(make_plan(make_layout(cloud=cloud, members=2, size_gb=700, vpu=30, iops=4000, throughput=250)),
-          manager="lvm", devices=devs, out_dir=out, provision_with=f"{cloud}-cli")
-    env = {"PATH": "/usr/bin:/bin", "OCI_COMPARTMENT_ID": "ocid1.compartment.oc1..x", "OCI_INSTANCE_ID": "i1",
-           "OCI_AVAILABILITY_DOMAIN": "Uocm:PHX-AD-1", "AWS_AVAILABILITY_ZONE": "us-east-1a", "AWS_INSTANCE_ID": "i-1"}
-    res = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
-                         text=True, env=env)
-    assert res.returncode == 0, res.stderr
-    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("DRY-RUN:")]
-    assert len(lines) == 4  # create + attach per volume
-    if cloud == "oci":
-        assert all("--vpus-per-gb 30" in ln and "--size-in-gbs 700" in ln for ln in lines[::2])
-        assert [ln.split("--device ")[1].split()[0] for ln in lines[1::2]] == OCI_DEVS[:2]
-    else:
-        assert all("--volume-type gp3" in ln and "--iops 4000" in ln and "--throughput 250" in ln for ln in lines[::2])
-    missing = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
-                             text=True, env={"PATH": "/usr/bin:/bin"})
-    assert missing.returncode != 0 and "set " in missing.stderr
 
 
 # ---------------------------------------------------------------- multipath policy (OCI UHP)

@@ -2,8 +2,9 @@
 
 A plan read by `build --plan` is derived again from the spec grammar and the catalog (a field that disagrees is
 refused with one line); a Plan handed to the library directly, with hostile strings, still yields scripts whose
-header comments, Terraform and SQL hold those strings as text. Then the holes: mount points compared as paths,
-system folders refused, names validated as whole values, stripe sizes bounded."""
+header comments, Terraform and SQL hold those strings as text. The holes (mount points compared as paths, system
+folders refused, names validated as whole values, stripe sizes bounded) are tested beside the modules that close
+them: test_context.py and test_filesystem.py; a plan on a catalog not shipped stays here."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import hcl2
 import pytest
 
 from blockfit.emit import build
-from blockfit.emit.context import mount_point
 from blockfit.errors import InputError
 from blockfit.inputs import read_plan
 from blockfit.schema import Plan
@@ -173,76 +173,7 @@ def test_spaces_and_newlines_inside_a_spec_do_not_survive_the_reader(part3, tmp_
         read_plan(_write(tmp_path, data))
 
 
-# ---------------------------------------------------------------- item 9: the small holes
-
-
-@pytest.mark.parametrize("mount", ["/u01/", "//u01", "/u01/.", "/u01//", "///u01/./"])
-def test_mount_points_are_normalized_paths(mount):
-    assert mount_point(mount) == "/u01"
-
-
-@pytest.mark.parametrize("mount", ["/", "/etc", "/etc/", "//etc", "/usr", "/usr/local", "/boot", "/proc/x", "/sys",
-                                   "/dev", "/dev/shm", "/bin", "/sbin", "/lib", "/lib64", "/var", "/run", "/tmp",
-                                   "/home", "/root", "u01", "./u01", "/u01/../etc", "/u01/..", "..", "/u01\n",
-                                   "/u01 x", "/u01`x`", "/u01$(x)", ""])
-def test_system_folders_relative_paths_and_odd_characters_are_refused(mount, tmp_path):
-    from support.build import make_layout, make_plan
-
-    with pytest.raises(InputError, match="expected an absolute directory for the data"):
-        build(make_plan(make_layout(members=2)), manager="lvm", devices=["/dev/sdc", "/dev/sdd"],
-              out_dir=tmp_path / "o", mount=mount)
-    assert not (tmp_path / "o").exists()
-
-
-def test_the_fstab_check_compares_paths_not_text(tmp_path):
-    from support.build import make_layout, make_plan
-
-    out = tmp_path / "o"
-    result = build(make_plan(make_layout(members=2)), manager="lvm", devices=["/dev/sdc", "/dev/sdd"], out_dir=out,
-                   mount="/u01/")
-    assert result.mount == "/u01"
-    script = (out / "40-filesystem.sh").read_text()
-    assert "MOUNT=/u01\n" in script
-    fstab = tmp_path / "fstab"
-    fstab.write_text("UUID=a //u01/ xfs defaults 0 0\nUUID=b /u01/./ xfs defaults 0 0\nUUID=c /u010 xfs d 0 0\n"
-                     "# UUID=d /u01 xfs d 0 0\nUUID=e / xfs d 0 0\n")
-    (norm_line,) = [line for line in script.splitlines() if line.startswith("AWK_NORM=")]
-    proc = subprocess.run(["bash", "-c", f"{norm_line}\nawk -v m=/u01 \"$AWK_NORM\"' !/^#/ && norm($2) == m "
-                           "{ print $1 }' \"$1\"", "x", str(fstab)], capture_output=True, text=True, timeout=60)
-    assert proc.stdout.split() == ["UUID=a", "UUID=b"]
-
-
-@pytest.mark.parametrize(("option", "value"), [("vg", "data\n"), ("lv", "lv\n"), ("md_name", "md\n"),
-                                               ("diskgroup", "DATA\n")])
-def test_a_name_with_a_trailing_newline_is_refused(option, value, tmp_path):
-    from support.build import make_layout, make_plan
-
-    manager = {"md_name": "mdadm", "diskgroup": "asm"}.get(option, "lvm")
-    with pytest.raises(InputError, match="expected a letter"):
-        build(make_plan(make_layout(members=2, manager=manager)), manager=manager,
-              devices=["/dev/sdc", "/dev/sdd"], out_dir=tmp_path / "o", **{option: value})
-
-
-def test_a_device_or_lv_path_with_a_trailing_newline_is_refused(tmp_path):
-    from support.build import make_layout, make_plan
-
-    plan = make_plan(make_layout(members=2))
-    with pytest.raises(InputError, match="--devices"):
-        build(plan, manager="lvm", devices=["/dev/sdc\n", "/dev/sdd"], out_dir=tmp_path / "o")
-    with pytest.raises(InputError, match="--migrate-from"):
-        build(plan, manager="lvm", devices=["/dev/sdc", "/dev/sdd"], out_dir=tmp_path / "o",
-              migrate_from="/dev/vg/lv\n", method="online")
-
-
-def test_a_stripe_of_two_to_the_64_is_refused_not_zero(tmp_path):
-    from support.build import make_layout, make_plan
-
-    with pytest.raises(InputError, match="stripe"):
-        build(make_plan(make_layout(members=2, stripe=2**64)), manager="lvm", devices=["/dev/sdc", "/dev/sdd"],
-              out_dir=tmp_path / "o")
-    assert not (tmp_path / "o").exists()
-
-
+# ---------------------------------------------------------------- item 9: the small holes (the others: test_context.py)
 def test_a_catalog_version_not_shipped_needs_the_catalog_it_was_made_on(part3, tmp_path):
     """A plan made on a `catalog import` file carries that file's date: refused alone (naming --catalog), read
     with --catalog; build takes the option as lab does."""

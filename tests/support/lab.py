@@ -133,3 +133,23 @@ def lab_request(cloud: str | None = None, layout: str | None = None, instance: s
     target = lab_target(None if plan is None else Path(plan), cloud, catalog, layout, instance,
                         options.get("manager", "lvm"))
     return LabRequest(target=target, **options)
+
+
+def run_blockfit(*args: str) -> subprocess.CompletedProcess[str]:
+    """The installed `blockfit` with ARGS, its output captured as text."""
+    return subprocess.run([BLOCKFIT, *args], capture_output=True, text=True)
+
+
+def write_rates(path: Path, rates: list[float], seconds: float = 2.0, io_size: int = 4096) -> None:
+    """Counter snapshots (time, I/Os, sectors) whose sub-windows run at RATES I/Os per second."""
+    t, ios, sectors, lines = 100.0, 0.0, 0.0, []
+    lines.append(f"{t:.6f} {ios:.0f} {sectors:.0f}")
+    for r in rates:
+        t, ios, sectors = t + seconds, ios + r * seconds, sectors + r * seconds * io_size / 512
+        lines.append(f"{t:.6f} {ios:.0f} {sectors:.0f}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+# the RAID10 rig the window, verdict and Fit tests share
+RAID10 = lab_request(cloud="oci", layout="4x50G@balanced", instance="VM.Standard.E4.Flex:8", manager="mdadm",
+                     redundancy="raid10")
