@@ -20,6 +20,7 @@ pass on a busy machine (figures against a reference measured in the same run).
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 from collections.abc import Callable
@@ -27,6 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# The suite renders as a piped run does (cli.output: 120 columns when no terminal and no COLUMNS), whatever runs it:
+# xdist's workers start with COLUMNS=80, which squeezed tables under their longer tmp paths (popen-gwN/).
+os.environ.pop("COLUMNS", None)
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)

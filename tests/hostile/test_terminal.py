@@ -159,6 +159,22 @@ def test_report_written_line_shows_the_path_as_written(blockfit: Run, tmp_path: 
 
 
 
+def test_a_written_path_is_never_folded_whatever_the_width(tmp_path: Path) -> None:
+    """`report written to PATH` on a narrow terminal: the path stays one piece (the terminal wraps the line), so a
+    copy of it is the path. It was folded mid-name at the console's width (80 columns: '…/a[/]b.h' + 'tml')."""
+    import os
+    import subprocess
+    import sys
+
+    page = tmp_path / ("d" * 90) / "report.html"
+    page.parent.mkdir()
+    proc = subprocess.run([str(Path(sys.executable).parent / "blockfit"), "model", "--cloud", "oci", "--layout",
+                           "2x1T@balanced", "--instance", "VM.Standard.E4.Flex:2", "--report", str(page)],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "60"})
+    assert proc.returncode == 0, proc.stderr
+    assert page.is_file() and f"report written to {page}\n" in proc.stderr, proc.stderr
+
+
 def test_build_prints_its_out_folder_as_written(blockfit: Run, tmp_path: Path) -> None:
     """`build --out` into a folder named like markup: the summary line shows the name, neither rendered nor crashed."""
     plan = tmp_path / "plan.json"

@@ -98,7 +98,7 @@ def build_command(
         print_json(result)
         return
     console.print(f"[bold]blockfit build[/bold]: wrote {fmt_count(len(result.steps), 'file')} to "
-                  f"{markup(result.out_dir)}")
+                  f"{markup(result.out_dir)}", soft_wrap=True)   # a path is never folded
     for step in result.steps:
         order = str(step.order) if step.order else "-"
         console.print(f"  {order:>3}  {step.path:<26} {step.description}", highlight=False, markup=False)

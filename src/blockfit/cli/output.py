@@ -179,4 +179,5 @@ def save_report(result: BaseModel, path: Path | None, intervals: dict[str, Any] 
     assert isinstance(result, ResultEnvelope)
     name = Path(f"{getattr(result, 'kind', 'result')} (this run)")
     write_atomically(path, render([Loaded(name, result, intervals or {})]), what="--report")
-    err_console.print(f"report written to {terminal.safe(path)}", highlight=False, markup=False)
+    # soft wrap: a path is never folded into pieces (a terminal wraps the line; a copy gets it whole)
+    err_console.print(f"report written to {terminal.safe(path)}", highlight=False, markup=False, soft_wrap=True)

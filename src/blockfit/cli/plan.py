@@ -455,7 +455,7 @@ def render_plan(plan: Plan, out: Path | None) -> None:
         console.print(f"[yellow]warning:[/] history: {markup(w)}")
     if out is not None:
         console.print(f"plan written to {markup(out)} (feed it to 'blockfit build --plan {markup(out)}' "
-                      f"or 'blockfit lab --plan {markup(out)}')")
+                      f"or 'blockfit lab --plan {markup(out)}')", soft_wrap=True)   # a path is never folded
 
 
 def _targets(req: Requirements) -> list[str]:

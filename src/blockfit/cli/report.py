@@ -66,4 +66,4 @@ def report_command(
     else:
         # markup off: a file name such as "[bold]x.html" is a name, not rich markup
         console.print(f"report written to {out}" + (f" ({len(pngs)} PNGs in {png})" if png else ""),
-                      highlight=False, markup=False)
+                      highlight=False, markup=False, soft_wrap=True)   # a path is never folded
