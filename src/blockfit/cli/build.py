@@ -23,30 +23,20 @@ CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommende
                   "within 1 % of it the fewest volumes, then the fewest OCPUs on OCI or vCPUs elsewhere, come first)")
 
 
+# The option (or options, for a combination) each of the context's checks is about; "layout" names the candidate.
+CHECKED_OPTION = {"plan": "--plan:", "candidate": "--candidate", "manager": "--manager", "devices": "--devices:",
+                  "mount": "--mount/--manager", "pairing": "--migrate-from/--method", "migration": "--migrate-from",
+                  "method": "--method", "provision": "--provision"}
+
+
 def check_options(ctx: BuildContext) -> None:
-    """The context's checks one at a time, each under the option whose value it is about (a combination under
-    both), in the order `BuildContext.validate` runs them, after the device paths (which name their option)."""
+    """The context's checks one at a time, each under the option whose value it is about, after the device paths
+    (which name their option)."""
     check_device_paths(ctx)
-    with supplied_by("--plan:"):
-        ctx.check_plan()
-    with supplied_by("--candidate"):
-        ctx.check_candidate()
-    with supplied_by("--plan: candidate " + str(ctx.candidate_index) + ":"):
-        ctx.check_layout()
-    with supplied_by("--manager"):
-        ctx.check_manager()
-    with supplied_by("--devices:"):
-        ctx.check_devices()
-    with supplied_by("--mount/--manager"):
-        ctx.check_mount()
-    with supplied_by("--migrate-from/--method"):
-        ctx.check_pairing()
-    with supplied_by("--migrate-from"):
-        ctx.check_migration()
-    with supplied_by("--method"):
-        ctx.check_method()
-    with supplied_by("--provision"):
-        ctx.check_provision()
+    for what, check in ctx.option_checks():
+        option = f"--plan: candidate {ctx.candidate_index}:" if what == "layout" else CHECKED_OPTION[what]
+        with supplied_by(option):
+            check()
 
 
 @app.command("build")

@@ -7,6 +7,7 @@ values, never options: the command line names the option (`cli.common.supplied_b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,18 +183,18 @@ class BuildContext:
             return self.devices[0]
         return None
 
+    def option_checks(self) -> list[tuple[str, Callable[[], None]]]:
+        """Every check, by what it is about, in the order they run: the command line runs them one at a time, each
+        under the option that carried the value; `validate` runs them for any other caller."""
+        return [("plan", self.check_plan), ("candidate", self.check_candidate), ("layout", self.check_layout),
+                ("manager", self.check_manager), ("devices", self.check_devices), ("mount", self.check_mount),
+                ("pairing", self.check_pairing), ("migration", self.check_migration), ("method", self.check_method),
+                ("provision", self.check_provision)]
+
     def validate(self) -> None:
-        """Every check, in the order the command line runs them (exit 2 with one line on the first problem)."""
-        self.check_plan()
-        self.check_candidate()
-        self.check_layout()
-        self.check_manager()
-        self.check_devices()
-        self.check_mount()
-        self.check_pairing()
-        self.check_migration()
-        self.check_method()
-        self.check_provision()
+        """Every check (exit 2 with one line on the first problem)."""
+        for _, check in self.option_checks():
+            check()
 
     def check_plan(self) -> None:
         if not self.plan.candidates:
