@@ -117,8 +117,12 @@ def test_stripe_beats_single_volume_on_oltp_and_dss_quick_profile_all_three_work
         assert x["predicted_ratio"] == pytest.approx(predicted, rel=0.01)
         assert x["device_ratio"] > 1.0, x  # the stripe's members delivered more: the win is theirs
         assert x["other_cap_use"] <= 1.05 and x["baseline_cap_use"] <= 1.05, x  # no layout ran past its caps
-    # select-only's 8 sessions always keep a read queued at the single volume: it runs at its cap
-    assert ratios["oltp-select"]["baseline_cap_use"] >= 0.9, ratios["oltp-select"]
+    # select-only's 8 sessions keep a read queued at the single volume: by the bench's own evidence (the median of a
+    # run's intervals at >= 90 % of the cap) its runs are held at the IOPS cap. Not the run-wide mean against the cap:
+    # that is an absolute rate, and a host test beside the guest (CI's other stream) starves the emulator for moments
+    # (one CI run: a mean of 0.83 of the cap while each of its 3 runs was held at the cap by this evidence)
+    held = bindings[("single", "oltp-select")]
+    assert sum(b == "iops_cap" for b in held) * 2 > len(held), held
     # I/O-bound by the bench's own evidence, not by assumption: each layout's DSS runs mostly held by storage (the
     # single volume at its MB/s cap, the stripe at the instance's or its dm device busy below it), so the win is the
     # layout's, not the CPU's
