@@ -153,7 +153,7 @@ def split_instance(spec: str, what: str = "--instance") -> tuple[str, str | None
             weighting = word
         else:
             raise InputError(f"{what} {spec!r}: expected SHAPE[:COUNT] then at most one /scsi or /nvme (Azure) and "
-                             f"one /default, /ebs-1 or /vpc-1 (AWS), got /{option}")
+                             f"one /default, /ebs-1 or /vpc-1 (AWS), got {'/' + option!r}")
     return shape, interface, weighting
 
 

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
@@ -69,6 +69,7 @@ CATALOGS = {c: load_catalog(c) for c in ("oci", "aws")}
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(max_size=40), cloud=st.sampled_from(sorted(CATALOGS)))
+@example(text="m5.large/\n", cloud="aws")  # the /OPTION error quoted what followed the '/' as typed
 def test_random_strings_never_crash_the_spec_parsers(text, cloud):
     for parse in (parse_layout, parse_instance):
         try:

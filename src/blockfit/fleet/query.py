@@ -115,7 +115,7 @@ def check_selector(match: str | None) -> str:
     text = (match or "").strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1].strip()
-    if not _SELECTOR_RE.fullmatch(text) or any(not c.isprintable() for c in text):
+    if not _SELECTOR_RE.fullmatch(text) or any(not c.isprintable() for c in match or ""):   # '\n' is not ''
         raise ValueProblem(f"{match!r}: expected label matchers, e.g. 'job=\"node\",instance=~\"db-.*\"'")
     return text.rstrip().rstrip(",")
 
