@@ -378,11 +378,18 @@ def test_a_huge_fleet_is_refused_before_any_query(rows: list[dict[str, str]], sa
     f"prometheus+http://dba:{PASSWORD}@127.0.0.1:99999",
     f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9090?x=1",
     f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9090/a path",
+    # a '/', '?' or '#' in the password ends the URL's host part early: the rest was shown as the URL's path,
+    # query or fragment (the password with it), and `dba:9/pw@host` was sent to host `dba`, port 9
+    f"prometheus+http://dba:{PASSWORD}/x@127.0.0.1:9090",
+    f"prometheus+http://dba:{PASSWORD}?x@127.0.0.1:9090",
+    f"prometheus+http://dba:{PASSWORD}#x@127.0.0.1:9090",
+    f"prometheus+http://dba:9/{PASSWORD}@127.0.0.1:9090",
 ])
 def test_a_bad_url_is_named_without_its_password(url: str) -> None:
     code, out, err = timed(fleet(url))
     line = one_line(code, out, err, 2)
     assert "--from 'prometheus+http://***@127.0.0.1:" in line
+    assert "w0rd" not in line   # no piece of it either
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "soon", "1e9"])

@@ -72,7 +72,9 @@ def is_prometheus(text: str) -> bool:
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_USERINFO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+# up to the last "@": a password with an unencoded "/", "?" or "#" ends the URL's authority early, and must
+# not leave its tail in sight (it did: `user:pa/ss@host` was shown whole)
+_USERINFO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://).*@", re.DOTALL)
 
 
 def redact(text: str) -> str:
@@ -89,7 +91,13 @@ def parse_source(text: str) -> Source:
         raise ValueProblem(f"{shown}: expected {expected}")
     try:
         url = urllib.parse.urlsplit(text[len(SCHEME):])
+        if "@" in url.path + url.query + url.fragment:
+            # an unencoded '/', '?' or '#' in a password ends the host part early: `user:9090/pw@host` went to `user`
+            raise ValueProblem(f"{shown}: expected {expected}, a '/', '?', '#' or '@' in the user or password "
+                               "written percent-encoded (%2F, %3F, %23, %40)")
         port = url.port
+    except ValueProblem:
+        raise
     except ValueError:
         raise ValueProblem(f"{shown}: the port is not a number from 1 to 65535 (expected {expected})") from None
     if (url.scheme not in ("http", "https") or not url.hostname or url.query or url.fragment
