@@ -1,19 +1,27 @@
-"""Secrets a user gives blockfit end up nowhere else: not in a message.
+"""Secrets a user gives blockfit end up nowhere else: not in a message, not readable by other users on the way.
 
 - `record --pg` with a password: libpq quotes back parts of a connection string it cannot parse (a bad
   percent-escape, a word after a space, a URI whole); the one line on stderr showed them, password and all.
 - `plan --from http://user:password@…` (a metrics URL without `prometheus+`) was read as a file name and the
   "file not found" line quoted it whole.
+- A file blockfit replaces (a report, a recording) was rewritten through a temp file made 0666 less the umask: a
+  0600 file's new text was readable, and could be kept open, by any local user until the rename (for a whole
+  `diagnose --record`). The temp file is now 0600 until it gets its final mode.
 
 Fast: no server is started (a connection string that does not parse fails before connecting).
 """
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from blockfit import lifecycle
+from blockfit.files import StreamFile, write_atomically
 from support.fleet import run_cli
 
 PASSWORD = "pa55-w0rd-c4b3a2"
@@ -53,3 +61,65 @@ def test_a_connection_string_that_does_not_parse_is_refused_without_its_password
 def test_a_metrics_url_given_as_a_history_file_is_named_without_its_password(url: str) -> None:
     line = one_line(*run_cli("plan", "--from", url, "--instance", "VM.Standard.E4.Flex:8", "--capacity", "1T"))
     assert "--from '" in line and "://***@" in line and "a URL" in line
+
+
+# ---- a file being written is never readable by more users than the file it replaces ----------------------------
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _temps(target: Path) -> list[Path]:
+    return [p for p in target.parent.iterdir() if p.name.startswith(f".{target.name}.")]
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_a_private_file_is_rewritten_through_a_private_temp_file(tmp_path: Path) -> None:
+    """The modes of the temp file at the "write" checkpoint (it exists; its text is written next): 0600."""
+    target = tmp_path / "report.html"
+    target.write_text("old")
+    target.chmod(0o600)
+    modes: list[int] = []
+
+    def look(stage: str) -> None:
+        if stage == "write":
+            modes.extend(_mode(t) for t in _temps(target))
+
+    lifecycle.observe(look)
+    try:
+        write_atomically(target, f"dsn {PASSWORD}", "-o")
+    finally:
+        lifecycle._observers.remove(look)
+    assert len(modes) == 1 and modes[0] & 0o077 == 0, [oct(m) for m in modes]
+    assert target.read_text() == f"dsn {PASSWORD}" and _mode(target) == 0o600 and _temps(target) == []
+    write_atomically(tmp_path / "new.html", "x", "-o")     # a new file still gets 0666 less the umask
+    assert _mode(tmp_path / "new.html") == 0o644
+
+
+@pytest.mark.usefixtures("umask_022")
+def test_a_recording_is_private_while_it_is_written(tmp_path: Path) -> None:
+    target = tmp_path / "capture.jsonl"
+    target.write_text("")
+    target.chmod(0o600)
+    rec = StreamFile(target, "--record")
+    try:
+        rec.write(f"{PASSWORD}\n")
+        (tmp,) = _temps(target)
+        assert _mode(tmp) & 0o077 == 0, oct(_mode(tmp))
+        rec.commit()
+    finally:
+        rec.discard()
+    assert _mode(target) == 0o600 and target.read_text() == f"{PASSWORD}\n" and _temps(target) == []
+    new = StreamFile(tmp_path / "new.jsonl", "--record")  # a new file still gets 0666 less the umask
+    new.write("{}\n")
+    new.commit()
+    assert _mode(tmp_path / "new.jsonl") == 0o644
