@@ -4,6 +4,7 @@
   percent-escape, a word after a space, a URI whole); the one line on stderr showed them, password and all.
 - `plan --from http://user:password@…` (a metrics URL without `prometheus+`) was read as a file name and the
   "file not found" line quoted it whole.
+- A usage error ("unexpected extra argument", --pg forgotten) quoted the URL or connection string as typed.
 - A file blockfit replaces (a report, a recording) was rewritten through a temp file made 0666 less the umask: a
   0600 file's new text was readable, and could be kept open, by any local user until the rename (for a whole
   `diagnose --record`). The temp file is now 0600 until it gets its final mode.
@@ -61,6 +62,18 @@ def test_a_connection_string_that_does_not_parse_is_refused_without_its_password
 def test_a_metrics_url_given_as_a_history_file_is_named_without_its_password(url: str) -> None:
     line = one_line(*run_cli("plan", "--from", url, "--instance", "VM.Standard.E4.Flex:8", "--capacity", "1T"))
     assert "--from '" in line and "://***@" in line and "a URL" in line
+
+
+# ---- a usage error quotes what was typed --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ["record", f"postgresql://dba:{PASSWORD}@db.invalid/postgres"],               # --pg forgotten
+    ["record", f"host=db.invalid user=dba password='my {PASSWORD}'"],
+    ["fleet", "--from", "prometheus+http://127.0.0.1:9", f"prometheus+https://dba:{PASSWORD}@p.invalid"],
+])
+def test_a_misplaced_url_or_connection_string_is_quoted_without_its_password(args: list[str]) -> None:
+    line = one_line(*run_cli(*args))
+    assert "unexpected extra argument" in line and "***" in line
 
 
 # ---- a file being written is never readable by more users than the file it replaces ----------------------------
