@@ -141,3 +141,22 @@ def test_run_as_another_user_after_a_hook_that_runs_as_root(tmp_path: Path) -> N
     out = proc.run(["id", "-u"], user=RunAs(uid=65534, gid=65534, name="nobody"), before=mark.touch)
     assert out.stdout.strip() == "65534"
     assert mark.stat().st_uid == 0
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to change user")
+def test_a_child_run_as_another_user_gets_none_of_roots_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root's environment (here a canary token and PGPASSWORD) stays with root: the child, readable in
+    /proc/PID/environ by every process of its user (the bench's server runs as postgres), gets the locale, the
+    time zone and PATH. A child that stays root still gets the whole environment."""
+    canary = f"canary-{os.urandom(6).hex()}"
+    monkeypatch.setenv("BLOCKFIT_PROMETHEUS_TOKEN", canary)
+    monkeypatch.setenv("PGPASSWORD", canary)
+    monkeypatch.setenv("LC_MESSAGES", "C.UTF-8")
+    nobody = RunAs(uid=65534, gid=65534, name="nobody")
+    dropped = proc.run(["cat", "/proc/self/environ"], user=nobody).stdout.split("\0")
+    assert not [v for v in dropped if canary in v]
+    assert {"LC_MESSAGES=C.UTF-8", f"PATH={os.environ['PATH']}", "USER=nobody"} <= set(dropped)
+    given = proc.run(["cat", "/proc/self/environ"], user=nobody, env={**os.environ, "EXTRA": canary}).stdout
+    assert canary not in given
+    assert f"PGPASSWORD={canary}" in proc.run(["cat", "/proc/self/environ"]).stdout.split("\0")

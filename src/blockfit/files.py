@@ -179,10 +179,13 @@ def _temp_name(target: Path, kind: str = "tmp") -> Path:
 
 
 def _create_temp(target: Path) -> tuple[int, Path]:
-    """Create and register a temp file beside target (held: a signal cannot come between the two)."""
+    """Create and register a temp file beside target (held: a signal cannot come between the two). It is 0600
+    until `_keep_mode` gives it its final mode: made 0666 less the umask, the text of a 0600 file being replaced
+    (a DSN, a host list) could be read, and kept open, by anyone while it was written, all the while for a
+    diagnose --record."""
     with held():
         tmp = _temp_name(target)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         _register(tmp)
     return fd, tmp
 
@@ -202,15 +205,24 @@ def _keep_mode(fd: int, target: Path) -> None:
     a shared drop folder) a file of another user is not copied either: whoever planted it there would otherwise
     own, and could edit, what root writes in its place."""
     try:
-        st = os.lstat(target)
+        st: os.stat_result | None = os.lstat(target)
     except OSError:
-        return
-    if stat.S_ISLNK(st.st_mode) or (st.st_uid != os.geteuid() and _sticky(target.parent)):
+        st = None
+    if st is None or stat.S_ISLNK(st.st_mode) or (st.st_uid != os.geteuid() and _sticky(target.parent)):
+        os.fchmod(fd, 0o666 & ~_umask())
         return
     os.fchmod(fd, stat.S_IMODE(st.st_mode))
     if os.geteuid() == 0:
         with contextlib.suppress(OSError):
             os.fchown(fd, st.st_uid, st.st_gid)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it: 077 meanwhile, so a file another thread makes then is only ever
+    more private)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def _sticky(folder: Path) -> bool:
@@ -548,9 +560,7 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
             if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
                 os.chown(tmp, st.st_uid, st.st_gid)
         else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o777 & ~umask)
+            os.chmod(tmp, 0o777 & ~_umask())
         _fsync_dir(tmp)
         checkpoint("rename")
         with held():

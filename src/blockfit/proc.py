@@ -6,7 +6,7 @@ backend, qemu its helpers). It asks the kernel for SIGKILL when blockfit dies (a
 not even a SIGKILLed blockfit leaves it running. Stopping is TERM to the group, a grace period, then KILL,
 and returns only once nothing of the group is left (so nothing writes into a directory being deleted). A
 child may run as another user (PostgreSQL refuses root) after a ``before`` hook that runs as root (joining
-a cgroup, taking private namespaces).
+a cgroup, taking private namespaces); it then gets only the locale, time zone and PATH of root's environment.
 
 The parent-death signal is sent when the thread that started the child ends: start a long-lived child
 from the thread that will stop it.
@@ -39,6 +39,11 @@ class RunAs:
 
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
+# What a child that drops from root to another user keeps of the environment: the locale, the time zone, PATH.
+# Root's whole environment (cloud keys, BLOCKFIT_PROMETHEUS_TOKEN, PGPASSWORD) went along, readable in
+# /proc/PID/environ by every process of that user for as long as the child ran: the bench's server runs as
+# `postgres`, the user the machine's own PostgreSQL runs as.
+_KEPT_ENV = ("PATH", "LANG", "LANGUAGE", "TZ")
 
 
 def set_parent_death_signal(libc: ctypes.CDLL | None = None) -> None:
@@ -66,6 +71,15 @@ def child_setup(user: RunAs | None = None, before: Callable[[], None] | None = N
     return setup
 
 
+def _env_for(user: RunAs | None, env: Mapping[str, str] | None) -> Mapping[str, str] | None:
+    """The environment a child gets: ENV (None: blockfit's own), cut to _KEPT_ENV when root starts it as USER."""
+    if user is None or os.geteuid() != 0 or user.uid == 0:
+        return env
+    given = os.environ if env is None else env
+    kept = {k: v for k, v in given.items() if k in _KEPT_ENV or k.startswith("LC_")}
+    return {**kept, "USER": user.name, "LOGNAME": user.name}
+
+
 def start(argv: Sequence[str], *, stdin: Stream = subprocess.DEVNULL, stdout: Stream = None, stderr: Stream = None,
           cwd: Path | str | None = None, env: Mapping[str, str] | None = None, user: RunAs | None = None,
           before: Callable[[], None] | None = None, die_with_parent: bool = True) -> subprocess.Popen[bytes]:
@@ -79,7 +93,8 @@ def start(argv: Sequence[str], *, stdin: Stream = subprocess.DEVNULL, stdout: St
     try:
         held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
         try:
-            child = subprocess.Popen(list(argv), stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd, env=env,
+            child = subprocess.Popen(list(argv), stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd,
+                                     env=_env_for(user, env),
                                      start_new_session=True, preexec_fn=child_setup(user, before, die_with_parent))
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)

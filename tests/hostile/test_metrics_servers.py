@@ -9,6 +9,7 @@ can be read (ru_maxrss from wait4). About 20 s in all, most of it the timeouts o
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -372,17 +373,59 @@ def test_a_huge_fleet_is_refused_before_any_query(rows: list[dict[str, str]], sa
     assert [r.path for r in s.seen] == ["/api/v1/series"]
 
 
+# ---- a server that echoes the credentials ------------------------------------------------------------------------
+
+def _echo(where: str) -> Callable[[BaseHTTPRequestHandler, Request, Served], None]:
+    """A server (or an auth proxy) that quotes the Authorization header it got, and the decoded basic pair, back
+    in its error: in the error of a 500, of a 400 bad_data, of a 200 whose status is not success, in a reason."""
+    def behave(h: BaseHTTPRequestHandler, req: Request, served: Served) -> None:
+        header = req.headers.get("authorization", "")
+        kind, _, value = header.partition(" ")
+        said = f"refused {header} ({base64.b64decode(value).decode() if kind == 'Basic' else value})"
+        if where == "reason":
+            h.send_response(502, said)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+            return
+        status, error_type = {"500": (500, "internal"), "400": (400, "bad_data"), "200": (200, "internal")}[where]
+        send(h, json.dumps({"status": "error", "errorType": error_type, "error": said}).encode(), status)
+    return behave
+
+
+@pytest.mark.parametrize("where", ["500", "400", "200", "reason"])
+@pytest.mark.parametrize("credentials", ["token", "userinfo"])
+def test_credentials_a_server_echoes_are_not_shown(credentials: str, where: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's words are shown (they say what went wrong), the credentials in them as ***."""
+    userinfo = ""
+    if credentials == "userinfo":
+        monkeypatch.delenv("BLOCKFIT_PROMETHEUS_TOKEN")
+        userinfo = f"dba:{PASSWORD}@"
+    with serve(_echo(where)) as s:
+        code, out, err = timed(fleet(prom(s.base, userinfo)))
+    line = one_line(code, out, err, 2 if where in ("400", "200") else 4)
+    assert "refused " in line and "***" in line
+    assert base64.b64encode(f"dba:{PASSWORD}".encode()).decode() not in line
+
+
 # ---- credentials in the URL itself ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("url", [
     f"prometheus+http://dba:{PASSWORD}@127.0.0.1:99999",
     f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9090?x=1",
     f"prometheus+http://dba:{PASSWORD}@127.0.0.1:9090/a path",
+    # a '/', '?' or '#' in the password ends the URL's host part early: the rest was shown as the URL's path,
+    # query or fragment (the password with it), and `dba:9/pw@host` was sent to host `dba`, port 9
+    f"prometheus+http://dba:{PASSWORD}/x@127.0.0.1:9090",
+    f"prometheus+http://dba:{PASSWORD}?x@127.0.0.1:9090",
+    f"prometheus+http://dba:{PASSWORD}#x@127.0.0.1:9090",
+    f"prometheus+http://dba:9/{PASSWORD}@127.0.0.1:9090",
 ])
 def test_a_bad_url_is_named_without_its_password(url: str) -> None:
     code, out, err = timed(fleet(url))
     line = one_line(code, out, err, 2)
     assert "--from 'prometheus+http://***@127.0.0.1:" in line
+    assert "w0rd" not in line   # no piece of it either
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "soon", "1e9"])

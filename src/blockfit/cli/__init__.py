@@ -115,6 +115,15 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def without_passwords(text: str) -> str:
+    """A usage error quotes what the user typed: a URL's `user:password@` and a connection string's `password=…`
+    (`blockfit record 'postgresql://dba:pw@db/x'`, --pg forgotten) are shown as `***`."""
+    import re
+
+    text = re.sub(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)\S*@", r"\1***@", text)
+    return re.sub(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|\S+)", r"\1***", text, flags=re.IGNORECASE)
+
+
 def interrupted_line(exc: BaseException) -> str:
     """What an interrupt did: which signal, and which outputs (if any) were complete before it came."""
     signum = exc.signum if isinstance(exc, lifecycle.Interrupted) else None
@@ -146,7 +155,7 @@ def _invoke(argv: list[str] | None) -> int:
     except typer.TyperException as exc:  # a usage error: unknown option, missing or bad value
         where = getattr(exc, "ctx", None)
         hint = f" (see '{where.command_path} --help')" if where is not None else ""
-        return _fail(exc.format_message().replace("\n", " ") + hint, 2)
+        return _fail(without_passwords(exc.format_message().replace("\n", " ")) + hint, 2)
     except (typer.Abort, KeyboardInterrupt) as exc:
         return _fail(interrupted_line(exc), 130)
     except Exception as exc:

@@ -254,6 +254,10 @@ class HistoryArgs:
                 if value is not None:
                     raise InputError(f"{name}: goes with --from (the workload history it applies to)")
             return None
+        for f in self.files:   # read as a file, its error quoted the URL whole, password and all
+            if "://" in f and not Path(f).exists():
+                raise InputError(f"--from {redact(f)!r}: a URL, not a history file (expected a file; a metrics "
+                                 "server is read by 'blockfit fleet --from prometheus+http://HOST:PORT')")
         with supplied_by("--from-format"):
             declared = history_format(self.from_format)
         devices = comma_list(self.devices, "--devices")

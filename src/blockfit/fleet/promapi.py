@@ -65,6 +65,7 @@ class Source:
     display: str
     authorization: str | None = None
     timeout_s: float = TIMEOUT_S
+    secrets: tuple[str, ...] = ()   # what the server's text must not show back: the token, password, header value
 
 
 def is_prometheus(text: str) -> bool:
@@ -72,7 +73,9 @@ def is_prometheus(text: str) -> bool:
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_USERINFO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+# up to the last "@": a password with an unencoded "/", "?" or "#" ends the URL's authority early, and must
+# not leave its tail in sight (it did: `user:pa/ss@host` was shown whole)
+_USERINFO_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://).*@", re.DOTALL)
 
 
 def redact(text: str) -> str:
@@ -89,7 +92,13 @@ def parse_source(text: str) -> Source:
         raise ValueProblem(f"{shown}: expected {expected}")
     try:
         url = urllib.parse.urlsplit(text[len(SCHEME):])
+        if "@" in url.path + url.query + url.fragment:
+            # an unencoded '/', '?' or '#' in a password ends the host part early: `user:9090/pw@host` went to `user`
+            raise ValueProblem(f"{shown}: expected {expected}, a '/', '?', '#' or '@' in the user or password "
+                               "written percent-encoded (%2F, %3F, %23, %40)")
         port = url.port
+    except ValueProblem:
+        raise
     except ValueError:
         raise ValueProblem(f"{shown}: the port is not a number from 1 to 65535 (expected {expected})") from None
     if (url.scheme not in ("http", "https") or not url.hostname or url.query or url.fragment
@@ -99,15 +108,20 @@ def parse_source(text: str) -> Source:
     netloc = host + (f":{port}" if port else "")
     base = urllib.parse.urlunsplit((url.scheme, netloc, url.path.rstrip("/"), "", ""))
     auth = None
+    secrets: list[str] = []
     if url.username is not None:
-        pair = f"{urllib.parse.unquote(url.username)}:{urllib.parse.unquote(url.password or '')}"
+        password = urllib.parse.unquote(url.password or "")
+        pair = f"{urllib.parse.unquote(url.username)}:{password}"
         auth = "Basic " + base64.b64encode(pair.encode()).decode()
+        secrets += [auth[len("Basic "):], pair, password]
     token = (os.environ.get(TOKEN_ENV) or "").strip()
     if token:
         if not all("!" <= c <= "~" for c in token):   # a header value; the token itself is never shown
             raise InputError(f"{TOKEN_ENV}: expected a token of printable ASCII without spaces")
         auth = f"Bearer {token}"
-    return Source(base_url=base, display=SCHEME + base, authorization=auth, timeout_s=request_timeout())
+        secrets.append(token)
+    return Source(base_url=base, display=SCHEME + base, authorization=auth, timeout_s=request_timeout(),
+                  secrets=tuple(s for s in secrets if s))
 
 
 def request_timeout() -> float:
@@ -214,7 +228,7 @@ class Client:
         if not isinstance(data, dict) or "result" not in data:
             raise self._bad(path, "no data.result")
         if data.get("resultType") != kind:
-            raise self._bad(path, f"resultType {quote(str(data.get('resultType')), 40)!r}, expected {kind!r}")
+            raise self._bad(path, f"resultType {self._said(data.get('resultType'), 40)!r}, expected {kind!r}")
         items = self._list(data["result"], path, f"a list of {kind} series")
         if not all(isinstance(item, dict) for item in items):
             raise self._bad(path, "a series that is not an object")
@@ -227,7 +241,7 @@ class Client:
             raise self._bad(path, "labels that are not strings")
         for k, v in value.items():
             if _CONTROL_RE.search(k) or _CONTROL_RE.search(v):
-                raise self._bad(path, f"a label with a control character: {quote(k, 40)}={quote(v, 60)!r}")
+                raise self._bad(path, f"a label with a control character: {self._said(k, 40)}={self._said(v, 60)!r}")
         return dict(value)
 
     def _sample(self, value: object, path: str) -> tuple[float, float]:
@@ -238,9 +252,9 @@ class Client:
         try:
             number = float(value[1])
         except ValueError:
-            raise self._bad(path, f"a value that is not a number: {quote(value[1], 40)!r}") from None
+            raise self._bad(path, f"a value that is not a number: {self._said(value[1], 40)!r}") from None
         if not math.isfinite(number) or not math.isfinite(value[0]):
-            raise self._bad(path, f"a value that is not a finite number: {quote(value[1], 40)!r}")
+            raise self._bad(path, f"a value that is not a finite number: {self._said(value[1], 40)!r}")
         return float(value[0]), number
 
     # ---- HTTP ---------------------------------------------------------------------------------------------------
@@ -270,8 +284,8 @@ class Client:
             return self._http_error(path, answer)
         doc = self._json(path, answer.body)
         if doc.get("status") != "success":
-            raise self._bad(path, f"status {quote(str(doc.get('status')), 40)!r}, "
-                                  f"error {quote(str(doc.get('error', '')), 120)!r}")
+            raise self._bad(path, f"status {self._said(doc.get('status'), 40)!r}, "
+                                  f"error {self._said(doc.get('error', ''), 120)!r}")
         if "data" not in doc:
             raise self._bad(path, "no data")
         return doc["data"]
@@ -281,9 +295,9 @@ class Client:
             doc = json.loads(answer.body or b"{}")
         except (ValueError, RecursionError):
             doc = {}
-        error = quote(str(doc.get("error", ""))) if isinstance(doc, dict) else ""
+        error = self._said(doc.get("error", "")) if isinstance(doc, dict) else ""
         kind = str(doc.get("errorType", "")) if isinstance(doc, dict) else ""
-        code, reason = answer.status, answer.reason
+        code, reason = answer.status, self._said(answer.reason)
         if code == 422 or code == 504 or (code == 503 and kind == "timeout") or kind == "timeout":
             raise TooBig(f"{self.source.display}{path}: {code} {error or reason}")
         if code == 400 and kind == "bad_data":
@@ -295,6 +309,14 @@ class Client:
             raise EnvironmentProblem(f"{self.source.display}{path}: 404 Not Found (is this the Prometheus HTTP API? "
                                      "a PREFIX such as /prometheus goes in the URL)")
         raise EnvironmentProblem(f"{self.source.display}{path}: {code} {error or reason}")
+
+    def _said(self, text: object, limit: int = 200) -> str:
+        """Text from the server, fit for a message: the credentials sent to it hidden (a server or a proxy may echo
+        the Authorization header in its error), then quoted to one line of at most LIMIT characters."""
+        shown = str(text)
+        for secret in sorted(self.source.secrets, key=len, reverse=True):
+            shown = shown.replace(secret, "***")
+        return quote(shown, limit)
 
     def _json(self, path: str, payload: bytes) -> dict[str, Any]:
         try:

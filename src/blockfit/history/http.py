@@ -13,7 +13,8 @@ DBAs run as root, so each request is bounded and each answer suspect (issue 36):
   points (scheme, host, port).
 - TLS: the default context (certificate and host name verified); there is no option to turn that off.
 - secrets: callers pass the URL they may show (`shown`, without credentials); text from the server is cut short
-  and stripped of control characters (`quote`) before it reaches a message.
+  and stripped of control characters (`quote`) before it reaches a message, after the caller has hidden in it the
+  credentials it sent (a server or proxy may echo the Authorization header in its error).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ class Timeout(Exception):
 
 @dataclass(frozen=True)
 class Answer:
-    """A complete HTTP answer that is not a redirect: its status, reason and body (an error's body cut short)."""
+    """A complete HTTP answer that is not a redirect: its status, reason and body (an error's body cut short). The
+    reason is as the server sent it (http.client bounds the line): the caller hides its secrets in it, then quotes
+    it, since a secret cut in half by `quote` could no longer be found."""
 
     status: int
     reason: str
@@ -161,7 +164,7 @@ def _exchange(conn: http.client.HTTPConnection, watchdog: _Watchdog, path: str, 
             if ok:
                 raise _too_big(shown, max_bytes)
             del data[limit:]
-        return Answer(resp.status, quote(resp.reason or ""), bytes(data))
+        return Answer(resp.status, resp.reason or "", bytes(data))
     finally:
         resp.close()   # a body without a length holds the socket, not the connection
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import time
@@ -43,6 +44,8 @@ from blockfit.files import write_atomically
 
 FORMAT = "blockfit-pg-recording"
 VERSION = 1
+_QUOTED_RE = re.compile(r'"[^"]*"')  # what libpq quotes from a string it cannot parse
+_SYNTAX = {'"="', '":"', '"/"', '"["', '"]"'}  # quoted by libpq's own words, never from the string
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,26 @@ def _devices(paths: list[str]) -> list[Device]:
     return list(found.values())
 
 
+def _connect_problem(message: str, dsn: str) -> str:
+    """libpq's reason, without the password. A string libpq cannot parse is quoted back in part ('invalid
+    percent-encoded token: "pa%zz"', 'missing "=" after "word"', a URI whole): then nothing it quotes is shown.
+    Otherwise the password (and the string itself) are masked wherever they appear."""
+    from psycopg import Error
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        password = str(conninfo_to_dict(dsn).get("password") or "")
+    except Error:
+        plain = " ".join(message.split())
+        shown = _QUOTED_RE.sub(lambda m: m[0] if m[0] in _SYNTAX else '"…"', plain)
+        why = "; what libpq quoted from it is not shown: it may hold the password" if shown != plain else ""
+        return f"does not parse ({shown[:200]}{why})"
+    for secret in (dsn, password):
+        if secret:
+            message = message.replace(secret, "***")
+    return f"cannot connect ({' '.join(message.split())[:200]})"
+
+
 class Server:
     """The server's cumulative I/O counters, read the same way every sample."""
 
@@ -86,8 +109,7 @@ class Server:
         try:
             self.conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
-            msg = " ".join(str(exc).split())[:200]
-            raise ValueProblem(f"connection string: cannot connect ({msg})") from None
+            raise ValueProblem(f"connection string: {_connect_problem(str(exc), dsn)}") from None
         self.version = int(self._one("SHOW server_version_num"))
         self.block_size = int(self._one("SHOW block_size"))
         self.io_columns: set[str] = set()
