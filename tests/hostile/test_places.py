@@ -3,6 +3,9 @@
 - A diagnose capture's device names: its advice writes `echo none > /sys/block/NAME/queue/scheduler` for the DBA to
   run; a hand-made capture naming a device `x;reboot;#` or `$(reboot)` had that command printed. Every name is now
   held to the kernel's spelling when the capture is read.
+- A calibrate target's path goes into fio's job file as `filename=PATH`: a line break in it started lines of fio's
+  (`[evil]` then `exec_prerun=touch MARK`, which fio ran as the caller, root); `${VAR}` was expanded and a trailing
+  blank dropped, so fio opened another file than the one checked.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from blockfit.errors import InputError
+from blockfit.measure.targets import resolve_targets
 from support.inproc import run
 
 
@@ -56,3 +61,46 @@ def test_a_name_in_the_capture_header_alone_is_refused(slave: str, tmp_path: Pat
     path = capture(tmp_path / "c.jsonl", "md0", slaves=[slave])
     code, _out, err = run(["diagnose", "--replay", str(path)], capsys)
     assert code == 2 and "devices.md0.slaves" in err and "not a kernel device name" in err, err
+
+
+def big_file(path: Path) -> Path:
+    """A file calibrate takes as a target (at least 1 MiB), parents made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        fh.truncate(2 * 1024**2)
+    return path
+
+
+def test_a_target_whose_path_would_write_fio_lines_is_refused_before_fio(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: fio read `filename=.../a`, then a job `[evil]` whose exec_prerun it ran (exit 4 here only because
+    the injected job lacks a size; with `size=1m` injected too, MARK was created)."""
+    mark = tmp_path / "MARK"
+    target = big_file(tmp_path / f"a\n[evil]\nexec_prerun=touch {mark}\n;x")
+    code, _out, err = run(["calibrate", "--engine", "libaio", "--duration", "5s", str(target)], capsys)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "fio would not read this path as written" in err, err
+    assert not mark.exists()
+
+
+@pytest.mark.parametrize("name", ["g${HOME}", "trailing ", "back\\slash", "tab\there", "nbsp\u00a0"])
+def test_a_target_fio_would_read_as_another_file_is_refused(name: str, tmp_path: Path) -> None:
+    """fio expands ${HOME} (it opened g/root), strips the blank (it opened 'trailing') and unescapes a backslash."""
+    target = big_file(tmp_path / name)
+    with pytest.raises(InputError, match="fio would not read this path as written"):
+        resolve_targets([str(target)], size_bytes=1024**2, write_pct=0, allow_write=False, warnings=[])
+
+
+def test_a_directory_target_below_a_line_break_is_refused(tmp_path: Path) -> None:
+    """The test file calibrate creates sits in the directory: its path is the one fio reads."""
+    folder = tmp_path / "d\n[evil]"
+    folder.mkdir()
+    with pytest.raises(InputError, match="fio would not read this path as written"):
+        resolve_targets([str(folder)], size_bytes=1024**2, write_pct=0, allow_write=False, warnings=[])
+
+
+def test_a_target_with_blanks_and_colons_inside_is_still_measured(tmp_path: Path) -> None:
+    """What fio reads as written (a colon is escaped for fio) stays a target."""
+    target = big_file(tmp_path / "my data:1")
+    (found,) = resolve_targets([str(target)], size_bytes=1024**2, write_pct=0, allow_write=False, warnings=[])
+    assert found.path == str(target) and found.kind == "file"
