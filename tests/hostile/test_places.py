@@ -6,15 +6,22 @@
 - A calibrate target's path goes into fio's job file as `filename=PATH`: a line break in it started lines of fio's
   (`[evil]` then `exec_prerun=touch MARK`, which fio ran as the caller, root); `${VAR}` was expanded and a trailing
   blank dropped, so fio opened another file than the one checked.
+- A bench `--dir` went into SQL by formatting (`LOCATION '{path}'`: `--dir "/x/victim'--"` put the temp tablespace
+  in /x/victim) and into the janitor's manifest, a `dir PATH` per line (a line break in --dir was an entry of its
+  own, deleted after a SIGKILL).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from blockfit.dbbench.janitor import Janitor
 from blockfit.errors import InputError
 from blockfit.measure.targets import resolve_targets
 from support.inproc import run
@@ -104,3 +111,67 @@ def test_a_target_with_blanks_and_colons_inside_is_still_measured(tmp_path: Path
     target = big_file(tmp_path / "my data:1")
     (found,) = resolve_targets([str(target)], size_bytes=1024**2, write_pct=0, allow_write=False, warnings=[])
     assert found.path == str(target) and found.kind == "file"
+
+
+@pytest.mark.parametrize("tail", ["x\ndir {victim}\n", "x\rdir {victim}", "it's"])
+def test_a_bench_dir_with_a_line_break_or_a_quote_is_refused(tail: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    victim = tmp_path / "victim"
+    folder = tmp_path / tail.format(victim=victim)
+    folder.mkdir(parents=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    code, _out, err = run(["bench", "--dir", str(folder), "--dir", str(other)], capsys)
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("blockfit: error: --dir "), err
+    assert "line breaks or other control characters" in err, err
+
+
+def test_the_janitor_never_takes_a_second_line_from_a_path(tmp_path: Path) -> None:
+    """Before: `dir /x` then `dir VICTIM` in the manifest; after a SIGKILL the janitor deleted VICTIM."""
+    victim = tmp_path / "victim"
+    janitor = Janitor()
+    try:
+        with pytest.raises(ValueError, match="not one line"):
+            janitor.register("dir", tmp_path / f"x\ndir {victim}\n" / "blockfit-bench")
+        assert str(victim) not in janitor.manifest.read_text()
+    finally:
+        janitor.close()
+
+
+def _postgres() -> bool:
+    import glob
+
+    return bool(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+
+
+@pytest.mark.slow
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0 or not _postgres(), reason="needs root and PostgreSQL")
+def test_the_temp_tablespace_location_is_a_literal_never_formatted() -> None:
+    """dss.prepare on a real server, its cluster under `--dir "BASE/victim'--"`: before, the statement read
+    `LOCATION 'BASE/victim'--/blockfit-bench/temp'` and PostgreSQL made the tablespace in BASE/victim."""
+    import psycopg
+
+    from blockfit.dbbench import dss
+    from blockfit.dbbench.cluster import initdb, start, stop, throwaway_cluster
+
+    with tempfile.TemporaryDirectory(prefix="bf-places-") as base_name, tempfile.TemporaryDirectory() as work:
+        base = Path(base_name)
+        base.chmod(0o755)
+        victim, hostile = base / "victim", base / "victim'--"
+        for d in (victim, hostile):
+            d.mkdir()
+            shutil.chown(d, "postgres")
+        with throwaway_cluster("q", hostile / "blockfit-bench", Path(work), {"shared_buffers": "16MB"}) as cluster:
+            initdb(cluster)
+            start(cluster, None)
+            try:
+                with psycopg.connect(cluster.conninfo, autocommit=True) as conn:
+                    with pytest.raises(psycopg.Error, match="single quotes"):
+                        dss.prepare(conn, 10, str(cluster.temp_dir))
+                    spaces = conn.execute("SELECT spcname, pg_tablespace_location(oid) FROM pg_tablespace").fetchall()
+            finally:
+                stop(cluster, None)
+        assert dss.TEMP_TABLESPACE not in {name for name, _ in spaces}, spaces
+        assert list(victim.iterdir()) == []
