@@ -9,13 +9,18 @@
 - A bench `--dir` went into SQL by formatting (`LOCATION '{path}'`: `--dir "/x/victim'--"` put the temp tablespace
   in /x/victim) and into the janitor's manifest, a `dir PATH` per line (a line break in --dir was an entry of its
   own, deleted after a SIGKILL).
+- `catalog import`, `--catalog PATH` and `fleet --hosts` read their files whole, without the cap and checks every
+  other user file has: a FIFO waited forever, /dev/zero read until memory ran out.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -25,6 +30,9 @@ from blockfit.dbbench.janitor import Janitor
 from blockfit.errors import InputError
 from blockfit.measure.targets import resolve_targets
 from support.inproc import run
+
+TIMEOUT_S = 60  # generous bounds for a child that answers in a few seconds: never a timing
+MEMORY_BOUND = 1536 * 1024**2  # the child's address space: reading /dev/zero whole runs into it at once
 
 
 def capture(path: Path, name: str, slaves: list[str] | None = None) -> Path:
@@ -175,3 +183,43 @@ def test_the_temp_tablespace_location_is_a_literal_never_formatted() -> None:
                 stop(cluster, None)
         assert dss.TEMP_TABLESPACE not in {name for name, _ in spaces}, spaces
         assert list(victim.iterdir()) == []
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BOUND, MEMORY_BOUND))
+
+
+def blockfit(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real CLI as its own process: a FIFO that blocks it, or /dev/zero read whole, cannot take the tests
+    with it (bounded by the timeout and the address-space limit)."""
+    return subprocess.run([sys.executable, "-m", "blockfit", *args], capture_output=True, text=True,
+                          timeout=TIMEOUT_S, preexec_fn=_limited)
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe.json"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("command", ["catalog-import", "fleet-hosts"])
+@pytest.mark.parametrize("source", ["fifo", "/dev/zero"])
+def test_a_provider_file_or_host_mapping_that_is_no_file_is_refused_at_once(command: str, source: str, fifo: Path,
+                                                                            tmp_path: Path) -> None:
+    """Before: a FIFO without a writer waited until the timeout; /dev/zero ended in a MemoryError traceback."""
+    given = str(fifo) if source == "fifo" else source
+    out = tmp_path / "aws.toml"
+    args = (["catalog", "import", "--cloud", "aws", "--out", str(out), given] if command == "catalog-import" else
+            ["fleet", "--from", "prometheus+http://127.0.0.1:9", "--cloud", "aws", "--hosts", given])
+    done = blockfit(*args)
+    err = done.stderr.strip()
+    assert done.returncode == 2, (done.returncode, err[-1500:])
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert ("FIFO" if source == "fifo" else "is a device") in err, err
+    assert not out.exists()
+
+
+def test_a_catalog_that_is_a_kernel_file_is_refused_unread(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run(["catalog", "show", "--catalog", "/proc/self/environ"], capsys)
+    assert code == 2 and "a /proc or /sys file" in err, err
