@@ -29,7 +29,7 @@ from blockfit.catalog.models import (
     VolumeType,
 )
 from blockfit.errors import InputError, ValueProblem
-from blockfit.inputs import user_path
+from blockfit.inputs import read_capped, user_path
 
 CLOUDS = ("oci", "aws", "azure", "gcp")
 
@@ -99,14 +99,16 @@ def load_catalog_file(path_text: str, what: str = "--catalog") -> Catalog:
     return _load_user_file(str(path.resolve()), st.st_mtime_ns, st.st_size, what, path_text)
 
 
+MAX_CATALOG_BYTES = 64 * 1024**2  # a shipped catalog is about 100 KB; an import adds a few hundred shapes
+
+
 @cache
 def _load_user_file(path: str, _mtime_ns: int, _size: int, what: str, shown: str) -> Catalog:
-    """Cached by modification time and size, so a file rewritten by an import is read again."""
+    """Cached by modification time and size, so a file rewritten by an import is read again. Read as every user
+    file is (`inputs.read_capped`): a /proc file is refused, a regular file read against a cap."""
+    body = read_capped(Path(path), f"{what} {shown!r}", "a catalog file", MAX_CATALOG_BYTES)
     try:
-        with open(path, "rb") as fh:
-            raw = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"{what} {shown!r}: cannot be read ({exc.strerror})") from None
+        raw = tomllib.loads(body.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{what} {shown!r}: not a blockfit catalog (TOML: {exc})") from None
     if not isinstance(raw.get("catalog"), dict) or raw["catalog"].get("cloud") not in CLOUDS:
@@ -127,8 +129,8 @@ def is_shipped(cat: Catalog) -> bool:
 
 def raw_catalog(cat: Catalog) -> dict[str, Any]:
     """The parsed TOML a catalog was loaded from (an import starts from it and writes it back with its changes)."""
-    with open(cat.path, "rb") as fh:
-        return tomllib.load(fh)
+    body = read_capped(Path(cat.path), f"catalog {cat.path}", "a catalog file", MAX_CATALOG_BYTES)
+    return tomllib.loads(body.decode("utf-8"))
 
 
 def load_catalog(cloud: str, as_of: date | None = None) -> Catalog:

@@ -122,6 +122,12 @@ def _as_root(cgroup: MemoryCgroup | None, shm: PrivateShm | None) -> Callable[[]
 
 def check_dir(path: Path) -> Path:
     """Validate one --dir before anything is created; returns the cluster subdirectory to use."""
+    text = str(path)
+    if any(not ch.isprintable() for ch in text) or "'" in text:
+        # a line break would split the janitor's manifest (`dir PATH` per line: a second line it deletes after a
+        # SIGKILL) and PostgreSQL refuses a quote in a tablespace location (dss's temp tablespace)
+        raise ValueProblem(f"{text!r}: expected a directory path without line breaks or other control characters, "
+                           "and without a single quote (PostgreSQL refuses one in a tablespace location)")
     sub = path / SUBDIR
     try:
         exists, is_dir = path.exists(), path.is_dir()

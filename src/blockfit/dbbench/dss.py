@@ -43,6 +43,8 @@ PINS: dict[str, tuple[str, ...]] = {"group by": ("enable_sort",), "join": ("enab
 def prepare(conn: Any, rows: int, temp_dir: str) -> None:
     """The fact table (≈2 KB a row, random keys, the pad stored inline and uncompressed: STORAGE PLAIN) and the
     temp tablespace on the layout."""
+    from psycopg import sql  # here: psycopg loads only when a server runs
+
     conn.execute("DROP TABLE IF EXISTS fact")
     conn.execute("CREATE TABLE fact (id int, customer int, product int, amount numeric(10, 2), pad text)")
     conn.execute("ALTER TABLE fact ALTER COLUMN pad SET STORAGE PLAIN")
@@ -52,7 +54,10 @@ def prepare(conn: Any, rows: int, temp_dir: str) -> None:
         (PAD_MD5S, rows))
     conn.execute("VACUUM ANALYZE fact")
     if conn.execute("SELECT 1 FROM pg_tablespace WHERE spcname = %s", (TEMP_TABLESPACE,)).fetchone() is None:
-        conn.execute(f"CREATE TABLESPACE {TEMP_TABLESPACE} LOCATION '{temp_dir}'")
+        # the location is the --dir's path: a literal composed by psycopg, never formatted into the statement
+        # (a quote in the path moved the tablespace: `--dir "/x/victim'--"` put it in /x/victim)
+        conn.execute(sql.SQL("CREATE TABLESPACE {} LOCATION {}").format(sql.Identifier(TEMP_TABLESPACE),
+                                                                         sql.Literal(temp_dir)))
 
 
 def _session(conn: Any) -> None:

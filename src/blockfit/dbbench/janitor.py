@@ -36,8 +36,11 @@ class Janitor:
                                die_with_parent=False)
 
     def register(self, kind: str, path: Path) -> None:
+        line = f"{kind} {path}"
+        if len(line.splitlines()) != 1:  # a second line would be an entry of its own, which clean() deletes
+            raise ValueError(f"janitor: {line!r} is not one line")
         with open(self.manifest, "a", encoding="utf-8") as fh:
-            fh.write(f"{kind} {path}\n")
+            fh.write(line + "\n")
 
     def close(self) -> None:
         """Everything was cleaned up by the caller: empty the manifest, let the janitor go, and wait for it."""

@@ -160,12 +160,39 @@ def load(path: Path) -> Capture:
     if samples[0].t < 0:
         raise InputError(f"{where}: sample 1 is at t={samples[0].t:g} s; expected a time of at least 0")
     capture = Capture(header=header, samples=samples)
+    sampled: list[str] = []
     for i in range(len(samples)):
         try:
-            capture.stats(i)
+            sampled += list(capture.stats(i))
         except diskstats.DiskstatsError as exc:
             raise InputError(f"{where}: {exc}") from None
+    _check_names(header, sampled, where)
     return capture
+
+
+def _device_names(header: CaptureHeader) -> list[tuple[str, str]]:
+    """(field, name) of every device name a capture's header holds."""
+    named = [("selected", n) for n in header.selected] + [("devices", n) for n in header.devices]
+    for key, d in header.devices.items():
+        named.append((f"devices.{key}.name", d.name))
+        if d.disk is not None:
+            named.append((f"devices.{key}.disk", d.disk))
+        named += [(f"devices.{key}.slaves", n) for n in d.slaves] + [(f"devices.{key}.holders", n) for n in d.holders]
+    for g in header.geometry:
+        named += [("geometry.device", g.device)] + [("geometry.members", n) for n in g.members]
+    for m in header.multipath:
+        named += [("multipath.device", m.device)]
+        named += [("multipath.paths", p.name) for grp in m.groups for p in grp.paths if p.name is not None]
+    return named
+
+
+def _check_names(header: CaptureHeader, sampled: list[str], where: str) -> None:
+    """Every device name as the kernel spells one: findings name them, and advice writes /sys/block/NAME/… as a
+    command to run, so a name like `x;reboot` or `..` in a hand-made capture is refused, never repeated."""
+    for field, name in [*_device_names(header), *(("sample", n) for n in sampled)]:
+        if not sysfs.is_kernel_name(name):
+            raise InputError(f"{where}: {field}: device name {name[:80]!r} is not a kernel device name (expected "
+                             "letters, digits and _ . ! - such as sda, nvme0n1p1, dm-3)")
 
 
 def _check_version(obj: object, where: str, lineno: int) -> None:

@@ -9,12 +9,23 @@ every package asks here rather than building that path itself.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 SYS = Path("/sys")
+
+# A kernel block device name as /proc/diskstats and /sys/class/block spell it (sda, nvme0n1p1, dm-3, md127, zd16,
+# cciss!c0d0): a letter or digit, then letters, digits and _ . ! -, at most 64. Names read from a file (a capture) are
+# held to it, so a name is never a path ("..", "a/b") nor shell text where advice names /sys/block/NAME/....
+_KERNEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.!-]{0,63}")
+
+
+def is_kernel_name(name: str) -> bool:
+    """Whether NAME is spelled as the kernel names block devices (see _KERNEL_NAME)."""
+    return _KERNEL_NAME.fullmatch(name) is not None
 
 
 def read_text(path: Path) -> str | None:

@@ -56,12 +56,14 @@ class Mapping:
 
 def load_mapping(path: Path) -> Mapping:
     """Read the mapping FILE (TOML: [defaults] and [hosts."NAME"] tables of layout, instance, capacity, devices)."""
-    try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueProblem(f"{path}: file not found (expected a TOML mapping of hosts to layouts)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueProblem(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    from blockfit.inputs import read_text
+
+    try:   # a regular file only, read against a cap (a FIFO waited forever, /dev/zero read until memory ran out)
+        doc = tomllib.loads(read_text(path, str(path), "a TOML mapping of hosts to layouts"))
+    except ValueProblem:
+        raise
+    except InputError as exc:   # read_text names the file: the CLI adds --hosts
+        raise ValueProblem(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueProblem(f"{path}: not TOML ({exc})") from None
     unknown = [k for k in doc if k not in ("defaults", "hosts")]

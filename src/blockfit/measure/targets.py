@@ -172,7 +172,7 @@ def _check_block_write(given: str, devnum: int, allow_write: bool, warnings: lis
     if not allow_write:
         raise InputError(f"target {given!r}: a write test on a block device destroys its data; "
                          "pass --allow-write to confirm")
-    sig = signature(given)
+    sig = signature(os.path.abspath(given))  # never an option of blkid's, as a relative "-p…" would be
     if sig:
         warnings.append(f"{given} carried a {sig} signature; the write test has damaged it")
 
@@ -187,13 +187,27 @@ def _block_target(given: str, st: os.stat_result, writes: bool, allow_write: boo
         raise InputError(f"target {given!r}: cannot open for reading ({exc.strerror})") from None
     if size < 1024 * 1024:
         raise InputError(f"target {given!r}: device is {size} bytes; expected at least 1 MiB")
-    return Target(given=given, path=given, kind="block", size_bytes=size)
+    return Target(given=given, path=os.path.abspath(given), kind="block", size_bytes=size)  # fio runs elsewhere
+
+
+def check_fio_path(path: str, given: str) -> None:
+    """fio reads its job file line by line and its values its own way: a line break in a filename starts a line
+    of fio's (`[evil]` then `exec_prerun=COMMAND`, run as root), `${VAR}` is expanded, blanks around a value are
+    dropped, and a backslash before the ':' between two files makes one name of them. A target whose path fio
+    would read as another file, or as a command, is refused before anything is checked or run."""
+    if (any(not ch.isprintable() for ch in path) or "$" in path or "\\" in path or path != path.strip()
+            or len(path) > 4096):
+        raise InputError(f"target {given!r}: fio would not read this path as written (expected a path without line "
+                         "breaks or other control characters, '$', '\\', or blanks at either end; rename it, or "
+                         "give a symlink to it)")
 
 
 def resolve_target(given: str, *, size_bytes: int, write_pct: int, allow_write: bool, remote: bool = False,
                    warnings: list[str]) -> Target:
     """Check one TARGET argument and describe it; raises InputError for refusals and unusable targets."""
     writes = write_pct > 0
+    check_fio_path(given, given)
+    check_fio_path(os.path.abspath(given), given)  # a relative path is read from the current directory
     if not os.path.exists(given):
         if remote:
             if writes and not allow_write:

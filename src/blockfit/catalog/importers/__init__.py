@@ -27,7 +27,7 @@ from blockfit.catalog.models import TINY
 from blockfit.catalog.toml_out import dumps
 from blockfit.errors import InputError, ValueProblem
 from blockfit.files import check_target, write_atomically
-from blockfit.inputs import user_path
+from blockfit.inputs import read_capped, user_path
 from blockfit.units import fmt_count
 
 
@@ -149,6 +149,9 @@ def providers() -> dict[str, Provider]:
 
 
 IMPORTABLE = ("aws", "azure", "gcp", "oci")
+# One provider file is parsed whole; the cap is far above any (the largest, AWS's EC2 price list of one region, is
+# hundreds of MB) and only bounds what is no provider output at all.
+MAX_PROVIDER_BYTES = 4 * 1024**3
 SHAPE_FIGURES = ("kind", "iops", "mbps", "iops_burst", "mbps_burst", "attach_max", "vcpus", "memory_gb", "gbps",
                  "gbps_per_ocpu", "gbps_max", "ocpus", "ocpus_min", "ocpus_max", "current")
 PRICE_FIGURES = ("per_hour", "per_ocpu_hour", "per_gb_hour", "memory_min_gb_per_ocpu", "memory_default_gb_per_ocpu",
@@ -262,11 +265,10 @@ def check_out(out: Path, files: list[InputFile]) -> None:
 
 def _load(provider: Provider, text: str, number: int) -> InputFile:
     path = user_path(text, "file")
+    # a regular file only, read against a cap: a FIFO waited forever, /dev/zero read until memory ran out
+    body = read_capped(path, text, "the provider CLI's JSON output", MAX_PROVIDER_BYTES)
     try:
-        body = path.read_bytes()
         mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC).date()
-    except IsADirectoryError:
-        raise InputError(f"{text}: expected a JSON file, not a directory") from None
     except OSError as exc:
         raise InputError(f"{text}: cannot be read ({exc.strerror})") from None
     try:
