@@ -216,7 +216,10 @@ def test_a_layout_against_itself_one_side_cold_is_no_significant_difference(capp
     runs = [[(round(x["started_s"]), round(x["score"])) for x in m["runs"]] for m in (cold, warm)]
     print(f"A/A, one side cold: {comp['text']}; warm-up device I/Os per transaction {per_tx}; runs (started s, "
           f"TPS): {runs}")
-    assert per_tx[0][0] > 1.2 * per_tx[1][0]  # the drop took: the cold side started colder
+    # the drop took: the cold side started well above the I/Os per transaction its own warm-up settled at. Not
+    # against the warm side's first window: that side's cache is the host's, and a busy host had evicted it too
+    # (one CI run: [1.79 ... 1.25] cold, [1.81 ... 1.21] warm, the verdict no difference all the same)
+    assert per_tx[0][0] > 1.2 * per_tx[0][-1], per_tx
     assert cold["warmup"]["outcome"] == "steady" and len(per_tx[0]) > cold["warmup"]["steady_windows"]
     # no winner: either the interval holds 1, or the two clusters differ by under 3 % (one CI run measured
     # 0.982x [0.969x, 0.995x]: two clusters on one device are not identical, and pairs cannot average that out)

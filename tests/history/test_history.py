@@ -199,8 +199,11 @@ rate_iops={FIO_MIX_IOPS[0]},{FIO_MIX_IOPS[1]}
     fio_read_pct = 100 * sum(j["read"]["iops"] for j in res) / fio_iops
     expected_total = FIO_READ_IOPS + sum(FIO_MIX_IOPS)
     assert fio_iops == pytest.approx(expected_total, rel=0.05)  # the load ran at the rate asked for
+    # each reader's median second against fio's rate: fio's limiter holds the average, and on a busy host it falls
+    # behind for a moment and catches up, so the 95th percentile of 1 s samples stood above it (one CI run: iostat's
+    # p95 at 1.12x fio's MB/s); the median is that rate whatever the host's load
     for name in ("iostat.json", "sadf.json", "cap.jsonl"):
-        t = derive_targets(tmp_path / name, devs, percentile=95, headroom_pct=30)
+        t = derive_targets(tmp_path / name, devs, percentile=50, headroom_pct=30)
         assert t.samples >= 8, name
         assert t.iops == pytest.approx(fio_iops, rel=0.10), name
         assert t.target_iops == pytest.approx(t.iops * 1.3), name
