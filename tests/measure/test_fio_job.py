@@ -63,7 +63,21 @@ def test_calibrate_probe_and_layout_are_command_lines_fio_accepts(tmp_path: Path
         run = _fio_parses(args, tmp_path)
         assert run.returncode == 0, (args, run.stderr)
     assert "--readonly" in probe_args(target, "io_uring", 8192, False)
-    assert f"--filename={target}" in layout_args(target, 4096, True)
+    assert f"--filename={escape_filename(target)}" in layout_args(target, 4096, True)
+
+
+@needs_fio
+def test_calibrate_writes_its_test_file_only_in_a_folder_named_with_a_colon(tmp_path: Path) -> None:
+    """A directory target `DIR/z:/d`: fio's --filename splits at ':', so the layout wrote DIR/z (a file, or whatever
+    a symlink there names, as root) beside d/FILE. Escaped, fio writes the one test file calibrate asked for."""
+    (tmp_path / "z:" / "d").mkdir(parents=True)
+    (tmp_path / "z").write_text("sentinel")
+    test_file = tmp_path / "z:" / "d" / "t.dat"
+    run = subprocess.run(["fio", *layout_args(str(test_file), 1 << 20, False)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "z").read_text() == "sentinel"
+    assert test_file.stat().st_size == 1 << 20
 
 
 @given(total=st.integers(1, 4096), parts=st.integers(1, 64))

@@ -108,11 +108,13 @@ def render_lab_job(job: LabJob) -> str:
 
 def probe_args(path: str, engine: str, io_size: int, direct: bool) -> list[str]:
     """fio's command line for a tiny read-only read of PATH with ENGINE: does the engine work on this target?"""
-    return ["--name=probe", f"--filename={path}", f"--ioengine={engine}", "--rw=randread", f"--bs={io_size}",
-            "--size=1m", "--io_size=64k", f"--direct={int(direct)}", "--readonly"]
+    return ["--name=probe", f"--filename={escape_filename(path)}", f"--ioengine={engine}", "--rw=randread",
+            f"--bs={io_size}", "--size=1m", "--io_size=64k", f"--direct={int(direct)}", "--readonly"]
 
 
 def layout_args(path: str, size: int, direct: bool) -> list[str]:
-    """fio's command line that writes calibrate's own test file whole (holes would read as zeros, without I/O)."""
-    return ["--name=layout", f"--filename={path}", f"--size={size}", "--rw=write", "--bs=1m", "--ioengine=psync",
-            f"--direct={int(direct)}", "--end_fsync=1"]
+    """fio's command line that writes calibrate's own test file whole (holes would read as zeros, without I/O).
+    PATH's colons escaped, as in a job file: in a directory named `/tmp/z:/d` fio wrote /tmp/z (any file or device
+    a symlink there names) beside /d/FILE."""
+    return ["--name=layout", f"--filename={escape_filename(path)}", f"--size={size}", "--rw=write", "--bs=1m",
+            "--ioengine=psync", f"--direct={int(direct)}", "--end_fsync=1"]
