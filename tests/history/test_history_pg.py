@@ -138,3 +138,42 @@ def test_a_recording_whose_time_runs_backwards_is_refused(tmp_path: Path) -> Non
     (tmp_path / "r.jsonl").write_text("\n".join(json.dumps(x) for x in [header, *s]) + "\n")
     with pytest.raises(InputError, match="does not run forward"):
         derive_targets(tmp_path / "r.jsonl")
+
+
+def test_a_server_that_goes_away_mid_recording_is_one_line_and_keeps_its_samples(tmp_path: Path) -> None:
+    """The recorder's backend terminated mid-run (a restart, a DBA's pg_terminate_backend): psycopg's error went
+    up as a traceback. Now one line, exit 4, the samples taken so far written (2 or more), never the string."""
+    import psycopg
+
+    out = tmp_path / "rec.jsonl"
+    with ext4_bed(1, size=256 * 1024**2) as bed, tempfile.TemporaryDirectory() as work:
+        with throwaway_cluster("gone", check_dir(bed.mounts[0]), Path(work), {"shared_buffers": "16MB"}) as cluster:
+            initdb(cluster)
+            start(cluster, None)
+            rec = subprocess.Popen(
+                [sys.executable, "-c", "from blockfit.cli import main; main()", "record", "--pg",
+                 cluster.conninfo + " application_name=recorder", "--interval", "0.2s", "--duration", "120s",
+                 "--out", str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                with psycopg.connect(cluster.conninfo, autocommit=True) as conn:
+                    deadline = time.monotonic() + 120  # a safety net: the recorder connects, then samples
+                    query = "SELECT pid FROM pg_stat_activity WHERE application_name = 'recorder'"
+                    while conn.execute(query).fetchone() is None:
+                        assert rec.poll() is None and time.monotonic() < deadline, rec.stderr
+                        time.sleep(0.1)
+                    time.sleep(2)  # ~10 samples at 0.2 s; fewer on a busy host, which the assertions allow
+                    conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                 "WHERE application_name = 'recorder'")
+                stdout, stderr = rec.communicate(timeout=120)
+            finally:
+                if rec.poll() is None:
+                    rec.kill()
+                    rec.wait()
+    assert rec.returncode == 4, stderr
+    assert "Traceback" not in stderr and stderr.count("\n") == 1 and not stdout, stderr
+    assert "the server stopped answering after" in stderr and cluster.conninfo not in stderr, stderr
+    if out.exists():   # 2 samples or more: kept, each a line after the header
+        taken = len(out.read_text().splitlines()) - 1
+        assert taken >= 2 and f"its {taken} samples are in {out}" in stderr, stderr
+    else:
+        assert "nothing was written" in stderr, stderr

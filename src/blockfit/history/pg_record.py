@@ -94,10 +94,22 @@ def _connect_problem(message: str, dsn: str) -> str:
         shown = _QUOTED_RE.sub(lambda m: m[0] if m[0] in _SYNTAX else '"…"', plain)
         why = "; what libpq quoted from it is not shown: it may hold the password" if shown != plain else ""
         return f"does not parse ({shown[:200]}{why})"
+    return f"cannot connect ({_masked(message, dsn, password)})"
+
+
+def _masked(message: str, dsn: str, password: str) -> str:
+    """MESSAGE on one line, at most 200 characters, the connection string and its password shown as ***."""
     for secret in (dsn, password):
         if secret:
             message = message.replace(secret, "***")
-    return f"cannot connect ({' '.join(message.split())[:200]})"
+    return " ".join(message.split())[:200]
+
+
+def _password(dsn: str) -> str:
+    """The password a connection string that connected holds ('' when none)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    return str(conninfo_to_dict(dsn).get("password") or "")
 
 
 class Server:
@@ -187,6 +199,8 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
     """Sample for DURATION_S every INTERVAL_S into OUT; returns the header. Ctrl-C keeps what was sampled."""
     if interval_s <= 0 or duration_s < interval_s:
         raise ValueProblem(f"duration {duration_s:g} s: expected at least one interval ({interval_s:g} s)")
+    import psycopg
+
     server = Server(dsn)
     try:
         data, paths = server.data_paths()
@@ -204,6 +218,7 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
         lines = [json.dumps(header)]
         taken = 0
         interrupted = False
+        lost: str | None = None   # why the server stopped answering mid-run
         with lifecycle.interrupting(signal.SIGTERM):
             try:
                 for k in range(count):
@@ -212,7 +227,11 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
                         time.sleep(delay)
                     disk = diskstats.lines_of(names) if names else []
                     t = time.monotonic() - t0
-                    pg = server.sample()
+                    try:
+                        pg = server.sample()
+                    except psycopg.Error as exc:   # restarted, killed, network gone: keep what was sampled
+                        lost = _masked(str(exc), dsn, _password(dsn))
+                        break
                     lines.append(json.dumps({"type": "sample", "t": round(t, 6),
                                              "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                                              "pg": pg, "diskstats": disk}))
@@ -225,6 +244,10 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
             write_atomically(out, "\n".join(lines) + "\n", what="--out")
         if interrupted:
             raise KeyboardInterrupt
+        if lost is not None:
+            kept = f"its {taken} samples are in {out}" if taken >= 2 else "nothing was written (fewer than 2 samples)"
+            raise EnvironmentProblem(f"record: the server stopped answering after {taken} of {count} samples "
+                                     f"({lost}); {kept}")
         header["samples"] = taken
         return header
     except OSError as exc:
