@@ -55,6 +55,8 @@ def _dirs(base: Path, private: Path) -> dict[str, Path]:
     (["--dir", "{good}", "--cap", "lots"], "--cap 'lots'"),
     (["--dir", "{good}", "--dir", "{good}", "--label", "x", "--label", "x"], "expected a different label"),
     (["--dir", "{good}", "--label", "a", "--label", "b"], "expected one per --dir"),
+    (["--dir", "{good}", "--label", "a/b"], "--label 'a/b': expected at most 64 characters without '/'"),
+    (["--dir", "{good}=x\ty"], "--label 'x\\ty'"),  # the label of PATH=LABEL too
     (["--dir", "{good}", "--out", "{file}"], "is a file"),
     ([], "Missing option '--dir'"),
 ])

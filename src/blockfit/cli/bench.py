@@ -44,6 +44,9 @@ def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
         head, sep, tail = text.rpartition("=")
         if sep and head and tail and "/" not in tail:
             path, label = head, label or tail
+        if label is not None and ("/" in label or len(label) > 64 or any(not c.isprintable() for c in label)):
+            # a label names pgbench's log files in the bench's folder: a '/' failed there, after initdb and the load
+            raise InputError(f"--label {label!r}: expected at most 64 characters without '/' or control characters")
         specs.append(LayoutSpec(path=Path(path), label=label or string.ascii_uppercase[i % 26]))
     return specs
 
