@@ -101,14 +101,19 @@ def _redirect_to(target: Served, status: int) -> Callable[[BaseHTTPRequestHandle
     return behave
 
 
+def _credentials(kind: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The URL's userinfo for KIND: 'userinfo' sends `dba:PASSWORD@` (the token unset), 'token' the token alone."""
+    if kind != "userinfo":
+        return ""
+    monkeypatch.delenv("BLOCKFIT_PROMETHEUS_TOKEN")
+    return f"dba:{PASSWORD}@"
+
+
 @pytest.mark.parametrize("status", [302, 307])
 @pytest.mark.parametrize("credentials", ["token", "userinfo"])
 def test_a_redirect_to_another_host_gets_no_credentials(credentials: str, status: int,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    userinfo = ""
-    if credentials == "userinfo":
-        monkeypatch.delenv("BLOCKFIT_PROMETHEUS_TOKEN")
-        userinfo = f"dba:{PASSWORD}@"
+    userinfo = _credentials(credentials, monkeypatch)
     try:
         other = serve(honest, "127.0.0.2")
         target = other.__enter__()
@@ -397,10 +402,7 @@ def _echo(where: str) -> Callable[[BaseHTTPRequestHandler, Request, Served], Non
 def test_credentials_a_server_echoes_are_not_shown(credentials: str, where: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The server's words are shown (they say what went wrong), the credentials in them as ***."""
-    userinfo = ""
-    if credentials == "userinfo":
-        monkeypatch.delenv("BLOCKFIT_PROMETHEUS_TOKEN")
-        userinfo = f"dba:{PASSWORD}@"
+    userinfo = _credentials(credentials, monkeypatch)
     with serve(_echo(where)) as s:
         code, out, err = timed(fleet(prom(s.base, userinfo)))
     line = one_line(code, out, err, 2 if where in ("400", "200") else 4)
