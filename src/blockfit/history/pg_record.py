@@ -85,10 +85,9 @@ def _connect_problem(message: str, dsn: str) -> str:
     percent-encoded token: "pa%zz"', 'missing "=" after "word"', a URI whole): then nothing it quotes is shown.
     Otherwise the password (and the string itself) are masked wherever they appear."""
     from psycopg import Error
-    from psycopg.conninfo import conninfo_to_dict
 
     try:
-        password = str(conninfo_to_dict(dsn).get("password") or "")
+        password = _password(dsn)
     except Error:
         plain = " ".join(message.split())
         shown = _QUOTED_RE.sub(lambda m: m[0] if m[0] in _SYNTAX else '"…"', plain)
@@ -106,7 +105,7 @@ def _masked(message: str, dsn: str, password: str) -> str:
 
 
 def _password(dsn: str) -> str:
-    """The password a connection string that connected holds ('' when none)."""
+    """The password a connection string holds ('' when none); psycopg.Error when it does not parse."""
     from psycopg.conninfo import conninfo_to_dict
 
     return str(conninfo_to_dict(dsn).get("password") or "")
