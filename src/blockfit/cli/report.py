@@ -38,8 +38,9 @@ def _check_png(value: Path | None) -> Path | None:
 def report_command(
     results: Annotated[list[Path], typer.Argument(
         metavar="RESULT.json...", help="--json output of model, plan, a fleet plan (plan --from a metrics URL), "
-                                       "calibrate, lab, lab --bench, diagnose, build or bench, or a 'diagnose "
-                                       "--record' capture; any number, in the order to show")],
+                                       "calibrate, lab, lab --bench, diagnose, build, bench or inventory "
+                                       "(inspect), or a 'diagnose --record' capture; any number, in the order to "
+                                       "show")],
     out: Annotated[Path, typer.Option("-o", "--out", help="the HTML file to write", callback=_check_out)]
     = Path("report.html"),
     png: Annotated[Path | None, typer.Option("--png", help="also write every figure as a PNG into this directory "

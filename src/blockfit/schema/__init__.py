@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from blockfit.schema.cost import ComputeCost, Cost, CostItem, Redundancy
     from blockfit.schema.finding import DeviceSummary, Diagnosis, Finding, FindingKind
     from blockfit.schema.history import DerivedTargets
+    from blockfit.schema.inventory import BlockNode, CloudIdentity, Inventory, InventoryLayout, MountedFilesystem
     from blockfit.schema.lab import (
         LabBenchLayout,
         LabBenchRatio,
@@ -53,6 +54,11 @@ _MODULE_OF = {
     "Finding": "finding",
     "FindingKind": "finding",
     "Instance": "layout",
+    "Inventory": "inventory",
+    "InventoryLayout": "inventory",
+    "BlockNode": "inventory",
+    "CloudIdentity": "inventory",
+    "MountedFilesystem": "inventory",
     "LabBenchLayout": "lab",
     "LabBenchRatio": "lab",
     "LabBenchResult": "lab",
@@ -98,6 +104,11 @@ __all__ = [
     "Finding",
     "FindingKind",
     "Instance",
+    "Inventory",
+    "InventoryLayout",
+    "BlockNode",
+    "CloudIdentity",
+    "MountedFilesystem",
     "LabBenchLayout",
     "LabBenchRatio",
     "LabBenchResult",

@@ -6,6 +6,7 @@ from blockfit.schema.bench import BenchResult
 from blockfit.schema.build import BuildResult
 from blockfit.schema.finding import Diagnosis
 from blockfit.schema.fleet import FleetResult
+from blockfit.schema.inventory import Inventory
 from blockfit.schema.lab import LabBenchResult, LabResult
 from blockfit.schema.measurement import Measurement
 from blockfit.schema.plan import Plan
@@ -22,4 +23,5 @@ RESULT_TYPES: dict[str, type[ResultEnvelope]] = {
     "bench": BenchResult,
     "lab-bench": LabBenchResult,
     "fleet": FleetResult,
+    "inventory": Inventory,
 }

@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = 3
 
-ResultKind = Literal["model", "plan", "calibrate", "lab", "diagnose", "build", "bench", "lab-bench", "fleet"]
+ResultKind = Literal["model", "plan", "calibrate", "lab", "diagnose", "build", "bench", "lab-bench", "fleet",
+                     "inventory"]
 
 
 class ResultEnvelope(BaseModel):
