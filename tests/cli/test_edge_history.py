@@ -37,7 +37,8 @@ def _csv(path: Path, text: str) -> Path:
 
 def _iostat(path: Path) -> Path:
     disks = [{"disk_device": d, "r/s": 10.0, "w/s": 1.0, "rkB/s": 80.0, "wkB/s": 8.0} for d in ("sda", "sdb", "dm-0")]
-    doc = {"sysstat": {"hosts": [{"nodename": "x", "statistics": [{"disk": disks}] * 4}]}}
+    doc = {"sysstat": {"hosts": [{"nodename": "x", "statistics": [{"timestamp": f"12/01/26 00:00:0{k}", "disk": disks}
+                                                                  for k in range(4)]}]}}
     path.write_text(json.dumps(doc))
     return path
 

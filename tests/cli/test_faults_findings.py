@@ -202,7 +202,8 @@ DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def _iostat(disk: Any) -> str:
-    return json.dumps({"sysstat": {"hosts": [{"statistics": [{"disk": disk}, {"disk": disk}]}]}})
+    return json.dumps({"sysstat": {"hosts": [{"statistics": [{"timestamp": f"12/01/26 00:00:0{k}", "disk": disk}
+                                                             for k in range(3)]}]}})
 
 
 HOSTILE: dict[str, tuple[str, str | bytes]] = {

@@ -54,13 +54,13 @@ def test_csv_percentile_and_headroom_by_hand(tmp_path: Path) -> None:
 
 
 def test_iostat_json_sums_named_devices_and_drops_the_since_boot_report(tmp_path: Path) -> None:
-    def report(a: float, b: float) -> dict[str, object]:
-        return {"disk": [
+    def report(k: int, a: float, b: float) -> dict[str, object]:
+        return {"timestamp": f"12/01/26 00:00:{k:02d}", "disk": [
             {"disk_device": "sda", "r/s": a, "w/s": 0.0, "rkB/s": a * 8, "wkB/s": 0.0},
             {"disk_device": "sdb", "r/s": b, "w/s": b, "rkB/s": b * 8, "wkB/s": b * 8},
             {"disk_device": "dm-0", "r/s": a + b, "w/s": b, "rkB/s": 0.0, "wkB/s": 0.0}]}
-    doc = {"sysstat": {"hosts": [{"nodename": "x", "statistics": [report(9999, 9999)] +
-                                  [report(100.0 * k, 10.0 * k) for k in range(1, 6)]}]}}
+    doc = {"sysstat": {"hosts": [{"nodename": "x", "statistics": [report(0, 9999, 9999)] +
+                                  [report(k, 100.0 * k, 10.0 * k) for k in range(1, 6)]}]}}
     path = tmp_path / "iostat.json"
     path.write_text(json.dumps(doc))
     t = derive_targets(path, ["/dev/sda", "sdb"], percentile=100)
@@ -84,7 +84,7 @@ def test_iostat_json_sums_named_devices_and_drops_the_since_boot_report(tmp_path
     ("t,1,x,3,4\n", "non-numeric 'write IOPS'"),
     ("t,1,-2,3,4\n", "expected a rate from 0"),
     ("t,1,nan,3,4\n", "expected a rate from 0"),
-    ("t,0,0,0,0\n", "did no I/O"),
+    ("2024-01-01T00:00:00Z,0,0,0,0\n2024-01-01T00:01:00Z,0,0,0,0\n", "did no I/O"),
 ])
 def test_bad_history_is_one_line_error_naming_the_file(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "bad.txt"
@@ -176,7 +176,7 @@ rate_iops={FIO_MIX_IOPS[0]},{FIO_MIX_IOPS[1]}
             while any(_completed_ios(d) == before[d] for d in devs):
                 assert fio.poll() is None and time.monotonic() < deadline, "fio did no I/O"
                 time.sleep(0.1)
-            iostat = subprocess.Popen(["iostat", "-x", "-d", "-y", "-o", "JSON", *devs, "1", "10"],
+            iostat = subprocess.Popen(["iostat", "-t", "-x", "-d", "-y", "-o", "JSON", *devs, "1", "10"],
                                       stdout=open(tmp_path / "iostat.json", "w"))  # noqa: SIM115
             sa = tmp_path / "sa.data"
             sadc = subprocess.Popen([str(SADC), "-S", "DISK", "1", "11", str(sa)])

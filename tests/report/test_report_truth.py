@@ -126,7 +126,7 @@ def test_a_plan_from_history_says_where_its_targets_came_from(tmp_path: Path) ->
     count."""
     hist = tmp_path / "h.csv"
     hist.write_text("timestamp,read_iops,write_iops,read_mbps,write_mbps\n"
-                    + "".join(f"{i},{1000 + 10 * i},{500},{20},{10}\n" for i in range(20)))
+                    + "".join(f"2026-12-01T00:{i:02d}:00Z,{1000 + 10 * i},{500},{20},{10}\n" for i in range(20)))
     plan = cli_json(tmp_path / "plan.json", "plan", "--cloud", "oci", "--capacity", "1T",
                     "--instance", "VM.Standard.E4.Flex:8", "--from", str(hist), "--headroom", "30%")
     out = tmp_path / "r.html"

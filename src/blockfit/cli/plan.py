@@ -108,7 +108,7 @@ def plan_command(
     = None,
     from_files: Annotated[list[str] | None, typer.Option(
         "--from", help="derive the targets from workload history (repeat for RAC instances or several volumes): "
-                       "iostat -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
+                       "iostat -t -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
                        "read MB/s, write MB/s), an AWR or Statspack report (text or HTML), the spool of "
                        "'blockfit sql oracle|statspack|sqlserver', a CloudWatch, OCI Monitoring or Azure Monitor "
                        "export, or a 'blockfit record' recording (a fleet's Prometheus: 'blockfit fleet')")] = None,

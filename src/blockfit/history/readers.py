@@ -8,12 +8,15 @@ detection a check instead: a file that is not what was declared is refused.
 
 Host-side formats read here:
 
-- iostat: `iostat -x -d -o JSON [-t] [-y] INTERVAL COUNT` (sysstat). Its first report is the average since boot
-  unless `-y` was given, so a file of two or more reports loses its first.
+- iostat: `iostat -t -x -d -o JSON [-y] INTERVAL COUNT` (sysstat). Its first report is the average since boot
+  unless `-y` was given, so a file of two or more reports loses its first. Without `-t` it carries no time.
 - sadf: `sadf -j FILE -- -d` (sysstat's per-device sar data). sar -d has no read/write split of I/Os (only tps
   and kB read/written), so reads' share comes from bytes there.
 - diagnose: a `blockfit diagnose --record` capture (raw /proc/diskstats per sample).
 - csv: `timestamp, read IOPS, write IOPS, read MB/s, write MB/s`, an optional header line; one series.
+
+Every reader takes its interval from the data (`intervals.py`): timestamps, sadf's stated intervals, snapshot
+times; irregular or contradictory intervals are refused.
 
 Bounds: sizes are measured by reading (`inputs.CappedFile`); a CSV, sysstat JSON and a PostgreSQL recording
 stream into float columns (up to MAX_HISTORY_BYTES and MAX_SAMPLES), the rest is read whole (MAX_DOCUMENT_BYTES).
@@ -33,12 +36,13 @@ import re
 import statistics
 from array import array
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from blockfit.devices import capture, iostat
 from blockfit.errors import InputError, ValueProblem
+from blockfit.history import intervals
 from blockfit.history.series import Sample, SampleTable, Series, parse_time
 from blockfit.inputs import CappedFile
 
@@ -351,7 +355,7 @@ def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
         kept = itertools.chain([first], [] if second is None else [second], reports)
     del first, disks
     samples = SampleTable()
-    stamps: list[float | None] = []
+    stamps: list[Stamp] = []
     for i, rep in enumerate(kept):
         stamps.append(_stamp(rep, is_iostat))
         for s in _sysstat_report(path, i, rep["disk"], is_iostat, 1.0):
@@ -359,44 +363,70 @@ def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
         if len(samples) > MAX_SAMPLES:
             raise ValueProblem(f"{path}: more than {MAX_SAMPLES:,} device intervals; expected at most that "
                                "many (a month of 1-second samples): report at a longer interval")
-    interval = _sysstat_interval(stamps, is_iostat)
-    notes = []
-    if interval is None:
-        notes.append(f"{path.name}: the reports carry no timestamps (iostat -t records them): the sampling interval "
-                     "is unknown, and the figure counts reports as seconds")
-    samples.columns["duration_s"] = array("d", [interval or 1.0]) * len(samples)
+    interval, notes = _sysstat_interval(path, stamps, is_iostat)
+    samples.columns["duration_s"] = array("d", [interval]) * len(samples)
     return Series(source=str(path), format="iostat" if is_iostat else "sadf", member_kind="device", samples=samples,
                   skipped=skipped, notes=notes)
 
 
-def _stamp(report: dict[str, Any], is_iostat: bool) -> float | None:
-    """sadf: the record's interval (s); iostat: its timestamp (POSIX s); None when missing or unreadable."""
+Stamp = tuple[float | None, float | None, str]  # (time in POSIX s, the record's own interval in s, as written)
+
+
+def _stamp(report: dict[str, Any], is_iostat: bool) -> Stamp:
+    """A report's time (POSIX s) and, for sadf, the interval it says it covers; None where missing or unreadable."""
     ts = report.get("timestamp")
     if not is_iostat:
-        v = ts.get("interval") if isinstance(ts, dict) else None
-        return float(v) if isinstance(v, (int, float)) and v > 0 else None
+        if not isinstance(ts, dict):
+            return None, None, repr(ts)
+        v = ts.get("interval")
+        own = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+        text = f"{ts.get('date')} {ts.get('time')}"
+        return _parse_stamp(text, ("%Y-%m-%d %H:%M:%S",)), own, text
     if not isinstance(ts, str):
-        return None
-    for fmt in ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p", "%m/%d/%Y %I:%M:%S %p",
-                "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S"):
+        return None, None, repr(ts)
+    return _parse_stamp(ts, ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p",
+                             "%m/%d/%Y %I:%M:%S %p", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S")), None, ts
+
+
+def _parse_stamp(text: str, formats: tuple[str, ...]) -> float | None:
+    for fmt in formats:
         try:
-            return datetime.strptime(ts.strip(), fmt).timestamp()
+            return datetime.strptime(text.strip(), fmt).timestamp()
         except ValueError:
             continue
     return None
 
 
-def _sysstat_interval(stamps: list[float | None], is_iostat: bool) -> float | None:
-    """sadf gives each record's interval; iostat gives a timestamp per report only with -t (then the spacing is
-    the interval); without it (or with one unreadable) the interval is unknown (None)."""
-    if not is_iostat:
-        nums = [v for v in stamps if v is not None]
-        return statistics.median(nums) if nums else None
-    if any(t is None for t in stamps):
-        return None
-    times = [t for t in stamps if t is not None]
-    steps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
-    return statistics.median(steps) if steps else None
+def _sysstat_interval(path: Path, stamps: list[Stamp], is_iostat: bool) -> tuple[float, list[str]]:
+    """The reports' interval from the data: iostat's from its timestamps (-t), sadf's from the interval each record
+    states, checked against the records' times; a report without one, or intervals that disagree, are refused."""
+    if is_iostat:
+        missing = next((i for i, (t, _, _) in enumerate(stamps) if t is None), None)
+        if missing is not None:
+            text = stamps[missing][2]
+            what = "no timestamp" if text == "None" else f"timestamp {text!r} is not a time iostat writes"
+            raise ValueProblem(f"{path}: report {missing + 1}: {what}: the sampling interval cannot be read from "
+                               "the data; run iostat with -t (it then stamps every report)")
+        found = intervals.spacing([t for t, _, _ in stamps if t is not None], str(path),
+                                  lambda i: f"report {i + 1} ({stamps[i][2]})")
+        return found.step_s, [n for n in [found.note(path.name)] if n]
+    own = [v for _, v, _ in stamps]
+    if None in own:
+        raise ValueProblem(f"{path}: record {own.index(None) + 1} states no interval; expected sadf -j output")
+    said = statistics.median(v for v in own if v is not None)
+    odd = next((i for i, v in enumerate(own) if v is not None and abs(v - said) > intervals.TOLERANCE * said), None)
+    if odd is not None:
+        raise ValueProblem(f"{path}: record {odd + 1} states an interval of {own[odd]:g} s where the others state "
+                           f"{said:g} s: irregular intervals; expected one sampling interval")
+    times = [t for t, _, _ in stamps]
+    if len(times) < 2 or None in times:
+        return said, []
+    found = intervals.spacing([t for t in times if t is not None], str(path),
+                              lambda i: f"record {i + 1} ({stamps[i][2]})")
+    if abs(said - found.step_s) > max(1.0, intervals.TOLERANCE * said):
+        raise ValueProblem(f"{path}: the records state {said:g}-second intervals but their times are "
+                           f"{found.step_s:g} s apart: contradictory intervals")
+    return said, [n for n in [found.note(path.name)] if n]
 
 
 def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
@@ -438,8 +468,8 @@ def _diagnose(path: Path, text: str) -> Series:
     except InputError:
         started = None
     samples = SampleTable()
-    for name, intervals in iostat.series(recorded).items():
-        for i, iv in enumerate(intervals):
+    for name, device_intervals in iostat.series(recorded).items():
+        for i, iv in enumerate(device_intervals):
             samples.add(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
                         iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
     return Series(source=str(path), format="diagnose", member_kind="device", samples=samples)
@@ -469,34 +499,46 @@ def _csv(path: Path, lines: Iterator[str]) -> Series:
                                    f"{', '.join(CSV_COLUMNS)}")
             vals = dict(zip(CSV_COLUMNS[1:], row[1:], strict=True))
             r, w = _num(path, where, vals, "read IOPS"), _num(path, where, vals, "write IOPS")
-            try:
-                start: float | None = parse_time(row[0], str(path), where)
-            except InputError:
-                start = None
-            table.add(i, "", start, 0.0, row[0].strip() or where, r, w, r + w,
+            start = csv_time(path, where, row[0])
+            label = row[0].strip() if not _is_number(row[0]) else datetime.fromtimestamp(start, UTC).strftime(
+                "%Y-%m-%dT%H:%M:%SZ")
+            table.add(i, "", start, 0.0, label, r, w, r + w,
                       _num(path, where, vals, "read MB/s"), _num(path, where, vals, "write MB/s"))
     except csv.Error as exc:
         raise ValueProblem(f"{path}: not a CSV ({exc})") from None
     if not table:
         raise ValueProblem(f"{path}: no data rows (expected: {', '.join(CSV_COLUMNS)})")
-    step = _median_step(table.columns["start"])
-    table.columns["duration_s"] = array("d", [step]) * len(table)
-    return Series(source=str(path), format="csv", member_kind="series", samples=table, skipped=skipped)
+    found = intervals.spacing(table.columns["start"], str(path),
+                              lambda i: f"data row {i + 1} ({table.label(i)})")
+    table.columns["duration_s"] = array("d", [found.step_s]) * len(table)
+    return Series(source=str(path), format="csv", member_kind="series", samples=table, skipped=skipped,
+                  notes=[n for n in [found.note(path.name)] if n])
 
 
 def _csv_text(path: Path, text: str) -> Series:
     return _csv(path, iter(text.splitlines(keepends=True)))
 
 
-def _median_step(starts: array[float]) -> float:
-    """The median of the positive steps between consecutive timestamps (rows without one break the chain); 1 s
-    when there are none."""
-    import numpy as np
+POSIX_RANGE = (1e8, 1e11)  # 1973 to 5138: a number outside is not seconds since 1970 (milliseconds are 1e12+)
 
-    t = np.frombuffer(starts, dtype=np.float64)
-    steps = np.diff(t)
-    steps = steps[~np.isnan(steps) & (steps > 0)]
-    return float(np.median(steps)) if len(steps) else 1.0
+
+def csv_time(path: Path, where: str, text: str) -> float:
+    """A CSV row's timestamp as POSIX seconds: ISO 8601 (``Z``, an offset or none = UTC) or POSIX seconds."""
+    t = text.strip()
+    try:
+        v = float(t)
+    except ValueError:
+        pass
+    else:
+        if math.isfinite(v) and POSIX_RANGE[0] <= v <= POSIX_RANGE[1]:
+            return v
+        raise ValueProblem(f"{path}: {where}: timestamp {t!r} is not POSIX seconds of a date from 1973 to 5138 "
+                           "(milliseconds? divide by 1000); expected ISO 8601 or POSIX seconds")
+    try:
+        return parse_time(t, str(path), where)
+    except InputError:
+        raise ValueProblem(f"{path}: {where}: timestamp {t!r} is neither ISO 8601 (2026-12-01T00:00:00Z) nor "
+                           "POSIX seconds: the sampling interval is read from the timestamps") from None
 
 
 def _is_number(s: str) -> bool:
