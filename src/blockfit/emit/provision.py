@@ -27,21 +27,30 @@ from blockfit.units import fmt_count
 # --size-in-gbs --vpus-per-gb --is-auto-tune-enabled --wait-for-state AVAILABLE --query data.id --raw-output`.
 OCI_CLI_FLAGS: dict[str, set[str]] = {
     "bv volume create": {"--compartment-id", "--availability-domain", "--display-name", "--size-in-gbs",
-                         "--vpus-per-gb", "--is-auto-tune-enabled", "--wait-for-state", "--query", "--raw-output"},
+                         "--vpus-per-gb", "--is-auto-tune-enabled", "--freeform-tags", "--wait-for-state", "--query",
+                         "--raw-output"},
     "bv volume list": {"--compartment-id", "--availability-domain", "--lifecycle-state", "--all", "--query",
                        "--raw-output"},
+    # .../cmdref/bv/volume/get.html, .../bv/volume/delete.html
+    "bv volume get": {"--volume-id", "--query", "--raw-output"},
+    "bv volume delete": {"--volume-id", "--force", "--wait-for-state"},
+    # .../cmdref/compute/volume-attachment/detach.html
+    "compute volume-attachment detach": {"--volume-attachment-id", "--force", "--wait-for-state"},
     "compute volume-attachment attach-iscsi-volume": {"--instance-id", "--volume-id", "--device", "--display-name",
                                                       "--is-agent-auto-iscsi-login-enabled", "--wait-for-state"},
     # https://docs.cloud.oracle.com/tools/oci-cli/latest/oci_cli_docs/cmdref/compute/volume-attachment/
     # attach-paravirtualized-volume.html
     "compute volume-attachment attach-paravirtualized-volume": {"--instance-id", "--volume-id", "--device",
                                                                 "--display-name", "--wait-for-state"},
-    "compute volume-attachment list": {"--compartment-id", "--instance-id", "--volume-id", "--query",
+    "compute volume-attachment list": {"--compartment-id", "--instance-id", "--volume-id", "--all", "--query",
                                        "--raw-output"},
     "compute instance get": {"--instance-id", "--query"},
 }
 
 AWS_IOPS_TYPES = ("gp3", "io1", "io2")
+# what each cloud's provisioning script records of the volumes it created or adopted, beside itself (no build file:
+# a rebuild with --force keeps it)
+STATE_FILES = {"aws": "00-provision-aws.state", "oci": "00-provision-oci.state"}
 
 
 def volume_names(ctx: BuildContext) -> list[str]:
@@ -82,7 +91,7 @@ def oci(ctx: BuildContext) -> list[GeneratedFile]:
         attrs.append(("is_agent_auto_iscsi_login_enabled", "true"))
     args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vpu=vpu, names=names,
                 devices=ctx.devices, uhp=vpu >= 30, attachment=attachment, attach_attrs=attrs, volumes=volumes,
-                them=them)
+                them=them, cli="oci", step_name="provision-oci", state_file=STATE_FILES["oci"])
     if ctx.provision == Provisioner.TERRAFORM:
         step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform",
                          touches_devices=False,
@@ -110,7 +119,7 @@ def aws(ctx: BuildContext) -> list[GeneratedFile]:
     volumes = fmt_count(ctx.members, f"EBS {vol.type} volume")
     args = dict(source=ctx.source, members=ctx.members, size_gb=vol.size_gb, vtype=vol.type, iops=iops,
                 throughput=throughput, names=names, attach_names=aws_attach_names(ctx), perf=perf, volumes=volumes,
-                them=them)
+                them=them, cli="aws", step_name="provision-aws", state_file=STATE_FILES["aws"])
     if ctx.provision == Provisioner.TERRAFORM:
         step = BuildStep(order=0, name="terraform", path="terraform/main.tf", kind="terraform", touches_devices=False,
                          description=f"Terraform: {volumes} of {vol.size_gb} GiB, each "
