@@ -5,6 +5,7 @@ adoption, an interrupted run resumed and rolled back."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -145,7 +146,8 @@ def test_a_clean_run_creates_attaches_and_records_each_volume(rig: Rig) -> None:
     assert names == {"blockfit-vg-01", "blockfit-vg-02", "blockfit-vg-03"}
     state = rig.state_file.read_text()
     assert f"instance {rig.cloud.me}\n" in state and f"zone {rig.cloud.zone}\n" in state
-    assert not list(rig.state_file.parent.glob("*.state.*")), "a temporary state file was left"
+    left = {p.name for p in rig.state_file.parent.glob("*.state*")}
+    assert left == {rig.state_file.name, rig.state_file.name + ".lock"}, "a temporary state file was left"
 
 
 def test_b_a_rerun_changes_nothing(rig: Rig) -> None:
@@ -286,6 +288,15 @@ def test_an_instance_id_that_is_not_one_is_refused_before_any_call(rig: Rig, bad
 def test_an_adopt_that_is_no_volume_id_is_refused(rig: Rig) -> None:
     res = rig.run("--adopt", "x'y")
     assert res.returncode == 2 and rig.calls() == [] and "--adopt" in res.stderr
+
+
+def test_a_second_run_while_one_holds_the_state_is_refused(rig: Rig) -> None:
+    lock = rig.state_file.with_name(rig.state_file.name + ".lock")
+    with open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)   # as a run in progress holds it
+        res = rig.run()
+    assert res.returncode == 1 and len(refusals(res.stderr)) == 1 and "holds" in res.stderr
+    assert rig.calls() == []
 
 
 def test_standin_is_used(rig: Rig) -> None:
