@@ -62,10 +62,11 @@ CLOUDS = {
 class Rig:
     """One build's provisioning script, a stand-in CLI on PATH and its cloud."""
 
-    def __init__(self, tmp_path: Path, cloud: Cloud) -> None:
+    def __init__(self, tmp_path: Path, cloud: Cloud, **overrides: Any) -> None:
         self.cloud = cloud
         out = tmp_path / "build"
-        layout = make_layout(cloud=cloud.name, members=MEMBERS, size_gb=200, iops=3000 if cloud.name == "aws" else None)
+        layout = make_layout(**{"cloud": cloud.name, "members": MEMBERS, "size_gb": 200,
+                                "iops": 3000 if cloud.name == "aws" else None, **overrides})
         build(make_plan(layout), manager="lvm", devices=list(cloud.devices), out_dir=out,  # type: ignore[arg-type]
               provision_with=f"{cloud.name}-cli")
         self.script = out / f"00-provision-{cloud.name}.sh"
@@ -297,6 +298,24 @@ def test_a_second_run_while_one_holds_the_state_is_refused(rig: Rig) -> None:
         res = rig.run()
     assert res.returncode == 1 and len(refusals(res.stderr)) == 1 and "holds" in res.stderr
     assert rig.calls() == []
+
+
+@pytest.mark.parametrize("layout", [dict(vpu=30, attachment="paravirtualized"), dict(vpu=120)],
+                         ids=["paravirtualized", "uhp-iscsi"])
+def test_oci_attaches_as_the_plan_says_and_checks_the_uhp_agent_first(tmp_path: Path, layout: dict[str, Any]) -> None:
+    rig = Rig(tmp_path, CLOUDS["oci"], **layout)
+    res = rig.run()
+    assert res.returncode == 0, res.stderr
+    verbs = [" ".join(c[1:4]) for c in rig.calls()]
+    attaches = [v for v in verbs if "attach-" in v]
+    kind = "attach-paravirtualized-volume" if layout.get("attachment") else "attach-iscsi-volume"
+    assert attaches == [f"compute volume-attachment {kind}"] * MEMBERS
+    uhp = layout["vpu"] >= 30 and not layout.get("attachment")
+    if uhp:   # the agent's plugin is read before the first change; the stand-in's instance has none
+        assert verbs.index("compute instance get") < verbs.index("bv volume create")
+        assert "Block Volume Management plugin is not enabled" in res.stderr
+    else:
+        assert "compute instance get" not in verbs
 
 
 def test_standin_is_used(rig: Rig) -> None:
