@@ -318,6 +318,25 @@ def test_oci_attaches_as_the_plan_says_and_checks_the_uhp_agent_first(tmp_path: 
         assert "compute instance get" not in verbs
 
 
+@pytest.mark.parametrize("line", [
+    "slot 1 blockfit-vg-01 $(touch${{IFS}}/tmp/x) created yes",  # a command where an ID goes
+    "slot 1 blockfit-vg-07 {vid} created yes",                 # a name that is no slot of this script
+    "slot 9 blockfit-vg-01 {vid} created yes",                 # a slot it does not have
+    "slot 1 blockfit-vg-01 {vid} stolen yes",                  # an origin it never writes
+    "slot 1 blockfit-vg-01 {vid} created yes extra",
+    "rm -rf /",
+])
+def test_a_state_line_the_script_did_not_write_is_refused_before_any_call(rig: Rig, line: str) -> None:
+    text = (f"instance {rig.cloud.me}\nzone {rig.cloud.zone}\ntoken bf-1\n"
+            f"slot 2 blockfit-vg-02 {rig.cloud.volume_id(4)} created yes\n{line.format(vid=rig.cloud.volume_id(5))}\n")
+    rig.state_file.write_text(text)
+    res = rig.run()
+    assert res.returncode == 1 and rig.calls() == []
+    lines = refusals(res.stderr)
+    assert len(lines) == 1 and str(rig.state_file) in lines[0], res.stderr
+    assert rig.state_file.read_text() == text
+
+
 def test_standin_is_used(rig: Rig) -> None:
     """The stand-in, not an installed CLI, answers (PATH puts it first)."""
     assert rig.run().returncode == 0
