@@ -76,14 +76,25 @@ def test_terraform_fmt_accepts_the_output(tmp_path, cloud):
 
 
 def _cli_invocations(script: str, tool: str) -> list[list[str]]:
-    """Each `tool …` command in a script (continuation lines joined), as argv words."""
+    """Each `tool …` command in a script, and each read through its `tool_read` wrapper (continuation lines
+    joined), as argv words up to the end of the command (a `)`, `||`, `2>` or `|` outside quotes)."""
     joined = re.sub(r"\\\n\s*", " ", script)
     calls = []
     for line in joined.splitlines():
         line = line.strip()
-        m = re.search(rf"(?:^|\$\(|run )({tool} [^)]*)", line)
-        if m and not line.startswith("#"):
-            calls.append(shlex.split(m.group(1).split(" 2>")[0].split(" ||")[0], posix=True))
+        m = re.search(rf"(?:^|\$\(|run )({tool}(?:_read)? .*)", line)
+        if not m or line.startswith("#"):
+            continue
+        lexer = shlex.shlex(m.group(1), posix=True, punctuation_chars="|&;<>()")
+        lexer.whitespace_split = True
+        argv: list[str] = []
+        for word in lexer:
+            if word in (")", "||", "|", "&&", ";") or word.startswith(("2>", ">")) or word == "2":
+                break
+            argv.append(word)
+        if argv[1:2] == ['"$@"'] or argv[1:2] == ["$@"]:
+            continue   # the wrapper itself
+        calls.append([tool, *argv[1:]])
     return calls
 
 
@@ -104,7 +115,8 @@ def test_oci_cli_commands_use_documented_flags(tmp_path):
         seen.add(cmd)
         flags = {w for w in argv if w.startswith("--")}
         assert flags <= OCI_CLI_FLAGS[cmd], (cmd, flags - OCI_CLI_FLAGS[cmd])
-    assert {"bv volume create", "compute volume-attachment attach-iscsi-volume"} <= seen
+    assert {"bv volume create", "bv volume get", "bv volume list", "bv volume delete", "compute volume-attachment list",
+            "compute volume-attachment attach-iscsi-volume", "compute volume-attachment detach"} <= seen
     text = (out / "00-provision-oci.sh").read_text()
     assert "--vpus-per-gb" in text and "--is-agent-auto-iscsi-login-enabled true" in text
 
@@ -140,8 +152,9 @@ def test_provision_script_dry_run_prints_the_cloud_commands(tmp_path, cloud):
     out = tmp_path / cloud
     build(make_plan(make_layout(cloud=cloud, members=2, size_gb=700, vpu=30, iops=4000, throughput=250)),
           manager="lvm", devices=devs, out_dir=out, provision_with=f"{cloud}-cli")
-    env = {"PATH": "/usr/bin:/bin", "OCI_COMPARTMENT_ID": "ocid1.compartment.oc1..x", "OCI_INSTANCE_ID": "i1",
-           "OCI_AVAILABILITY_DOMAIN": "Uocm:PHX-AD-1", "AWS_AVAILABILITY_ZONE": "us-east-1a", "AWS_INSTANCE_ID": "i-1"}
+    env = {"PATH": "/usr/bin:/bin", "OCI_COMPARTMENT_ID": "ocid1.compartment.oc1..x",
+           "OCI_INSTANCE_ID": "ocid1.instance.oc1.phx.i1", "OCI_AVAILABILITY_DOMAIN": "Uocm:PHX-AD-1",
+           "AWS_AVAILABILITY_ZONE": "us-east-1a", "AWS_INSTANCE_ID": "i-0123456789abcdef0"}
     res = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
                          text=True, env=env)
     assert res.returncode == 0, res.stderr
@@ -155,3 +168,34 @@ def test_provision_script_dry_run_prints_the_cloud_commands(tmp_path, cloud):
     missing = subprocess.run(["bash", str(out / f"00-provision-{cloud}.sh"), "--dry-run"], capture_output=True,
                              text=True, env={"PATH": "/usr/bin:/bin"})
     assert missing.returncode != 0 and "set " in missing.stderr
+
+
+# the one data source each Terraform file may read, and the arguments that name what the volumes belong to
+TF_IDENTITY = {
+    "aws": dict(data="aws_instance", volume="aws_ebs_volume", attachment="aws_volume_attachment",
+                zone=("availability_zone", "${data.aws_instance.this.availability_zone}")),
+    "oci": dict(data="oci_core_instance", volume="oci_core_volume", attachment="oci_core_volume_attachment",
+                zone=("availability_domain", "${data.oci_core_instance.this.availability_domain}")),
+}
+
+
+@pytest.mark.parametrize("cloud", ["oci", "aws"])
+def test_terraform_knows_volumes_by_the_ids_it_creates_and_the_instance_by_its_id(tmp_path, cloud):
+    """Static (Terraform's providers cannot be downloaded here, so no `terraform validate`): the only data source
+    reads the instance by its ID; the volumes go to that instance's zone; each attachment names a volume this
+    file creates and the instance; nothing is looked up by name."""
+    want = TF_IDENTITY[cloud]
+    _, doc = _tf(tmp_path, cloud=cloud, members=3, iops=3000 if cloud == "aws" else None)
+    data = _plain(doc["data"])
+    assert data == [{want["data"]: {"this": {"instance_id": "${var.instance_id}"}}}]
+    variables = {name for block in _plain(doc["variable"]) for name in block}  # type: ignore[union-attr]
+    assert variables <= {"instance_id", "compartment_id"}, "the zone comes from the instance, never a variable"
+    validation = _plain(doc["variable"])[-1]["instance_id"]["validation"][0]["condition"]  # type: ignore[index]
+    assert "var.instance_id" in validation
+    vol, att = _resource(doc, want["volume"]), _resource(doc, want["attachment"])
+    key, value = want["zone"]
+    assert vol[key] == value
+    assert att["volume_id"] == f"${{{want['volume']}.blockfit[count.index].id}}"
+    assert att["instance_id"] == "${var.instance_id}"
+    text = (tmp_path / f"tf-{cloud}" / "terraform" / "main.tf").read_text()
+    assert "filter" not in text and "terraform import" in text

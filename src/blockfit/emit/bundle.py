@@ -98,8 +98,10 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
     readme = BuildStep(order=0, name="readme", path="README.md", kind="runner", touches_devices=False,
                        description="what each file does, in which order, and the options")
     result.steps.append(readme)
+    state_file = provision.STATE_FILES.get(ctx.cloud, "") if ctx.provision else ""
     files.append(GeneratedFile(readme, render_template("README.md.j2", ctx=ctx, result=result, runnable=runnable,
-                                                       plan=ctx.plan, candidate=ctx.candidate), executable=False))
+                                                       plan=ctx.plan, candidate=ctx.candidate,
+                                                       state_file=state_file), executable=False))
     # each step carries its text: the report shows the build from the result, never by opening its paths
     result.steps = [f.step.model_copy(update={"content": step_content(f.text)}) for f in files]
     return result, files
