@@ -134,3 +134,90 @@ class SysTree:
         self.mounts.append(f"{n} 1 {dev} / {mount_point} {options} shared:{n} - {fstype} /dev/{device.name} "
                            f"{super_options}")
         self._write(self.root / "proc/self/mountinfo", "\n".join(self.mounts))
+
+
+GIB = 1024 ** 3
+
+
+def aws_host(root: Path, members: int = 2, model: str = "Amazon Elastic Block Store",
+             product_name: str = "m5.12xlarge") -> SysTree:
+    """An AWS Nitro host: DMI vendor 'Amazon EC2', EBS volumes as NVMe namespaces, an LVM stripe under /u01."""
+    t = SysTree(root)
+    t.dmi(sys_vendor="Amazon EC2", product_name=product_name)
+    disks = [t.nvme_disk(f"nvme{i + 1}n1", 500 * GIB, model, f"vol0123456789abcdef{i}") for i in range(members)]
+    lv = t.dm("dm-0", "data-u01", "LVM-" + "a" * 64, disks, members * 500 * GIB, 65536, 65536 * members)
+    t.mount(lv, "/u01", super_options="rw,sunit=128,swidth=256")
+    return t
+
+
+def aws_volumes(members: int = 2, extra: bool = False) -> dict[str, object]:
+    vols: list[dict[str, object]] = [{"VolumeId": f"vol-0123456789abcdef{i}", "Size": 500, "VolumeType": "gp3",
+                                      "Iops": 3000, "Throughput": 125, "State": "in-use"} for i in range(members)]
+    if extra:
+        vols.append({"VolumeId": "vol-0fedcba9876543210", "Size": 50, "VolumeType": "gp2", "Iops": 150})
+    return {"Volumes": vols}
+
+
+def azure_host(root: Path, members: int = 4) -> SysTree:
+    """An Azure host: DMI asset tag, the OS disk at LUN 0 of one controller, data disks (vendor Msft) at LUN 1..N of
+    another, an md raid0 of them under /u02."""
+    t = SysTree(root)
+    t.dmi(sys_vendor="Microsoft Corporation", product_name="Virtual Machine",
+          chassis_asset_tag="7783-7084-3265-9085-8269-3286-77")
+    t.scsi_disk("sda", 30 * GIB, "Msft", "Virtual Disk", hctl="0:0:0:0")
+    disks = [t.scsi_disk(f"sd{chr(ord('c') + i)}", 1024 * GIB, "Msft", "Virtual Disk", hctl=f"1:0:0:{i + 1}")
+             for i in range(members)]
+    md = t.md("md0", "raid0", 262144, disks, members * 1024 * GIB)
+    t.mount(md, "/u02")
+    return t
+
+
+def azure_vm(members: int = 4) -> dict[str, object]:
+    return {"name": "db1", "storageProfile": {"osDisk": {"name": "os"}, "dataDisks": [
+        {"lun": i + 1, "name": f"db1-data{i}", "diskSizeGb": 1024,
+         "managedDisk": {"storageAccountType": "PremiumV2_LRS", "id": f"/subscriptions/x/disks/db1-data{i}"},
+         "diskIOPSReadWrite": 5000, "diskMBpsReadWrite": 200} for i in range(members)]}}
+
+
+def gcp_host(root: Path, members: int = 2) -> SysTree:
+    """A GCP host: DMI 'Google', Persistent Disks as SCSI vendor Google whose serial is the device name."""
+    t = SysTree(root)
+    t.dmi(sys_vendor="Google", product_name="Google Compute Engine")
+    disks = [t.scsi_disk(f"sd{chr(ord('b') + i)}", 1024 * GIB, "Google", "PersistentDisk", serial=f"data-{i}",
+                         hctl=f"0:0:{i + 1}:0") for i in range(members)]
+    lv = t.dm("dm-0", "data-u01", "LVM-" + "b" * 64, disks, members * 1024 * GIB, 1048576, 1048576 * members)
+    t.mount(lv, "/u01")
+    return t
+
+
+def gcp_disks(members: int = 2) -> list[dict[str, object]]:
+    return [{"kind": "compute#disk", "name": f"data-{i}", "sizeGb": "1024",
+             "type": "https://www.googleapis.com/compute/v1/projects/p/zones/z/diskTypes/hyperdisk-balanced",
+             "provisionedIops": "6000", "provisionedThroughput": "290"} for i in range(members)]
+
+
+def oci_host(root: Path, members: int = 2, queue_depth: int = 128) -> SysTree:
+    """An OCI host: DMI asset tag 'OracleCloud.com', iSCSI-attached block volumes (vendor ORACLE) in sessions with
+    node records, an LVM stripe under /u01."""
+    t = SysTree(root)
+    t.dmi(sys_vendor="QEMU", chassis_asset_tag="OracleCloud.com")
+    disks = []
+    for i in range(members):
+        session = f"session{i + 1}"
+        iqn = f"iqn.2015-12.com.oracleiaas:0000000{i}-aaaa-bbbb-cccc-dddddddddddd"
+        t.iscsi_session(session, iqn, queue_depth)
+        disks.append(t.scsi_disk(f"sd{chr(ord('b') + i)}", 500 * GIB, "ORACLE", "BlockVolume", hctl=f"{i + 3}:0:0:1",
+                                 session=session))
+    lv = t.dm("dm-0", "data-u01", "LVM-" + "c" * 64, disks, members * 500 * GIB, 1048576, 1048576 * members)
+    t.mount(lv, "/u01")
+    return t
+
+
+def oci_files(members: int = 2) -> tuple[dict[str, object], dict[str, object]]:
+    volumes = {"data": [{"id": f"ocid1.volume.oc1.iad.v{i}", "display-name": f"data{i}", "size-in-gbs": 500,
+                         "vpus-per-gb": 20, "lifecycle-state": "AVAILABLE"} for i in range(members)]}
+    attachments = {"data": [{"volume-id": f"ocid1.volume.oc1.iad.v{i}", "attachment-type": "iscsi",
+                             "iqn": f"iqn.2015-12.com.oracleiaas:0000000{i}-aaaa-bbbb-cccc-dddddddddddd",
+                             "device": f"/dev/oracleoci/oraclevd{chr(ord('b') + i)}",
+                             "lifecycle-state": "ATTACHED"} for i in range(members)]}
+    return volumes, attachments
