@@ -24,6 +24,8 @@ def read_inventory(path: Path, what: str = "--inventory") -> Inventory:
     text = read_text(path, where, EXPECTED)
     try:
         data = load_json(text, where)
+    except InputError:
+        raise
     except ValueError as exc:
         raise InputError(f"{where}: not JSON ({str(exc)[:80]}); expected {EXPECTED}") from None
     model = check_envelope(data, where, {"inventory": Inventory}, EXPECTED)

@@ -202,6 +202,8 @@ def read_files(paths: list[Path]) -> ProviderFiles:
             raise InputError(f"{where}: not UTF-8 text; expected {EXPECTED}") from None
         try:
             data = load_json(text, where)
+        except InputError:
+            raise
         except ValueError as exc:
             raise InputError(f"{where}: not JSON ({str(exc)[:80]}); expected {EXPECTED}") from None
         parse(data, where, files)
