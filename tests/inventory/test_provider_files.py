@@ -98,3 +98,25 @@ def test_hostile_provider_files_are_one_line_exit_2(case: str, tmp_path: Path,
     assert code == 2 and stdout == "" and err.count("\n") == 1, err
     assert words in err and "--volumes" in err and "\x1b" not in err and "Traceback" not in err
     assert not out.exists() and {p.name for p in tmp_path.iterdir()} <= {"host", "volumes.json"}
+
+
+def test_gcp_device_names_and_the_instance_a_file_names(tmp_path: Path) -> None:
+    """gcloud compute instances describe: a disk attached under another device name is matched by that name, and
+    its machineType is the instance when DMI names none."""
+    from blockfit.inventory.inspect import inspect_host
+    from support.systree import gcp_host
+
+    gcp_host(tmp_path / "host")
+    disks = gcp_disks(2)
+    disks[0]["name"], disks[1]["name"] = "orders-a", "orders-b"
+    describe = {"kind": "compute#instance", "name": "db1",
+                "machineType": "https://www.googleapis.com/compute/v1/projects/p/zones/z/machineTypes/c3-standard-22",
+                "disks": [{"deviceName": f"data-{i}", "source": f"https://www.googleapis.com/compute/v1/projects/p/"
+                                                                f"zones/z/disks/orders-{c}"}
+                          for i, c in enumerate("ab")]}
+    inv = inspect_host(tmp_path / "host", [_write(tmp_path / "d.json", disks), _write(tmp_path / "i.json", describe)])
+    assert inv.unmatched_volumes == [] and inv.layouts[0].spec == "2x1T@hyperdisk-balanced:6000:290"
+    assert inv.instance is not None and inv.instance.shape == "c3-standard-22"
+    assert inv.instance_evidence is not None and "i.json names 'c3-standard-22'" in inv.instance_evidence
+    without = inspect_host(tmp_path / "host", [_write(tmp_path / "d.json", disks)])
+    assert len(without.unmatched_volumes) == 2 and without.layouts[0].spec is None

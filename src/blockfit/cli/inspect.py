@@ -38,7 +38,11 @@ def inspect_command(
         from blockfit.cli.common import catalog_for
         cloud = catalog_for(cloud, None).cloud
     given = [user_path(str(v), "--volumes") for v in volumes or []]
-    if not root.is_dir():
+    try:
+        is_dir = root.is_dir()
+    except (OSError, ValueError):   # a name too long for the filesystem, a NUL
+        is_dir = False
+    if not is_dir:
         raise InputError(f"--root {str(root)!r}: expected a directory holding a copy of a host's sys, proc and dev")
     if out is not None:
         check_target(out, "--out")
@@ -103,11 +107,13 @@ def render_inventory(inv: Inventory) -> None:
 def _render_layouts(inv: Inventory) -> None:
     from rich.table import Table
 
+    from blockfit.cli.model import limit_label
     from blockfit.terminal import cell
     from blockfit.units import fmt_io_size
 
     table = Table(title="Layouts (what model predicts)", title_justify="left")
-    for col in ("mount point", "device", "spec", "stripe", "max IOPS", "max MB/s", "binding limit"):
+    columns = ("mount point", "device", "spec", "stripe", "max IOPS", "max MB/s", "binding limits (or what is unknown)")
+    for col in columns:
         table.add_column(col, justify="right" if col.startswith("max") else "left")
     for lay in inv.layouts:
         p = lay.prediction
@@ -116,5 +122,6 @@ def _render_layouts(inv: Inventory) -> None:
             f"{fmt_io_size(lay.layout.stripe_size)} {lay.layout.manager}"
         table.add_row(cell(lay.mount_point or "(not mounted)"), cell(lay.device), cell(lay.spec or "unknown"),
                       cell(stripe), f"{p.max_iops:,.0f}" if p else "", f"{p.max_mbps:,.1f}" if p else "",
-                      cell(p.iops_limited_by if p else why))
+                      cell(f"IOPS: {limit_label(p.iops_limited_by)}; MB/s: {limit_label(p.mbps_limited_by)}"
+                           if p else why))
     console.print(table)

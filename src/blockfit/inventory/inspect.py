@@ -74,20 +74,23 @@ def _match(nodes: list[BlockNode], files: ProviderFiles, catalogs: dict[str, Cat
             for i, pv in enumerate(files.volumes) if i not in taken]
 
 
-def _instance(stack: HostStack, spec: str | None, cloud: str | None, warnings: list[str]) \
-        -> tuple[Instance | None, str | None]:
-    """--instance, else the type DMI names (AWS Nitro); None when neither says."""
+def _instance(stack: HostStack, spec: str | None, cloud: str | None, files: ProviderFiles,
+              warnings: list[str]) -> tuple[Instance | None, str | None]:
+    """--instance, else the type DMI names (AWS Nitro), else the one a provider file names (az vm show, gcloud
+    compute instances describe); None when none says."""
     if spec:
         if cloud is None:
             raise InputError("--instance: the host shows no cloud; give --cloud too")
         return parse_instance(spec, cloud), "--instance"
-    name = dmi_instance_type(stack.dmi)
+    name, why = dmi_instance_type(stack.dmi), "DMI product_name"
+    if name is None and files.instance is not None and files.instance[0] == cloud:
+        name, why = files.instance[1], f"{files.instance[2].removeprefix('--volumes ')} names"
     if name is None or cloud is None:
         return None, None
     try:
-        return parse_instance(name, cloud), f"DMI product_name {name!r}"
+        return parse_instance(name, cloud, require_count=False), f"{why} {name!r}"
     except InputError as exc:
-        warnings.append(f"DMI product_name {name!r}: {exc}")
+        warnings.append(f"{why} {name!r}: {exc}")
         return None, None
 
 
@@ -121,7 +124,7 @@ def inspect_host(root: Path, volume_files: list[Path], instance: str | None = No
     host, warnings = _cloud(nodes, stack, cloud)
     catalogs: dict[str, Catalog] = {}
     unmatched = _match(nodes, files, catalogs, warnings)
-    inst, inst_why = _instance(stack, instance, host, warnings)
+    inst, inst_why = _instance(stack, instance, host, files, warnings)
     filesystems = _filesystems(stack)
     by_name = {n.name: n for n in nodes}
     layouts = [describe(top, fs, by_name, inst, catalogs) for top, fs in tops(nodes, filesystems)]

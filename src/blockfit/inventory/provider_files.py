@@ -3,7 +3,8 @@
 Read, each recognised by its shape: `aws ec2 describe-volumes` ({"Volumes": [...]}, matched by VolumeId), `az vm
 show` (storageProfile.dataDisks, matched by LUN) and `az disk list` (a list of disks with `sku`, matched by name
 through the VM's dataDisks), `gcloud compute disks list --format=json` (a list with `sizeGb`, matched by name: the
-device name a disk is attached under is its name unless --device-name said otherwise), and `oci bv volume list`
+device name a disk is attached under is its name unless --device-name said otherwise; `gcloud compute instances
+describe --format=json` gives each disk's device name and the machine type), and `oci bv volume list`
 ({"data": [... "vpus-per-gb" ...]}) with `oci compute volume-attachment list` ({"data": [... "volume-id" ...]},
 matched by device path or IQN). Every file is read through inputs (a regular file, size capped, depth bounded);
 a field of the wrong type, or a name with a control character, is refused with one line naming the file.
@@ -22,7 +23,8 @@ from blockfit.schema.layout import Cloud
 MAX_FILE = 16 * 1024 * 1024  # a describe-volumes of a few thousand volumes is a few MB
 MAX_NAME = 256
 EXPECTED = ("the JSON of aws ec2 describe-volumes, az vm show, az disk list, gcloud compute disks list "
-            "--format=json, oci bv volume list or oci compute volume-attachment list")
+            "--format=json, gcloud compute instances describe --format=json, oci bv volume list or oci compute "
+            "volume-attachment list")
 
 
 @dataclass
@@ -46,6 +48,10 @@ class ProviderFiles:
     volumes: list[ProviderVolume] = field(default_factory=list)
     # OCI attachments: device path or IQN -> volume OCID; Azure disks by name (az disk list) for the VM's LUNs
     oci_attachments: dict[str, str] = field(default_factory=dict)
+    # GCP: disk name -> the device name it is attached under (gcloud compute instances describe)
+    gcp_device_names: dict[str, str] = field(default_factory=dict)
+    # the instance a file names (az vm show hardwareProfile.vmSize, gcloud instances describe machineType)
+    instance: tuple[Cloud, str, str] | None = None
     sources: list[str] = field(default_factory=list)
 
 
@@ -104,7 +110,12 @@ def _azure_disk(d: dict[str, Any], here: str, lun: int | None) -> ProviderVolume
                           throughput=_number(d.get("diskMBpsReadWrite"), here, "diskMBpsReadWrite"))
 
 
-def _azure_vm(data: dict[str, Any], where: str) -> list[ProviderVolume]:
+def _azure_vm(data: dict[str, Any], where: str, files: ProviderFiles) -> list[ProviderVolume]:
+    hardware = data.get("hardwareProfile")
+    if isinstance(hardware, dict) and hardware.get("vmSize") is not None:
+        size = _text(hardware.get("vmSize"), where, "hardwareProfile.vmSize")
+        assert size is not None
+        files.instance = ("azure", size, where)
     profile = data["storageProfile"]
     disks = profile.get("dataDisks", []) if isinstance(profile, dict) else None
     out = []
@@ -130,6 +141,19 @@ def _gcp(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
                                   iops=_number(d.get("provisionedIops"), here, "provisionedIops", int),
                                   throughput=_number(d.get("provisionedThroughput"), here, "provisionedThroughput")))
     return out
+
+
+def _gcp_instance(data: dict[str, Any], where: str, files: ProviderFiles) -> None:
+    """gcloud compute instances describe: each attached disk's device name (what the host shows) and its disk."""
+    for i, d in enumerate(_items(data["disks"], where, "disks")):
+        here = f"{where}: disks[{i}]"
+        device = _text(d.get("deviceName"), here, "deviceName")
+        source = _text(d.get("source"), here, "source", required=False)
+        if device and source:
+            files.gcp_device_names[source.rsplit("/", 1)[-1]] = device
+    machine = _text(data.get("machineType"), where, "machineType", required=False)
+    if machine:
+        files.instance = ("gcp", machine.rsplit("/", 1)[-1], where)
 
 
 def _oci_volumes(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
@@ -171,11 +195,13 @@ def parse(data: Any, where: str, files: ProviderFiles) -> None:
     if isinstance(data, dict) and "Volumes" in data:
         files.volumes += _aws(data, where)
     elif isinstance(data, dict) and "storageProfile" in data:
-        files.volumes += _azure_vm(data, where)
+        files.volumes += _azure_vm(data, where, files)
     elif _is_azure_disk_list(data):
         files.volumes += [_azure_disk(d, f"{where}: [{i}]", None) for i, d in enumerate(data)]
     elif _is_gcp_disk_list(data):
         files.volumes += _gcp(data, where)
+    elif isinstance(data, dict) and "disks" in data and "machineType" in data:
+        _gcp_instance(data, where, files)
     elif isinstance(data, dict) and isinstance(data.get("data"), list) and data["data"]:
         items = _items(data["data"], where, "data")
         if all("volume-id" in d for d in items):
@@ -210,6 +236,8 @@ def read_files(paths: list[Path]) -> ProviderFiles:
     _merge_azure(files)
     for vol in files.volumes:   # OCI: a disk shows its attachment's device path or IQN, never the volume's OCID
         vol.keys |= {key for key, ocid in files.oci_attachments.items() if vol.cloud == "oci" and ocid == vol.name}
+        if vol.cloud == "gcp" and vol.name in files.gcp_device_names:   # the device name the instance gave it
+            vol.keys = {files.gcp_device_names[vol.name]}
     return files
 
 
