@@ -144,3 +144,15 @@ def test_iscsi_node_record_queue_depth_and_asm_names(tmp_path: Path) -> None:
     links = {link.path: (link.device, link.asm) for link in stack.links}
     assert links == {"/dev/oracleasm/DATA01": ("sdb1", True), "/dev/disk/by-id/scsi-36000abc": ("sdb", False)}
     assert node_queue_depth("node.session.queue_depth=32\n# node.session.queue_depth = 1\n") == 32
+
+
+def test_a_fifo_in_a_copied_tree_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """--root reads a tree someone copied: a FIFO where an attribute should be gives no value, at once."""
+    t = SysTree(tmp_path)
+    t.scsi_disk("sdb", GIB, "Msft", "Virtual Disk")
+    (tmp_path / "sys/class/dmi/id").mkdir(parents=True)
+    os.mkfifo(tmp_path / "sys/class/dmi/id/sys_vendor")
+    (tmp_path / "proc/self").mkdir(parents=True)
+    os.mkfifo(tmp_path / "proc/self/mountinfo")
+    stack = read_stack(tmp_path)
+    assert stack.dmi.sys_vendor is None and stack.filesystems == [] and stack.hardware["sdb"].vendor == "Msft"

@@ -167,3 +167,37 @@ def test_model_inventory_needs_the_mount_point_when_there_are_several(tmp_path: 
     assert code == 0 and json.loads(stdout)["layout"] == "1x500G@gp3:3000:125"
     code, _, err = run(["model", "--inventory", str(out), "--layout", "1x1T@gp3"], capsys)
     assert code == 2 and "--layout" in err
+
+
+def test_a_multipath_map_is_one_volume_over_its_paths(tmp_path: Path) -> None:
+    """OCI multipath-enabled attachment: two iSCSI sessions to one volume, dm-multipath over them, one spec with
+    paths 2."""
+    t = SysTree(tmp_path / "host")
+    t.dmi(chassis_asset_tag="OracleCloud.com")
+    iqn = "iqn.2015-12.com.oracleiaas:00000000-aaaa-bbbb-cccc-dddddddddddd"
+    paths = []
+    for i in range(2):
+        t.iscsi_session(f"session{i + 1}", iqn, 64)
+        paths.append(t.scsi_disk(f"sd{'bc'[i]}", 500 * GIB, "ORACLE", "BlockVolume", hctl=f"{i + 3}:0:0:2",
+                                 session=f"session{i + 1}"))
+    t.mount(t.dm("dm-0", "mpatha", "mpath-3600144f0aaaa", paths, 500 * GIB), "/u01")
+    volumes, attachments = oci_files(1)
+    inv = inspect_host(tmp_path / "host", [_write(tmp_path / "v.json", volumes), _write(tmp_path / "a.json",
+                                                                                        attachments)],
+                       "VM.Standard.E4.Flex:16")
+    node = next(n for n in inv.devices if n.name == "dm-0")
+    assert node.kind == "multipath" and node.identity is not None and node.identity.volume_id == iqn
+    lay = inv.layouts[0]
+    assert lay.spec == "1x500G@higher" and lay.volumes == ["dm-0"] and lay.host_queue_depth == 64
+    assert lay.layout is not None and (lay.layout.attachment, lay.layout.paths) == ("iscsi", 2)
+    assert lay.prediction is not None and inv.unmatched_volumes == []
+
+
+def test_json_on_stdout_and_the_out_file_are_the_same_inventory(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    aws_host(tmp_path / "host")
+    out = tmp_path / "inv.json"
+    code, stdout, err = run(["inspect", "--root", str(tmp_path / "host"), "--json", "--out", str(out)], capsys)
+    assert code == 0, err
+    assert json.loads(stdout) == json.loads(out.read_text())
+    assert json.loads(stdout)["kind"] == "inventory" and not list(tmp_path.glob("*.tmp*"))

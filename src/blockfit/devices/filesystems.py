@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from blockfit.devices import mountinfo
-from blockfit.devices.sysfs import name_of
+from blockfit.devices.sysfs import name_of, read_bytes
 
 MAX_MOUNTINFO = 4 * 1024 * 1024  # a host with thousands of mounts has a few hundred KB
 
@@ -47,11 +47,10 @@ def _usage(mount_point: str) -> tuple[int | None, int | None]:
 def read_filesystems(root: Path) -> list[FilesystemUse]:
     """The block-device filesystems ROOT's mountinfo lists; one entry per device (the first mount of a bind)."""
     path = root / "proc" / "self" / "mountinfo"
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            mounts = mountinfo.parse(fh.read(MAX_MOUNTINFO), str(path))
-    except OSError:
+    data = read_bytes(path, MAX_MOUNTINFO)
+    if data is None:
         return []
+    mounts = mountinfo.parse(data.decode("utf-8", errors="replace"), str(path))
     here = root.resolve() == Path("/")
     found: list[FilesystemUse] = []
     seen: set[str] = set()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from blockfit.devices.sysfs import read_int, read_text
+from blockfit.devices.sysfs import read_bytes, read_int, read_text
 
 _HCTL = re.compile(r"\d+:\d+:\d+:\d+")
 _NVME_NAMESPACE = re.compile(r"nvme(\d+)(?:c\d+)?n\d+")
@@ -48,12 +48,8 @@ def clean(text: str | None) -> str | None:
 
 def vpd_serial(path: Path) -> str | None:
     """The unit serial number of a SCSI VPD page 0x80 file; None when absent or malformed."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(VPD_MAX)
-    except OSError:
-        return None
-    if len(data) < 4 or data[1] != 0x80:
+    data = read_bytes(path, VPD_MAX)
+    if data is None or len(data) < 4 or data[1] != 0x80:
         return None
     length = int.from_bytes(data[2:4], "big")
     return clean(data[4:4 + length].decode("ascii", errors="replace"))

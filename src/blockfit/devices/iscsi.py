@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from blockfit.devices.sysfs import read_text
+from blockfit.devices.sysfs import read_bytes, read_text
 
 NODE_DIRS = ("etc/iscsi/nodes", "var/lib/iscsi/nodes")
 MAX_NODE_FILE = 64 * 1024  # a node record is a few KB
@@ -45,11 +45,8 @@ def _node_record(root: Path, target: str) -> tuple[int | None, str | None]:
         except OSError:
             continue
         for record in records:
-            try:
-                with open(record, encoding="utf-8", errors="replace") as fh:
-                    depth = node_queue_depth(fh.read(MAX_NODE_FILE))
-            except OSError:
-                continue
+            data = read_bytes(record, MAX_NODE_FILE)
+            depth = node_queue_depth(data.decode("utf-8", errors="replace")) if data is not None else None
             if depth is not None:
                 return depth, "/" + record.relative_to(root).as_posix()
     return None, None
