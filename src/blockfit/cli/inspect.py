@@ -7,15 +7,14 @@ from typing import Annotated
 import typer
 
 from blockfit.cli import app
-from blockfit.cli.common import CLOUD_HELP
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
 from blockfit.schema.inventory import Inventory
 
 ROOT_HELP = "read a copy of another host's /sys, /proc and /dev instead of this host's (a directory holding them)"
 VOLUMES_HELP = ("the provider CLI's JSON of the volumes (repeatable): aws ec2 describe-volumes, az vm show and az disk "
-                "list, gcloud compute disks list --format=json, oci bv volume list and oci compute volume-attachment "
-                "list")
+                "list, gcloud compute disks list and instances describe (--format=json), oci bv volume list and oci "
+                "compute volume-attachment list")
 
 
 @app.command("inspect")
@@ -23,7 +22,8 @@ def inspect_command(
     volumes: Annotated[list[Path] | None, typer.Option("--volumes", metavar="FILE", help=VOLUMES_HELP)] = None,
     instance: Annotated[str | None, typer.Option(help="the instance, SHAPE[:COUNT][/OPTION], where DMI does not "
                                                       "name it (only AWS Nitro does)")] = None,
-    cloud: Annotated[str | None, typer.Option(help=f"{CLOUD_HELP}; only where the host shows none")] = None,
+    cloud: Annotated[str | None, typer.Option(help="the cloud (oci, aws, azure or gcp), only where the host shows "
+                                                   "none; refused when it shows another")] = None,
     root: Annotated[Path, typer.Option(help=ROOT_HELP, metavar="DIR")] = Path("/"),
     json_out: Annotated[bool, typer.Option("--json", help="print the Inventory as JSON")] = False,
     out: Annotated[Path | None, typer.Option("--out", metavar="FILE", help="also write the Inventory (JSON) to "
