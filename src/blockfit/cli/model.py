@@ -147,7 +147,7 @@ def from_inventory(path: Path, mount: str | None, given: dict[str, bool]) -> "La
         if given[name]:
             raise InputError(f"--{name}: not with --inventory (the inventory's layout says it)")
     inv = read_inventory(user_path(str(path), "--inventory"))
-    found = layout_options(inv, layout_at(inv, mount))
+    found = layout_options(inv, layout_at(inv, mount), f"--inventory {path}")
     if given["instance"] and found.instance is not None:
         raise InputError(f"--instance: the inventory names the instance ({found.instance}); drop --instance")
     if found.instance is None and not given["instance"]:

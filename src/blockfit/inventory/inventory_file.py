@@ -20,6 +20,7 @@ EXPECTED = "the --json output of blockfit inspect"
 
 
 def read_inventory(path: Path, what: str = "--inventory") -> Inventory:
+    """The Inventory in PATH; any problem is one InputError naming WHAT and the file."""
     where = f"{what} {path}"
     text = read_text(path, where, EXPECTED)
     try:
@@ -49,6 +50,9 @@ def layout_at(inv: Inventory, mount: str | None, where: str = "--inventory", opt
             raise InputError(f"{option} {mount!r}: {where} has no layout there; it has: {names}")
     elif len(with_spec) == 1:
         found = with_spec[0]
+    elif not with_spec:
+        why = "; ".join(f"{_named(lay)}: {', '.join(lay.unknown) or 'no spec'}" for lay in inv.layouts)
+        raise InputError(f"{where}: no layout has a spec ({why or 'it lists none'})")
     else:
         names = ", ".join(_named(lay) for lay in with_spec) or "none"
         raise InputError(f"{where}: {len(with_spec)} layouts have a spec ({names}); give {option} MOUNT_POINT")
@@ -71,12 +75,23 @@ class LayoutOptions(BaseModel):
     queue_depth: int | None
 
 
-def layout_options(inv: Inventory, lay: InventoryLayout) -> LayoutOptions:
+def layout_options(inv: Inventory, lay: InventoryLayout, where: str = "--inventory") -> LayoutOptions:
+    """LAY as options, its spec and instance read through the spec grammar here, so a file's bad spec is named as
+    the file's (one line), not as an option the user never typed."""
+    from blockfit.specs import parse_instance, parse_layout
+
     assert lay.layout is not None and lay.spec is not None
     inst = lay.instance or inv.instance
     spec = None
     if inst is not None:
         spec = inst.spec + "".join(f"/{o}" for o in (inst.interface, inst.ebs_weighting) if o)
-    return LayoutOptions(cloud=lay.layout.volume.cloud, layout=lay.spec, instance=spec,
+    cloud = lay.layout.volume.cloud
+    try:
+        parse_layout(lay.spec, cloud)
+        if spec is not None:
+            parse_instance(spec, cloud)
+    except InputError as exc:
+        raise InputError(f"{where}: the layout under {_named(lay)}: {exc}") from None
+    return LayoutOptions(cloud=cloud, layout=lay.spec, instance=spec,
                          stripe_size=lay.layout.stripe_size, attachment=lay.layout.attachment,
                          paths=lay.layout.paths, redundancy=lay.layout.redundancy, queue_depth=lay.host_queue_depth)
