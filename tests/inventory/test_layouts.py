@@ -48,6 +48,15 @@ def test_lvm_stripe_count_and_size_from_sysfs(tmp_path: Path) -> None:
     assert lay.layout is not None and (lay.layout.stripe_size, lay.layout.manager) == (65536, "lvm")
     assert inv.filesystems[0].xfs_sunit_bytes == 65536 and inv.filesystems[0].xfs_swidth_bytes == 131072
     assert lay.prediction is not None and lay.prediction.max_iops == 9000
+    # the fixture's XFS has sunit 64k but swidth 128k over a 3 x 64k stripe
+    assert any("/u01: XFS sunit/swidth 65536/131072" in w and "65536/196608" in w for w in inv.warnings)
+    two = inspect_host(_two(tmp_path), [_write(tmp_path / "v.json", aws_volumes(2))])
+    assert two.layouts[0].spec == "2x500G@gp3:3000:125" and not [w for w in two.warnings if "XFS" in w]
+
+
+def _two(tmp_path: Path) -> Path:
+    aws_host(tmp_path / "two", members=2)   # sunit 64k, swidth 128k over 2 x 64k: aligned
+    return tmp_path / "two"
 
 
 def test_lvm_linear_one_volume_and_a_concatenation(tmp_path: Path) -> None:

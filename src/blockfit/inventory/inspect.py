@@ -18,7 +18,7 @@ from blockfit.inventory.provider_files import ProviderFiles, ProviderVolume, rea
 from blockfit.inventory.stack import build_nodes
 from blockfit.model import normalize_volume
 from blockfit.schema import Instance, Volume
-from blockfit.schema.inventory import BlockNode, Inventory, MountedFilesystem
+from blockfit.schema.inventory import BlockNode, Inventory, InventoryLayout, MountedFilesystem
 from blockfit.specs import parse_instance
 
 GIB = 1024 ** 3
@@ -115,6 +115,23 @@ def _cloud(nodes: list[BlockNode], stack: HostStack, given: str | None) -> tuple
     return shown or given, []
 
 
+def alignment_warnings(layouts: list[InventoryLayout], filesystems: list[MountedFilesystem]) -> list[str]:
+    """An XFS whose stripe unit or width is not the stripe under it: its allocations straddle members."""
+    by_mount = {f.mount_point: f for f in filesystems}
+    out = []
+    for lay in layouts:
+        fs = by_mount.get(lay.mount_point or "")
+        stripe = lay.layout.stripe_size if lay.layout else None
+        if fs is None or lay.layout is None or stripe is None or lay.layout.members < 2 or fs.fstype != "xfs":
+            continue
+        width = stripe * lay.layout.members
+        if (fs.xfs_sunit_bytes, fs.xfs_swidth_bytes) != (stripe, width):
+            out.append(f"{fs.mount_point}: XFS sunit/swidth {fs.xfs_sunit_bytes}/{fs.xfs_swidth_bytes} bytes, the "
+                       f"stripe under it {stripe}/{width} (su x {lay.layout.members}): mkfs.xfs -d su=,sw= did not "
+                       "match it")
+    return out
+
+
 def inspect_host(root: Path, volume_files: list[Path], instance: str | None = None,
                  cloud: str | None = None) -> Inventory:
     """The Inventory of the host under ROOT ("/": this one) with what VOLUME_FILES say of its volumes."""
@@ -128,6 +145,7 @@ def inspect_host(root: Path, volume_files: list[Path], instance: str | None = No
     filesystems = _filesystems(stack)
     by_name = {n.name: n for n in nodes}
     layouts = [describe(top, fs, by_name, inst, catalogs) for top, fs in tops(nodes, filesystems)]
+    warnings += alignment_warnings(layouts, filesystems)
     cat = catalogs.get(host) if host else None
     return Inventory(hostname=stack.hostname, cloud=host, instance=inst, instance_evidence=inst_why,
                      catalog_version=cat.version.isoformat() if cat else None, devices=nodes,
