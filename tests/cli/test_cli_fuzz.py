@@ -117,6 +117,8 @@ def base_args(path: str, fx: Fixtures) -> list[str] | None:
                   "bench-out", "--report", "bench.html"],
         "report": [str(fx.model), "-o", "r.html", "--png", str(fx.png)],
         "sql": ["oracle"],
+        # valid as it stands: it reads this host's /sys, /proc and /dev (read-only) and writes inv.json
+        "inspect": ["--out", "inv.json"],
         # valid as it stands: no server listens on that socket directory, so it ends at the connection attempt
         "record": ["--pg", "host=/nonexistent-blockfit-fuzz dbname=postgres", "--interval", "1s", "--duration", "1s",
                    "--out", "rec.jsonl"],

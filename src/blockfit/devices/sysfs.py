@@ -28,12 +28,37 @@ def is_kernel_name(name: str) -> bool:
     return _KERNEL_NAME.fullmatch(name) is not None
 
 
-def read_text(path: Path) -> str | None:
-    """A sysfs attribute's text, stripped; None where it is absent or unreadable."""
+ATTRIBUTE_MAX = 64 * 1024  # a sysfs attribute is at most a page; a copied tree (inspect --root) is held to this too
+
+
+def read_bytes(path: Path, limit: int = ATTRIBUTE_MAX) -> bytes | None:
+    """At most LIMIT bytes of a regular file; None where it is absent, unreadable or not a regular file. Opened
+    without blocking, so a FIFO planted in a copied tree (inspect --root) is refused rather than waited on."""
     try:
-        return path.read_text().strip()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str | None:
+    """A sysfs attribute's text, stripped; None where it is absent, unreadable or not a regular file."""
+    data = read_bytes(path)
+    return None if data is None else data.decode("utf-8", errors="replace").strip()
 
 
 def read_int(path: Path) -> int | None:
