@@ -190,6 +190,19 @@ def _create_temp(target: Path) -> tuple[int, Path]:
     return fd, tmp
 
 
+def _create_partial(target: Path, path: Path, what: str) -> tuple[int, Path]:
+    """Create `NAME.partial` beside target, 0600 like a temp file, never over an existing file or link."""
+    partial = target.with_name(target.name + PARTIAL)
+    if len(os.fsencode(partial.name)) > 255:
+        raise InputError(f"{what} {str(path)!r}: the file name is longer than {255 - len(PARTIAL)} bytes")
+    try:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise InputError(f"{what} {str(path)!r}: {str(partial)!r} exists (what a run cut short had written); "
+                         "move it away, or read it: it is a file of its own") from None
+    return fd, partial
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -335,18 +348,33 @@ def write_atomically(path: Path, data: str | bytes, what: str) -> None:
         batch.add(path, data, what)
 
 
-class StreamFile:
-    """A file written line by line while a command runs (diagnose --record): into a temp file beside the target,
-    renamed into place by commit(); discard() (or any error) removes it. A write error is an InputError."""
+PARTIAL = ".partial"  # a streamed file's name while it is written, when what it holds so far must outlive a kill
 
-    def __init__(self, path: Path, what: str) -> None:
+
+def partial_name(path: Path) -> Path:
+    """Where `StreamFile(path, keep=True)` writes until its commit: `NAME.partial`, beside the target."""
+    target = _dest(path)
+    return target.with_name(target.name + PARTIAL)
+
+
+class StreamFile:
+    """A file written line by line while a command runs (diagnose --record, record --pg), each line flushed as it
+    comes, renamed into place by commit(); discard() (or a write error) removes it. A write error is an
+    InputError.
+
+    By default it is a hidden temp file, removed on any exit. With `keep`, it is `NAME.partial` beside the target:
+    not removed on the way out, so a run killed (SIGKILL, the OOM killer, a power cut) leaves what it measured
+    there, under a name that says so. An existing `NAME.partial` (an earlier run's) is refused, never replaced."""
+
+    def __init__(self, path: Path, what: str, keep: bool = False) -> None:
         check_target(path, what)
         self.path, self.what, self.target = path, what, _dest(path)
         try:
-            fd, self.tmp = _create_temp(self.target)
+            fd, self.tmp = _create_partial(self.target, path, what) if keep else _create_temp(self.target)
         except OSError as exc:
             raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
         self._fh: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace")
+        self.lines = 0   # lines written so far
 
     def _fail(self, exc: OSError) -> InputError:
         self.discard()
@@ -359,6 +387,7 @@ class StreamFile:
             self._fh.flush()
         except OSError as exc:
             raise self._fail(exc) from None
+        self.lines += text.count("\n")
 
     def commit(self) -> None:
         assert self._fh is not None
