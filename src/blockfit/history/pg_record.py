@@ -306,7 +306,7 @@ def sample_count(interval_s: float, duration_s: float) -> int:
         raise ValueProblem(f"duration {duration_s:g} s: expected at least one interval ({interval_s:g} s)")
     count = int(duration_s // interval_s) + 1
     if count > MAX_SAMPLES:
-        raise ValueProblem(f"duration {duration_s:g} s at {interval_s:g} s: {count:,} samples; expected at most "
+        raise ValueProblem(f"{duration_s:g} s every {interval_s:g} s: {count:,} samples; expected at most "
                            f"{MAX_SAMPLES:,} (what plan --from reads): record at a longer interval")
     return count
 
