@@ -27,11 +27,11 @@ import shutil
 import stat
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import BlockfitError, EnvironmentProblem, InputError
 from blockfit.lifecycle import checkpoint, held, on_exit
 
 MANIFEST = ".blockfit-files"  # in a build folder: the files the build wrote, so --force can replace them whole
@@ -342,8 +342,27 @@ class Batch:
             self.discard()  # after a commit, nothing is left to discard
 
 
-def write_atomically(path: Path, data: str | bytes, what: str) -> None:
-    """Write beside `path` and rename over it; `what` names the option the path came from, for the error."""
+Check = Callable[[str], object]   # reads a file's text as the command that reads the file does; raises if it cannot
+
+
+def check_loads(path: Path, data: str, what: str, check: Check) -> None:
+    """Refuse, before anything is written, a text that the command reading the file would refuse: a file that does
+    not load must not replace one that does (an imported catalog with a DEL in a name did; every command then
+    failed on it)."""
+    try:
+        check(data)
+    except (BlockfitError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:300]
+        raise InputError(f"{what} {str(path)!r}: what would be written does not load ({reason}); nothing was "
+                         "written") from None
+
+
+def write_atomically(path: Path, data: str | bytes, what: str, check: Check | None = None) -> None:
+    """Write beside `path` and rename over it; `what` names the option the path came from, for the error. With
+    `check` (the reader of the file, on its text), a text that does not load is refused before anything is
+    written."""
+    if check is not None and isinstance(data, str):
+        check_loads(path, data, what, check)
     with Batch() as batch:
         batch.add(path, data, what)
 
@@ -389,7 +408,9 @@ class StreamFile:
             raise self._fail(exc) from None
         self.lines += text.count("\n")
 
-    def commit(self) -> None:
+    def commit(self, check: Callable[[Path], object] | None = None) -> None:
+        """Rename the file into place; with `check` (the file's reader, on what was written), a file that does not
+        load is not: a temp file is removed, a `.partial` one kept (it holds what was measured)."""
         assert self._fh is not None
         try:
             self._fh.flush()
@@ -397,6 +418,8 @@ class StreamFile:
             os.fsync(self._fh.fileno())
         except OSError as exc:
             raise self._fail(exc) from None
+        if check is not None:
+            self._check(check)
         checkpoint("rename")
         with held():
             fh, self._fh = self._fh, None
@@ -408,6 +431,18 @@ class StreamFile:
                 raise InputError(f"{self.what} {str(self.path)!r}: cannot write ({exc.strerror})") from None
             written.append(self.path)
             _fsync_dir(self.target.parent)
+
+    def _check(self, check: Callable[[Path], object]) -> None:
+        try:
+            check(self.tmp)
+        except (BlockfitError, ValueError) as exc:
+            reason = " ".join(str(exc).replace(str(self.tmp), "the file").split())[:300]
+            kept = f"what was written is kept in {str(self.tmp)!r}" if self.tmp.name.endswith(PARTIAL) else \
+                "nothing was written"
+            if not self.tmp.name.endswith(PARTIAL):
+                self.discard()
+            raise InputError(f"{self.what} {str(self.path)!r}: what was written does not load ({reason}); "
+                             f"{kept}") from None
 
     def discard(self) -> None:
         with held():

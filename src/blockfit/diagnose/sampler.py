@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from blockfit import lifecycle
-from blockfit.devices.capture import Capture, Sample, snapshot, take_sample
+from blockfit.devices.capture import Capture, Sample, load, snapshot, take_sample
 from blockfit.errors import ValueProblem
 from blockfit.files import StreamFile
 from blockfit.inputs import MAX_RESULT_BYTES
@@ -71,7 +71,7 @@ def run_live(requested: list[str] | None, interval_s: float, duration_s: float, 
             pass  # stop early and diagnose what was sampled
         if fh is not None:
             if len(capture.samples) >= 2:
-                fh.commit()
+                fh.commit(check=load)   # read back as --replay reads it, before it replaces anything
             else:
                 fh.discard()
     except BaseException:

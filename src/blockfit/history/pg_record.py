@@ -281,7 +281,7 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
                 fh.discard()
             raise
         if taken >= 2:
-            fh.commit()
+            fh.commit(check=_reads_back)
         else:
             fh.discard()
         if interrupted:
@@ -298,6 +298,14 @@ def record(dsn: str, interval_s: float, duration_s: float, out: Path,
         raise EnvironmentProblem(f"record: {exc}") from None
     finally:
         server.close()
+
+
+def _reads_back(path: Path) -> None:
+    """A recording read as `plan --from` reads it (line by line, within its caps), before it is renamed."""
+    from blockfit.history import pg_recording  # it reads our FORMAT: imported here, not at the top
+
+    with open(path, encoding="utf-8") as fh:
+        pg_recording.read_lines(path, fh, MAX_SAMPLES)
 
 
 def sample_count(interval_s: float, duration_s: float) -> int:
