@@ -172,6 +172,13 @@ def check_distinct(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[
 # ---------------------------------------------------------------- writing files
 
 
+def glob_stem(target: Path) -> str:
+    """The part of `_temp_name`'s names that comes from the target, escaped for a glob."""
+    import glob
+
+    return glob.escape(os.fsdecode(os.fsencode(target.name)[:180]))
+
+
 def _temp_name(target: Path, kind: str = "tmp") -> Path:
     """`.NAME.PID.RANDOM.tmp` beside the target, short enough for a 255-byte file name."""
     stem = os.fsencode(target.name)[:180]
@@ -453,6 +460,71 @@ class StreamFile:
             _remove(self.tmp)
 
 
+# ---------------------------------------------------------------- owner markers
+
+OWNER = ".blockfit-owner"   # in a staging or scratch folder: "PID START", the process that made it
+
+
+def _owner() -> str:
+    from blockfit.proc import process_start  # here: proc loads ctypes, which only folder-writing commands need
+
+    return f"{os.getpid()} {process_start(os.getpid())}\n"
+
+
+def make_owned_dir(path: Path, mode: int = 0o700) -> None:
+    """Make folder PATH with an owner marker in it (this process's pid and start time), so a later run can tell
+    one left by a process that is gone (SIGKILL, the OOM killer, a power cut) from one of a process still at work.
+    Registered, like a temp file: removed on this process's way out unless renamed."""
+    with held():
+        path.mkdir(mode=mode)
+        _register(path)
+    fd = os.open(path / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        _write_all(fd, _owner().encode("ascii"))
+    finally:
+        os.close(fd)
+
+
+def owner_alive(folder: Path) -> bool | None:
+    """Whether the process that made FOLDER (its owner marker) still runs: the same pid with the same start time
+    (a reused pid has another). None when the folder has no readable marker."""
+    from blockfit.proc import process_start
+
+    try:
+        with open(folder / OWNER, "rb") as fh:
+            pid_text, start_text = fh.read(64).decode("ascii").split()
+        pid, start = int(pid_text), int(start_text)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return pid > 0 and process_start(pid) == start
+
+
+def sweep_left_behind(parent: Path, pattern: str, what: str, path: Path) -> None:
+    """Remove the folders in PARENT matching PATTERN (a glob) whose owner is gone, with one line each on stderr;
+    a folder whose owner still runs is left alone, one without a marker is named, never removed."""
+    import glob
+
+    for found in sorted(glob.glob(os.path.join(glob.escape(str(parent)), pattern), include_hidden=True)):
+        folder = Path(found)
+        if folder.is_symlink() or not folder.is_dir():
+            continue   # never ours: a staging folder is made with mkdir, never through a link
+        alive = owner_alive(folder)
+        if alive is False:
+            with held():
+                shutil.rmtree(folder, ignore_errors=True)
+            print(f"blockfit: {what} {str(path)!r}: removed {str(folder)!r}, left by a blockfit that is no longer "
+                  "running", file=sys.stderr)
+        elif alive is None:
+            print(f"blockfit: {what} {str(path)!r}: {str(folder)!r} looks like a folder a blockfit left behind, "
+                  "but has no owner marker: remove it if no blockfit is running", file=sys.stderr)
+
+
+def _disown(folder: Path) -> None:
+    """The staging folder becomes the output: its owner marker goes first."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(folder / OWNER)
+
+
 # ---------------------------------------------------------------- build folders
 
 
@@ -599,10 +671,11 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
             if any(entries):
                 raise InputError(f"{what} {str(path)!r}: directory is not empty; choose another or pass --force")
     fresh = {name for name, _, _ in files}
-    with held():
-        tmp = _temp_name(target, "build")
-        tmp.mkdir(mode=0o700)
-        _register(tmp)
+    stem = glob_stem(target)
+    for kind in ("build", "old"):   # under the folder's lock: left by a build into this folder that was killed
+        sweep_left_behind(target.parent, f".{stem}.*.{kind}", what, path)
+    tmp = _temp_name(target, "build")
+    make_owned_dir(tmp)
     try:
         for name, data, mode in files:
             dest = tmp / name
@@ -625,9 +698,10 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
                 os.chown(tmp, st.st_uid, st.st_gid)
         else:
             os.chmod(tmp, 0o777 & ~_umask())
-        _fsync_dir(tmp)
         checkpoint("rename")
         with held():
+            _disown(tmp)
+            _fsync_dir(tmp)
             if not exists and link is None:
                 os.rename(tmp, target)  # onto nothing, or onto an empty folder made meanwhile
                 _temps.discard(tmp)
@@ -635,9 +709,12 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
                 aside = _temp_name(target, "old")
                 os.rename(target, aside)
                 _register(aside)
+                with contextlib.suppress(OSError):   # the old folder, removed below: a kill before leaves it marked
+                    (aside / OWNER).write_text(_owner(), encoding="ascii")
                 try:
                     os.rename(tmp, target)
                 except OSError:
+                    _disown(aside)
                     os.rename(aside, target)
                     _temps.discard(aside)
                     raise

@@ -1,0 +1,103 @@
+"""A build killed outright leaves its hidden staging folder (a full copy of root's scripts) beside the output; it
+used to stay there for good, neither removed nor noticed by later builds. Now a staging folder carries an owner
+marker (pid and start time, so a reused pid is not mistaken for its owner): the next build into the same folder
+removes one whose owner is gone, with one line, never touches one whose owner runs, and names one it cannot
+place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from blockfit.cli import main
+from blockfit.files import OWNER
+from blockfit.proc import process_start
+from support.faults import DEVICES, PART3, held_child, signal_when_held
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("plan") / "plan.json"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main([*PART3, "--json"])
+    path.write_text(out.getvalue())
+    return path
+
+
+def _build_args(plan: Path, out: Path) -> list[str]:
+    return ["build", "--plan", str(plan), "--manager", "lvm", "--devices", DEVICES, "--out", str(out)]
+
+
+def _build(plan: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "blockfit", *_build_args(plan, out)], capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+
+
+def _staging(parent: Path) -> list[Path]:
+    return sorted(p for p in parent.iterdir() if p.name.startswith(".scripts.") and p.name.endswith(".build"))
+
+
+@contextlib.contextmanager
+def _live_process() -> Iterator[subprocess.Popen[bytes]]:
+    sleeper = subprocess.Popen(["sleep", "300"])
+    try:
+        yield sleeper
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def _plant(parent: Path, pid: int, marker: str | None) -> Path:
+    folder = parent / f".scripts.{pid}.abc123.build"
+    folder.mkdir()
+    (folder / "20-lvm.sh").write_text("#!/bin/bash\n")
+    if marker is not None:
+        (folder / OWNER).write_text(marker)
+    return folder
+
+
+def test_a_staging_folder_left_by_a_sigkilled_build_is_removed_by_the_next(plan: Path, tmp_path: Path) -> None:
+    out = tmp_path / "scripts"
+    marker = tmp_path / "held"
+    child = held_child(marker, "write:3", *_build_args(plan, out))   # three files into its staging folder
+    killed = signal_when_held(child, marker, signal.SIGKILL)
+    assert killed.code == -signal.SIGKILL, killed
+    (left,) = _staging(tmp_path)
+    assert (left / OWNER).read_text().split()[0] == str(child.pid) and not out.exists()
+    again = _build(plan, out)
+    assert again.returncode == 0, again.stderr
+    assert f"removed {str(left)!r}, left by a blockfit that is no longer running" in again.stderr, again.stderr
+    assert _staging(tmp_path) == [] and (out / "20-lvm.sh").is_file() and not (out / OWNER).exists()
+
+
+def test_a_staging_folder_of_a_live_process_is_never_touched(plan: Path, tmp_path: Path) -> None:
+    with _live_process() as sleeper:
+        start = process_start(sleeper.pid)
+        live = _plant(tmp_path, sleeper.pid, f"{sleeper.pid} {start}\n")
+        reused = _plant(tmp_path, sleeper.pid + 100_000, f"{sleeper.pid} {start + 1 if start else 1}\n")  # pid reused
+        unknown = _plant(tmp_path, 1, None)
+        done = _build(plan, tmp_path / "scripts")
+        assert done.returncode == 0, done.stderr
+        assert live.is_dir() and (live / "20-lvm.sh").is_file() and str(live) not in done.stderr, done.stderr
+        assert not reused.exists() and f"removed {str(reused)!r}" in done.stderr, done.stderr
+        assert unknown.is_dir() and f"{str(unknown)!r} looks like a folder a blockfit left behind" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 2, done.stderr
+
+
+def test_a_finished_build_leaves_no_marker_and_no_staging(plan: Path, tmp_path: Path) -> None:
+    out = tmp_path / "scripts"
+    for _ in range(2):   # a new folder, then replaced (--force on the second run)
+        args = _build_args(plan, out) + (["--force"] if out.exists() else [])
+        done = subprocess.run([sys.executable, "-m", "blockfit", *args], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and not done.stderr, done.stderr
+        assert not (out / OWNER).exists() and sorted(os.listdir(tmp_path)) == ["scripts"]
