@@ -471,6 +471,15 @@ def _owner() -> str:
     return f"{os.getpid()} {process_start(os.getpid())}\n"
 
 
+def mark_owned(folder: Path) -> None:
+    """Put this process's owner marker in FOLDER, a folder it has just made (a `tempfile.mkdtemp`)."""
+    fd = os.open(folder / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        _write_all(fd, _owner().encode("ascii"))
+    finally:
+        os.close(fd)
+
+
 def make_owned_dir(path: Path, mode: int = 0o700) -> None:
     """Make folder PATH with an owner marker in it (this process's pid and start time), so a later run can tell
     one left by a process that is gone (SIGKILL, the OOM killer, a power cut) from one of a process still at work.
@@ -478,11 +487,7 @@ def make_owned_dir(path: Path, mode: int = 0o700) -> None:
     with held():
         path.mkdir(mode=mode)
         _register(path)
-    fd = os.open(path / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        _write_all(fd, _owner().encode("ascii"))
-    finally:
-        os.close(fd)
+    mark_owned(path)
 
 
 def owner_alive(folder: Path) -> bool | None:
@@ -506,8 +511,12 @@ def sweep_left_behind(parent: Path, pattern: str, what: str, path: Path) -> None
 
     for found in sorted(glob.glob(os.path.join(glob.escape(str(parent)), pattern), include_hidden=True)):
         folder = Path(found)
-        if folder.is_symlink() or not folder.is_dir():
-            continue   # never ours: a staging folder is made with mkdir, never through a link
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue   # never ours: made with mkdir (never through a link), by this user (/tmp is everyone's)
         alive = owner_alive(folder)
         if alive is False:
             with held():

@@ -101,3 +101,34 @@ def test_a_finished_build_leaves_no_marker_and_no_staging(plan: Path, tmp_path: 
         done = subprocess.run([sys.executable, "-m", "blockfit", *args], capture_output=True, text=True, timeout=300)
         assert done.returncode == 0 and not done.stderr, done.stderr
         assert not (out / OWNER).exists() and sorted(os.listdir(tmp_path)) == ["scripts"]
+
+
+def test_a_calibrate_temp_folder_left_by_a_dead_process_is_removed_by_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """calibrate's own temp folder (job files, fio output) carries the same marker; the next calibrate's removes
+    one whose owner is gone and leaves a live one."""
+    import tempfile
+
+    from blockfit.measure import calibrate
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)   # read TMPDIR again
+    gone = subprocess.Popen([sys.executable, "-c", "print()"], stdout=subprocess.DEVNULL)
+    gone.wait()
+    dead = tmp_path / f"{calibrate.WORKDIR_PREFIX}dead"
+    dead.mkdir()
+    (dead / OWNER).write_text(f"{gone.pid} 1\n")
+    with _live_process() as sleeper:
+        live = tmp_path / f"{calibrate.WORKDIR_PREFIX}live"
+        live.mkdir()
+        (live / OWNER).write_text(f"{sleeper.pid} {process_start(sleeper.pid)}\n")
+        work = calibrate._workdir()
+        try:
+            assert work.parent == tmp_path and (work / OWNER).is_file()
+            assert not dead.exists() and live.is_dir()
+            err = capsys.readouterr().err
+            assert f"removed {str(dead)!r}" in err and str(live) not in err and str(work) not in err, err
+        finally:
+            import shutil
+
+            shutil.rmtree(work)
