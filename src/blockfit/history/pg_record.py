@@ -50,9 +50,8 @@ from blockfit import lifecycle
 from blockfit.devices import diskstats, sysfs
 from blockfit.errors import EnvironmentProblem, ValueProblem
 from blockfit.files import StreamFile
+from blockfit.history.pg_recording import FORMAT, VERSION
 
-FORMAT = "blockfit-pg-recording"
-VERSION = 1
 TIMEOUT_S = 30.0   # one call to the server (a sample's statements are catalog views: milliseconds when it answers)
 CONNECT_S = 10     # connecting, at most (libpq counts whole seconds)
 MAX_SAMPLES = 3_000_000  # what `plan --from` reads of a recording (history.readers.MAX_SAMPLES)
