@@ -16,6 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from support.fleet import run_cli
+
 
 def _blockfit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     # 60 s is a safety net: the old code sampled (or connected and sampled) for the whole duration
@@ -51,4 +55,12 @@ def test_a_recording_past_what_plan_reads_is_refused_before_connecting(tmp_path:
                     "--out", str(tmp_path / "r.jsonl"), cwd=tmp_path)
     line = _one_line(run)
     assert "--duration" in line and "3,600,000 samples" in line and "3,000,000" in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pg_timeout_is_checked_at_the_edge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for bad in ("0", "nan", "x", "4000"):
+        monkeypatch.setenv("BLOCKFIT_PG_TIMEOUT", bad)
+        code, out, err = run_cli("record", "--pg", "host=/nonexistent dbname=x", "--out", str(tmp_path / "r.jsonl"))
+        assert code == 2 and err.count("\n") == 1 and "BLOCKFIT_PG_TIMEOUT" in err, err
     assert list(tmp_path.iterdir()) == []

@@ -24,6 +24,7 @@ from support.catalog_files import oci_flex, oci_shapes, write
 from support.inproc import run
 
 NAME = "VM.Standard.Z9\x7fFlex"
+PLAN = ["plan", "--capacity", "1T", "--target-iops", "20000", "--instance", "VM.Standard.E4.Flex:8"]
 
 
 def _digest(path: Path) -> str:
@@ -67,7 +68,7 @@ def test_an_import_whose_text_would_not_load_leaves_the_working_catalog_at_out(
 
 def _plan(tmp: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     out = tmp / "plan.json"
-    code, _stdout, err = run(["plan", "--capacity", "1T", "--target-iops", "20000", "--out", str(out)], capsys)
+    code, _stdout, err = run([*PLAN, "--out", str(out)], capsys)
     assert code in (0, 3), err
     return out
 
@@ -82,7 +83,7 @@ def test_plan_out_reads_back_and_a_result_that_would_not_is_not_written(
     dump = Plan.model_dump_json
     monkeypatch.setattr(Plan, "model_dump_json",   # a slip: a schema version no reader reads
                         lambda self, **kw: dump(self, **kw).replace('"schema_version": ', '"schema_version": 99', 1))
-    code, _stdout, err = run(["plan", "--capacity", "1T", "--target-iops", "20000", "--out", str(out)], capsys)
+    code, _stdout, err = run([*PLAN, "--out", str(out)], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "does not load" in err and "newer blockfit" in err and _digest(out) == before, err
 
