@@ -528,6 +528,41 @@ def sweep_left_behind(parent: Path, pattern: str, what: str, path: Path) -> None
                   "but has no owner marker: remove it if no blockfit is running", file=sys.stderr)
 
 
+def owner_tag() -> str:
+    """This process's pid and start time as a file name part, `PID-START`, for a scratch file that holds no marker
+    of its own (a test file fio reads whole)."""
+    return _owner().strip().replace(" ", "-")
+
+
+def sweep_tagged_files(parent: Path, prefix: str, suffix: str, what: str) -> None:
+    """Remove the files PREFIX + `PID-START` + SUFFIX in PARENT, of this user, whose owner is gone (one line each);
+    a live owner's file, or a name without a tag, is left alone."""
+    from blockfit.proc import process_start
+
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(suffix)):
+            continue
+        pid_text, _, start_text = name[len(prefix):len(name) - len(suffix)].partition("-")
+        if not (pid_text.isdigit() and start_text.isdigit()):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        if process_start(int(pid_text)) != int(start_text):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                print(f"blockfit: {what}: removed {entry.path!r}, left by a blockfit that is no longer running",
+                      file=sys.stderr)
+
+
 def _disown(folder: Path) -> None:
     """The staging folder becomes the output: its owner marker goes first."""
     with contextlib.suppress(FileNotFoundError):

@@ -132,3 +132,25 @@ def test_a_calibrate_temp_folder_left_by_a_dead_process_is_removed_by_the_next(
             import shutil
 
             shutil.rmtree(work)
+
+
+def test_a_calibrate_test_file_left_by_a_dead_process_is_removed_by_the_next(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A directory target's test file (GiBs, laid out whole) is named by its owner's pid and start time: the next
+    calibrate on that directory removes one whose owner is gone, before it checks the free space."""
+    from blockfit.measure.targets import TEST_FILE_PREFIX, resolve_target
+
+    gone = subprocess.Popen([sys.executable, "-c", "print()"], stdout=subprocess.DEVNULL)
+    gone.wait()
+    dead = tmp_path / f"{TEST_FILE_PREFIX}{gone.pid}-1.dat"
+    dead.write_bytes(b"\0" * 4096)
+    other = tmp_path / f"{TEST_FILE_PREFIX}notes.dat"   # not a tagged name: never touched
+    other.write_text("mine")
+    with _live_process() as sleeper:
+        live = tmp_path / f"{TEST_FILE_PREFIX}{sleeper.pid}-{process_start(sleeper.pid)}.dat"
+        live.write_bytes(b"\0" * 4096)
+        target = resolve_target(str(tmp_path), size_bytes=1024**2, write_pct=0, allow_write=False, warnings=[])
+        assert not dead.exists() and live.exists() and other.exists()
+        assert Path(target.path).name == f"{TEST_FILE_PREFIX}{os.getpid()}-{process_start(os.getpid())}.dat"
+        err = capsys.readouterr().err
+        assert f"removed {str(dead)!r}" in err and str(live) not in err, err
