@@ -27,11 +27,11 @@ import shutil
 import stat
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from blockfit.errors import EnvironmentProblem, InputError
+from blockfit.errors import BlockfitError, EnvironmentProblem, InputError
 from blockfit.lifecycle import checkpoint, held, on_exit
 
 MANIFEST = ".blockfit-files"  # in a build folder: the files the build wrote, so --force can replace them whole
@@ -172,6 +172,13 @@ def check_distinct(outputs: Sequence[tuple[str, Path | None]], inputs: Sequence[
 # ---------------------------------------------------------------- writing files
 
 
+def glob_stem(target: Path) -> str:
+    """The part of `_temp_name`'s names that comes from the target, escaped for a glob."""
+    import glob
+
+    return glob.escape(os.fsdecode(os.fsencode(target.name)[:180]))
+
+
 def _temp_name(target: Path, kind: str = "tmp") -> Path:
     """`.NAME.PID.RANDOM.tmp` beside the target, short enough for a 255-byte file name."""
     stem = os.fsencode(target.name)[:180]
@@ -188,6 +195,19 @@ def _create_temp(target: Path) -> tuple[int, Path]:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         _register(tmp)
     return fd, tmp
+
+
+def _create_partial(target: Path, path: Path, what: str) -> tuple[int, Path]:
+    """Create `NAME.partial` beside target, 0600 like a temp file, never over an existing file or link."""
+    partial = target.with_name(target.name + PARTIAL)
+    if len(os.fsencode(partial.name)) > 255:
+        raise InputError(f"{what} {str(path)!r}: the file name is longer than {255 - len(PARTIAL)} bytes")
+    try:
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise InputError(f"{what} {str(path)!r}: {str(partial)!r} exists (what a run cut short had written); "
+                         "move it away, or read it: it is a file of its own") from None
+    return fd, partial
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -329,24 +349,58 @@ class Batch:
             self.discard()  # after a commit, nothing is left to discard
 
 
-def write_atomically(path: Path, data: str | bytes, what: str) -> None:
-    """Write beside `path` and rename over it; `what` names the option the path came from, for the error."""
+Check = Callable[[str], object]   # reads a file's text as the command that reads the file does; raises if it cannot
+
+
+def check_loads(path: Path, data: str, what: str, check: Check) -> None:
+    """Refuse, before anything is written, a text that the command reading the file would refuse: a file that does
+    not load must not replace one that does (an imported catalog with a DEL in a name did; every command then
+    failed on it)."""
+    try:
+        check(data)
+    except (BlockfitError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:300]
+        raise InputError(f"{what} {str(path)!r}: what would be written does not load ({reason}); nothing was "
+                         "written") from None
+
+
+def write_atomically(path: Path, data: str | bytes, what: str, check: Check | None = None) -> None:
+    """Write beside `path` and rename over it; `what` names the option the path came from, for the error. With
+    `check` (the reader of the file, on its text), a text that does not load is refused before anything is
+    written."""
+    if check is not None and isinstance(data, str):
+        check_loads(path, data, what, check)
     with Batch() as batch:
         batch.add(path, data, what)
 
 
-class StreamFile:
-    """A file written line by line while a command runs (diagnose --record): into a temp file beside the target,
-    renamed into place by commit(); discard() (or any error) removes it. A write error is an InputError."""
+PARTIAL = ".partial"  # a streamed file's name while it is written, when what it holds so far must outlive a kill
 
-    def __init__(self, path: Path, what: str) -> None:
+
+def partial_name(path: Path) -> Path:
+    """Where `StreamFile(path, keep=True)` writes until its commit: `NAME.partial`, beside the target."""
+    target = _dest(path)
+    return target.with_name(target.name + PARTIAL)
+
+
+class StreamFile:
+    """A file written line by line while a command runs (diagnose --record, record --pg), each line flushed as it
+    comes, renamed into place by commit(); discard() (or a write error) removes it. A write error is an
+    InputError.
+
+    By default it is a hidden temp file, removed on any exit. With `keep`, it is `NAME.partial` beside the target:
+    not removed on the way out, so a run killed (SIGKILL, the OOM killer, a power cut) leaves what it measured
+    there, under a name that says so. An existing `NAME.partial` (an earlier run's) is refused, never replaced."""
+
+    def __init__(self, path: Path, what: str, keep: bool = False) -> None:
         check_target(path, what)
         self.path, self.what, self.target = path, what, _dest(path)
         try:
-            fd, self.tmp = _create_temp(self.target)
+            fd, self.tmp = _create_partial(self.target, path, what) if keep else _create_temp(self.target)
         except OSError as exc:
             raise InputError(f"{what} {str(path)!r}: cannot write ({exc.strerror})") from None
         self._fh: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace")
+        self.lines = 0   # lines written so far
 
     def _fail(self, exc: OSError) -> InputError:
         self.discard()
@@ -359,8 +413,11 @@ class StreamFile:
             self._fh.flush()
         except OSError as exc:
             raise self._fail(exc) from None
+        self.lines += text.count("\n")
 
-    def commit(self) -> None:
+    def commit(self, check: Callable[[Path], object] | None = None) -> None:
+        """Rename the file into place; with `check` (the file's reader, on what was written), a file that does not
+        load is not: a temp file is removed, a `.partial` one kept (it holds what was measured)."""
         assert self._fh is not None
         try:
             self._fh.flush()
@@ -368,6 +425,8 @@ class StreamFile:
             os.fsync(self._fh.fileno())
         except OSError as exc:
             raise self._fail(exc) from None
+        if check is not None:
+            self._check(check)
         checkpoint("rename")
         with held():
             fh, self._fh = self._fh, None
@@ -380,6 +439,18 @@ class StreamFile:
             written.append(self.path)
             _fsync_dir(self.target.parent)
 
+    def _check(self, check: Callable[[Path], object]) -> None:
+        try:
+            check(self.tmp)
+        except (BlockfitError, ValueError) as exc:
+            reason = " ".join(str(exc).replace(str(self.tmp), "the file").split())[:300]
+            kept = f"what was written is kept in {str(self.tmp)!r}" if self.tmp.name.endswith(PARTIAL) else \
+                "nothing was written"
+            if not self.tmp.name.endswith(PARTIAL):
+                self.discard()
+            raise InputError(f"{self.what} {str(self.path)!r}: what was written does not load ({reason}); "
+                             f"{kept}") from None
+
     def discard(self) -> None:
         with held():
             if self._fh is not None:
@@ -387,6 +458,115 @@ class StreamFile:
                 with contextlib.suppress(OSError):  # closing flushes: on a full disk that fails too
                     fh.close()
             _remove(self.tmp)
+
+
+# ---------------------------------------------------------------- owner markers
+
+OWNER = ".blockfit-owner"   # in a staging or scratch folder: "PID START", the process that made it
+
+
+def _owner() -> str:
+    from blockfit.proc import process_start  # here: proc loads ctypes, which only folder-writing commands need
+
+    return f"{os.getpid()} {process_start(os.getpid())}\n"
+
+
+def mark_owned(folder: Path) -> None:
+    """Put this process's owner marker in FOLDER, a folder it has just made (a `tempfile.mkdtemp`)."""
+    fd = os.open(folder / OWNER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        _write_all(fd, _owner().encode("ascii"))
+    finally:
+        os.close(fd)
+
+
+def make_owned_dir(path: Path, mode: int = 0o700) -> None:
+    """Make folder PATH with an owner marker in it (this process's pid and start time), so a later run can tell
+    one left by a process that is gone (SIGKILL, the OOM killer, a power cut) from one of a process still at work.
+    Registered, like a temp file: removed on this process's way out unless renamed."""
+    with held():
+        path.mkdir(mode=mode)
+        _register(path)
+    mark_owned(path)
+
+
+def owner_alive(folder: Path) -> bool | None:
+    """Whether the process that made FOLDER (its owner marker) still runs: the same pid with the same start time
+    (a reused pid has another). None when the folder has no readable marker."""
+    from blockfit.proc import process_start
+
+    try:
+        with open(folder / OWNER, "rb") as fh:
+            pid_text, start_text = fh.read(64).decode("ascii").split()
+        pid, start = int(pid_text), int(start_text)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return pid > 0 and process_start(pid) == start
+
+
+def sweep_left_behind(parent: Path, pattern: str, what: str, path: Path) -> None:
+    """Remove the folders in PARENT matching PATTERN (a glob) whose owner is gone, with one line each on stderr;
+    a folder whose owner still runs is left alone, one without a marker is named, never removed."""
+    import glob
+
+    for found in sorted(glob.glob(os.path.join(glob.escape(str(parent)), pattern), include_hidden=True)):
+        folder = Path(found)
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue   # never ours: made with mkdir (never through a link), by this user (/tmp is everyone's)
+        alive = owner_alive(folder)
+        if alive is False:
+            with held():
+                shutil.rmtree(folder, ignore_errors=True)
+            print(f"blockfit: {what} {str(path)!r}: removed {str(folder)!r}, left by a blockfit that is no longer "
+                  "running", file=sys.stderr)
+        elif alive is None:
+            print(f"blockfit: {what} {str(path)!r}: {str(folder)!r} looks like a folder a blockfit left behind, "
+                  "but has no owner marker: remove it if no blockfit is running", file=sys.stderr)
+
+
+def owner_tag() -> str:
+    """This process's pid and start time as a file name part, `PID-START`, for a scratch file that holds no marker
+    of its own (a test file fio reads whole)."""
+    return _owner().strip().replace(" ", "-")
+
+
+def sweep_tagged_files(parent: Path, prefix: str, suffix: str, what: str) -> None:
+    """Remove the files PREFIX + `PID-START` + SUFFIX in PARENT, of this user, whose owner is gone (one line each);
+    a live owner's file, or a name without a tag, is left alone."""
+    from blockfit.proc import process_start
+
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(suffix)):
+            continue
+        pid_text, _, start_text = name[len(prefix):len(name) - len(suffix)].partition("-")
+        if not (pid_text.isdigit() and start_text.isdigit()):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        if process_start(int(pid_text)) != int(start_text):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                print(f"blockfit: {what}: removed {entry.path!r}, left by a blockfit that is no longer running",
+                      file=sys.stderr)
+
+
+def _disown(folder: Path) -> None:
+    """The staging folder becomes the output: its owner marker goes first."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(folder / OWNER)
 
 
 # ---------------------------------------------------------------- build folders
@@ -535,10 +715,11 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
             if any(entries):
                 raise InputError(f"{what} {str(path)!r}: directory is not empty; choose another or pass --force")
     fresh = {name for name, _, _ in files}
-    with held():
-        tmp = _temp_name(target, "build")
-        tmp.mkdir(mode=0o700)
-        _register(tmp)
+    stem = glob_stem(target)
+    for kind in ("build", "old"):   # under the folder's lock: left by a build into this folder that was killed
+        sweep_left_behind(target.parent, f".{stem}.*.{kind}", what, path)
+    tmp = _temp_name(target, "build")
+    make_owned_dir(tmp)
     try:
         for name, data, mode in files:
             dest = tmp / name
@@ -561,9 +742,10 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
                 os.chown(tmp, st.st_uid, st.st_gid)
         else:
             os.chmod(tmp, 0o777 & ~_umask())
-        _fsync_dir(tmp)
         checkpoint("rename")
         with held():
+            _disown(tmp)
+            _fsync_dir(tmp)
             if not exists and link is None:
                 os.rename(tmp, target)  # onto nothing, or onto an empty folder made meanwhile
                 _temps.discard(tmp)
@@ -571,9 +753,12 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
                 aside = _temp_name(target, "old")
                 os.rename(target, aside)
                 _register(aside)
+                with contextlib.suppress(OSError):   # the old folder, removed below: a kill before leaves it marked
+                    (aside / OWNER).write_text(_owner(), encoding="ascii")
                 try:
                     os.rename(tmp, target)
                 except OSError:
+                    _disown(aside)
                     os.rename(aside, target)
                     _temps.discard(aside)
                     raise

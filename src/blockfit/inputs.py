@@ -292,6 +292,22 @@ def read_plan(path: Path, where: str | None = None, catalog: str | None = None) 
     return rederive_plan(validate(model, one_line_strings(data, where), where), where, catalog)
 
 
+def check_result_text(text: str, where: str) -> None:
+    """A result's JSON read back as `report` (and, for a plan, `build --plan`) read it: bounded, its kind and
+    schema version known, valid, a plan's strings within their bounds. A writer calls it on the text it is about
+    to write (files.write_atomically's check), so it never writes a result the next command refuses."""
+    from blockfit.schema import Plan
+    from blockfit.schema.kinds import RESULT_TYPES
+
+    if len(text.encode("utf-8", errors="backslashreplace")) > MAX_RESULT_BYTES:
+        raise InputError(f"{where}: larger than {MAX_RESULT_BYTES // 2**20} MB, what report reads")
+    data = load_json(text, where)
+    model = check_envelope(data, where, RESULT_TYPES, "a blockfit result")
+    if model is Plan:
+        data = one_line_strings(data, where)
+    validate(model, data, where)
+
+
 MAX_TEXT = 4096  # characters in any one string of a plan; blockfit's longest (a note) is a few hundred
 MAX_SPEC = 200   # characters in a layout or instance spec
 

@@ -105,6 +105,18 @@ def start(argv: Sequence[str], *, stdin: Stream = subprocess.DEVNULL, stdout: St
     return child
 
 
+def process_start(pid: int) -> int | None:
+    """When process PID started, in clock ticks since boot (the 22nd field of /proc/PID/stat, counted after the
+    command name's closing parenthesis: a name may hold spaces and parentheses); None when there is no such
+    process. A pid and its start time name one process: a pid reused by another process has another start."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def group_alive(pgid: int) -> bool:
     """Whether any process of group ``pgid`` is left (one we may not signal counts as left)."""
     try:

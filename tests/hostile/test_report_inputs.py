@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from markupsafe import escape
 
 from blockfit.cli import main
@@ -291,3 +293,47 @@ def test_a_recording_with_hostile_device_names_replays_safely(tmp_path: Path) ->
             html = render([loaded])
         assert _outside(opened) == [], opened
         _check_page(html, payload)
+
+
+# ---------------------------------------------------------------- labels of any length, in every figure
+
+_LABELS = st.one_of(
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=200),
+    st.builds(lambda c, n: c * n, st.sampled_from("Wm$\\_-./:\u202e\u4e2d\x1b é"), st.integers(37, 4096)),
+)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(label=_LABELS)
+@example(label="L" * 110)   # the probe's limit and device name
+def test_every_figure_lays_out_a_label_of_any_length_and_characters(results: dict[str, dict[str, Any]],
+                                                                     label: str) -> None:
+    """Every string field of every result kind set to LABEL and the page rendered with every figure: each plot
+    stays inside its figure with room to draw (a 110-character limit name made the margin wider than the figure: a
+    ValueError), and a label cut short in a figure is given whole in its caption."""
+    from blockfit.report import figures
+
+    drawn: list[tuple[str, list[tuple[float, float, float, float]]]] = []
+    add = figures.FigureSink.add
+
+    def spy(self: figures.FigureSink, fig: Any, name: str, caption: str) -> figures.ReportFigure:
+        out = add(self, fig, name, caption)
+        drawn.append((out.caption, [tuple(ax.get_position().bounds) for ax in fig.axes]))
+        return out
+
+    figures.FigureSink.add = spy  # type: ignore[method-assign]
+    try:
+        for kind, original in results.items():
+            data, mutated, _refused = _mutate(original, label)
+            render([Loaded(Path(f"{kind}.json"), _validate(data))])
+    finally:
+        figures.FigureSink.add = add  # type: ignore[method-assign]
+    assert drawn
+    for caption, boxes in drawn:
+        for x0, y0, w, h in boxes:
+            assert 0 <= x0 and x0 + w <= 1 and 0 <= y0 and y0 + h <= 1, (caption, boxes)
+            assert w >= 0.05 and h >= 0.02, (caption, boxes)
+        whole = " ".join(label.split())
+        if "Shortened in the figure" in caption and len(whole) > figures.LABEL_CHARS:
+            assert whole in caption, caption

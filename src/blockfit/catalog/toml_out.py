@@ -48,8 +48,9 @@ def _key(key: str) -> str:
 def _string(text: str) -> str:
     # JSON's escapes are TOML's (TOML has no \/ and json never writes it); non-ASCII stays literal so no
     # surrogate pair escapes appear, and a lone surrogate (an undecodable file name) is spelt out instead
+    # JSON leaves DEL as it is, which TOML forbids in a string: escaped, like the C0 controls json escapes itself
     safe = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return json.dumps(safe, ensure_ascii=False)
+    return json.dumps(safe, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _value(value: Any) -> str:

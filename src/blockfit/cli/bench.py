@@ -23,6 +23,7 @@ from blockfit.dbbench.runner import Progress as BenchProgress
 from blockfit.dbbench.stats import fmt_ratio
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, write_atomically
+from blockfit.inputs import check_result_text
 from blockfit.schema.bench import BenchResult
 from blockfit.terminal import cell, markup
 
@@ -231,7 +232,8 @@ def bench_command(
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InputError(f"--out {str(out)!r}: cannot make the directory ({exc.strerror})") from None
-        write_atomically(out / "bench.json", result.model_dump_json(indent=2) + "\n", what="--out")
+        write_atomically(out / "bench.json", result.model_dump_json(indent=2) + "\n", what="--out",
+                         check=lambda text: check_result_text(text, "--out"))
     save_report(result, report)
     if json_out:
         print_json(result)

@@ -11,7 +11,7 @@ import typer
 
 from blockfit import model, specs
 from blockfit.cli import app, params
-from blockfit.cli.common import catalog_for
+from blockfit.cli.common import catalog_for, supplied_by
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.devices import capture as captures
 from blockfit.devices import diskstats, iostat
@@ -98,7 +98,8 @@ def diagnose(
         view = None if json_out else live.LiveView(console)
         if view is not None:
             console.print(f"sampling every {step:g}s for {span:g}s (Ctrl-C stops early)")
-        capture = sampler.run_live(wanted or None, step, span, record, view)
+        with supplied_by("--duration"):   # more samples than a recording holds
+            capture = sampler.run_live(wanted or None, step, span, record, view)
         source = "live"
         if len(capture.samples) < 2:
             raise InputError("--duration: stopped before two samples were taken; nothing to diagnose")

@@ -52,6 +52,7 @@ from blockfit.fleet.query import (
     window,
 )
 from blockfit.fleet.run import plan_fleet
+from blockfit.inputs import check_result_text
 from blockfit.plan.shapes import is_search
 from blockfit.schema import Requirements
 from blockfit.schema.fleet import FleetResult
@@ -221,7 +222,8 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_given: float | None, h
         print("blockfit: error: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
     if out is not None:
-        write_atomically(out, result.model_dump_json(indent=2) + "\n", what="--out")
+        write_atomically(out, result.model_dump_json(indent=2) + "\n", what="--out",
+                         check=lambda text: check_result_text(text, "--out"))
     save_report(result, report)
     if json_out:
         print_json(result)

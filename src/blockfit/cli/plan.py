@@ -47,6 +47,7 @@ from blockfit.fleet.promapi import is_prometheus, redact
 from blockfit.history import describe
 from blockfit.history.readers import history_format
 from blockfit.history.targets import choose_members, read_histories, targets_from_series
+from blockfit.inputs import check_result_text
 from blockfit.model.instance import find_shape, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import make_plan
@@ -368,7 +369,8 @@ def _float(value: object) -> float:
 def finish(plan: Plan, out: Path | None, report: Path | None, json_out: bool) -> None:
     """Write, report and print the plan; exit 3 when nothing meets the targets."""
     if out is not None:
-        write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out")
+        write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out",
+                         check=lambda text: check_result_text(text, "--out"))
     save_report(plan, report)
     if json_out:
         print_json(plan)

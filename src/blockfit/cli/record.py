@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -12,9 +14,26 @@ from blockfit.cli import app, params
 from blockfit.cli.common import supplied_by
 from blockfit.cli.output import print_json
 from blockfit.errors import InputError
-from blockfit.files import check_target
-from blockfit.history.pg_record import record
+from blockfit.files import check_target, partial_name
+from blockfit.history.pg_record import TIMEOUT_S, record, sample_count
 from blockfit.units import parse_duration
+
+TIMEOUT_ENV = "BLOCKFIT_PG_TIMEOUT"
+MAX_TIMEOUT_S = 3600.0
+
+
+def call_timeout() -> float:
+    """BLOCKFIT_PG_TIMEOUT: seconds one call to the server may take before the recording stops (default 30)."""
+    raw = os.environ.get(TIMEOUT_ENV)
+    if raw is None or not raw.strip():
+        return TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= MAX_TIMEOUT_S:   # NaN fails too
+        raise InputError(f"{TIMEOUT_ENV}={raw[:40]!r}: expected seconds, a number from 0.1 to {MAX_TIMEOUT_S:g}")
+    return value
 
 
 @app.command("record")
@@ -33,17 +52,23 @@ def record_command(
     if out is None:
         raise InputError("--out: expected the file to write the recording to")
     check_target(out, "--out")
+    if os.path.lexists(partial_name(out)):   # an earlier run's samples: never replaced
+        raise InputError(f"--out {str(out)!r}: {str(partial_name(out))!r} exists (what a run cut short had written); "
+                         "move it away, or read it: it is a recording of its own")
     every = parse_duration(interval, "--interval")
     total = parse_duration(duration, "--duration")
     if total < every:
         raise InputError(f"--duration {duration}: expected at least one --interval ({interval})")
+    with supplied_by("--duration"):
+        sample_count(every, total)
+    timeout_s = call_timeout()
 
     def progress(done: int, count: int) -> None:
         if not json_out and sys.stderr.isatty():
             print(f"\rrecord: {done}/{count} samples", end="", file=sys.stderr, flush=True)
 
     with supplied_by("--pg"):   # the server it names refused the connection
-        header = record(pg, every, total, out, progress)
+        header = record(pg, every, total, out, progress, timeout_s)
     if json_out:
         print_json(header)
         return

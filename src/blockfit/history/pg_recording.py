@@ -30,9 +30,10 @@ from typing import Any
 
 from blockfit.devices import diskstats
 from blockfit.errors import ValueProblem
-from blockfit.history.pg_record import FORMAT, VERSION
 from blockfit.history.series import Sample, SampleTable, Series, counter_delta, parse_time
 
+FORMAT = "blockfit-pg-recording"   # what `blockfit record --pg` writes (history/pg_record.py)
+VERSION = 1
 SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
 SERVER_KEYS = ("reads", "read_bytes", "writes", "write_bytes", "extends", "wal_writes", "wal_bytes")
 

@@ -196,13 +196,22 @@ class Runner:
             host_iops=host_iops)
 
 
+WORKDIR_PREFIX = "blockfit-calibrate-"
+
+
 def _workdir() -> Path:
-    """A private temp directory for job files and fio output: $TMPDIR, else /dev/shm or /run (read-only roots)."""
+    """A private temp directory for job files and fio output: $TMPDIR, else /dev/shm or /run (read-only roots).
+    It carries an owner marker; one left by a calibrate that was killed outright is removed here."""
+    from blockfit.files import mark_owned, sweep_left_behind
+
     for base in (None, "/dev/shm", "/run"):
         try:
-            return Path(tempfile.mkdtemp(prefix="blockfit-calibrate-", dir=base))
+            work = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX, dir=base))
         except OSError:
             continue
+        mark_owned(work)   # first: a calibrate that starts beside this one sees it alive
+        sweep_left_behind(work.parent, WORKDIR_PREFIX + "*", "calibrate: temp folder", work.parent)
+        return work
     raise EnvironmentProblem("no writable temp directory for fio's job files (set TMPDIR)")
 
 

@@ -137,11 +137,15 @@ def supports_direct_io(directory: str) -> bool:
 
 def _directory_target(given: str, size_bytes: int) -> Target:
     """A directory: a fresh test file of SIZE_BYTES in it, which calibrate creates and removes."""
+    from blockfit.files import owner_tag, sweep_tagged_files
+
+    # named by its owner (pid and start time): a calibrate killed outright leaves it, the next one here removes it
+    sweep_tagged_files(Path(given), TEST_FILE_PREFIX, ".dat", f"target {given!r}")
     usage = shutil.disk_usage(given)
     if usage.free < size_bytes * 1.05:
         raise ValueProblem(f"{size_bytes} bytes: only {usage.free} bytes free in {given!r}")
     direct = supports_direct_io(given)
-    path = os.path.join(os.path.abspath(given), f"{TEST_FILE_PREFIX}{os.getpid()}.dat")
+    path = os.path.join(os.path.abspath(given), f"{TEST_FILE_PREFIX}{owner_tag()}.dat")
     return Target(given=given, path=path, kind="file", size_bytes=size_bytes, created=True,
                   direct_ok=direct, filesystem=filesystem_type(given))
 

@@ -150,7 +150,8 @@ def _bars(devs: list[DeviceSummary], findings: list[Finding], sink: FigureSink) 
               ("await ms (worse of read, write)", [max(v.r_await_ms, v.w_await_ms) for v in devs]),
               ("queue depth", [v.aqu_sz for v in devs])]
     for ax, (label, values) in zip(axes, panels, strict=True):
-        ax.barh(names, values, color=colors)
+        ax.barh(range(len(names)), values, color=colors)
+        ax.set_yticks(range(len(names)), names)
         ax.set_xlabel(label)
         number_axis(ax, "x")
         ax.grid(axis="y", visible=False)

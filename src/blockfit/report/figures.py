@@ -19,7 +19,8 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
-from matplotlib.ticker import Formatter
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter, Formatter
 
 from blockfit.units import fmt_compact
 
@@ -67,9 +68,24 @@ class ReportFigure:
     svg: str
 
 
+# Names from results (a limit, a device, a host, a layout) can be of any length. A tick label is drawn with at most
+# LABEL_CHARS characters a line, any other text (a title, a legend entry, a note) with at most TEXT_CHARS; what is
+# cut ends in "…" and the figure's caption gives the full text. The margins follow the shortened labels, so no
+# label can push the plot out of its figure (a 110-character limit name made the left margin wider than the figure).
+LABEL_CHARS = 36
+TEXT_CHARS = 80
+MIN_PLOT_SHARE = 0.3   # of the figure's width and height, whatever the margins asked for
+
+
 def new_figure(width: float = 7.5, height: float = 3.6, left: float = 0.75, bottom: float = 0.5, top: float = 0.2,
                right: float = 0.15, wspace: float = 0.25, hspace: float = 0.3) -> Figure:
-    """A figure with fixed margins in inches: a layout engine would cost a second draw of every figure."""
+    """A figure with fixed margins in inches: a layout engine would cost a second draw of every figure. Margins are
+    held so the plot keeps MIN_PLOT_SHARE of the figure."""
+    spare_w, spare_h = width * (1 - MIN_PLOT_SHARE), height * (1 - MIN_PLOT_SHARE)
+    if left + right > spare_w:
+        left, right = left * spare_w / (left + right), right * spare_w / (left + right)
+    if bottom + top > spare_h:
+        bottom, top = bottom * spare_h / (bottom + top), top * spare_h / (bottom + top)
     fig = Figure(figsize=(width, height), dpi=100)
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
                         wspace=wspace, hspace=hspace)
@@ -77,8 +93,37 @@ def new_figure(width: float = 7.5, height: float = 3.6, left: float = 0.75, bott
 
 
 def label_width(labels: list[str]) -> float:
-    """Inches a column of 9 pt tick labels needs (a left margin for horizontal bars)."""
-    return 0.2 + 0.068 * max((len(text) for text in labels), default=4)
+    """Inches a column of 9 pt tick labels needs (a left margin for horizontal bars), as they are drawn: at most
+    LABEL_CHARS characters a line."""
+    longest = max((min(len(line), LABEL_CHARS) for text in labels for line in text.split("\n")), default=4)
+    return 0.2 + 0.068 * longest
+
+
+def shorten(text: str, limit: int) -> str:
+    """TEXT with each line cut to LIMIT characters, a cut line ending in "…"."""
+    return "\n".join(line if len(line) <= limit else line[:limit - 1] + "…" for line in text.split("\n"))
+
+
+def _shorten_texts(fig: Figure) -> list[str]:
+    """Shorten every text of FIG that is longer than it may be drawn (tick labels set as a list, titles, legend
+    entries, annotations, figure notes); the full texts that were cut, in order, once each."""
+    cut: dict[str, None] = {}
+
+    def fit(text: str, limit: int) -> str:
+        short = shorten(text, limit)
+        if short != text:
+            cut[" ".join(text.split())] = None
+        return short
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            if isinstance(formatter, FixedFormatter):
+                formatter.seq = [fit(str(label), LABEL_CHARS) for label in formatter.seq]
+    for artist in fig.findobj(Text):
+        if isinstance(artist, Text) and artist.get_text():
+            artist.set_text(fit(artist.get_text(), TEXT_CHARS))
+    return list(cut)
 
 
 class NumberTicks(Formatter):
@@ -129,6 +174,9 @@ class FigureSink:
     def add(self, fig: Figure, name: str, caption: str) -> ReportFigure:
         self.count += 1
         slug = f"{self.count:02d}-{name}"
+        cut = _shorten_texts(fig)
+        if cut:
+            caption += " Shortened in the figure (…): " + "; ".join(cut) + "."
         buf = io.StringIO()
         with warnings.catch_warnings():
             # a name from a result may hold a character no font draws (a terminal escape): the SVG keeps it as text

@@ -22,6 +22,7 @@ from blockfit.report.figures import (
     FigureSink,
     ReportFigure,
     label_bars,
+    label_width,
     new_figure,
 )
 from blockfit.report.page import Section, Table
@@ -189,13 +190,14 @@ def _ratios_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
 
 def _balance_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
     rows = [(f"{lay.label} {m}", v) for lay in (r.baseline, r.other) for m, v in lay.member_balance.items()]
-    fig = new_figure(7.5, 0.7 + 0.32 * len(rows), left=1.8, bottom=0.45)
+    labels = [label for label, _ in rows]
+    fig = new_figure(7.5, 0.7 + 0.32 * len(rows), left=max(1.8, label_width(labels)), bottom=0.45)
     ax = fig.subplots()
     ys = list(range(len(rows)))
     bars = ax.barh(ys, [v for _, v in rows], 0.55, color=[MAIN if v >= 0.8 else SECOND for _, v in rows])
     label_bars(ax, bars, [fmt_num(v, 2) for _, v in rows])
     ax.axvline(1.0, color=GREY, linewidth=1, linestyle="--")
-    ax.set_yticks(ys, [label for label, _ in rows])
+    ax.set_yticks(ys, labels)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.12)
     ax.set_xlabel("least / most busy member (I/Os completed over the measure's runs)")

@@ -133,7 +133,8 @@ def _limits_figure(p: Prediction, sink: FigureSink) -> ReportFigure:
             (axes[1], [r.mbps for r in p.limits], p.mbps_limited_by,
              [r.mbps_headroom_pct for r in p.limits], f"MB/s at {fmt_io_size(wl.large_io)}")):
         colors = [ACCENT if r.name == binding else GREY for r in p.limits]
-        bars = ax.barh(names, values, color=colors)
+        bars = ax.barh(range(len(names)), values, color=colors)
+        ax.set_yticks(range(len(names)), names)
         ax.invert_yaxis()
         positive = [v for v in values if v > 0]
         if positive and max(positive) / min(positive) > 20:

@@ -61,6 +61,11 @@ _env = jinja2.Environment(
 )
 
 
+# What the page may load: nothing (no script, font, frame, fetch or form target); the styles it holds inline (its own
+# <style>, and the SVG figures' style elements and attributes). The figures are inline SVG, not images, so no
+# img-src. `base-uri` and `form-action` are not covered by default-src. A meta cannot set frame-ancestors.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
 # C0 and C1 controls but tab, newline and carriage return; DEL; lone surrogates (a name that was not UTF-8)
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -74,6 +79,6 @@ def render_page(title: str, sections: list[Section], inputs: list[str]) -> str:
     for i, section in enumerate(sections):
         section.anchor = f"s{i + 1}-{section.kind}"
     page = _env.get_template("report.html.j2").render(
-        title=title, sections=sections, inputs=inputs, version=__version__,
+        title=title, sections=sections, inputs=inputs, version=__version__, csp=CSP,
         created=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
     return _CONTROL.sub(_visible, page)

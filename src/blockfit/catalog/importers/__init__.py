@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from importlib import resources
@@ -225,20 +226,30 @@ def import_files(cloud: str, files: list[InputFile], out: Path, base: Catalog, r
                      + "; ".join(f"{f.source_id} = {f.shown} ({f.format.title}, {f.date})" for f in files)
                      + ". Figures the files do not give keep their shipped sources.",
                      *contribution.notes]
-    try:
-        new = catalog_from_toml(raw, str(out))
-    except ValueError as exc:   # a figure out of the catalog's bounds (a negative OCPU count, a subnormal rate)
-        raise InputError(f"catalog import: {_first_problem(exc)}; the imported catalog would not load") from None
-    changes = _changes(base, new, replaced, contribution)
     header = (f"blockfit catalog: {cloud}, imported {stamp.isoformat()} over the shipped version {base.version}.\n"
               "Every imported figure cites its file (sources IMPORT-N) and that file's own date.")
-    write_atomically(out, dumps(raw, header), "--out")
+    text = dumps(raw, header)
+    new = _loaded(text, out)   # what every command will read from the file, before anything is replaced
+    changes = _changes(base, new, replaced, contribution)
+    write_atomically(out, text, "--out")
     return ImportResult(
         cloud=cloud, out=str(out), version=version, based_on=base.version,
         files=[ImportedFileInfo(path=f.shown, format=f.format.title, date=f.date, source=f.source_id,
                                 entries=contribution.counts.get(f.source_id, 0)) for f in files],
         added=added, replaced=replaced, prices=len(contribution.compute_prices), changes=changes,
         skipped=contribution.skipped, notes=contribution.notes)
+
+
+def _loaded(text: str, out: Path) -> Catalog:
+    """The catalog TEXT is, read as `--catalog FILE` reads it (TOML, then the catalog's models and bounds); an
+    InputError when it would not load."""
+    try:
+        return catalog_from_toml(tomllib.loads(text), str(out))
+    except tomllib.TOMLDecodeError as exc:   # a character TOML forbids, written as it came
+        raise InputError(f"catalog import: the catalog written would not be TOML ({exc}); the imported catalog "
+                         "would not load") from None
+    except ValueError as exc:   # a figure out of the catalog's bounds (a negative OCPU count, a subnormal rate)
+        raise InputError(f"catalog import: {_first_problem(exc)}; the imported catalog would not load") from None
 
 
 def _first_problem(exc: ValueError) -> str:
