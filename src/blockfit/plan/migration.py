@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from blockfit.schema import Citation, Migration, Prediction
+from blockfit.units import fmt_hours
 
 MB = 1e6
 MIB = 1024 * 1024
@@ -181,11 +182,7 @@ def mbps(value: float) -> str:
 
 def hours(seconds: float) -> str:
     """'2 h 50 min', '45 min', '30 s'."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes = round(seconds / 60)
-    h, m = divmod(minutes, 60)
-    return f"{h} h {m} min" if h else f"{m} min"
+    return fmt_hours(seconds)
 
 
 def _size(n: int) -> str:
