@@ -103,3 +103,29 @@ def test_an_unknown_layout_a_non_inventory_and_a_lone_mount_are_one_line(
         code, out, err = run(["plan", *args], capsys)
         assert code == 2 and out == "", args
         assert err.count("\n") == 1 and expected in err, (args, err)
+
+
+def test_a_bad_type_two_mounts_or_no_instance_are_named_under_the_inventory(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(seed_inventory().model_dump_json())
+    bad = json.loads(json.dumps(data))
+    bad["layouts"][0]["layout"]["volume"]["type"] = "nonsense"
+    two = json.loads(json.dumps(data))
+    two["layouts"].append({**two["layouts"][0], "mount_point": "/u02"})
+    none = json.loads(json.dumps(data))
+    none["layouts"][0]["instance"] = none["instance"] = None
+    paths = {name: write_json(tmp_path / f"{name}.json", d) for name, d in (("bad", bad), ("two", two),
+                                                                            ("none", none))}
+    cases = [("bad", f"--inventory {paths['bad']}: /u01: volume type 'nonsense': expected one of block, boot"),
+             ("two", "has 2 mounted layouts (/u01, /u02); name one with --mount"),
+             ("none", "/u01: the inventory does not say which instance it ran on; give --instance")]
+    for name, expected in cases:
+        code, out, err = run(["plan", "--inventory", str(paths[name]), "--target-iops", "150000"], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1 and expected in err, (name, err)
+    code, out, err = run(["plan", "--inventory", str(paths["none"]), "--target-iops", "150000", "--instance",
+                          "VM.Standard.E3.Flex:12", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["current"]["prediction"]["instance"] == "VM.Standard.E3.Flex:12"
+    code, out, err = run(["plan", "--inventory", str(paths["two"]), "--mount", "/u02", "--target-iops", "150000",
+                          "--json"], capsys)
+    assert code == 0 and json.loads(out)["current"]["mount_point"] == "/u02", err

@@ -137,7 +137,7 @@ def inventory_source(path: Path, mount: str | None) -> InventorySource:
 
     inv = read_inventory(path)
     with supplied_by(f"--inventory {path}:"):
-        found = find(inv, mount)
+        found = find(inv, mount, need_instance=False)   # the plan's instance where the inventory names none
     node = next((d for d in inv.devices if d.name == found.entry.device), None)
     if node is not None and node.dm_name and node.kind.startswith("lvm"):
         return InventorySource(found, f"/dev/mapper/{node.dm_name}")

@@ -190,6 +190,8 @@ def plan_command(
         raise InputError("--mount: goes with --inventory (the mount point whose layout the plan moves)")
     req, cat, query = requirements(shared, workload, history, allow_hdd)
     check_plan_options(req, cat, query)
+    if found is not None:
+        check_found(inventory, found, cat)
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
     if found is not None:
         from blockfit.plan.move import with_move
@@ -297,16 +299,27 @@ def from_inventory(path: Path, mount: str | None, w: Workload, shared: Shared) -
 
     inv = read_inventory(path)
     with supplied_by(f"--inventory {path}:"):
-        found = find(inv, mount)
+        found = find(inv, mount, need_instance=w.instance is None)
     cloud = found.layout.volume.cloud
     if shared.cloud is not None and shared.cloud.strip().lower() != cloud:
         raise InputError(f"--cloud {shared.cloud}: the inventory's layout {found.spec} is on {cloud}")
     shared.cloud = cloud
     w.capacity = w.capacity or f"{found.layout.usable_gb:g}G"
-    w.instance = w.instance or found.instance.spec
+    if w.instance is None and found.instance is not None:   # find() refused a found one missing when none given
+        w.instance = found.instance.spec
     if found.layout.manager == "asm" and shared.manager is None:
         shared.manager = "asm"
     return found
+
+
+def check_found(path: Path | None, found: Found, cat: Catalog) -> None:
+    """The inventory's layout is one the model can predict, said under --inventory before the search."""
+    from blockfit.plan.move import check
+
+    try:
+        check(found, cat)
+    except InputError as exc:
+        raise InputError(f"--inventory {path}: {found.entry.mount_point}: {exc}") from None
 
 
 def with_example(name: str, w: Workload, shared: Shared, io_given: str | None) -> tuple[Workload, str, str]:

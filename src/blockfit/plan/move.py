@@ -3,7 +3,7 @@ it, and each way to move onto the plan's recommendation with how long it takes (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from blockfit.catalog import Catalog
 from blockfit.errors import ValueProblem
@@ -31,7 +31,7 @@ class Found:
 
     entry: InventoryLayout
     layout: Layout
-    instance: Instance
+    instance: Instance | None     # None: the inventory does not say; the plan's instance is taken
     device_bytes: int | None
     used_bytes: int | None
 
@@ -40,9 +40,10 @@ class Found:
         return self.entry.spec or ""
 
 
-def find(inv: Inventory, mount: str | None) -> Found:
+def find(inv: Inventory, mount: str | None, need_instance: bool = True) -> Found:
     """The layout under MOUNT (None: the inventory's only mounted one). A mount point the inventory does not have, a
-    layout it could not tell, or no instance is a ValueProblem naming the value and what the inventory has."""
+    layout it could not tell, or no instance (when NEED_INSTANCE: none given either) is a ValueProblem naming the
+    value and what the inventory has."""
     mounted = [e for e in inv.layouts if e.mount_point is not None]
     known = ", ".join(sorted({e.mount_point for e in mounted if e.mount_point})) or "none"
     if mount is None:
@@ -60,7 +61,7 @@ def find(inv: Inventory, mount: str | None) -> Found:
         raise ValueProblem(f"{where}: its layout is unknown ({why}); give the provider's volume file to "
                            "'blockfit inspect --volumes' first")
     instance = entry.instance or inv.instance
-    if instance is None:
+    if instance is None and need_instance:
         raise ValueProblem(f"{where}: the inventory does not say which instance it ran on; give --instance")
     node = next((d for d in inv.devices if d.name == entry.device), None)
     fs = next((f for f in inv.filesystems if f.mount_point == where), None)
@@ -68,10 +69,21 @@ def find(inv: Inventory, mount: str | None) -> Found:
     return Found(entry, entry.layout, instance, None if node is None else node.size_bytes, used)
 
 
+def check(found: Found, cat: Catalog) -> None:
+    """The found layout is one the model can predict (its volume type in the catalog, its size allowed): checked
+    before the plan's search, so a bad inventory fails at once."""
+    if found.instance is not None:
+        predict(found.layout, found.instance, IoWorkload(), cat, with_curve=False)
+
+
 def with_move(plan: Plan, found: Found, cat: Catalog) -> Plan:
     """PLAN with the current layout's prediction (at the plan's workload) and the migrations onto its first
     candidate (none when the plan is infeasible)."""
     req = plan.requirements
+    if found.instance is None and plan.candidates:
+        found = replace(found, instance=plan.candidates[0].instance_detail)
+    if found.instance is None:
+        return plan
     current = predict(found.layout, found.instance, workload(req), cat, with_curve=False)
     size = found.device_bytes if found.device_bytes is not None else int(found.layout.total_gb * GIB)
     cur = CurrentLayout(mount_point=found.entry.mount_point, device=found.entry.device, size_bytes=size,
@@ -94,7 +106,7 @@ def migrations(cat: Catalog, found: Found, target: Candidate, large_io: int, man
     """The ways the data can move from FOUND onto TARGET, each with its duration: a block copy where the target
     holds the whole device, a file copy of the bytes in use, an LVM mirror from an LV onto an LVM stripe, an ASM
     rebalance from a disk group onto ASM disks (at power 1 and at the power that reaches the copy's rate)."""
-    s = sides(cat, found.layout, target.layout_detail, found.instance, large_io)
+    s = sides(cat, found.layout, target.layout_detail, found.instance or target.instance_detail, large_io)
     size = found.device_bytes if found.device_bytes is not None else int(found.layout.total_gb * GIB)
     holds = target.layout_detail.usable_gb * GIB >= size
     source_manager = found.layout.manager
