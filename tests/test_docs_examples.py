@@ -25,6 +25,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "commands").glob("*.md"))]
 INPUTS = {"lab_stripe_slow_member.jsonl": ROOT / "tests" / "data" / "diagnose" / "lab_stripe_slow_member.jsonl",
           "calibrate.json": ROOT / "docs" / "examples" / "calibrate.json",
           "bench.json": ROOT / "docs" / "examples" / "bench.json",
+          "inventory.json": ROOT / "docs" / "examples" / "inventory.json",   # the seeds' /u01, as inspect reads it
           # what the not-run `diagnose --record capture.jsonl` would write: a recorded capture of four members
           "capture.jsonl": ROOT / "tests" / "data" / "diagnose" / "lab_stripe_slow_member.jsonl"}
 # An elided argument the example shortens, as it runs.

@@ -42,7 +42,7 @@ _PERCENT = re.compile(r"^(read|write)_pct$")
 if TYPE_CHECKING:
     from blockfit.catalog import Catalog
     from blockfit.model.kinds import Cloud
-    from blockfit.schema import Plan
+    from blockfit.schema import Inventory, Plan
     from blockfit.schema.plan import Candidate
 
 Envelope = TypeVar("Envelope", bound=ResultEnvelope)
@@ -306,6 +306,23 @@ def check_result_text(text: str, where: str) -> None:
     if model is Plan:
         data = one_line_strings(data, where)
     validate(model, data, where)
+
+
+def read_inventory(path: Path, where: str | None = None) -> Inventory:
+    """The inventory at PATH ('blockfit inspect --json'), checked as report checks every result: bounded, finite,
+    its kind and schema version known, every string one line (plan, build and diagnose --inventory read it here)."""
+    from blockfit.schema import Inventory
+
+    where, expected = where or f"--inventory {path}", "an inventory written by 'blockfit inspect --json'"
+    text = read_text(path, where, expected)
+    try:
+        data = load_json(text, where)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"{where}: expected {expected} ({exc})") from None
+    model = check_envelope(data, where, {"inventory": Inventory}, expected)
+    return validate(model, one_line_strings(data, where), where)
 
 
 MAX_TEXT = 4096  # characters in any one string of a plan; blockfit's longest (a note) is a few hundred

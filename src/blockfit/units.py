@@ -260,6 +260,14 @@ def fmt_compute(vcpus: float | None, ocpus: float | None) -> str:
     return "" if vcpus is None else f"{fmt_num(vcpus)} vCPUs"
 
 
+def fmt_hours(seconds: float) -> str:
+    """A long duration as a DBA says it: '2 h 50 min', '45 min', '30 s'."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    h, m = divmod(round(seconds / 60), 60)
+    return f"{h} h {m} min" if h else f"{m} min"
+
+
 def fmt_count(n: int, noun: str) -> str:
     """1 → '1 layout', 3 → '3 layouts' (a plain -s plural, enough for the report's nouns)."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -106,7 +106,9 @@ def _lab_bench() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     d = tmp_path_factory.mktemp("hostile")
-    plan = _cli_json("plan", "--example", "part3", "--out", str(d / "plan.json"))
+    # the plan of the seeds' /u01 from its inventory: its current layout and migrations are on the page too
+    plan = _cli_json("plan", "--inventory", str(EXAMPLES / "inventory.json"), "--target-iops", "150000",
+                     "--out", str(d / "plan.json"))
     members = plan["candidates"][0]["prediction"]["layout_detail"]["members"]
     devices = ",".join(f"/dev/sd{chr(ord('b') + i)}" for i in range(members))
     return {
@@ -120,7 +122,21 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
         "bench": json.loads((EXAMPLES / "bench.json").read_text()),
         "lab-bench": _lab_bench(),
         "fleet": _fleet(),
+        "inventory": _inventory(),
     }
+
+
+def _inventory() -> dict[str, Any]:
+    """The seeds' /u01 as inspect finds it, with the model's prediction of it (inspect's own command is not run)."""
+    from blockfit.model import predict
+    from support.inventory import seed_inventory
+
+    inv = seed_inventory(used_bytes=3 * 10**12)
+    entry = inv.layouts[0]
+    assert entry.layout is not None and entry.instance is not None
+    entry.prediction = predict(entry.layout, entry.instance, with_curve=False)
+    data: dict[str, Any] = json.loads(inv.model_dump_json())
+    return data
 
 
 # ---------------------------------------------------------------- mutation

@@ -2,8 +2,9 @@
 
 # Annotations here are objects, not strings (no `from __future__ import annotations`): typer reads the command's
 # signature several times a run and would evaluate every option's annotation again each time.
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,7 +18,11 @@ from blockfit.errors import InputError
 from blockfit.files import check_distinct
 from blockfit.inputs import read_plan
 from blockfit.terminal import markup
-from blockfit.units import fmt_count
+from blockfit.units import fmt_count, fmt_hours
+
+if TYPE_CHECKING:
+    from blockfit.plan.move import Found
+    from blockfit.schema import Migration, Plan
 
 CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommended one: the cheapest total, except that "
                   "within 1 % of it the fewest volumes, then the fewest OCPUs on OCI or vCPUs elsewhere, come first)")
@@ -65,11 +70,16 @@ def build_command(
         "--catalog", help="the catalog file 'blockfit catalog import' wrote that the plan was made on (the plan is "
                           "checked against it); default: the shipped version the plan names")] = None,
     force: Annotated[bool, typer.Option("--force", help="write into a non-empty --out directory")] = False,
+    inventory: Annotated[Path | None, typer.Option(
+        "--inventory", help="an inventory ('blockfit inspect --json'): migrate from the device it names under "
+                            "--mount (default: its only mounted layout; the new filesystem goes there), with how "
+                            "long each way takes; --method defaults to offline")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     report: ReportOption = None,
 ) -> None:
     """Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning)."""
-    check_distinct([("--out", out), ("--report", report)], [("--plan", plan)])
+    check_distinct([("--out", out), ("--report", report)],
+                   [("--plan", plan)] + ([] if inventory is None else [("--inventory", inventory)]))
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
     if not device_list:
         raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")
@@ -78,9 +88,22 @@ def build_command(
     for name, option in ((vg, "--vg"), (lv, "--lv"), (md_name, "--md-name"), (diskgroup, "--diskgroup")):
         with supplied_by(option):
             object_name(name)
-    ctx = BuildContext(plan=read_plan(plan, catalog=catalog), candidate_index=candidate, manager=manager,
+    the_plan = read_plan(plan, catalog=catalog)
+    moves: list[Migration] = []
+    if inventory is not None:
+        if migrate_from is not None:
+            raise InputError(f"--migrate-from {migrate_from}: --inventory names the source; give one or the other")
+        source = inventory_source(inventory, mount)
+        migrate_from, mount, method = source.path, source.found.entry.mount_point, method or Method.OFFLINE
+        moves = durations(the_plan, source.found, candidate, manager, method, catalog)
+    ctx = BuildContext(plan=the_plan, candidate_index=candidate, manager=manager,
                        devices=device_list, out_dir=out, mount=mount, fs=fs, migrate_from=migrate_from,
-                       method=method, provision=provision, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup)
+                       method=method, provision=provision, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup,
+                       migrations=moves)
+    if moves:
+        first = moves[0]
+        ctx.notes.append(f"moving {source.found.spec} from {migrate_from}: {fmt_hours(first.duration_s)} "
+                         f"({first.method}, {first.rate_mbps:,.0f} MB/s; README.md has the arithmetic)")
     check_options(ctx)
     result = build_from(ctx, force=force)
     save_report(result, report)
@@ -96,3 +119,41 @@ def build_command(
         console.print(f"  note: {note}", highlight=False, markup=False)
     console.print(f"Next: read {result.out_dir}/README.md, then sudo {result.out_dir}/run-all.sh --dry-run",
                   highlight=False, markup=False)
+
+
+@dataclass
+class InventorySource:
+    """Where an inventory says the data is now: its layout under the mount point and the device path to copy."""
+
+    found: "Found"
+    path: str
+
+
+def inventory_source(path: Path, mount: str | None) -> InventorySource:
+    """--inventory FILE [--mount MP]: the layout there and the path of its top device (/dev/mapper/VG-LV for an
+    LV, so an online migration finds its volume group; /dev/NAME otherwise)."""
+    from blockfit.inputs import read_inventory
+    from blockfit.plan.move import find
+
+    inv = read_inventory(path)
+    with supplied_by(f"--inventory {path}:"):
+        found = find(inv, mount, need_instance=False)   # the plan's instance where the inventory names none
+    node = next((d for d in inv.devices if d.name == found.entry.device), None)
+    if node is not None and node.dm_name and node.kind.startswith("lvm"):
+        return InventorySource(found, f"/dev/mapper/{node.dm_name}")
+    return InventorySource(found, f"/dev/{found.entry.device}")
+
+
+def durations(plan: "Plan", found: "Found", candidate: int, manager: Manager, method: Method,
+              catalog: str | None) -> "list[Migration]":
+    """How long each way from FOUND onto the candidate takes (plan/move.py), the build's own method first; none
+    when the candidate does not exist (its check says so)."""
+    from blockfit.catalog import resolve_catalog
+    from blockfit.plan.move import migrations
+
+    if not 0 <= candidate < len(plan.candidates):
+        return []
+    cat = resolve_catalog(plan.cloud, catalog or plan.catalog_version)
+    moves = migrations(cat, found, plan.candidates[candidate], plan.requirements.large_io, str(manager))
+    chosen = "lvm-mirror" if method == Method.ONLINE else "offline-block-copy"
+    return sorted(moves, key=lambda m: m.method != chosen)

@@ -44,6 +44,40 @@ def _expectation(pred: Prediction | None, label: str, members: list[str]) -> rul
                              members=members)
 
 
+def _inventory_expectation(path: Path) -> rules.Expectation:
+    """diagnose --inventory: each disk the inventory names as a cloud volume (with the provider file's figures)
+    gets that volume's own caps, and the volumes together the instance's caps where the instance is known."""
+    from blockfit.catalog import load_catalog
+    from blockfit.inputs import read_inventory
+    from blockfit.model.instance import instance_caps
+    from blockfit.model.limits import member_perf
+    from blockfit.model.resolve import layout_spec, volume_type
+    from blockfit.schema import Layout
+
+    inv = read_inventory(path)
+    caps: dict[str, rules.DeviceCaps] = {}
+    inst_caps: tuple[float | None, float | None] = (None, None)
+    for node in inv.devices:
+        if node.volume is None:
+            continue
+        cat = load_catalog(node.volume.cloud)
+        with _option(f"--inventory {path}: {node.name}:"):
+            vt = volume_type(cat, node.volume)
+            perf = member_perf(cat, vt, node.volume, 1)
+        spec = layout_spec(cat, Layout(members=1, volume=node.volume))
+        caps[node.name] = rules.DeviceCaps(iops=perf.iops, mbps=perf.mbps, what=f"{spec} volume (inventory)")
+        if inv.instance is not None and inst_caps == (None, None):
+            with _option(f"--inventory {path}: instance:"):
+                ic = instance_caps(cat, inv.instance, node.volume.type)
+            inst_caps = (ic.iops, ic.mbps)
+    if not caps:
+        raise InputError(f"--inventory {path}: names no device as a cloud volume with its figures (run "
+                         "'blockfit inspect --volumes' with the provider's file); nothing to compare")
+    instance = inv.instance.spec if inv.instance is not None else "instance unknown"
+    return rules.Expectation(source=f"inventory: {instance}", instance_iops=inst_caps[0], instance_mbps=inst_caps[1],
+                             members=sorted(caps), device_caps=caps)
+
+
 @contextmanager
 def _option(flag: str) -> Iterator[None]:
     """Name the option whose value the library refused (the library names only the value)."""
@@ -68,6 +102,9 @@ def diagnose(
     members: Annotated[list[str] | None, typer.Option(
         help="devices the --layout caps apply to (default: members of striped devices, else top devices)",
         callback=params.comma_list)] = None,
+    inventory: Annotated[Path | None, typer.Option(
+        "--inventory", help="an inventory ('blockfit inspect --json'): compare each device it names as a cloud "
+                            "volume with that volume's own caps, and their sum with the instance's")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Diagnosis (findings) as JSON")] = False,
     report: ReportOption = None,
 ) -> None:
@@ -84,7 +121,14 @@ def diagnose(
     check_distinct([("--record", record), ("--report", report)], [("--replay", replay)])
     if members and layout is None:
         raise InputError("--members: only with --layout (the devices its caps apply to)")
+    if inventory is not None:
+        given = [n for n, v in (("--layout", layout), ("--instance", instance), ("--cloud", cloud),
+                                ("--members", members)) if v]
+        if given:
+            raise InputError(f"{given[0]}: the inventory says what each device is (--inventory); give one or the "
+                             "other")
     pred = _prediction(layout, cloud, instance)
+    by_inventory = None if inventory is None else _inventory_expectation(inventory)
     if replay is not None:
         with _option("--replay"):
             capture = captures.load(replay)
@@ -107,7 +151,7 @@ def diagnose(
     names = members or [s for d in hdr.devices.values() if len(d.slaves) >= 2 for s in d.slaves] or [
         d.name for d in hdr.devices.values() if not d.holders and d.kind != "partition"]
     member_names = [m for item in names for m in item.split(",")]
-    expectation = _expectation(pred, f"catalog: {cloud} {layout} on {instance}", member_names)
+    expectation = by_inventory or _expectation(pred, f"catalog: {cloud} {layout} on {instance}", member_names)
     result = rules.diagnose(capture, expectation, source)
     save_report(result, report, iostat.series(capture))
     if json_out:

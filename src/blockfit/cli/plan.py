@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -52,12 +52,16 @@ from blockfit.model.instance import find_shape, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import make_plan
 from blockfit.plan.advice import money
+from blockfit.plan.migration import hours
 from blockfit.plan.search import TIE_WINDOW
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
 from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requirements
 from blockfit.specs import INSTANCE_OPTION_HELP, parse_instance, split_instance, with_instance_options
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import parse_volume_gb
+
+if TYPE_CHECKING:
+    from blockfit.plan.move import Found
 
 EXAMPLES: dict[str, dict[str, str]] = {
     "part3": dict(cloud="oci", capacity="4.5T", target_iops="150000", small_io="8k",
@@ -130,6 +134,12 @@ def plan_command(
         help="with --from: multiply the percentile by this (the busiest minute over an interval's average); "
              "default 1, and the source's own finer maxima where it has them",
         **params.NUMBER, callback=params.peak_factor)] = None,
+    inventory: Annotated[Path | None, typer.Option(
+        "--inventory", help="an inventory ('blockfit inspect --json'): plan the move of a mount point's layout, "
+                            "beside its figures, with each migration's duration; the capacity, instance and cloud "
+                            "default to the inventory's")] = None,
+    mount: Annotated[str | None, typer.Option(
+        "--mount", help="with --inventory: the mount point to plan for (default: its only mounted layout)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -172,11 +182,22 @@ def plan_command(
         return
     check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in history.files])
     if example is not None:
+        if inventory is not None:
+            raise InputError(f"--example {example}: plans a layout of its own; give it or --inventory, not both")
         io_given = "--io-sizes" if io_sizes is not None else "--small-io" if small_io is not None else None
         workload, shared.small_io, shared.cloud = with_example(example, workload, shared, io_given)
+    found = None if inventory is None else from_inventory(inventory, mount, workload, shared)
+    if inventory is None and mount is not None:
+        raise InputError("--mount: goes with --inventory (the mount point whose layout the plan moves)")
     req, cat, query = requirements(shared, workload, history, allow_hdd)
     check_plan_options(req, cat, query)
+    if found is not None:
+        check_found(inventory, found, cat)
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
+    if found is not None:
+        from blockfit.plan.move import with_move
+
+        plan = with_move(plan, found, cat)
     renamed.warn()   # after the search: an input error it finds is one line, alone
     finish(plan, out, report, json_out)
 
@@ -269,6 +290,37 @@ class HistoryArgs:
         with supplied_by("--from"):
             return targets_from_series(series, devices, 95.0 if self.percentile is None else self.percentile,
                                        self.headroom or 0.0, self.peak_factor)
+
+
+def from_inventory(path: Path, mount: str | None, w: Workload, shared: Shared) -> Found:
+    """--inventory FILE [--mount MP]: the layout found there; the capacity (the layout's, so a block copy fits),
+    the instance and the cloud it gives are the plan's unless given."""
+    from blockfit.inputs import read_inventory
+    from blockfit.plan.move import find
+
+    inv = read_inventory(path)
+    with supplied_by(f"--inventory {path}:"):
+        found = find(inv, mount, need_instance=w.instance is None)
+    cloud = found.layout.volume.cloud
+    if shared.cloud is not None and shared.cloud.strip().lower() != cloud:
+        raise InputError(f"--cloud {shared.cloud}: the inventory's layout {found.spec} is on {cloud}")
+    shared.cloud = cloud
+    w.capacity = w.capacity or f"{found.layout.usable_gb:g}G"
+    if w.instance is None and found.instance is not None:   # find() refused a found one missing when none given
+        w.instance = found.instance.spec
+    if found.layout.manager == "asm" and shared.manager is None:
+        shared.manager = "asm"
+    return found
+
+
+def check_found(path: Path | None, found: Found, cat: Catalog) -> None:
+    """The inventory's layout is one the model can predict, said under --inventory before the search."""
+    from blockfit.plan.move import check
+
+    try:
+        check(found, cat)
+    except InputError as exc:
+        raise InputError(f"--inventory {path}: {found.entry.mount_point}: {exc}") from None
 
 
 def with_example(name: str, w: Workload, shared: Shared, io_given: str | None) -> tuple[Workload, str, str]:
@@ -448,6 +500,8 @@ def render_plan(plan: Plan, out: Path | None) -> None:
             table.add_row(*_row(c, req))
         console.print(table)
     _render_best(plan)
+    if plan.current is not None:
+        render_move(plan)
     if plan.pareto:
         pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
         for c in plan.pareto:
@@ -462,6 +516,40 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if out is not None:
         console.print(f"plan written to {markup(out)} (feed it to 'blockfit build --plan {markup(out)}' "
                       f"or 'blockfit lab --plan {markup(out)}')", soft_wrap=True)   # a path is never folded
+
+
+METHOD_WORDS = {"offline-block-copy": "offline, block copy", "offline-file-copy": "offline, filesystem copy",
+                "lvm-mirror": "online, LVM mirror", "asm-rebalance": "online, ASM rebalance"}
+
+
+def render_move(plan: Plan) -> None:
+    """plan --inventory: the layout the host has beside the recommendation, then each way to move and how long."""
+    cur, best, req = plan.current, plan.candidates[0], plan.requirements
+    assert cur is not None
+    p = cur.prediction
+    where = f"{safe(cur.mount_point or cur.device)} ({safe(cur.device)})"
+    words = p.limit_description(p.iops_limited_by) or limit_label(p.iops_limited_by)
+    mb_words = p.limit_description(p.mbps_limited_by) or limit_label(p.mbps_limited_by)
+    console.print(f"[bold]Now:[/] {markup(where)}: {markup(p.layout)} on {markup(p.instance)}: "
+                  f"{p.max_iops:,.0f} IOPS / {p.max_mbps:,.0f} MB/s for {markup(money(p.cost))} a month; "
+                  f"IOPS limited by {markup(words)}, MB/s by {markup(mb_words)}. The recommendation gives "
+                  f"{best.max_iops / p.max_iops:.1f}x the IOPS and {best.max_mbps / p.max_mbps:.1f}x the MB/s.")
+    if not plan.migrations:
+        console.print("  The move: no copy method fits (the recommended layout holds less than the device and its "
+                      "used bytes are unknown).")
+    else:
+        console.print(f"[bold]The move[/] onto {markup(best.layout)} (each figure from the model; "
+                      f"{req.large_io // 1024 ** 2 or 1} MiB I/Os):")
+    for m in plan.migrations:
+        console.print(f"  {METHOD_WORDS[m.method]} ({markup(m.tool)}): [bold]{hours(m.duration_s)}[/] at "
+                      f"{m.rate_mbps:,.0f} MB/s", soft_wrap=True)
+        for line in m.arithmetic:
+            console.print(f"      {safe(line)}", markup=False, highlight=False)
+        for note in m.notes:
+            console.print(f"      note: {safe(note)}", markup=False, highlight=False)
+        if m.sources:
+            console.print(f"      sources: {'; '.join(safe(str(c)) for c in m.sources)}", markup=False,
+                          highlight=False)
 
 
 def _targets(req: Requirements) -> list[str]:

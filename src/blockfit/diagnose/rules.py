@@ -52,6 +52,17 @@ class Expectation:
     instance_iops: float | None = None
     instance_mbps: float | None = None
     members: list[str] = field(default_factory=list)
+    # diagnose --inventory: each device's own caps (IOPS, MB/s, what it is), which differ from device to device
+    device_caps: dict[str, DeviceCaps] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DeviceCaps:
+    """What one device really is (a cloud volume an inventory names) and the caps that come with it."""
+
+    iops: float | None
+    mbps: float | None
+    what: str            # e.g. "1x50G@balanced volume (inventory)"
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,12 @@ def caps_for(name: str, header: CaptureHeader, expectation: Expectation | None) 
             caps.append(Cap("iops", expectation.member_iops, f"member IOPS cap ({expectation.source})"))
         if expectation.member_mbps:
             caps.append(Cap("mbps", expectation.member_mbps, f"member MB/s cap ({expectation.source})"))
+    own = expectation.device_caps.get(name) if expectation is not None else None
+    if own is not None:
+        if own.iops:
+            caps.append(Cap("iops", own.iops, f"IOPS cap of {name}, a {own.what}"))
+        if own.mbps:
+            caps.append(Cap("mbps", own.mbps, f"MB/s cap of {name}, a {own.what}"))
     return caps
 
 

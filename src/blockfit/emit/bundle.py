@@ -93,7 +93,7 @@ def generate(ctx: BuildContext) -> tuple[BuildResult, list[GeneratedFile]]:
                          stripe_size=ctx.stripe_bytes if ctx.members > 1 else None, devices=ctx.devices,
                          target_device=target, filesystem=ctx.fs if ctx.mount else None, mount=ctx.mount,
                          migrate_from=ctx.migrate_from, migrate_method=ctx.method, provision=ctx.provision,
-                         steps=[f.step for f in files], notes=list(ctx.notes),
+                         steps=[f.step for f in files], notes=list(ctx.notes), migrations=list(ctx.migrations),
                          safety_checks=COMMON_CHECKS + list(dict.fromkeys(ctx.checks)))
     readme = BuildStep(order=0, name="readme", path="README.md", kind="runner", touches_devices=False,
                        description="what each file does, in which order, and the options")

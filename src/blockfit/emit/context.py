@@ -15,7 +15,7 @@ from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError, ValueProblem
 from blockfit.inputs import named_twice
 from blockfit.model.kinds.clouds import CLOUDS, cloud_of
-from blockfit.schema import BuildStep, Candidate, Layout, MultipathPolicy, Plan
+from blockfit.schema import BuildStep, Candidate, Layout, Migration, MultipathPolicy, Plan
 from blockfit.schema.cost import COPIES
 
 MAX_STRIPE = 1024**3  # the command line's bound on a stripe size (--stripe-size)
@@ -78,6 +78,7 @@ class BuildContext:
     diskgroup: str = "DATA"
     notes: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)   # what this build's own steps check or never change (plain words)
+    migrations: list[Migration] = field(default_factory=list)   # how long the move takes (build --inventory)
 
     def __post_init__(self) -> None:
         # typed values from the command line pass through; text from a library caller is read once, here

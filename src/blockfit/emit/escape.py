@@ -14,6 +14,8 @@ import math
 import re
 import unicodedata
 
+from blockfit.units import fmt_hours
+
 # characters that end or hide a line, or drive a terminal: control (Cc), format (Cf: bidi overrides), line and
 # paragraph separators (Zl, Zp)
 _HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
@@ -146,5 +148,5 @@ FILTERS = {
     "q": shell_word, "qlist": shell_words, "comment": line_comment,
     "hcl": hcl_string, "hcl_number": hcl_number, "num": hcl_number,
     "sql_literal": sql_literal, "sql_name": sql_name,
-    "md": md_text, "md_code": md_code,
+    "md": md_text, "md_code": md_code, "hours": fmt_hours,
 }

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from blockfit import inputs
 from blockfit.errors import InputError
-from blockfit.inputs import check_envelope, load_json, read_text, validate
 from blockfit.schema.inventory import Inventory, InventoryLayout
 
 EXPECTED = "the --json output of blockfit inspect"
@@ -21,18 +21,7 @@ EXPECTED = "the --json output of blockfit inspect"
 
 def read_inventory(path: Path, what: str = "--inventory") -> Inventory:
     """The Inventory in PATH; any problem is one InputError naming WHAT and the file."""
-    where = f"{what} {path}"
-    text = read_text(path, where, EXPECTED)
-    try:
-        data = load_json(text, where)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(f"{where}: not JSON ({str(exc)[:80]}); expected {EXPECTED}") from None
-    model = check_envelope(data, where, {"inventory": Inventory}, EXPECTED)
-    inv = validate(model, data, where)
-    assert isinstance(inv, Inventory)
-    return inv
+    return inputs.read_inventory(path, f"{what} {path}")
 
 
 def _named(lay: InventoryLayout) -> str:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from blockfit.errors import InputError, ValueProblem
 from blockfit.files import Batch, check_distinct
-from blockfit.report import bench, build, calibrate, diagnose, fleet, lab, lab_bench, model, plan
+from blockfit.report import bench, build, calibrate, diagnose, fleet, inventory, lab, lab_bench, model, plan
 from blockfit.report.figures import FigureSink, report_style
 from blockfit.report.load import Loaded, load
 from blockfit.report.page import Section, render_page
-from blockfit.schema import BuildResult, Diagnosis, LabResult, Measurement, Plan, Prediction
+from blockfit.schema import BuildResult, Diagnosis, Inventory, LabResult, Measurement, Plan, Prediction
 from blockfit.schema.bench import BenchResult
 from blockfit.schema.fleet import FleetResult
 from blockfit.schema.lab import LabBenchResult
@@ -49,6 +49,8 @@ def _section(item: Loaded, sink: FigureSink, models: list[Prediction]) -> Sectio
         return lab_bench.section(r, name, sink)
     if isinstance(r, FleetResult):
         return fleet.section(r, name, sink)
+    if isinstance(r, Inventory):
+        return inventory.section(r, name)
     raise InputError(f"{name}: no report section for a {item.kind!r} result")
 
 

@@ -9,6 +9,7 @@ the scripts.
 
 from __future__ import annotations
 
+from blockfit.report import move
 from blockfit.report.page import Details, Section
 from blockfit.schema import BuildResult
 from blockfit.units import fmt_io_size
@@ -50,4 +51,5 @@ def section(b: BuildResult, source: str) -> Section:
                        "older blockfit); rerun blockfit build --json to see them here.")
     if b.notes:
         s.lists.append(("Notes", list(b.notes)))
+    move.extend(s, b.migrations)
     return s

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from blockfit.errors import InputError
 from blockfit.model.burst import fmt_duration
-from blockfit.report import history
+from blockfit.report import history, move
 from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.model import cite, cost_phrase, limit_name
 from blockfit.report.page import Section, Table
@@ -103,6 +103,7 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
                                          "less)", capless, req, strong_first=False))
     if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
         s.tables.append(_drops_table(plan.outlasted[0]))
+    move.extend(s, plan.migrations, plan.current, best)
     _common_lists(s, plan, best)
     return s
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
     from blockfit.schema.layout import Instance, Layout, Volume, Workload
     from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
+    from blockfit.schema.migration import CurrentLayout, Migration
     from blockfit.schema.plan import Candidate, Infeasible, MultipathPolicy, Plan, Requirements
     from blockfit.schema.prediction import CurvePoint, Limit, Prediction
 
@@ -47,6 +48,7 @@ _MODULE_OF = {
     "Cost": "cost",
     "CostItem": "cost",
     "CurvePoint": "prediction",
+    "CurrentLayout": "migration",
     "DerivedTargets": "history",
     "DeviceFacts": "measurement",
     "DeviceSummary": "finding",
@@ -74,6 +76,7 @@ _MODULE_OF = {
     "MeasureResult": "bench",
     "MeasuredPoint": "measurement",
     "Measurement": "measurement",
+    "Migration": "migration",
     "MultipathPolicy": "plan",
     "Plan": "plan",
     "Prediction": "prediction",
@@ -97,6 +100,7 @@ __all__ = [
     "Cost",
     "CostItem",
     "CurvePoint",
+    "CurrentLayout",
     "DerivedTargets",
     "DeviceFacts",
     "DeviceSummary",
@@ -122,6 +126,7 @@ __all__ = [
     "Infeasible",
     "MeasuredPoint",
     "Measurement",
+    "Migration",
     "Plan",
     "Prediction",
     "Redundancy",

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from blockfit.schema.empty import empty_list
+from blockfit.schema.migration import Migration
 from blockfit.schema.result import ResultEnvelope
 
 CONTENT_MAX = 64 * 1024  # characters of one file a build result carries; the generated files are ~1-16 KiB
@@ -60,6 +61,9 @@ class BuildResult(ResultEnvelope):
     steps: list[BuildStep]
     notes: list[str] = Field(default_factory=empty_list,
                              description="decisions the user should know (AU rounding, ...)")
+    migrations: list[Migration] = Field(default_factory=empty_list, description="build --inventory: how long "
+                                        "moving the data takes, per method, with its arithmetic; the one this "
+                                        "build's migration step runs first")
     safety_checks: list[str] = Field(default_factory=empty_list, description="what the scripts check before they "
                                                                              "change anything, and what they never "
                                                                              "change, in plain words")

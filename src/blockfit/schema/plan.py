@@ -11,6 +11,7 @@ from blockfit.schema.cost import COPIES, Cost, Redundancy, absent
 from blockfit.schema.empty import empty_list
 from blockfit.schema.history import DerivedTargets
 from blockfit.schema.layout import Attachment, Instance, Layout, Manager
+from blockfit.schema.migration import CurrentLayout, Migration
 from blockfit.schema.prediction import Prediction
 from blockfit.schema.result import ResultEnvelope
 
@@ -259,3 +260,7 @@ class Plan(ResultEnvelope):
     notes: list[str] = Field(default_factory=empty_list)
     instance_search: InstanceSearch | None = Field(default=None, description="--instance FAMILY|any: the shapes "
                                                    "searched; None when one shape was named")
+    current: CurrentLayout | None = Field(default=None, description="plan --inventory: the layout the host has "
+                                                                    "under the mount point, and its prediction")
+    migrations: list[Migration] = Field(default_factory=empty_list, description="plan --inventory: each way to "
+                                        "move onto the recommended layout, and how long it takes")
