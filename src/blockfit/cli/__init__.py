@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "report": "Write one offline HTML page (inline CSS and SVG figures, no script) explaining the results.",
     "catalog": "Show the dated, sourced cloud limits and prices the model uses.",
     "sql": "Print the SQL that exports I/O history for 'blockfit plan --from' (redirect it to a file and run it).",
+    "inspect": "Read this host's block stack and say which cloud volume each disk is, with each layout's figures.",
     "record": "Sample the server's own I/O counters and the host's diskstats of the devices under its data "
               "directory.",
 }

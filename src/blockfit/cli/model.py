@@ -2,7 +2,8 @@
 
 # Annotations here are objects, not strings (no `from __future__ import annotations`): typer reads the command's
 # signature several times a run and would evaluate all 20 option annotations again each time (2% of `model`).
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -42,9 +43,13 @@ from blockfit.specs import (
 from blockfit.terminal import cell, markup
 from blockfit.units import parse_io_size
 
+if TYPE_CHECKING:
+    from blockfit.inventory.inventory_file import LayoutOptions
+
 
 @app.command("model")
 def model_command(
+    ctx: typer.Context,
     cloud: Annotated[str | None, typer.Option(help=CLOUD_HELP)] = None,
     layout: Annotated[str, typer.Option(help=f"layout spec: {LAYOUT_HELP}")] = "1x1T@balanced",
     instance: Annotated[str, typer.Option(help="SHAPE[:COUNT][/OPTION] (COUNT: OCPUs on OCI, else vCPUs), e.g. "
@@ -71,6 +76,12 @@ def model_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
     report: ReportOption = None,
+    inventory: Annotated[Path | None, typer.Option(
+        "--inventory", metavar="FILE", help="model what an inventory (blockfit inspect --json) says is attached, in "
+                                            "place of --layout and --instance")] = None,
+    mount: Annotated[str | None, typer.Option("--mount", metavar="MOUNT_POINT",
+                                              help="with --inventory: the layout under this mount point (or on this "
+                                                   "device); needed when the inventory has several")] = None,
     # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
@@ -78,7 +89,20 @@ def model_command(
     ebs_weighting: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
-    check_distinct([("--report", report)])
+    check_distinct([("--report", report)], [("--inventory", inventory)])
+    if inventory is not None:
+        given = {name: getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"   # typer's own click
+                 for name in ("layout", "instance", "cloud", "stripe_size", "attach", "paths", "redundancy")}
+        found = from_inventory(inventory, mount, given)
+        cloud, layout, instance = found.cloud, found.layout, instance or found.instance or ""
+        stripe_size = stripe_size if given["stripe_size"] else (str(found.stripe_size) if found.stripe_size else None)
+        attach = attach if given["attach"] else found.attachment
+        paths = paths if given["paths"] else found.paths
+        redundancy = redundancy if given["redundancy"] else found.redundancy
+        queue_depth = queue_depth if queue_depth is not None else found.queue_depth
+    elif mount is not None:
+        from blockfit.errors import InputError
+        raise InputError("--mount: only with --inventory (the mount point of the layout it names)")
     renamed = params.Renamed()
     small, large = renamed.io_sizes(io_sizes, small_io, large_io)
     interface = renamed.pick("--instance SHAPE/OPTION", None, "--interface", interface, f"--instance SHAPE/{interface}")
@@ -110,6 +134,25 @@ def model_command(
         print_json(pred)
     else:
         render_prediction(pred)
+
+
+def from_inventory(path: Path, mount: str | None, given: dict[str, bool]) -> "LayoutOptions":
+    """The --layout, --instance and attachment options an inventory's layout amounts to; --layout or --cloud beside
+    --inventory is refused (the inventory says them), --instance only where the inventory names no instance."""
+    from blockfit.errors import InputError
+    from blockfit.inputs import user_path
+    from blockfit.inventory.inventory_file import layout_at, layout_options, read_inventory
+
+    for name in ("layout", "cloud"):
+        if given[name]:
+            raise InputError(f"--{name}: not with --inventory (the inventory's layout says it)")
+    inv = read_inventory(user_path(str(path), "--inventory"))
+    found = layout_options(inv, layout_at(inv, mount))
+    if given["instance"] and found.instance is not None:
+        raise InputError(f"--instance: the inventory names the instance ({found.instance}); drop --instance")
+    if found.instance is None and not given["instance"]:
+        raise InputError("--inventory: it names no instance (the host's DMI did not); give --instance SHAPE")
+    return found
 
 
 def check_model_options(cat: Catalog, lay: Layout, inst: Instance, memory: float | None) -> None:

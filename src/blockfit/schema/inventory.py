@@ -37,18 +37,21 @@ class BlockNode(BaseModel):
 
     name: str = Field(description="kernel name: nvme1n1, sdb, dm-3, md0")
     kind: NodeKind
-    size_bytes: int = Field(description="/sys/block/…/size x 512")
+    size_bytes: int = Field(description="bytes: sysfs size (512-byte sectors) x 512")
     dm_name: str | None = Field(default=None, description="device-mapper name (vg-lv) of a dm device")
     members: list[str] = Field(default_factory=empty_list, description="the devices below it (slaves), kernel names")
     stripes: int | None = Field(default=None, description="stripe count (LVM striped LV, md raid0/10); None: none")
     stripe_size: int | None = Field(default=None, description="stripe size / chunk in bytes; None: not striped")
     level: str | None = Field(default=None, description="md level (raid0, raid1, raid10, …); None for non-md")
+    stack_evidence: str | None = Field(default=None, description="where its kind and stripe geometry were read: "
+                                                                 "dmsetup table, the sysfs queue sizes, md/level")
     vendor: str | None = None
     model: str | None = None
     serial: str | None = None
     by_id: list[str] = Field(default_factory=empty_list, description="names under /dev/disk/by-id and the "
                                                                      "provider's own links that point at it")
     transport: str | None = Field(default=None, description="nvme | scsi | virtio | iscsi | loop | …")
+    scsi_address: str | None = Field(default=None, description="SCSI host:channel:target:lun (sysfs)")
     iscsi_queue_depth: int | None = Field(default=None, description="node.session.queue_depth of its iSCSI session")
     asm_label: str | None = Field(default=None, description="the ASM disk name or label it carries, if any")
     identity: CloudIdentity | None = Field(default=None, description="None: the host shows no cloud identity")
@@ -81,6 +84,11 @@ class InventoryLayout(BaseModel):
     layout: Layout | None = None
     instance: Instance | None = None
     used_bytes: int | None = Field(default=None, description="bytes in use on its filesystem: what a move copies")
+    volumes: list[str] = Field(default_factory=empty_list, description="the disks (or multipath maps) it is made "
+                                                                       "of, kernel names, in member order")
+    host_queue_depth: int | None = Field(default=None, description="the iSCSI node.session.queue_depth its volumes "
+                                                                   "share, given to the model as the workload's "
+                                                                   "host queue depth")
     prediction: Prediction | None = Field(default=None, description="what `model` predicts for spec on instance")
     unknown: list[str] = Field(default_factory=empty_list, description="why no spec or prediction, one reason each")
 

@@ -1,0 +1,82 @@
+"""An inventory file (`blockfit inspect --json` or `--out`) read back by the commands that take `--inventory`, and
+the one layout of it a command works on.
+
+The file is untrusted like any user file: read through inputs (capped, depth-bounded, `kind: inventory` checked,
+validated by the schema). Its layout is never taken as written: a command reads the entry's spec and instance
+spec through the spec grammar again (`layout_options`), exactly as if they had been typed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from blockfit.errors import InputError
+from blockfit.inputs import check_envelope, load_json, read_text, validate
+from blockfit.schema.inventory import Inventory, InventoryLayout
+
+EXPECTED = "the --json output of blockfit inspect"
+
+
+def read_inventory(path: Path, what: str = "--inventory") -> Inventory:
+    where = f"{what} {path}"
+    text = read_text(path, where, EXPECTED)
+    try:
+        data = load_json(text, where)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"{where}: not JSON ({str(exc)[:80]}); expected {EXPECTED}") from None
+    model = check_envelope(data, where, {"inventory": Inventory}, EXPECTED)
+    inv = validate(model, data, where)
+    assert isinstance(inv, Inventory)
+    return inv
+
+
+def _named(lay: InventoryLayout) -> str:
+    return lay.mount_point or f"{lay.device} (not mounted)"
+
+
+def layout_at(inv: Inventory, mount: str | None, where: str = "--inventory", option: str = "--mount") \
+        -> InventoryLayout:
+    """The layout under mount point MOUNT (or on device MOUNT); without MOUNT, the only layout with a spec."""
+    with_spec = [lay for lay in inv.layouts if lay.spec is not None]
+    if mount is not None:
+        found = next((lay for lay in inv.layouts if mount in (lay.mount_point, lay.device)), None)
+        if found is None:
+            names = ", ".join(_named(lay) for lay in inv.layouts) or "none"
+            raise InputError(f"{option} {mount!r}: {where} has no layout there; it has: {names}")
+    elif len(with_spec) == 1:
+        found = with_spec[0]
+    else:
+        names = ", ".join(_named(lay) for lay in with_spec) or "none"
+        raise InputError(f"{where}: {len(with_spec)} layouts have a spec ({names}); give {option} MOUNT_POINT")
+    if found.spec is None or found.layout is None:
+        why = "; ".join(found.unknown) or "no spec"
+        raise InputError(f"{where}: the layout under {_named(found)} has no spec ({why})")
+    return found
+
+
+class LayoutOptions(BaseModel):
+    """An inventory layout as the options `model --layout` takes: what was found, spelled as if typed."""
+
+    cloud: str
+    layout: str
+    instance: str | None
+    stripe_size: int | None
+    attachment: str | None
+    paths: int | None
+    redundancy: str
+    queue_depth: int | None
+
+
+def layout_options(inv: Inventory, lay: InventoryLayout) -> LayoutOptions:
+    assert lay.layout is not None and lay.spec is not None
+    inst = lay.instance or inv.instance
+    spec = None
+    if inst is not None:
+        spec = inst.spec + "".join(f"/{o}" for o in (inst.interface, inst.ebs_weighting) if o)
+    return LayoutOptions(cloud=lay.layout.volume.cloud, layout=lay.spec, instance=spec,
+                         stripe_size=lay.layout.stripe_size, attachment=lay.layout.attachment,
+                         paths=lay.layout.paths, redundancy=lay.layout.redundancy, queue_depth=lay.host_queue_depth)

@@ -1,0 +1,228 @@
+"""The provider CLI's own JSON of the volumes (`--volumes FILE`): what the host cannot know of a disk.
+
+Read, each recognised by its shape: `aws ec2 describe-volumes` ({"Volumes": [...]}, matched by VolumeId), `az vm
+show` (storageProfile.dataDisks, matched by LUN) and `az disk list` (a list of disks with `sku`, matched by name
+through the VM's dataDisks), `gcloud compute disks list --format=json` (a list with `sizeGb`, matched by name: the
+device name a disk is attached under is its name unless --device-name said otherwise), and `oci bv volume list`
+({"data": [... "vpus-per-gb" ...]}) with `oci compute volume-attachment list` ({"data": [... "volume-id" ...]},
+matched by device path or IQN). Every file is read through inputs (a regular file, size capped, depth bounded);
+a field of the wrong type, or a name with a control character, is refused with one line naming the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blockfit.errors import InputError
+from blockfit.inputs import load_json, read_capped
+from blockfit.schema.layout import Cloud
+
+MAX_FILE = 16 * 1024 * 1024  # a describe-volumes of a few thousand volumes is a few MB
+MAX_NAME = 256
+EXPECTED = ("the JSON of aws ec2 describe-volumes, az vm show, az disk list, gcloud compute disks list "
+            "--format=json, oci bv volume list or oci compute volume-attachment list")
+
+
+@dataclass
+class ProviderVolume:
+    """One volume a provider file names: how a disk is matched to it, and its figures in the provider's words."""
+
+    cloud: Cloud
+    label: str                    # how it is named in unmatched_volumes: vol-0abc…, LUN 2 (name), disk name, OCID
+    source: str                   # the file it came from
+    keys: set[str] = field(default_factory=set)    # identity volume_ids that are this volume
+    name: str | None = None       # Azure disk name, GCP disk name, OCI volume OCID (what other files refer to)
+    type: str | None = None       # the provider's type name: gp3, PremiumV2_LRS, pd-balanced, block
+    size_gb: float | None = None
+    iops: int | None = None
+    throughput: float | None = None
+    vpu_per_gb: int | None = None
+
+
+@dataclass
+class ProviderFiles:
+    volumes: list[ProviderVolume] = field(default_factory=list)
+    # OCI attachments: device path or IQN -> volume OCID; Azure disks by name (az disk list) for the VM's LUNs
+    oci_attachments: dict[str, str] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+
+def _text(value: Any, where: str, what: str, required: bool = True) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value or len(value) > MAX_NAME or not value.isprintable():
+        raise InputError(f"{where}: {what} is {str(value)[:40]!r}; expected a printable name of at most "
+                         f"{MAX_NAME} characters")
+    return value
+
+
+def _number(value: Any, where: str, what: str, kind: type = float) -> Any:
+    """A JSON number, or a string of digits (gcloud prints int64 fields as strings); None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.replace(".", "", 1).isdigit() and len(value) <= 15:
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InputError(f"{where}: {what} is {str(value)[:40]!r}; expected a number of at least 0")
+    return kind(value) if kind is int and float(value).is_integer() else value
+
+
+def _items(value: Any, where: str, what: str) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise InputError(f"{where}: {what}: expected a list of objects")
+    return value
+
+
+def _aws(data: dict[str, Any], where: str) -> list[ProviderVolume]:
+    out = []
+    for i, v in enumerate(_items(data["Volumes"], where, "Volumes")):
+        here = f"{where}: Volumes[{i}]"
+        vid = _text(v.get("VolumeId"), here, "VolumeId")
+        assert vid is not None
+        out.append(ProviderVolume(cloud="aws", label=vid, source=where, keys={vid}, name=vid,
+                                  type=_text(v.get("VolumeType"), here, "VolumeType"),
+                                  size_gb=_number(v.get("Size"), here, "Size"),
+                                  iops=_number(v.get("Iops"), here, "Iops", int),
+                                  throughput=_number(v.get("Throughput"), here, "Throughput")))
+    return out
+
+
+def _azure_disk(d: dict[str, Any], here: str, lun: int | None) -> ProviderVolume:
+    name = _text(d.get("name"), here, "name")
+    managed: dict[str, Any] = d["managedDisk"] if isinstance(d.get("managedDisk"), dict) else {}
+    sku: dict[str, Any] = d["sku"] if isinstance(d.get("sku"), dict) else {}
+    kind = managed.get("storageAccountType") or sku.get("name")
+    label = f"LUN {lun} ({name})" if lun is not None else str(name)
+    return ProviderVolume(cloud="azure", label=label, source=here.split(": ")[0],
+                          keys={f"LUN {lun}"} if lun is not None else set(), name=name,
+                          type=_text(kind, here, "storageAccountType", required=False),
+                          size_gb=_number(d.get("diskSizeGb", d.get("diskSizeGB")), here, "diskSizeGb"),
+                          iops=_number(d.get("diskIOPSReadWrite", d.get("diskIopsReadWrite")), here,
+                                       "diskIOPSReadWrite", int),
+                          throughput=_number(d.get("diskMBpsReadWrite"), here, "diskMBpsReadWrite"))
+
+
+def _azure_vm(data: dict[str, Any], where: str) -> list[ProviderVolume]:
+    profile = data["storageProfile"]
+    disks = profile.get("dataDisks", []) if isinstance(profile, dict) else None
+    out = []
+    for i, d in enumerate(_items(disks, where, "storageProfile.dataDisks")):
+        here = f"{where}: storageProfile.dataDisks[{i}]"
+        lun = _number(d.get("lun"), here, "lun", int)
+        if not isinstance(lun, int):
+            raise InputError(f"{here}: lun is {d.get('lun')!r}; expected a whole number")
+        out.append(_azure_disk(d, here, lun))
+    return out
+
+
+def _gcp(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
+    out = []
+    for i, d in enumerate(items):
+        here = f"{where}: [{i}]"
+        name = _text(d.get("name"), here, "name")
+        assert name is not None
+        kind = _text(d.get("type"), here, "type")
+        assert kind is not None
+        out.append(ProviderVolume(cloud="gcp", label=name, source=where, keys={name}, name=name,
+                                  type=kind.rsplit("/", 1)[-1], size_gb=_number(d.get("sizeGb"), here, "sizeGb"),
+                                  iops=_number(d.get("provisionedIops"), here, "provisionedIops", int),
+                                  throughput=_number(d.get("provisionedThroughput"), here, "provisionedThroughput")))
+    return out
+
+
+def _oci_volumes(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
+    out = []
+    for i, d in enumerate(items):
+        here = f"{where}: data[{i}]"
+        ocid = _text(d.get("id"), here, "id")
+        assert ocid is not None
+        shown = _text(d.get("display-name"), here, "display-name", required=False)
+        out.append(ProviderVolume(cloud="oci", label=f"{ocid} ({shown})" if shown else ocid, source=where,
+                                  name=ocid, type="block", size_gb=_number(d.get("size-in-gbs"), here, "size-in-gbs"),
+                                  vpu_per_gb=_number(d.get("vpus-per-gb"), here, "vpus-per-gb", int)))
+    return out
+
+
+def _oci_attachments(items: list[dict[str, Any]], where: str, files: ProviderFiles) -> None:
+    for i, d in enumerate(items):
+        here = f"{where}: data[{i}]"
+        if d.get("lifecycle-state") not in (None, "ATTACHED"):
+            continue
+        ocid = _text(d.get("volume-id"), here, "volume-id")
+        assert ocid is not None
+        for key in ("device", "iqn"):
+            value = _text(d.get(key), here, key, required=False)
+            if value:
+                files.oci_attachments[value] = ocid
+
+
+def _is_azure_disk_list(data: Any) -> bool:
+    return isinstance(data, list) and bool(data) and all(isinstance(d, dict) and "sku" in d for d in data)
+
+
+def _is_gcp_disk_list(data: Any) -> bool:
+    return isinstance(data, list) and bool(data) and all(isinstance(d, dict) and "sizeGb" in d for d in data)
+
+
+def parse(data: Any, where: str, files: ProviderFiles) -> None:
+    """Add what one file's parsed JSON says to FILES; a shape none of the providers writes is refused."""
+    if isinstance(data, dict) and "Volumes" in data:
+        files.volumes += _aws(data, where)
+    elif isinstance(data, dict) and "storageProfile" in data:
+        files.volumes += _azure_vm(data, where)
+    elif _is_azure_disk_list(data):
+        files.volumes += [_azure_disk(d, f"{where}: [{i}]", None) for i, d in enumerate(data)]
+    elif _is_gcp_disk_list(data):
+        files.volumes += _gcp(data, where)
+    elif isinstance(data, dict) and isinstance(data.get("data"), list) and data["data"]:
+        items = _items(data["data"], where, "data")
+        if all("volume-id" in d for d in items):
+            _oci_attachments(items, where, files)
+        elif all("vpus-per-gb" in d for d in items):
+            files.volumes += _oci_volumes(items, where)
+        else:
+            raise InputError(f"{where}: an OCI 'data' list of neither volumes (vpus-per-gb) nor attachments "
+                             f"(volume-id); expected {EXPECTED}")
+    else:
+        raise InputError(f"{where}: not a provider file blockfit knows; expected {EXPECTED}")
+    files.sources.append(where)
+
+
+def read_files(paths: list[Path]) -> ProviderFiles:
+    """Every --volumes file, read and parsed once, before any matching."""
+    files = ProviderFiles()
+    for path in paths:
+        where = f"--volumes {path}"
+        raw = read_capped(path, where, EXPECTED, MAX_FILE)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InputError(f"{where}: not UTF-8 text; expected {EXPECTED}") from None
+        try:
+            data = load_json(text, where)
+        except InputError:
+            raise
+        except ValueError as exc:
+            raise InputError(f"{where}: not JSON ({str(exc)[:80]}); expected {EXPECTED}") from None
+        parse(data, where, files)
+    _merge_azure(files)
+    for vol in files.volumes:   # OCI: a disk shows its attachment's device path or IQN, never the volume's OCID
+        vol.keys |= {key for key, ocid in files.oci_attachments.items() if vol.cloud == "oci" and ocid == vol.name}
+    return files
+
+
+def _merge_azure(files: ProviderFiles) -> None:
+    """az disk list entries fill the figures a VM's dataDisks entry of the same name lacks, then drop out."""
+    by_lun = [v for v in files.volumes if v.cloud == "azure" and v.keys]
+    listed = {v.name: v for v in files.volumes if v.cloud == "azure" and not v.keys}
+    for vol in by_lun:
+        disk = listed.pop(vol.name, None) if vol.name else None
+        if disk is None:
+            continue
+        vol.type = vol.type or disk.type
+        vol.size_gb = vol.size_gb or disk.size_gb
+        vol.iops = vol.iops if vol.iops is not None else disk.iops
+        vol.throughput = vol.throughput if vol.throughput is not None else disk.throughput
+        files.volumes.remove(disk)
