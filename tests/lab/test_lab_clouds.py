@@ -1,18 +1,21 @@
 """Lab guests that look like an AWS, Azure, GCP and OCI host (lab.clouds, lab.cloudhost): one boot per cloud, a
 two-volume stripe built by the `blockfit build` scripts for the stable names the provider's udev rules give the
-disks, and what the guest's sysfs then shows, against what was built and the provider file written for it.
+disks, then `blockfit inspect --json --volumes FILE…` run in the guest with the provider files written for it.
 
 Each guest: no fio, real-size sparse disks (8-50 GiB: the guest's /sys shows the cloud's size), the model's caps at
 scale 1 on every volume and the instance. The assertions: every identity string the provider shows is in the
-guest's sysfs (NVMe serial; SCSI vendor, product, revision, serial, address; DMI), the provider file's IDs name
-exactly the guest's disks, and the layout read back from sysfs plus the provider file (count, size, stripe size,
-manager and level, type, provisioned figures) is the spec that was built.
+guest's sysfs (NVMe serial; SCSI vendor, product, revision, serial, address; DMI) and the stack sysfs shows is the
+one built; inspect names each disk's cloud volume and recovers the layout that was built (count, size, stripe
+size, manager and level, type, provisioned figures); `model --inventory` equals `model --layout` of the spec on
+every figure.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,8 +27,9 @@ from blockfit.lab.clouds import AZURE_ASSET_TAG, QEMU_NVME_MODEL, CloudName, Clo
 from blockfit.lab.kernel import ensure_kernel
 from blockfit.lab.run import resolve
 from blockfit.lab.subject import Subject
+from blockfit.schema.inventory import Inventory
 from support import provider_files as pf
-from support.lab import lab_request, processes_mentioning
+from support.lab import BLOCKFIT, lab_request, processes_mentioning
 
 pytestmark = [pytest.mark.slow, pytest.mark.lab]
 
@@ -75,8 +79,11 @@ def _run(cloud: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[CloudHos
         subject = resolve(lab_request(cloud=cloud, layout=rig.layout, instance=rig.instance, manager=rig.manager))
         vols = cloud_volumes(rig.cloud, subject, work)
         files = _provider_files(rig, vols, subject, work)
+        inspect = [BLOCKFIT, "inspect", "--json", *(a for f in files for a in ("--volumes", str(f)))]
+        if rig.cloud != "aws":  # only a Nitro instance's DMI names its type
+            inspect += ["--instance", rig.instance]
         run = run_cloud_host(ensure_kernel(), work, rig.cloud, subject, vols, rig.manager, rig.fs, rig.mount,
-                             rig.instance_id)
+                             rig.instance_id, inspect=inspect)
         print(f"{cloud} guest: {run.wall_s:.1f} s wall, {run.cpu_s:.1f} s of emulator CPU")
         assert processes_mentioning(str(work)) == []
         assert not list(work.glob("*.raw")), "the disk files outlived the run"
@@ -112,36 +119,6 @@ def _identity_in_sysfs(rig: Rig, run: CloudHostRun) -> None:
     assert {k: dmi[k] for k in want} == want
 
 
-def _volume_record(rig: Rig, files: list[Path], run: CloudHostRun, disk: dict[str, Any]) -> dict[str, Any]:
-    """The provider file's record of DISK, found by what the guest shows (never by position)."""
-    import json
-
-    docs = [json.loads(f.read_text()) for f in files]
-    if rig.cloud == "aws":
-        vol = "vol-" + disk["serial"].removeprefix("vol")
-        return next(v for v in docs[0]["Volumes"] if v["VolumeId"] == vol)
-    if rig.cloud == "azure":
-        lun = int(disk["hctl"].split(":")[3])
-        ref = next(d for d in docs[1]["storageProfile"]["dataDisks"] if d["lun"] == lun)["managedDisk"]["id"]
-        return next(d for d in docs[0] if d["id"] == ref)
-    if rig.cloud == "gcp":
-        return next(d for d in docs[0] if d["name"] == disk["serial"])
-    link = next(link for link, name in run.sysfs["links"].items() if name == disk["name"])
-    vol = next(a for a in docs[1]["data"] if a["device"] == link)["volume-id"]
-    return next(v for v in docs[0]["data"] if v["id"] == vol)
-
-
-def _spec_of(rig: Rig, rec: dict[str, Any]) -> str:
-    """A provider record as a volume spec's SIZE@LEVEL[:IOPS:MBPS] (docs/specs.md)."""
-    if rig.cloud == "aws":
-        return f"{rec['Size']}G@{rec['VolumeType']}:{rec['Iops']}:{rec['Throughput']}"
-    if rig.cloud == "azure":
-        return f"{rec['diskSizeGB']}G@{ {'Premium_LRS': 'premium-v1'}[rec['sku']['name']] }"
-    if rig.cloud == "gcp":
-        return f"{rec['sizeGb']}G@{rec['type'].rsplit('/', 1)[1]}"
-    return f"{rec['size-in-gbs']}G@{ {10: 'balanced'}[rec['vpus-per-gb']] }"
-
-
 def _stack(sysfs: dict[str, Any]) -> tuple[str, int, int, list[str], int]:
     """The mounted stripe as sysfs shows it: (manager, stripe count, stripe size in bytes, members, size)."""
     top = sysfs["mount"]["source"]
@@ -168,9 +145,74 @@ def test_cloud_host_guest_shows_the_providers_identity_and_the_built_layout(
     assert run.sysfs["mount"]["fstype"] == rig.fs
     # the stripe holds the members' capacity, less what LVM or md keeps for itself (LVM 4 MiB a PV here, md 12 MiB)
     assert 0 < layout.members * run.volumes[0].disk.size_bytes - size <= layout.members * (16 << 20)
-    specs = {_spec_of(rig, _volume_record(rig, files, run, _disk(run.sysfs, m))) for m in members}
-    assert len(specs) == 1, specs  # identical volumes
-    assert f"{len(members)}x{specs.pop()}" == subject.stripe.layout
+
+
+def _expected_volume_id(cloud: str, v: CloudVolume) -> str:
+    """What inspect must name a disk by: the EBS volume ID, Azure's LUN, GCP's disk name, OCI's device path."""
+    return {"aws": v.volume_id, "azure": f"LUN {v.lun}", "gcp": v.volume_id, "oci": v.link}[cloud]
+
+
+def _inventory(run: CloudHostRun) -> Inventory:
+    assert run.inspect is not None
+    return Inventory.model_validate_json(run.inspect)
+
+
+@pytest.mark.parametrize("cloud", list(RIGS))
+def test_inspect_in_the_guest_names_each_volume_and_recovers_the_built_layout(
+        cloud: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    rig = RIGS[cloud]
+    run, subject, files, _ = _run(cloud, tmp_path_factory)
+    inv = _inventory(run)
+    assert inv.cloud == rig.cloud and inv.unmatched_volumes == [], (inv.cloud, inv.unmatched_volumes, inv.warnings)
+    assert inv.instance is not None and inv.instance.shape == subject.instance.shape
+    nodes = {n.name: n for n in inv.devices}
+    for v in run.volumes:
+        node = nodes[run.sysfs["links"][v.link]]
+        assert node.identity is not None and node.identity.cloud == rig.cloud, node
+        assert node.identity.volume_id == _expected_volume_id(cloud, v), node.identity
+        assert node.size_bytes == v.disk.size_bytes
+    found = next(lay for lay in inv.layouts if lay.mount_point == rig.mount)
+    assert found.unknown == [], found.unknown
+    assert found.spec == subject.stripe.layout  # count, size, type and provisioned figures in spec grammar
+    assert found.layout is not None
+    built = subject.layout
+    assert (found.layout.members, found.layout.stripe_size, found.layout.manager) == (
+        built.members, subject.stripe_size, rig.manager)
+    assert found.layout.volume.model_dump() == built.volume.model_dump()
+    top = nodes[found.device]
+    assert (top.kind, top.stripes, top.stripe_size) == (
+        "md" if rig.manager == "mdadm" else "lvm-striped", built.members, subject.stripe_size)
+    if rig.manager == "mdadm":
+        assert top.level == "raid0"
+    fs = next(f for f in inv.filesystems if f.mount_point == rig.mount)
+    assert fs.fstype == rig.fs and fs.noatime
+
+
+_VOLATILE = {"created", "blockfit_version", "elapsed_s"}
+
+
+def _model(*args: str) -> dict[str, Any]:
+    proc = subprocess.run([BLOCKFIT, "model", *args, "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return {k: v for k, v in doc.items() if k not in _VOLATILE}
+
+
+@pytest.mark.parametrize("cloud", list(RIGS))
+def test_model_of_the_inventory_equals_model_of_the_built_spec(
+        cloud: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    rig = RIGS[cloud]
+    run, subject, files, _ = _run(cloud, tmp_path_factory)
+    inventory = files[0].parent / "inventory.json"
+    inventory.write_text(run.inspect or "")
+    from_inventory = _model("--inventory", str(inventory), "--mount", rig.mount)
+    # the spec as a user types it, with what else the host shows: the stripe size, and on OCI the attachment (the
+    # guest's volumes are paravirtualized: no iSCSI session)
+    attach = ["--attachment", "paravirtualized"] if cloud == "oci" else []
+    from_spec = _model("--cloud", cloud, "--layout", subject.stripe.layout, "--instance", rig.instance,
+                       "--stripe-size", f"{subject.stripe_size >> 20}m", *attach)
+    assert from_inventory == from_spec
+    assert from_spec["max_iops"] == pytest.approx(subject.stripe.max_iops)
 
 
 @pytest.mark.parametrize("cloud", list(RIGS))
