@@ -20,7 +20,7 @@ from typing import Any
 
 from blockfit.errors import LabFailed
 from blockfit.lab.buildscripts import builder, plan_for, write_build_scripts
-from blockfit.lab.clouds import CloudName, CloudVolume, volumes
+from blockfit.lab.clouds import CloudName, CloudVolume, smbios, volumes
 from blockfit.lab.disks import create, remove
 from blockfit.lab.guest import GuestOutcome, run_script
 from blockfit.lab.initramfs import CLOUD_HOST_MODULES
@@ -84,8 +84,6 @@ def run_cloud_host(kernel: GuestKernel, work: Path, cloud: CloudName, subject: S
     """Boot one guest that looks like a CLOUD host (VOLS, from cloud_volumes) with SUBJECT's stripe built on it by
     the blockfit build scripts; INSPECT (an argv) runs in the guest after the build, with the provider files the
     caller wrote. The disk files are removed whatever happens."""
-    from blockfit.lab.clouds import smbios
-
     exe = builder()
     if exe is None:
         raise LabFailed("lab: this installation has no `blockfit build`, which a cloud host guest needs")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from blockfit.lab.disks import Disk, Identity, Throttle
+from blockfit.lab.qemu import qemu_value
 
 CloudName = Literal["aws", "azure", "gcp", "oci"]
 CLOUDS: tuple[CloudName, ...] = ("aws", "azure", "gcp", "oci")
@@ -90,8 +91,6 @@ def _volume(cloud: CloudName, i: int, prefix: str, path: Path, size: int, cap: T
 
 def smbios(cloud: CloudName, shape: str, instance_id: str) -> list[str]:
     """The -smbios tables that give the guest the DMI strings CLOUD's instances of SHAPE show."""
-    from blockfit.lab.qemu import qemu_value
-
     shape, instance_id = qemu_value(shape), qemu_value(instance_id)
     if cloud == "aws":
         return ["type=0,vendor=Amazon EC2", f"type=1,manufacturer=Amazon EC2,product={shape}",
