@@ -56,3 +56,21 @@ def test_cloud_host_guest_script_is_valid_bash_for_every_cloud(tmp_path: Path, c
     assert_valid_bash(tmp_path / f"{cloud}.sh", text)
     without = script(cloud, tmp_path, vols, manager, "/u01", None)
     assert "inspect.json" not in without.split("Runs as root")[1]
+
+
+def test_the_installation_is_byte_compiled_before_a_guest_imports_it() -> None:
+    """Under PYTHONDONTWRITEBYTECODE (or a module the host never imported) the guest would compile every module of
+    `blockfit inspect` under TCG at each boot: the host compiles them first, each .pyc matching its source."""
+    import importlib.util
+
+    import blockfit.inventory.inspect as module
+    from blockfit.lab.cloudhost import compile_installation
+
+    source = Path(module.__file__)
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.unlink(missing_ok=True)
+    compile_installation()
+    assert cached.is_file() and cached.stat().st_size > 0
+    header = cached.read_bytes()[:16]  # magic, flags, source mtime, source size (PEP 552)
+    assert header[:4] == importlib.util.MAGIC_NUMBER
+    assert int.from_bytes(header[8:12], "little") == int(source.stat().st_mtime)
