@@ -76,3 +76,71 @@ def test_qemu_accepts_several_path_devices_on_one_node(tmp_path: Path) -> None:
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("d0p") >= 2 and "share" not in proc.stderr
+
+
+def test_cloud_identities_keep_the_throttle_chain_and_reach_qemu_as_given(tmp_path: Path) -> None:
+    """An NVMe disk is a controller of its own over the chain's top node; a SCSI disk a scsi-hd on its virtio-scsi
+    controller with the provider's strings and address; DMI goes in as -smbios; a comma in a value is doubled."""
+    from blockfit.lab.clouds import smbios, volumes
+
+    cap = Throttle("vol", 3000, 125_000_000)
+    aws = volumes("aws", 2, 1 << 30, tmp_path, cap)
+    oci = volumes("oci", 2, 1 << 30, tmp_path, cap, prefix="o")
+    cfg = VmConfig(vmlinux=tmp_path / "vmlinux", initramfs=tmp_path / "initrd", work_dir=tmp_path,
+                   script=tmp_path / "script.sh", disks=[v.disk for v in aws + oci],
+                   instance=Throttle("instance", 8000, None), console_log=tmp_path / "c.log",
+                   smbios=smbios("aws", "m6i.2xlarge", "i-0a,b"))
+    argv = command(cfg)
+    devices = [argv[i + 1] for i, a in enumerate(argv) if a == "-device"]
+    assert devices[:2] == ["virtio-scsi-pci,id=scsi0", "virtio-scsi-pci,id=scsi1"]  # OCI: a controller per volume
+    assert devices[2] == f"nvme,drive=d0i,serial={aws[0].disk.serial}"
+    assert devices[4] == (f"scsi-hd,drive=d2i,bus=scsi0.0,channel=0,scsi-id=1,lun=1,serial={oci[0].disk.serial},"
+                          "vendor=ORACLE,product=BlockVolume,ver=1.0")
+    assert devices[5].startswith("scsi-hd,drive=d3i,bus=scsi1.0,")
+    nodes = [argv[i + 1] for i, a in enumerate(argv) if a == "-blockdev" and "driver=throttle" in argv[i + 1]]
+    assert "driver=throttle,node-name=d0v,throttle-group=vol_0,file=d0r" in nodes
+    assert "driver=throttle,node-name=d0i,throttle-group=instance,file=d0v" in nodes
+    tables = [argv[i + 1] for i, a in enumerate(argv) if a == "-smbios"]
+    assert "type=1,manufacturer=Amazon EC2,product=m6i.2xlarge" in tables
+    assert "type=2,manufacturer=Amazon EC2,asset=i-0a,,b" in tables
+
+
+@pytest.mark.skipif(not shutil.which("qemu-system-x86_64"), reason="qemu not installed")
+@pytest.mark.parametrize("cloud", ["aws", "azure", "gcp", "oci"])
+def test_qemu_accepts_each_clouds_devices_and_dmi_over_the_throttle_chain(tmp_path: Path, cloud: str) -> None:
+    """qemu itself parses each cloud's devices and DMI (it stops at once on an unknown property or bus);
+    `info block` shows every guest device on its disk's instance throttle node (-S: no boot)."""
+    from blockfit.lab.clouds import smbios, volumes
+
+    vols = volumes(cloud, 2, 1 << 24, tmp_path, Throttle("vol", 3000, None))
+    create([v.disk for v in vols])
+    argv = command(VmConfig(vmlinux=tmp_path / "vmlinux", initramfs=tmp_path / "initrd", work_dir=tmp_path,
+                            script=tmp_path / "s.sh", disks=[v.disk for v in vols],
+                            instance=Throttle("instance", 8000, None), console_log=tmp_path / "c.log",
+                            smbios=smbios(cloud, "shape.x", "id-1")))
+    rest = argv[argv.index("-virtfs", argv.index("-name")) + 4:]  # disks, caps and DMI (no kernel: -S never boots)
+    proc = subprocess.run(["qemu-system-x86_64", "-nodefaults", "-display", "none", "-S", "-accel", "tcg",
+                           "-monitor", "stdio", *rest], input="info block\nquit\n", capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("d0i") >= 1 and proc.stdout.count("d1i") >= 1, proc.stdout
+    assert "-smbios" in rest
+
+
+def test_identity_strings_qemu_would_cut_are_refused_before_it_starts(tmp_path: Path) -> None:
+    """qemu 7.2 silently cuts a SCSI vendor past 8 characters and an NVMe serial past 20: the guest would show
+    another string than the one the provider file names, so the disks are refused first."""
+    from blockfit.lab.disks import Identity
+
+    long_vendor = Disk("s1", tmp_path / "a.raw", 1 << 20, None, identity=Identity(bus="scsi", vendor="MicrosoftX"))
+    long_serial = Disk("vol0123456789abcdef012", tmp_path / "b.raw", 1 << 20, None, identity=Identity(bus="nvme"))
+    vendor_on_nvme = Disk("v", tmp_path / "c.raw", 1 << 20, None, identity=Identity(bus="nvme", vendor="Msft"))
+    cases = ((long_vendor, "at most 8"), (long_serial, "longer than 20"), (vendor_on_nvme, "SCSI disk only"))
+    for disk, needle in cases:
+        with pytest.raises(ValueError, match=needle):
+            create([disk])
+        assert not disk.path.exists()
+    ok = Disk("s2", tmp_path / "d.raw", 1 << 20, None, identity=Identity(bus="scsi", vendor="Msft",
+                                                                         product="Virtual Disk"))
+    create([ok])
+    assert ok.path.stat().st_size == 1 << 20

@@ -90,7 +90,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
                timeout_s: float, progress: Progress | None = None, cpus: int = 2,
                memory_mib: int = 1024, caps: CapControl | None = None,
                pollers: Sequence[Callable[[], None]] = (), idle_s: float | None = None,
-               keep: Sequence[Path] = ()) -> GuestOutcome:
+               keep: Sequence[Path] = (), smbios: Sequence[str] = ()) -> GuestOutcome:
     """Boot a guest with DISKS, run SCRIPT (bash) in it, wait for power-off or TIMEOUT_S; always stop qemu.
 
     With CAPS, qemu gets a QMP monitor (its socket in a private temp dir: a unix socket path must stay
@@ -98,7 +98,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
     POLLERS are called as often, to answer what else the guest writes to the work dir (e.g. the end of a
     measurement window). With IDLE_S the run also fails once the work dir saw no change for that long.
     The guest mounts a fresh tmpfs on /tmp; this installation (a checkout or venv under the host's /tmp) and KEEP
-    are bound back into it from the host root, read-only.
+    are bound back into it from the host root, read-only. SMBIOS are qemu -smbios tables (the DMI the guest shows).
     """
     hidden = under_tmp([*installation(), *keep])
     initramfs = ensure_initramfs(kernel)
@@ -117,7 +117,7 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
                    instance=instance, console_log=console, cpus=cpus, memory_mib=memory_mib,
                    name=f"blockfit-lab-{work_dir.name}",
                    extra_append=[f"blockfit.keep={','.join(hidden)}"] if hidden else [],
-                   qmp_socket=caps.socket if caps is not None else None)
+                   qmp_socket=caps.socket if caps is not None else None, smbios=list(smbios))
     try:
         vm = QemuProcess(cfg, work_dir / "qemu.log")
     except BaseException:

@@ -15,6 +15,13 @@ share-rw option", Kevin Wolf 2017, hw/block/block.c blkconf_apply_backend_option
 Disk files are opened with O_DIRECT and served by qemu's thread pool (aio=threads): with aio=native a
 busy host disk can block io_submit in qemu's main loop, which also runs every throttle timer.
 
+Identity: a disk with an NVMe identity is an NVMe controller of its own (EBS on Nitro shows each volume so),
+serial = the volume ID; qemu 7.2 has no property for the controller's model number, which stays "QEMU NVMe
+Ctrl". A SCSI disk is a scsi-hd on a virtio-scsi controller with the vendor, product, revision, serial and
+address it is given. The throttle chain is the same on every bus: the device names the chain's top node. SMBIOS
+strings (`-smbios type=1,manufacturer=…`) give the guest the DMI a provider's instances show. A comma inside a
+qemu option value is written doubled.
+
 The process: TCG (nested KVM fails on these hosts), started by ``blockfit.proc`` (stdin from /dev/null,
 its own process group so a kill reaches everything it started, a parent-death signal so it cannot outlive
 a killed blockfit); the caller enforces a hard timeout.
@@ -49,6 +56,7 @@ class VmConfig:
     name: str = "blockfit-lab"
     extra_append: list[str] = field(default_factory=list)
     qmp_socket: Path | None = None  # a QMP monitor here lets the host change the caps while the guest runs
+    smbios: list[str] = field(default_factory=list)  # -smbios values (DMI tables), e.g. "type=1,manufacturer=…"
 
 
 def _throttle_object(t: Throttle) -> list[str]:
@@ -74,8 +82,12 @@ def command(cfg: VmConfig) -> list[str]:
             "-virtfs", f"local,path={cfg.work_dir},mount_tag=work,security_model=none,multidevs=remap"]
     if cfg.qmp_socket is not None:
         argv += ["-qmp", f"unix:{cfg.qmp_socket},server=on,wait=off"]
+    for table in cfg.smbios:
+        argv += ["-smbios", table]
     if cfg.instance is not None:
         argv += _throttle_object(cfg.instance)
+    for c in sorted({d.identity.controller for d in cfg.disks if d.identity.bus == "scsi"}):
+        argv += ["-device", f"virtio-scsi-pci,id=scsi{c}"]
     for i, d in enumerate(cfg.disks):
         node = f"d{i}"
         argv += ["-blockdev", f"driver=file,node-name={node}f,filename={d.path},cache.direct=on,aio=threads",
@@ -92,10 +104,30 @@ def command(cfg: VmConfig) -> list[str]:
     return argv
 
 
+def qemu_value(text: str) -> str:
+    """TEXT as a qemu option value: a comma is written doubled (a single one would start the next option)."""
+    return text.replace(",", ",,")
+
+
+def _device(d: Disk, top: str) -> str:
+    """The -device value of a disk with one path: virtio-blk, an NVMe controller, or a SCSI disk, by its identity."""
+    ident = d.identity
+    serial = qemu_value(d.serial)
+    if ident.bus == "nvme":
+        return f"nvme,drive={top},serial={serial}"
+    if ident.bus == "scsi":
+        props = [f"scsi-hd,drive={top},bus=scsi{ident.controller}.0,channel=0,scsi-id={ident.target},lun={ident.lun}",
+                 f"serial={serial}"]
+        props += [f"{name}={qemu_value(value)}" for name, value in
+                  (("vendor", ident.vendor), ("product", ident.product), ("ver", ident.revision)) if value is not None]
+        return ",".join(props)
+    return f"virtio-blk-pci,drive={top},serial={serial}"
+
+
 def _devices(d: Disk, node: str, top: str) -> list[str]:
     """The guest device(s) on top of a disk's chain: one, or one per path over a per-path throttle node."""
     if d.path_throttle is None:
-        return ["-device", f"virtio-blk-pci,drive={top},serial={d.serial}"]
+        return ["-device", _device(d, top)]
     argv: list[str] = []
     for k, (serial, group) in enumerate(zip(d.path_serials(), d.path_groups(), strict=True), start=1):
         argv += _throttle_object(group)
