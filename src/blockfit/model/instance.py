@@ -247,32 +247,54 @@ def check_instance_options(shape: Shape, interface: str | None, weighting: str |
         raise ValueProblem(f"{shape.name}/{weighting}: {shape.name} offers {offered}")
 
 
+@dataclass(frozen=True)
+class _FixedCap:
+    """One of a fixed shape's caps (IOPS or MB/s) as the model applies it: the sustained figure, else the burst
+    maximum (a shape whose baseline is unknown keeps every cap the catalog knows); the burst left to model."""
+
+    value: float | None
+    burst: float | None
+    field: str          # the catalog field that cites the figure applied
+    rule: str
+    warning: str | None
+
+
+def _fixed_cap(entry: Shape | CapSet, fld: str, what: str) -> _FixedCap:
+    unit = "IOPS" if fld == "iops" else "MB/s"
+    words = "IOPS" if fld == "iops" else "throughput"
+    value, burst = getattr(entry, fld), getattr(entry, f"{fld}_burst")
+    if value is not None:
+        return _FixedCap(value, burst, fld, f"instance {words} ({what})", None)
+    if burst is not None:
+        return _FixedCap(burst, None, f"{fld}_burst", f"instance {words} burst maximum ({what}; baseline unknown)",
+                         f"{what}: the instance's sustained (baseline) {unit} cap was not found in the sources read; "
+                         f"its burst maximum ({burst:,.0f} {unit}) is applied as the cap, so sustained figures may be "
+                         "lower than predicted.")
+    return _FixedCap(None, None, fld, f"instance {words} ({what})",
+                     f"{what}: the instance {unit} cap was not found in the sources read; it is not applied.")
+
+
 def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
     interface = inst.interface
     weighting = inst.ebs_weighting
     check_instance_options(shape, interface, weighting)
     cs = cap_set(shape, volume_type, interface, weighting)
     entry = cs if cs is not None else shape
-    iops, mbps = entry.iops, entry.mbps
-    iops_burst, mbps_burst = entry.iops_burst, entry.mbps_burst
     what = shape.name
     if cs is not None:
         parts = [p for p in (", ".join(cs.volume_types), cs.interface and cs.interface.upper(),
                              cs.weighting and f"weighting {cs.weighting}") if p]
         what += f", {'; '.join(parts)}"
-    warnings = []
-    for fld, value in (("iops", iops), ("mbps", mbps)):
-        if value is None:
-            warnings.append(f"{what}: the instance {'IOPS' if fld == 'iops' else 'MB/s'} cap was not found in the "
-                            "sources read; it is not applied.")
+    ops, rate = _fixed_cap(entry, "iops", what), _fixed_cap(entry, "mbps", what)
+    iops, mbps, iops_burst, mbps_burst = ops.value, rate.value, ops.burst, rate.burst
+    warnings = [w for w in (ops.warning, rate.warning) if w is not None]
     if iops_burst and iops is not None and mbps is not None:
         warnings.append(f"{what} bursts to {iops_burst:,.0f} IOPS / {mbps_burst or mbps:,.0f} MB/s for "
                         f"up to 30 minutes at a time (see burst); the sustained baseline ({iops:,.0f} / "
                         f"{mbps:,.0f}) is max_iops / max_mbps.")
     return InstanceCaps(
-        iops=iops, iops_rule=f"instance IOPS ({what})", mbps=mbps,
-        mbps_rule=f"instance throughput ({what})", iops_cite=cat.cite(entry, "iops"),
-        mbps_cite=cat.cite(entry, "mbps"), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
+        iops=iops, iops_rule=ops.rule, mbps=mbps, mbps_rule=rate.rule, iops_cite=cat.cite(entry, ops.field),
+        mbps_cite=cat.cite(entry, rate.field), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
         warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst)
 
 
