@@ -23,7 +23,7 @@ from blockfit.specs import parse_instance, parse_layout
 LAYOUT_OF_KIND = {"aws_gp3": "1x1000G@{}", "aws_gp2": "1x1000G@{}", "aws_piops": "1x1000G@{}:3000",
                   "aws_hdd": "1x1000G@{}", "azure_tiered": "1x1024G@{}", "azure_provisioned": "1x1024G@{}:10000",
                   "gcp_pd": "1x1000G@{}", "gcp_hyperdisk": "1x1000G@{}:5000", "oci_vpu": "1x1000G@balanced"}
-DEFAULT_TYPE = {"aws": "gp3", "azure": "premium-v1", "gcp": "pd-balanced", "oci": "block"}
+DEFAULT_TYPE = {"oci": "block"}
 MIB = 1.048576
 WORKLOAD = Workload(small_io=16384, large_io=128 * 1024, read_pct=100)
 
@@ -45,12 +45,13 @@ def matching_capset(shape: Shape, vtype: str, interface: str | None, weighting: 
 
 def fixed_selections(cat: Catalog, shape: Shape) -> Iterator[tuple[Instance, str, dict[str, float | None]]]:
     """Each (instance, volume type, known caps) a fixed shape's catalog entry distinguishes."""
-    types = [t for t in dict.fromkeys([DEFAULT_TYPE[cat.cloud], *(t for cs in shape.caps for t in cs.volume_types)])
-             if t in cat.volume_types and (not shape.volume_types or t in shape.volume_types)]
+    every = [DEFAULT_TYPE[cat.cloud]] if cat.cloud == "oci" else list(cat.volume_types)
+    types = [t for t in every if not shape.volume_types or t in shape.volume_types]
     for vtype in types or shape.volume_types[:1]:
+        caps_of = cat.volume_types[vtype].vm_caps_as or vtype   # Azure Standard SSD/HDD: the Premium SSD caps
         for interface in shape.interfaces or [None]:
             for weighting in shape.weightings or [None]:
-                entry: Shape | CapSet = matching_capset(shape, vtype, interface, weighting) or shape
+                entry: Shape | CapSet = matching_capset(shape, caps_of, interface, weighting) or shape
                 known = {k: getattr(entry, k) for k in ("iops", "mbps", "iops_burst", "mbps_burst")}
                 inst = Instance(cloud=cat.cloud, shape=shape.name, interface=interface, ebs_weighting=weighting)
                 yield inst, vtype, known

@@ -278,7 +278,8 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
     interface = inst.interface
     weighting = inst.ebs_weighting
     check_instance_options(shape, interface, weighting)
-    cs = cap_set(shape, volume_type, interface, weighting)
+    vt = cat.volume_types.get(volume_type or "")
+    cs = cap_set(shape, vt.vm_caps_as if vt is not None and vt.vm_caps_as else volume_type, interface, weighting)
     entry = cs if cs is not None else shape
     what = shape.name
     if cs is not None:
