@@ -100,7 +100,7 @@ def test_plans_consider_standard_ssd_and_leave_hdd_out_unless_asked() -> None:
 
 
 def test_cli_model_standard_ssd_json_and_alias() -> None:
-    out = run("model", "--cloud", "azure", "--layout", "1x1T@standard-ssd", "--instance", "Standard_E16s_v5",
+    out = run("model", "--cloud", "azure", "--layout", "1x1T@standard-ssd", "--instance", "Standard_D16as_v4",
               "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
