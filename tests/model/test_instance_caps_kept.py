@@ -72,12 +72,19 @@ def flex_selections(cat: Catalog, shape: Shape) -> Iterator[tuple[Instance, str,
 
 
 def tier_selections(cat: Catalog, shape: Shape) -> Iterator[tuple[Instance, str, dict[str, float | None]]]:
-    """GCP: every vCPU row and every volume type whose per-VM caps the row gives."""
+    """GCP: every vCPU row and every volume type whose per-VM caps the row gives; a row's limit over every disk
+    ("all-disks") bounds each type's figures (the lower is the cap)."""
     for row in shape.tiers:
-        for vtype, caps in row.items():
-            if isinstance(caps, dict) and vtype in cat.volume_types:
-                known = {"iops": caps.get("iops"), "mbps": caps.get("mbps"), "iops_burst": None, "mbps_burst": None}
-                yield instance_at(cat, shape.name, float(row["vcpus_min"])), vtype, known
+        every = row.get("all-disks") or {}
+        types = [t for t in cat.volume_types if isinstance(row.get(t), dict)
+                 or (every and (not shape.volume_types or t in shape.volume_types))]
+        for vtype in types:
+            own = row.get(vtype) or {}
+            known: dict[str, float | None] = {"iops_burst": None, "mbps_burst": None}
+            for unit in ("iops", "mbps"):
+                figures = [f for f in (own.get(unit), every.get(unit)) if f is not None]
+                known[unit] = min(figures) if figures else None
+            yield instance_at(cat, shape.name, float(row["vcpus_min"])), vtype, known
 
 
 SELECTIONS = {"fixed": fixed_selections, "flex": flex_selections, "vcpu_tiers": tier_selections}

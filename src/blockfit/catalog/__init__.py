@@ -208,7 +208,7 @@ def _check_tier_sources(cat: Catalog, shape: Shape) -> None:
         where = f"catalog {cat.path}: shape {shape.name!r} tier_sources {vtype!r}"
         if sid not in cat.sources:
             raise ValueError(f"{where} cites unknown source {sid!r}")
-        if shape.volume_types and vtype not in shape.volume_types:
+        if shape.volume_types and vtype not in shape.volume_types and vtype != "all-disks":
             raise ValueError(f"{where}: the shape does not attach {vtype!r}")
         rows = [t.get(vtype) for t in shape.tiers]
         if not rows or not all(isinstance(r, dict) and all(_cap(r.get(k)) for k in ("iops", "mbps")) for r in rows):

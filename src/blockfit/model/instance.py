@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
 from blockfit.errors import InputError, ValueProblem
@@ -299,6 +299,11 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
         warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst)
 
 
+ALL_DISKS = "all-disks"
+"""A GCP vCPU tier's per-VM limit over every Persistent Disk and Hyperdisk volume attached, whatever their types
+(Google's "Performance limits by machine type"); a type's own row bounds that type's volumes within it."""
+
+
 def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
     vcpus = vcpus_of(cat, inst)
     if vcpus is None:
@@ -315,7 +320,8 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
     attach = tiers[0].get("attach_max", shape.attach_max)
     attach_cite = cat.cite(shape, "tiers") if "attach_max" in tiers[0] else None
     caps = tiers[0].get(volume_type or "", None)
-    if caps is None:
+    shared = tiers[0].get(ALL_DISKS)
+    if caps is None and shared is None:
         no_limits = not tier_caps(tiers[0])   # a row of volume counts only
         warning = (f"{shape.name}: its per-VM disk limits were not found in the sources read ({volume_type}); the "
                    "instance cap is not applied." if no_limits else
@@ -324,12 +330,40 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
         return InstanceCaps(iops=None, iops_rule="instance cap unknown for this disk type", mbps=None,
                             mbps_rule="instance cap unknown for this disk type", attach_max=attach,
                             attach_cite=attach_cite, warnings=[warning])
-    unit = shape.note or ""
-    mbps = caps["mbps"] * (1.048576 if "MiB/s" in unit else 1)
-    # a volume type's caps may come from a source of their own (C4D: Hyperdisk Balanced beside the volume counts)
-    sid = shape.tier_sources.get(volume_type or "")
-    cite = cat.cite_source(sid) if sid is not None else cat.cite(shape, "tiers")
-    return InstanceCaps(
-        iops=caps["iops"], iops_rule=f"per-VM {volume_type} IOPS ({shape.name}, {vcpus:g} vCPU)", mbps=mbps,
-        mbps_rule=f"per-VM {volume_type} throughput ({shape.name}, {vcpus:g} vCPU)",
-        iops_cite=cite, mbps_cite=cite, attach_max=attach, attach_cite=attach_cite)
+    found = _tier_pair(cat, shape, vcpus, volume_type, caps, shared)
+    found.attach_max, found.attach_cite = attach, attach_cite
+    return found
+
+
+def _tier_cite(cat: Catalog, shape: Shape, key: str) -> Citation:
+    """A row's source: its own (C4D's Hyperdisk Balanced rows beside its volume counts) or the tiers'."""
+    sid = shape.tier_sources.get(key)
+    return cat.cite_source(sid) if sid is not None else cat.cite(shape, "tiers")
+
+
+def _tier_pair(cat: Catalog, shape: Shape, vcpus: float, volume_type: str | None, caps: dict[str, Any] | None,
+               shared: dict[str, Any] | None) -> InstanceCaps:
+    """The per-VM IOPS and MB/s caps of a tier: the type's row, bounded by the limit over every disk where the tier
+    has one (the lower binds, per figure)."""
+    scale = 1.048576 if "MiB/s" in (shape.note or "") else 1.0
+    where = f"{shape.name}, {vcpus:g} vCPU"
+    pairs = []
+    for unit, words in (("iops", "IOPS"), ("mbps", "throughput")):
+        own = None if caps is None else caps.get(unit)
+        every = None if shared is None else shared.get(unit)
+        if every is not None and (own is None or every < own):
+            pairs.append((every, f"per-VM {words} of every PD and Hyperdisk volume ({where})",
+                          _tier_cite(cat, shape, ALL_DISKS)))
+        else:
+            pairs.append((own, f"per-VM {volume_type} {words} ({where})", _tier_cite(cat, shape, volume_type or "")))
+    (iops, iops_rule, iops_cite), (mib, mbps_rule, mbps_cite) = pairs
+    warnings = []
+    if shared is not None:
+        warnings.append(f"{shape.name}: the per-VM limit of every Persistent Disk and Hyperdisk volume "
+                        f"({shared.get('iops', 0):,.0f} IOPS / {shared.get('mbps', 0):,.0f} MiB/s at {vcpus:g} vCPU) "
+                        "is shared by all the VM's disks, the boot disk too; the layout is taken as its only load.")
+    if caps is None:
+        warnings.append(f"{shape.name} per-VM limits for {volume_type} are not in the catalog; the limit over every "
+                        "disk is applied.")
+    return InstanceCaps(iops=iops, iops_rule=iops_rule, mbps=None if mib is None else mib * scale,
+                        mbps_rule=mbps_rule, iops_cite=iops_cite, mbps_cite=mbps_cite, warnings=warnings)
