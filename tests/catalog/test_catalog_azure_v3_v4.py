@@ -43,6 +43,19 @@ def test_every_size_of_the_family_with_its_cited_caps(series: str) -> None:
                if a.iops and b.iops and a.mbps and b.mbps)   # caps grow with the size
 
 
+def test_every_size_is_priced_in_east_us_from_the_cited_copy() -> None:
+    """The karpenter copy's eastus rows: Standard_D16as_v4 $0.768/h, Standard_E16s_v4 $1.008/h (the Esv5 figure)."""
+    sizes = [s for s in CAT.shapes.values() if s.series in FAMILIES]
+    for s in sizes:
+        price = CAT.compute_prices[s.name]
+        assert price.region == "eastus" and CAT.cite(price, "per_hour").id == "AZ-VM-PRICE-KARPENTER-2026-06-18"
+    assert CAT.compute_prices["Standard_D16as_v4"].per_hour == pytest.approx(0.768)
+    assert CAT.compute_prices["Standard_E16s_v4"].per_hour == pytest.approx(CAT.compute_prices["Standard_E16s_v5"]
+                                                                         .per_hour)
+    p = azure("1x1T@premium-v1", "Standard_D16as_v4")
+    assert p.cost.compute == pytest.approx(0.768 * 730, abs=0.01)
+
+
 def test_previous_generation_sizes_are_not_current() -> None:
     assert all(not s.current for s in CAT.shapes.values() if s.series in ("Dsv3", "Esv3"))
     assert all(s.current for s in CAT.shapes.values() if s.series in ("Dasv4", "Dsv4", "Easv4", "Esv4"))
