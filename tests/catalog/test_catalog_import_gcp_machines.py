@@ -109,3 +109,24 @@ def test_the_cli_imports_and_model_reads_it(tmp_path: Path, capsys: pytest.Captu
                              "--instance", "n2-standard-160", "--json"], capsys)
     assert code == 0, err
     assert json.loads(stdout)["instance_iops_cap"] == 80_000
+
+
+def test_a_new_series_is_priced_from_a_sku_file_beside_it(tmp_path: Path) -> None:
+    """z3 is not in the shipped catalog: with its machine types and its Core / Ram SKUs in one import it is priced
+    per vCPU and GB like the shipped series (z3-highmem-88: 88 x core + 704 x ram per hour)."""
+    def sku(description: str, usd: float, unit: str) -> dict[str, Any]:
+        units, nanos = int(usd), round((usd - int(usd)) * 1e9)
+        return {"skuId": "0000-0000-0000", "description": description,
+                "category": {"resourceFamily": "Compute", "usageType": "OnDemand"}, "serviceRegions": ["us-central1"],
+                "pricingInfo": [{"effectiveTime": "2026-10-01T00:00:00Z", "pricingExpression": {
+                    "usageUnit": unit, "tieredRates": [{"startUsageAmount": 0, "unitPrice": {
+                        "currencyCode": "USD", "units": str(units), "nanos": nanos}}]}}]}
+
+    skus = write(tmp_path, {"skus": [sku("Z3 Instance Core running in Americas", 0.0409, "h"),
+                                     sku("Z3 Instance Ram running in Americas", 0.0055, "GiBy.h")]}, "skus.json")
+    out = tmp_path / "gcp.toml"
+    import_catalog("gcp", [write(tmp_path, listing()), skus], out, GCP)
+    cat = load_catalog_file(str(out))
+    p = predict(parse_layout("1x2T@pd-ssd", "gcp", cat), parse_instance("z3-highmem-88", "gcp", cat), Workload(),
+                cat)
+    assert p.cost.compute == pytest.approx((88 * 0.0409 + 704 * 0.0055) * 730, abs=0.01)

@@ -98,7 +98,8 @@ def _usd(sku: dict[str, Any], where: str) -> tuple[float, str]:
     return usd, unit
 
 
-def _sku_price(sku: dict[str, Any], where: str, base: Catalog) -> tuple[tuple[str, str], float] | None:
+def _sku_price(sku: dict[str, Any], where: str, base: Catalog,
+               known: set[str]) -> tuple[tuple[str, str], float] | None:
     """((series, Core|Ram) or (volume type, field), USD per hour or month) of one on-demand SKU blockfit prices;
     None for any other SKU."""
     desc = str(sku.get("description", ""))
@@ -112,7 +113,7 @@ def _sku_price(sku: dict[str, Any], where: str, base: Catalog) -> tuple[tuple[st
     usd, unit = _usd(sku, where)
     if m is not None:
         series, part = m["series"].lower(), m["part"]
-        if series not in base.shapes:
+        if series not in known:   # a series of the base catalog or of a machine-types file beside this one
             return None
         if unit not in _HOURLY_UNITS[part]:
             raise ImportProblem(f"{where}: usageUnit {unit!r}; expected {' or '.join(_HOURLY_UNITS[part])}")
@@ -132,11 +133,12 @@ def _skus(f: InputFile, base: Catalog, c: Contribution, region: str | None) -> N
     if not skus:
         raise ImportProblem(f"{f.shown}: skus is an empty list; expected the Compute Engine SKUs")
     found: dict[str, dict[tuple[str, str], float]] = {}      # region → (series|type, part|field) → USD
+    known = set(base.shapes) | set(c.shapes)
     for i, sku in enumerate(skus):
         where = f"{f.shown}: skus[{i}]"
         if not isinstance(sku, dict):
             raise ImportProblem(f"{where}: expected an object")
-        priced = _sku_price(sku, where, base)
+        priced = _sku_price(sku, where, base, known)
         if priced is None:
             continue
         key, usd = priced
