@@ -461,14 +461,19 @@ def test_aws_second_pass_family_is_linear_in_vcpus_and_matches_every_listed_size
 
 
 def test_aws_r5b_has_every_size_with_its_ebs_limits():
-    """AWS-EBSOPT-R5B: the r5b rows of the EBS-optimized table; the burst-only sizes state their baseline unknown."""
+    """AWS-EBSOPT-R5B: the r5b rows of the EBS-optimized table (the maximum); the sizes that burst to it carry their
+    baseline from the instance-types guide's EBS specifications (AWS-GUIDE-2024)."""
     cat = CATS["aws"]
     want = {"large": 43_333, "xlarge": 43_333, "2xlarge": 43_333, "4xlarge": 43_333, "8xlarge": 86_667,
             "12xlarge": 130_000, "16xlarge": 173_333, "24xlarge": 260_000, "metal": 260_000}
+    baseline = {"large": (5_417, 156.25), "xlarge": (10_833, 312.5), "2xlarge": (21_667, 625)}
     for size, iops in want.items():
         shape = cat.shapes[f"r5b.{size}"]
-        assert (shape.iops or shape.iops_burst) == iops, size
-        assert shape.iops is not None or set(shape.unknown) == {"iops", "mbps"}, size
+        assert (shape.iops_burst or shape.iops) == iops, size
+        assert (shape.iops, shape.mbps) == baseline.get(size, (iops, shape.mbps)), size
+        assert not shape.unknown, size
+        if size in baseline:
+            assert cat.cite(shape, "iops").id == "AWS-GUIDE-2024" and shape.mbps_burst == 1250
 
 
 # AWS-EC2-SKYPILOT (the Price List's us-east-1 on-demand Linux rows, as SkyPilot's catalog copies them): a sample of

@@ -264,7 +264,9 @@ def test_azure_and_gcp_plans_rank_priced_layouts():
     first = az.candidates[0]
     assert first.cost.storage is not None and first.max_iops >= 15_000
     assert not any("premium-v2: not considered" in n for n in az.notes)
-    assert {c.layout_detail.volume.type for c in az.candidates} <= {"premium-v1", "premium-v2"}
+    # since 2026-12-07 Standard SSD (E-tiers) is priced too: 32 E10 disks (500 IOPS each) undercut every SSD v2 layout
+    assert {c.layout_detail.volume.type for c in az.candidates} <= {"premium-v1", "premium-v2", "standard-ssd"}
+    assert "standard-hdd" not in {c.layout_detail.volume.type for c in az.candidates}   # HDD only when asked
     assert all(c.cost.total is not None and c.cost.total >= first.cost.total * 0.99 for c in az.candidates)
     gcp = make_plan(Requirements(cloud="gcp", capacity_gb=4096, target_iops=50_000, instance_shape="n2"), CATS["gcp"])
     first = gcp.candidates[0]

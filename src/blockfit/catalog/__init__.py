@@ -208,7 +208,7 @@ def _check_tier_sources(cat: Catalog, shape: Shape) -> None:
         where = f"catalog {cat.path}: shape {shape.name!r} tier_sources {vtype!r}"
         if sid not in cat.sources:
             raise ValueError(f"{where} cites unknown source {sid!r}")
-        if shape.volume_types and vtype not in shape.volume_types:
+        if shape.volume_types and vtype not in shape.volume_types and vtype != "all-disks":
             raise ValueError(f"{where}: the shape does not attach {vtype!r}")
         rows = [t.get(vtype) for t in shape.tiers]
         if not rows or not all(isinstance(r, dict) and all(_cap(r.get(k)) for k in ("iops", "mbps")) for r in rows):
@@ -228,6 +228,10 @@ def _check_citations(cat: Catalog) -> None:
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
     entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
     entries += [cs for shape in cat.shapes.values() for cs in shape.caps]
+    for key, vt in cat.volume_types.items():
+        if vt.vm_caps_as is not None and vt.vm_caps_as not in cat.volume_types:
+            raise ValueError(f"catalog {cat.path}: type {key!r} takes the instance caps of unknown type "
+                             f"{vt.vm_caps_as!r}")
     for shape in cat.shapes.values():
         named = set(shape.volume_types) | {t for cs in shape.caps for t in cs.volume_types}
         for key in sorted(named - set(cat.volume_types)):

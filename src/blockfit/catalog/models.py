@@ -125,6 +125,8 @@ class VolumeType(Sourced):
     max_paths: Whole | None = None              # paths one attachment can have (OCI boot volumes: 1, no multipath)
     max_members: Whole | None = None            # volumes of this type one instance has (OCI boot volume: 1)
     ssd: bool = True
+    vm_caps_as: str | None = Field(default=None, description="the volume type whose instance cap sets hold for this "
+                                   "one (Azure Standard SSD/HDD: the size pages' Premium SSD caps)")
     pv_max_iops: Iops | None = None
     # attachments (oci_vpu): iSCSI paths and sessions
     iscsi_session_depth: Whole | None = None    # I/Os one iSCSI session runs at once (node.session.queue_depth)

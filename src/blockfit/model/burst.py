@@ -45,13 +45,16 @@ def aws_instance(cat: Catalog, caps: InstanceCaps) -> list[Lift]:
     """AWS EBS-optimized burst: the size's maximum "for 30 minutes at least once every 24 hours" (AWS-EBSOPT). No
     bucket size is published: blockfit assumes a 30-minute budget spent by every second above the baseline."""
     rule = cat.instance_burst
-    if rule is None or caps.iops_burst is None or caps.iops is None or caps.mbps is None:
+    if rule is None:
         return []
     refill = (f"assumed: the {rule.seconds / 60:g}-minute budget is full again "
               f"{(rule.refill_s or 0) / 3600:g} h after it was spent (AWS publishes no bucket)")
-    out = [Lift("aws_instance", "instance", "iops", caps.iops, caps.iops_burst, "time", rule.seconds, refill,
-                "seconds", rule.refill_s)]
-    if caps.mbps_burst is not None and caps.mbps_burst > caps.mbps:
+    out = []
+    if caps.iops_burst is not None and caps.iops is not None:
+        out.append(Lift("aws_instance", "instance", "iops", caps.iops, caps.iops_burst, "time", rule.seconds, refill,
+                        "seconds", rule.refill_s))
+    # each cap bursts on its own figures: a size whose IOPS are unknown still bursts its MB/s (m8g.2xlarge)
+    if caps.mbps_burst is not None and caps.mbps is not None and caps.mbps_burst > caps.mbps:
         out.append(Lift("aws_instance", "instance", "mbps", caps.mbps, caps.mbps_burst, "time", rule.seconds, refill,
                         "seconds", rule.refill_s))
     return out
@@ -61,13 +64,13 @@ def azure_vm(cat: Catalog, caps: InstanceCaps) -> list[Lift]:
     """Azure VM-level credit bursting (AZ-BURSTING): a full bucket lasts 30 minutes at the burst rate; credits are
     the IOPS and MB/s left unused below the VM's cap, IOPS and MB/s apart."""
     rule = cat.instance_burst
-    if rule is None or caps.iops is None or caps.mbps is None:
+    if rule is None:
         return []
     out = []
-    pairs: list[tuple[Literal["iops", "mbps"], float, float | None]] = [
+    pairs: list[tuple[Literal["iops", "mbps"], float | None, float | None]] = [
         ("iops", caps.iops, caps.iops_burst), ("mbps", caps.mbps, caps.mbps_burst)]
     for unit, sustained, burst in pairs:
-        if burst is not None and burst > sustained:
+        if sustained is not None and burst is not None and burst > sustained:
             out.append(Lift("azure_vm", "instance", unit, sustained, burst, "credits",
                             (burst - sustained) * rule.seconds, f"unused {unit_words(unit)} below the VM's cap",
                             "seconds"))

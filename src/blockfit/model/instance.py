@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
 from blockfit.errors import InputError, ValueProblem
@@ -247,33 +247,61 @@ def check_instance_options(shape: Shape, interface: str | None, weighting: str |
         raise ValueProblem(f"{shape.name}/{weighting}: {shape.name} offers {offered}")
 
 
+@dataclass(frozen=True)
+class _FixedCap:
+    """One of a fixed shape's caps (IOPS or MB/s) as the model applies it: the sustained figure, else the burst
+    maximum (a shape whose baseline is unknown keeps every cap the catalog knows); the burst left to model."""
+
+    value: float | None
+    burst: float | None
+    field: str          # the catalog field that cites the figure applied
+    rule: str
+    warning: str | None
+
+
+def _fixed_cap(entry: Shape | CapSet, fld: str, what: str) -> _FixedCap:
+    unit = "IOPS" if fld == "iops" else "MB/s"
+    words = "IOPS" if fld == "iops" else "throughput"
+    value, burst = getattr(entry, fld), getattr(entry, f"{fld}_burst")
+    if value is not None:
+        return _FixedCap(value, burst, fld, f"instance {words} ({what})", None)
+    if burst is not None:
+        return _FixedCap(burst, None, f"{fld}_burst", f"instance {words} burst maximum ({what}; baseline unknown)",
+                         f"{what}: the instance's sustained (baseline) {unit} cap was not found in the sources read; "
+                         f"its burst maximum ({burst:,.0f} {unit}) is applied as the cap, so sustained figures may be "
+                         "lower than predicted.")
+    return _FixedCap(None, None, fld, f"instance {words} ({what})",
+                     f"{what}: the instance {unit} cap was not found in the sources read; it is not applied.")
+
+
 def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
     interface = inst.interface
     weighting = inst.ebs_weighting
     check_instance_options(shape, interface, weighting)
-    cs = cap_set(shape, volume_type, interface, weighting)
+    vt = cat.volume_types.get(volume_type or "")
+    cs = cap_set(shape, vt.vm_caps_as if vt is not None and vt.vm_caps_as else volume_type, interface, weighting)
     entry = cs if cs is not None else shape
-    iops, mbps = entry.iops, entry.mbps
-    iops_burst, mbps_burst = entry.iops_burst, entry.mbps_burst
     what = shape.name
     if cs is not None:
         parts = [p for p in (", ".join(cs.volume_types), cs.interface and cs.interface.upper(),
                              cs.weighting and f"weighting {cs.weighting}") if p]
         what += f", {'; '.join(parts)}"
-    warnings = []
-    for fld, value in (("iops", iops), ("mbps", mbps)):
-        if value is None:
-            warnings.append(f"{what}: the instance {'IOPS' if fld == 'iops' else 'MB/s'} cap was not found in the "
-                            "sources read; it is not applied.")
+    ops, rate = _fixed_cap(entry, "iops", what), _fixed_cap(entry, "mbps", what)
+    iops, mbps, iops_burst, mbps_burst = ops.value, rate.value, ops.burst, rate.burst
+    warnings = [w for w in (ops.warning, rate.warning) if w is not None]
     if iops_burst and iops is not None and mbps is not None:
         warnings.append(f"{what} bursts to {iops_burst:,.0f} IOPS / {mbps_burst or mbps:,.0f} MB/s for "
                         f"up to 30 minutes at a time (see burst); the sustained baseline ({iops:,.0f} / "
                         f"{mbps:,.0f}) is max_iops / max_mbps.")
     return InstanceCaps(
-        iops=iops, iops_rule=f"instance IOPS ({what})", mbps=mbps,
-        mbps_rule=f"instance throughput ({what})", iops_cite=cat.cite(entry, "iops"),
-        mbps_cite=cat.cite(entry, "mbps"), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
+        iops=iops, iops_rule=ops.rule, mbps=mbps, mbps_rule=rate.rule, iops_cite=cat.cite(entry, ops.field),
+        mbps_cite=cat.cite(entry, rate.field), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
         warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst)
+
+
+ALL_DISKS = "all-disks"
+"""A GCP vCPU tier's per-VM limit over every Persistent Disk and Hyperdisk volume attached, whatever their types
+(Google's "Performance limits by machine type"); a type's own row bounds that type's volumes within it."""
 
 
 def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | None) -> InstanceCaps:
@@ -292,7 +320,8 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
     attach = tiers[0].get("attach_max", shape.attach_max)
     attach_cite = cat.cite(shape, "tiers") if "attach_max" in tiers[0] else None
     caps = tiers[0].get(volume_type or "", None)
-    if caps is None:
+    shared = tiers[0].get(ALL_DISKS)
+    if caps is None and shared is None:
         no_limits = not tier_caps(tiers[0])   # a row of volume counts only
         warning = (f"{shape.name}: its per-VM disk limits were not found in the sources read ({volume_type}); the "
                    "instance cap is not applied." if no_limits else
@@ -301,12 +330,40 @@ def _tier_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | No
         return InstanceCaps(iops=None, iops_rule="instance cap unknown for this disk type", mbps=None,
                             mbps_rule="instance cap unknown for this disk type", attach_max=attach,
                             attach_cite=attach_cite, warnings=[warning])
-    unit = shape.note or ""
-    mbps = caps["mbps"] * (1.048576 if "MiB/s" in unit else 1)
-    # a volume type's caps may come from a source of their own (C4D: Hyperdisk Balanced beside the volume counts)
-    sid = shape.tier_sources.get(volume_type or "")
-    cite = cat.cite_source(sid) if sid is not None else cat.cite(shape, "tiers")
-    return InstanceCaps(
-        iops=caps["iops"], iops_rule=f"per-VM {volume_type} IOPS ({shape.name}, {vcpus:g} vCPU)", mbps=mbps,
-        mbps_rule=f"per-VM {volume_type} throughput ({shape.name}, {vcpus:g} vCPU)",
-        iops_cite=cite, mbps_cite=cite, attach_max=attach, attach_cite=attach_cite)
+    found = _tier_pair(cat, shape, vcpus, volume_type, caps, shared)
+    found.attach_max, found.attach_cite = attach, attach_cite
+    return found
+
+
+def _tier_cite(cat: Catalog, shape: Shape, key: str) -> Citation:
+    """A row's source: its own (C4D's Hyperdisk Balanced rows beside its volume counts) or the tiers'."""
+    sid = shape.tier_sources.get(key)
+    return cat.cite_source(sid) if sid is not None else cat.cite(shape, "tiers")
+
+
+def _tier_pair(cat: Catalog, shape: Shape, vcpus: float, volume_type: str | None, caps: dict[str, Any] | None,
+               shared: dict[str, Any] | None) -> InstanceCaps:
+    """The per-VM IOPS and MB/s caps of a tier: the type's row, bounded by the limit over every disk where the tier
+    has one (the lower binds, per figure)."""
+    scale = 1.048576 if "MiB/s" in (shape.note or "") else 1.0
+    where = f"{shape.name}, {vcpus:g} vCPU"
+    pairs = []
+    for unit, words in (("iops", "IOPS"), ("mbps", "throughput")):
+        own = None if caps is None else caps.get(unit)
+        every = None if shared is None else shared.get(unit)
+        if every is not None and (own is None or every < own):
+            pairs.append((every, f"per-VM {words} of every PD and Hyperdisk volume ({where})",
+                          _tier_cite(cat, shape, ALL_DISKS)))
+        else:
+            pairs.append((own, f"per-VM {volume_type} {words} ({where})", _tier_cite(cat, shape, volume_type or "")))
+    (iops, iops_rule, iops_cite), (mib, mbps_rule, mbps_cite) = pairs
+    warnings = []
+    if shared is not None:
+        warnings.append(f"{shape.name}: the per-VM limit of every Persistent Disk and Hyperdisk volume "
+                        f"({shared.get('iops', 0):,.0f} IOPS / {shared.get('mbps', 0):,.0f} MiB/s at {vcpus:g} vCPU) "
+                        "is shared by all the VM's disks, the boot disk too; the layout is taken as its only load.")
+    if caps is None:
+        warnings.append(f"{shape.name} per-VM limits for {volume_type} are not in the catalog; the limit over every "
+                        "disk is applied.")
+    return InstanceCaps(iops=iops, iops_rule=iops_rule, mbps=None if mib is None else mib * scale,
+                        mbps_rule=mbps_rule, iops_cite=iops_cite, mbps_cite=mbps_cite, warnings=warnings)

@@ -1,7 +1,9 @@
 """GCP: a Cloud Billing Catalog API response for Compute Engine (`GET .../services/6F81-5844-456A/skus`), its
-`skus[]` with on-demand prices per region. GCP publishes no per-VM disk limits in machine-readable form, so this
-importer reads prices only: a series' vCPU and memory rates (the shipped catalog prices a GCP machine type as
-vCPUs x the vCPU rate + GB x the memory rate) and Persistent Disk and Hyperdisk per-GiB, per-IOPS and per-MB/s rates.
+`skus[]` with on-demand prices per region, and `gcloud compute machine-types list --format=json` (the series' sizes,
+memory and volume counts: gcp_machines.py). GCP publishes no per-VM disk limits in machine-readable form, so neither
+file gives an IOPS or throughput cap. The prices: a series' vCPU and memory rates (the shipped catalog prices a GCP
+machine type as vCPUs x the vCPU rate + GB x the memory rate) and Persistent Disk and Hyperdisk per-GiB, per-IOPS and
+per-MB/s rates.
 
 A SKU is read when its `category.usageType` is OnDemand, its `description` names one of the meters below and its
 `serviceRegions` hold the chosen region. The price is the last tier of `pricingInfo[-1].pricingExpression.tieredRates`
@@ -16,6 +18,7 @@ from datetime import date
 from typing import Any
 
 from blockfit.catalog.importers import Contribution, Format, ImportProblem, InputFile, iso_date, one_region
+from blockfit.catalog.importers.gcp_machines import MACHINE_TYPES, is_machine_types, read_machine_types
 from blockfit.catalog.models import Catalog
 from blockfit.schema.cost import HOURS_PER_MONTH
 
@@ -40,9 +43,11 @@ _HOURLY_UNITS = {"Core": ("h",), "Ram": ("GiBy.h",)}
 
 class GcpImporter:
     CLOUD: str = "gcp"
-    FORMATS: tuple[Format, ...] = (SKUS,)
+    FORMATS: tuple[Format, ...] = (SKUS, MACHINE_TYPES)
 
     def detect(self, data: Any) -> Format | None:
+        if is_machine_types(data):
+            return MACHINE_TYPES
         skus = data.get("skus") if isinstance(data, dict) else None
         if isinstance(skus, list) and (not skus or (isinstance(skus[0], dict) and "skuId" in skus[0]
                                                     and "pricingInfo" in skus[0])):
@@ -50,7 +55,9 @@ class GcpImporter:
         return None
 
     def file_date(self, fmt: Format, data: Any) -> date | None:
-        """The newest `effectiveTime` of the file's prices."""
+        """The newest `effectiveTime` of the file's prices (a machine-types list carries no date of its own)."""
+        if fmt is MACHINE_TYPES:
+            return None
         times = [iso_date(p.get("effectiveTime")) for s in data.get("skus") or [] if isinstance(s, dict)
                  for p in s.get("pricingInfo") or [] if isinstance(p, dict)]
         return max((t for t in times if t is not None), default=None)
@@ -61,7 +68,11 @@ class GcpImporter:
     def read(self, files: list[InputFile], base: Catalog, region: str | None) -> Contribution:
         c = Contribution()
         for f in files:
-            _skus(f, base, c, region)
+            if f.format is MACHINE_TYPES:
+                read_machine_types(f, base, c)
+        for f in files:
+            if f.format is SKUS:
+                _skus(f, base, c, region)
         return c
 
 
@@ -87,7 +98,8 @@ def _usd(sku: dict[str, Any], where: str) -> tuple[float, str]:
     return usd, unit
 
 
-def _sku_price(sku: dict[str, Any], where: str, base: Catalog) -> tuple[tuple[str, str], float] | None:
+def _sku_price(sku: dict[str, Any], where: str, base: Catalog,
+               known: set[str]) -> tuple[tuple[str, str], float] | None:
     """((series, Core|Ram) or (volume type, field), USD per hour or month) of one on-demand SKU blockfit prices;
     None for any other SKU."""
     desc = str(sku.get("description", ""))
@@ -101,7 +113,7 @@ def _sku_price(sku: dict[str, Any], where: str, base: Catalog) -> tuple[tuple[st
     usd, unit = _usd(sku, where)
     if m is not None:
         series, part = m["series"].lower(), m["part"]
-        if series not in base.shapes:
+        if series not in known:   # a series of the base catalog or of a machine-types file beside this one
             return None
         if unit not in _HOURLY_UNITS[part]:
             raise ImportProblem(f"{where}: usageUnit {unit!r}; expected {' or '.join(_HOURLY_UNITS[part])}")
@@ -121,11 +133,12 @@ def _skus(f: InputFile, base: Catalog, c: Contribution, region: str | None) -> N
     if not skus:
         raise ImportProblem(f"{f.shown}: skus is an empty list; expected the Compute Engine SKUs")
     found: dict[str, dict[tuple[str, str], float]] = {}      # region → (series|type, part|field) → USD
+    known = set(base.shapes) | set(c.shapes)
     for i, sku in enumerate(skus):
         where = f"{f.shown}: skus[{i}]"
         if not isinstance(sku, dict):
             raise ImportProblem(f"{where}: expected an object")
-        priced = _sku_price(sku, where, base)
+        priced = _sku_price(sku, where, base, known)
         if priced is None:
             continue
         key, usd = priced

@@ -132,13 +132,14 @@ class GcpHyperdisk:
 
 class GcpCloud(DefaultCloud):
     """GCP names predefined machine types (n2-standard-16: series, family, vCPUs) and prices per vCPU and GB from
-    the catalog itself: there is no per-VM limits file to import."""
+    the catalog itself; an import of the machine-types list adds sizes, not per-VM disk limits."""
 
     name = "gcp"
     steady: str | None = "GCP Persistent Disk, Hyperdisk and machine types"
     instance_example = "n2-standard-16 or n2:16"
-    import_howto = ("GCP publishes no machine-readable per-VM disk limits, so it cannot be imported; name a series "
-                    "with a vCPU count (n2:16) or see 'blockfit catalog show gcp'")
+    import_howto = ("gcloud compute machine-types list --format=json > types.json; blockfit catalog import --cloud gcp "
+                    "types.json --out gcp.toml; then --catalog gcp.toml (sizes and memory: GCP publishes no "
+                    "machine-readable per-VM disk limits), or name a series with a vCPU count (n2:16)")
     price_list = "the Cloud Billing Catalog SKUs"
     price_import_hint = ""
     machine_types = True
