@@ -15,7 +15,7 @@ import re
 from datetime import date
 from typing import Any
 
-from blockfit.catalog.importers import Contribution, Format, ImportProblem, InputFile, iso_date, one_region
+from blockfit.catalog.importers.common import Contribution, Format, ImportProblem, InputFile, iso_date, one_region
 from blockfit.catalog.models import Catalog
 from blockfit.schema.cost import HOURS_PER_MONTH
 
