@@ -4,7 +4,7 @@ Only these three read-only endpoints are used (no admin API, no TSDB files, no r
 Grafana Mimir, Cortex and VictoriaMetrics work unchanged behind the same URL. A source is written
 `prometheus+http://HOST:PORT[/PREFIX]` (or `prometheus+https://`); `user:password@` in it is sent as HTTP basic
 auth and BLOCKFIT_PROMETHEUS_TOKEN, when set, as a bearer token (never printed). Requests go through
-`history.http` (deadline, byte cap, no redirects, verified TLS); BLOCKFIT_PROMETHEUS_TIMEOUT sets the deadline.
+`blockfit.http` (deadline, byte cap, no redirects, verified TLS); BLOCKFIT_PROMETHEUS_TIMEOUT sets the deadline.
 
 The answer is untrusted input, parsed once here into typed values: JSON that is not the API's (not an object, not
 `success`, no `data` or `result`, the wrong resultType, a sample that is not `[time, "number"]`, a value that is
@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from blockfit import http
 from blockfit.errors import EnvironmentProblem, InputError, ValueProblem
-from blockfit.history import http
-from blockfit.history.http import quote
+from blockfit.http import quote
 
 SCHEME = "prometheus+"
 TOKEN_ENV = "BLOCKFIT_PROMETHEUS_TOKEN"
