@@ -24,8 +24,8 @@ import pytest
 from markupsafe import escape
 
 from blockfit.cli import main
+from blockfit.documents import check_envelope, validate
 from blockfit.errors import InputError
-from blockfit.inputs import check_envelope, validate
 from blockfit.report import render
 from blockfit.report.load import EXPECTED, Loaded, load
 from blockfit.schema.kinds import RESULT_TYPES

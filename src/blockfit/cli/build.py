@@ -10,12 +10,12 @@ import typer
 from blockfit.cli import app, params
 from blockfit.cli.common import supplied_by
 from blockfit.cli.output import ReportOption, console, print_json, save_report
+from blockfit.documents import read_plan
 from blockfit.emit.bundle import build_from, check_device_paths
 from blockfit.emit.context import BuildContext, mount_point, object_name
 from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
-from blockfit.inputs import read_plan
 from blockfit.terminal import markup
 from blockfit.units import fmt_count
 

@@ -160,7 +160,7 @@ def lab_target(plan: Path | None, cloud: str | None, catalog: str | None, layout
     """What the lab emulates, parsed here once: the plan file read and checked as `build --plan` reads it, or the
     layout and instance specs on the catalog, loaded once."""
     from blockfit.cli.common import catalog_for
-    from blockfit.inputs import read_plan
+    from blockfit.documents import read_plan
     from blockfit.lab.target import from_plan, from_specs
 
     if plan is not None:
