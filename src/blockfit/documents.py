@@ -155,10 +155,11 @@ def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
     from its spec, is an InputError naming it; the plan returned carries the derived values, never the file's."""
     from datetime import date
 
-    from blockfit.catalog import CLOUDS, load_catalog, resolve_catalog, versions
+    from blockfit.catalog import load_catalog, resolve_catalog, versions
+    from blockfit.schema.clouds import CLOUD_NAMES
 
-    if plan.cloud not in CLOUDS:
-        raise InputError(f"{where}: cloud {plan.cloud[:40]!r}: expected one of {', '.join(CLOUDS)}")
+    if plan.cloud not in CLOUD_NAMES:
+        raise InputError(f"{where}: cloud {plan.cloud[:40]!r}: expected one of {', '.join(CLOUD_NAMES)}")
     if plan.requirements.cloud != plan.cloud:
         raise InputError(f"{where}: requirements.cloud {plan.requirements.cloud[:40]!r} differs from the plan's cloud "
                          f"{plan.cloud}")

@@ -326,7 +326,7 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
     """For a flexible shape: the OCPU count at which the layout's MB/s stops being instance-bound, and
     the MB/s there."""
     shape = find_shape(cat, space.shape)
-    if shape.kind != "flex" or not cand.prediction.mbps_limited_by.startswith("instance"):
+    if not cloud_of(cat.cloud).sized_by_count(shape) or not cand.prediction.mbps_limited_by.startswith("instance"):
         return None
     assert shape.ocpus_min is not None and shape.ocpus_max is not None
     for ocpus in shape.ocpu_counts or range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
@@ -530,7 +530,7 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
         iops, mbps = _top_caps(cat, name, vtype)
         return iops >= (req.target_iops or 0) and mbps >= (req.target_mbps or 0)
     bigger = [name for name in alternative_shapes(cat, space.shape) if monthly_known(cat, name) and could(name)]
-    if req.instance_count is not None and find_shape(cat, space.shape).kind == "flex" and \
+    if req.instance_count is not None and cloud_of(cat.cloud).sized_by_count(find_shape(cat, space.shape)) and \
             cat.compute_prices.get(space.shape) is not None:
         bigger.append(space.shape)   # the same flexible shape with more OCPUs
     found: list[Candidate] = []

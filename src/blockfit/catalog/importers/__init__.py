@@ -94,7 +94,7 @@ def providers() -> dict[str, Provider]:
     return found
 
 
-IMPORTABLE = ("aws", "azure", "gcp", "oci")
+IMPORTABLE = tuple(sorted(CLOUDS))   # every registered cloud has an importer (providers)
 # One provider file is parsed whole; the cap is far above any (the largest, AWS's EC2 price list of one region, is
 # hundreds of MB) and only bounds what is no provider output at all.
 MAX_PROVIDER_BYTES = 4 * 1024**3
