@@ -293,3 +293,20 @@ def test_no_shipped_file_cites_a_path_of_the_repository_or_its_workspace() -> No
              if path.is_file() and path.suffix in (".toml", ".j2", ".json", ".md", ".py", ".html", ".css", ".sh")
              for needle in forbidden if needle in path.read_text(errors="replace")]
     assert cited == []
+
+
+_ISSUE_NUMBER = re.compile(r"\bissues? #?\d+|\(#\d+\)", re.IGNORECASE)
+
+
+def test_no_issue_numbers_in_the_source() -> None:
+    """History belongs in the changelog and the commits: no docstring, comment or template of src/ cites an issue
+    by number (a catalog's TOML is checked in its comments; its notes are data a user reads)."""
+    found = []
+    for path in sorted((SRC / "blockfit").rglob("*")):
+        if path.suffix not in (".py", ".j2", ".sh", ".toml", ".md"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            text = line.partition("#")[2] if path.suffix == ".toml" else line
+            if _ISSUE_NUMBER.search(text):
+                found.append(f"{path.relative_to(SRC)}:{number}")
+    assert found == []

@@ -112,7 +112,7 @@ def attachment(value: str | None) -> str | None:
     return value
 
 
-# ---- plan cost options (issue 14); small on purpose: the `hardening` branch centralises numeric parsing ----
+# ---- plan cost options; small on purpose: the `hardening` branch centralises numeric parsing ----
 REDUNDANCY_HELP = ("mirroring: none, normal or high (ASM: writes x2/x3, capacity /2 or /3) or raid10 (mdadm: "
                    "writes x2, capacity /2)")
 MEMORY_HELP = "memory to price the compute at, e.g. 64G; default: the shape's minimum (OCI: 1 GB per OCPU)"
@@ -162,7 +162,7 @@ def ocpu_range(text: str | None, option: str = "--ocpus") -> tuple[float | None,
     return lo, hi
 
 
-# ---- issue 39: merged options (one vocabulary across commands); their old spellings are hidden, see params ----
+# ---- merged options (one vocabulary across commands); their old spellings are hidden, see params ----
 CAPACITY_HELP = "usable capacity needed, e.g. 4.5T or 800G, with growth headroom after a +, e.g. 4.5T+20%"
 CPUS_HELP = ("compute to search, in the unit the cloud sells (OCI: OCPUs, 1 OCPU = 2 vCPUs on x86 and 1 on Arm A1; "
              "elsewhere vCPUs): N (at least N; licence-bound cores) or MIN-MAX, e.g. 8-24 (with a search or SHAPE "

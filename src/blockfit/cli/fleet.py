@@ -113,7 +113,7 @@ def fleet_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the fleet result as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the fleet result to this file")] = None,
     report: ReportOption = None,
-    # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
+    # the old spellings, still taken (hidden), each saying its new spelling once
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     ocpus: Annotated[str | None, typer.Option(hidden=True)] = None,

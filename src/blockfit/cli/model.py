@@ -71,7 +71,7 @@ def model_command(
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
     report: ReportOption = None,
-    # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
+    # the old spellings, still taken (hidden), each saying its new spelling once
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     interface: Annotated[str | None, typer.Option(hidden=True)] = None,

@@ -132,7 +132,7 @@ def plan_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
-    # issue 39: the old spellings of merged options, still taken (hidden), each saying its new spelling once
+    # the old spellings of merged options, still taken (hidden), each saying its new spelling once
     growth: Annotated[float | None, typer.Option(hidden=True, **params.PERCENT, callback=params.growth_pct)] = None,
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
@@ -334,7 +334,7 @@ def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object],
                        search: bool) -> tuple[Instance, ShapeQuery | None]:
     """--instance as one instance, or the shape search it asks for (a family, 'any', none given). A shape with
     its count left open is a search over its counts: --memory and a --cpus floor apply to it as to a family's
-    sizes (issue 37: one grammar for every search), raising FIELDS' memory and OCPU floor."""
+    sizes (one grammar for every search), raising FIELDS' memory and OCPU floor."""
     if search:
         shape, interface, weighting = split_instance(w.instance or ANY)
         query = ShapeQuery(text=shape.strip(), families=comma_list(w.family, "--family"),
@@ -546,5 +546,5 @@ def render_infeasible(plan: Plan) -> None:
     regions = {safe(c.cost.region) for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
     if regions:
         print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)
-    for note in plan.notes:   # the same notes as the JSON's (issue 37: "not considered, no price" was JSON only)
+    for note in plan.notes:   # the same notes as the JSON's ("not considered, no price" was once JSON only)
         print(f"  {safe(note)}", file=sys.stderr)

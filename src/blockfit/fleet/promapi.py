@@ -44,7 +44,7 @@ MAX_TIMEOUT_S = 3600.0
 MAX_POINTS = 10_000
 # series in one answer. The series index holds a row per host, device and metric (4 names): 50,000 rows are 600
 # hosts of 20 devices, or 12,500 of one; a larger fleet is run in parts (--match). Before the cap, an index of 10^6
-# series cost 23,443 queries and 250,000 lines on stderr (issue 36)
+# series cost 23,443 queries and 250,000 lines on stderr.
 MAX_SERIES = 50_000
 # requests that may run into our own deadline in one run: each is split and retried, which helps a server that is
 # slow for the size of the query; past this many, the server is taken as not answering (exit 4). Without it, a

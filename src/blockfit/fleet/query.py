@@ -466,7 +466,7 @@ def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
 
 def read_share(reads: float, writes: float) -> float | None:
     """Reads as a percentage of all I/O (100 without any); None where the sum overflows (100 × 1e308 / inf was a
-    NaN read share, issue 36)."""
+    NaN read share)."""
     total = reads + writes
     if not math.isfinite(total):
         return None

@@ -86,7 +86,7 @@ def is_search(cat: Catalog, text: str | None) -> bool:
     shape = next((s for k, s in cat.shapes.items() if k.lower() == name.lower()), None)
     if shape is not None:
         # a GCP series (n2) is a family of machine types, as r7i is on AWS: searched over its sizes, so FAMILY means
-        # the same on every cloud (issue 37: '--instance n2' gave compute "unknown" and refused --min-memory)
+        # the same on every cloud ('--instance n2' once gave compute "unknown" and refused --min-memory)
         return cloud_of(cat.cloud).machine_types and ":" not in text and bool(shape.machine_families)
     return ":" not in text and any(f.lower() == name.lower() for f in families(cat))
 
@@ -257,7 +257,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     unpriced = [n for reason, ns in left.items() if reason.startswith(NO_COMPUTE_PRICE) for n in ns]
     outcome = search_shapes(cat, req, names, left) if names else None   # once: the same search answers both below
     if unpriced and (outcome is None or not outcome.best):
-        # a price that is unknown is never why a plan is infeasible (issue 38: '--instance r7i' said "infeasible:
+        # a price that is unknown is never why a plan is infeasible ('--instance r7i' once said "infeasible:
         # ... 11 no compute price"): the smallest unpriced shape whose layouts meet the targets, its compute unknown
         plan = _plan_without_compute_price(req, cat, unpriced, what)
         if plan is not None:
@@ -292,7 +292,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
 
 def _unpriced_note(cat: Catalog, names: list[str], winner: str) -> str:
     """Shapes without a compute price are not ranked, and the plan says so: their total is unknown, not high
-    (issue 37: '--instance any' listed "144 no compute price" among the shapes left out, as if they had lost)."""
+    ('--instance any' once listed "144 no compute price" among the shapes left out, as if they had lost)."""
     return (f"Not ranked for want of a compute price: {fmt_count(len(names), 'shape')} of the {cat.cloud} catalog "
             f"{cat.version} (e.g. {', '.join(names[:3])}); any of them might cost less than {winner}. To rank "
             f"them, import {cloud_of(cat.cloud).price_list}: blockfit catalog import --cloud {cat.cloud} FILE --out "
