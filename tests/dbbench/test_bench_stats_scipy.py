@@ -72,9 +72,9 @@ LEVELS = (stats.LEVEL, 1.0 - (1.0 - stats.LEVEL) / 2.0, 1.0 - (1.0 - stats.TREND
 
 def test_quantiles_agree_with_the_reference() -> None:
     rng = random.Random(20261207)
-    ps = [*LEVELS, *(rng.uniform(0.55, 0.999) for _ in range(40))]
+    ps = [*LEVELS, *(rng.uniform(0.55, 0.999) for _ in range(12))]
     worst = max(abs(stats.t_quantile(p, df) - old_t_quantile(p, df)) / old_t_quantile(p, df)
-                for p in ps for df in (*range(1, 40), 60, 120, 500))
+                for p in ps for df in (*range(1, 13), 20, 39, 60, 120, 500))
     assert worst < 1e-9
 
 
