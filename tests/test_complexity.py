@@ -5,6 +5,7 @@ one may not join, and one brought to 15 or less (or gone) must leave the list, s
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from radon.complexity import cc_visit
@@ -28,6 +29,7 @@ def _blocks(items: list[Function | Class], prefix: str = "") -> list[tuple[str, 
     return out
 
 
+@functools.cache
 def complexities() -> dict[str, int]:
     """'blockfit/plan/shapes.py:candidate_shapes' -> its complexity, for every function and method of src/."""
     found: dict[str, int] = {}
