@@ -8,7 +8,7 @@ from rich.table import Table
 from blockfit.fleet.burst import cell as burst_cell
 from blockfit.fleet.burst import summary as burst_summary
 from blockfit.fleet.promql import fmt_span
-from blockfit.schema.fleet import FleetResult
+from blockfit.schema.fleet import FleetHost, FleetResult
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import fmt_count, fmt_money, fmt_num
 
@@ -29,19 +29,29 @@ def render_fleet(r: FleetResult, console: Console) -> None:
         table.add_column(col, justify="left" if col in ("host", "status", "now", "recommended") else "right",
                          no_wrap=col != "recommended")
     for h in r.hosts:
-        best = h.plan.candidates[0] if h.plan is not None else None
-        rec = h.recommended_cost
-        same = best is None or (h.now is not None and best.instance == h.now.instance)
-        where = "" if same or best is None else f" on {best.instance}"
-        rest = (fmt_num(h.targets.target_iops),
-                h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
-                "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
-                f"{best.layout}{where}" if best else f"none ({h.infeasible})",
-                burst_cell(h.burst, h.now.burst if h.now else None),
-                fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–")
         # host names and labels come from the server: cells of escaped text, never markup
-        table.add_row(cell(h.host), cell(h.status, STATUS_STYLE[h.status]), *(cell(v) for v in rest))
+        table.add_row(cell(h.host), cell(h.status, STATUS_STYLE[h.status]), *(cell(v) for v in _host_cells(h)))
     console.print(table)
+    _print_summary(r, console)
+
+
+def _host_cells(h: FleetHost) -> tuple[str, ...]:
+    """A host's row after its name and status: target, now, what now delivers, shortfall, the recommendation,
+    burst, and the month's cost now and recommended."""
+    best = h.plan.candidates[0] if h.plan is not None else None
+    rec = h.recommended_cost
+    same = best is None or (h.now is not None and best.instance == h.now.instance)
+    where = "" if same or best is None else f" on {best.instance}"
+    now = ((h.now.layout, fmt_num(h.now.max_iops), fmt_money(h.now.cost.total)) if h.now else ("–", "–", "–"))
+    return (fmt_num(h.targets.target_iops), now[0], now[1],
+            "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
+            f"{best.layout}{where}" if best else f"none ({h.infeasible})",
+            burst_cell(h.burst, h.now.burst if h.now else None), now[2], fmt_money(rec.total) if rec else "–")
+
+
+def _print_summary(r: FleetResult, console: Console) -> None:
+    """The counts by status, the month's cost, the burst, the largest shortfalls and savings, each host's notes."""
+    s = r.summary
     console.print(f"[bold]{s.under}[/] under-provisioned, [bold]{s.within}[/] within, [bold]{s.over}[/] "
                   f"over-provisioned" + (f", {s.unknown} without a current layout" if s.unknown else "")
                   + (f"; {s.problems} not planned (below)" if s.problems else ""))
