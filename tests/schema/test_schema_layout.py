@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ def test_usable_capacity_is_the_raw_capacity_over_the_copies(members: int, size:
     layout = Layout(members=members, volume=Volume(cloud="aws", type="gp3", size_gb=size),
                     redundancy=redundancy)  # type: ignore[arg-type]
     assert layout.total_gb == members * size
-    assert layout.usable_gb * COPIES[redundancy] == layout.total_gb
+    assert layout.usable_gb * COPIES[redundancy] == pytest.approx(layout.total_gb)
     assert layout.usable_gb <= layout.total_gb
 
 
