@@ -153,9 +153,6 @@ def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
     plan names: its cloud, catalog version, and each candidate's layout, instance, volume, attachment, paths,
     redundancy, stripe and queue depths. A field that does not parse, or disagrees with what the grammar derives
     from its spec, is an InputError naming it; the plan returned carries the derived values, never the file's."""
-    from datetime import date
-
-    from blockfit.catalog import load_catalog, resolve_catalog, versions
     from blockfit.schema.clouds import CLOUD_NAMES
 
     if plan.cloud not in CLOUD_NAMES:
@@ -163,23 +160,7 @@ def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
     if plan.requirements.cloud != plan.cloud:
         raise InputError(f"{where}: requirements.cloud {plan.requirements.cloud[:40]!r} differs from the plan's cloud "
                          f"{plan.cloud}")
-    known = versions(plan.cloud)
-    try:
-        version = date.fromisoformat(plan.catalog_version) if len(plan.catalog_version) == 10 else None
-    except ValueError:
-        version = None
-    if version is None:
-        raise InputError(f"{where}: catalog_version {plan.catalog_version[:40]!r}: expected a date YYYY-MM-DD")
-    if catalog is not None:  # the user names the catalog: the plan is derived again on it
-        cat = resolve_catalog(plan.cloud, catalog)
-    elif version in known:
-        cat = load_catalog(plan.cloud, version)
-    else:
-        known_list = ", ".join(v.isoformat() for v in known)
-        first = f" (candidate 0 on {plan.candidates[0].instance[:60]})" if plan.candidates else ""
-        raise InputError(f"{where}: catalog_version {version}{first}: not a catalog version of {plan.cloud} that "
-                         f"this blockfit ships ({known_list}); a plan made on a file 'blockfit catalog import' wrote "
-                         "is read with that file: --catalog PATH")
+    cat = _catalog_of(plan, where, catalog)
     _check_io_sizes(plan.requirements.small_io, plan.requirements.large_io, f"{where}: requirements")
 
     def derive(c: Candidate, here: str) -> Candidate:
@@ -196,6 +177,30 @@ def rederive_plan(plan: Plan, where: str, catalog: str | None = None) -> Plan:
     return plan.model_copy(update=update)
 
 
+def _catalog_of(plan: Plan, where: str, catalog: str | None) -> Catalog:
+    """The catalog a plan is derived again on: CATALOG (--catalog) if given, else the shipped version it names."""
+    from datetime import date
+
+    from blockfit.catalog import load_catalog, resolve_catalog, versions
+
+    known = versions(plan.cloud)
+    try:
+        version = date.fromisoformat(plan.catalog_version) if len(plan.catalog_version) == 10 else None
+    except ValueError:
+        version = None
+    if version is None:
+        raise InputError(f"{where}: catalog_version {plan.catalog_version[:40]!r}: expected a date YYYY-MM-DD")
+    if catalog is not None:  # the user names the catalog: the plan is derived again on it
+        return resolve_catalog(plan.cloud, catalog)
+    if version in known:
+        return load_catalog(plan.cloud, version)
+    known_list = ", ".join(v.isoformat() for v in known)
+    first = f" (candidate 0 on {plan.candidates[0].instance[:60]})" if plan.candidates else ""
+    raise InputError(f"{where}: catalog_version {version}{first}: not a catalog version of {plan.cloud} that "
+                     f"this blockfit ships ({known_list}); a plan made on a file 'blockfit catalog import' wrote "
+                     "is read with that file: --catalog PATH")
+
+
 def _check_io_sizes(small_io: int, large_io: int, here: str) -> None:
     from blockfit.units import GIB
 
@@ -210,27 +215,54 @@ def _check_count(value: int | None, here: str) -> None:
         raise InputError(f"{here} {value:.3g}: expected a whole count from 1 to 1000000")
 
 
-def _rederive_candidate(c: Candidate, cat: Catalog, version: str, here: str) -> Candidate:
-    """One candidate with its layout and instance parsed again on CAT and checked against the details the file
-    carries; the result holds the parsed values and the canonical spec strings."""
-    from typing import get_args
-
-    from blockfit.model.resolve import layout_spec
-    from blockfit.model.stripe import check_stripe
-    from blockfit.schema.cost import Redundancy
-    from blockfit.schema.layout import Attachment
-    from blockfit.specs import parse_instance, parse_layout
-
-    p, d = c.prediction, c.layout_detail
+def _check_specs(c: Candidate, cat: Catalog, version: str, here: str) -> None:
+    """The candidate's specs bounded, and its cloud and catalog version the plan's."""
+    p = c.prediction
     for name, text in (("layout", c.layout), ("instance", c.instance), ("prediction.layout", p.layout),
                        ("prediction.instance", p.instance)):
         if len(text) > MAX_SPEC:
             raise InputError(f"{here}.{name}: a spec of {len(text)} characters; expected at most {MAX_SPEC}")
-    if p.cloud != cat.cloud or d.volume.cloud != cat.cloud or c.instance_detail.cloud != cat.cloud:
+    if p.cloud != cat.cloud or c.layout_detail.volume.cloud != cat.cloud or c.instance_detail.cloud != cat.cloud:
         raise InputError(f"{here}.prediction: a cloud other than the plan's {cat.cloud}")
     if p.catalog_version != version:
         raise InputError(f"{here}.prediction.catalog_version {p.catalog_version[:40]!r}: expected the plan's "
                          f"{version}")
+
+
+def _check_choices(c: Candidate, here: str) -> None:
+    """The candidate's choices the grammar does not derive: EBS weighting, attachment, redundancy, counts, sizes."""
+    from typing import get_args
+
+    from blockfit.schema.cost import Redundancy
+    from blockfit.schema.layout import Attachment
+
+    p, d, shown = c.prediction, c.layout_detail, c.instance_detail
+    if shown.ebs_weighting not in (None, "default", "ebs-1", "vpc-1"):
+        raise InputError(f"{here}.instance_detail.ebs_weighting {shown.ebs_weighting[:40]!r}: expected default, "
+                         "ebs-1 or vpc-1")
+    attachments = (None, *get_args(Attachment))
+    if p.attachment not in attachments:
+        raise InputError(f"{here}.prediction.attachment {str(p.attachment)[:40]!r}: expected iscsi or paravirtualized")
+    if p.redundancy not in get_args(Redundancy) or p.redundancy != d.redundancy:
+        raise InputError(f"{here}.prediction.redundancy {p.redundancy[:40]!r}: expected the layout's "
+                         f"{d.redundancy}")
+    for name, value in (("layout_detail.paths", d.paths), ("prediction.paths", p.paths),
+                        ("session_queue_depth", c.session_queue_depth), ("prediction.session_depth", p.session_depth),
+                        ("prediction.workload.outstanding", p.workload.outstanding),
+                        ("prediction.workload.host_queue_depth", p.workload.host_queue_depth)):
+        _check_count(value, f"{here}.{name}")
+    _check_io_sizes(p.workload.small_io, p.workload.large_io, f"{here}.prediction.workload")
+
+
+def _rederive_candidate(c: Candidate, cat: Catalog, version: str, here: str) -> Candidate:
+    """One candidate with its layout and instance parsed again on CAT and checked against the details the file
+    carries; the result holds the parsed values and the canonical spec strings."""
+    from blockfit.model.resolve import layout_spec
+    from blockfit.model.stripe import check_stripe
+    from blockfit.specs import parse_instance, parse_layout
+
+    p, d = c.prediction, c.layout_detail
+    _check_specs(c, cat, version, here)
     stripe = check_stripe(d.stripe_size, d.members, f"{here}.layout_detail.stripe_size")
     try:
         layout = parse_layout(c.layout, cat.cloud, cat, stripe_size=stripe, manager=d.manager)
@@ -249,21 +281,7 @@ def _rederive_candidate(c: Candidate, cat: Catalog, version: str, here: str) -> 
                          f"({fmt_compute(instance.vcpus, instance.ocpus) or 'no count'}), but instance_detail says "
                          f"{shown.spec[:60]!r} ({fmt_compute(shown.vcpus, shown.ocpus) or 'no count'}); expected the "
                          "two to agree")
-    if shown.ebs_weighting not in (None, "default", "ebs-1", "vpc-1"):
-        raise InputError(f"{here}.instance_detail.ebs_weighting {shown.ebs_weighting[:40]!r}: expected default, "
-                         "ebs-1 or vpc-1")
-    attachments = (None, *get_args(Attachment))
-    if p.attachment not in attachments:
-        raise InputError(f"{here}.prediction.attachment {str(p.attachment)[:40]!r}: expected iscsi or paravirtualized")
-    if p.redundancy not in get_args(Redundancy) or p.redundancy != d.redundancy:
-        raise InputError(f"{here}.prediction.redundancy {p.redundancy[:40]!r}: expected the layout's "
-                         f"{d.redundancy}")
-    for name, value in (("layout_detail.paths", d.paths), ("prediction.paths", p.paths),
-                        ("session_queue_depth", c.session_queue_depth), ("prediction.session_depth", p.session_depth),
-                        ("prediction.workload.outstanding", p.workload.outstanding),
-                        ("prediction.workload.host_queue_depth", p.workload.host_queue_depth)):
-        _check_count(value, f"{here}.{name}")
-    _check_io_sizes(p.workload.small_io, p.workload.large_io, f"{here}.prediction.workload")
+    _check_choices(c, here)
     layout = layout.model_copy(update={"attachment": d.attachment, "paths": d.paths, "redundancy": d.redundancy})
     # the instance as derived: its vCPUs (and OCI's OCPUs) from the spec, never the file's
     instance = instance.model_copy(update={"interface": shown.interface, "ebs_weighting": shown.ebs_weighting})
