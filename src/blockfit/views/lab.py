@@ -3,6 +3,8 @@ report/lab.py's and report/lab_bench.py's)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from rich.console import Console
 from rich.table import Table
 
@@ -37,29 +39,47 @@ def render(r: LabResult, console: Console) -> None:
     table.add_column("")
     for name, f in zip(("stripe", "single volume"), columns, strict=False):
         table.add_column(cell(f"{name} {f.layout}"), justify="right")
-    rows: list[tuple[str, list[str]]] = [
-        ("IOPS predicted x scale", [f"{f.predicted_iops:,.0f}" for f in columns]),
-        ("IOPS measured", [f"{f.measured_iops:,.0f}" for f in columns]),
-        ("  measured / predicted", [_ratio(f.iops_ratio) for f in columns]),
-        ("  ± (95 %), sub-windows", [_spread(f.iops_spread, f.iops_windows) for f in columns]),
-        ("  emulator uncapped", [f"{f.emulator_iops:,.0f}" if f.emulator_iops else "-" for f in columns]),
-        ("  binding limit", [_limit(f.predicted_limited_by.iops, f.limited_by.iops) for f in columns]),
-        ("MB/s predicted x scale", [f"{f.predicted_mbps:,.1f}" for f in columns]),
-        ("MB/s measured", [f"{f.measured_mbps:,.1f}" for f in columns]),
-        ("  measured / predicted", [_ratio(f.mbps_ratio) for f in columns]),
-        ("  ± (95 %), sub-windows", [_spread(f.mbps_spread, f.mbps_windows) for f in columns]),
-        ("  emulator uncapped", [f"{f.emulator_mbps:,.1f}" if f.emulator_mbps else "-" for f in columns]),
-        ("  binding limit", [_limit(f.predicted_limited_by.mbps, f.limited_by.mbps) for f in columns]),
-        ("cloud equivalent (/ scale)", [f"{f.measured_iops / r.scale:,.0f} IOPS, {f.measured_mbps / r.scale:,.0f} MB/s"
-                                        for f in columns]),
-    ]
+    for label, cells in _rows(r, columns):
+        table.add_row(label, *cells)
+    console.print(table)
+    _print_notes(r, columns, console)
+
+
+def _rows(r: LabResult, columns: list[LabFigures]) -> list[tuple[str, list[str]]]:
+    """The table's rows: IOPS and MB/s predicted, measured, their ratio, spread and limits; the cloud equivalent."""
+    rows = [*_figure_rows(columns, "iops"), *_figure_rows(columns, "mbps"),
+            ("cloud equivalent (/ scale)",
+             [f"{f.measured_iops / r.scale:,.0f} IOPS, {f.measured_mbps / r.scale:,.0f} MB/s" for f in columns])]
     if any(f.model_limited_by is not None for f in columns):  # a latency-bound limit the lab does not emulate
         rows.append(("model, all limits x scale", [
             f"{f.model_iops or f.predicted_iops:,.0f} IOPS ({(f.model_limited_by or f.predicted_limited_by).iops}), "
             f"{f.model_mbps or f.predicted_mbps:,.1f} MB/s" for f in columns]))
-    for label, cells in rows:
-        table.add_row(label, *cells)
-    console.print(table)
+    return rows
+
+
+def _figure_rows(columns: list[LabFigures], kind: Literal["iops", "mbps"]) -> list[tuple[str, list[str]]]:
+    """One quantity's rows (IOPS to the unit, MB/s to a tenth): predicted, measured, ratio, spread, the emulator's
+    own figure, the binding limit."""
+    unit, spec = ("IOPS", ",.0f") if kind == "iops" else ("MB/s", ",.1f")
+
+    def emulator(f: LabFigures) -> str:
+        value = f.emulator_iops if kind == "iops" else f.emulator_mbps
+        return format(value, spec) if value else "-"
+
+    return [
+        (f"{unit} predicted x scale", [format(getattr(f, f"predicted_{kind}"), spec) for f in columns]),
+        (f"{unit} measured", [format(getattr(f, f"measured_{kind}"), spec) for f in columns]),
+        ("  measured / predicted", [_ratio(getattr(f, f"{kind}_ratio")) for f in columns]),
+        ("  ± (95 %), sub-windows", [_spread(getattr(f, f"{kind}_spread"), getattr(f, f"{kind}_windows"))
+                                     for f in columns]),
+        ("  emulator uncapped", [emulator(f) for f in columns]),
+        ("  binding limit", [_limit(getattr(f.predicted_limited_by, kind), getattr(f.limited_by, kind))
+                             for f in columns]),
+    ]
+
+
+def _print_notes(r: LabResult, columns: list[LabFigures], console: Console) -> None:
+    """The verdicts where measured and predicted part, the steps, and the guest."""
     for f in columns:
         for kind in ("iops", "mbps"):
             verdict = judge(f, kind, 0.10)
