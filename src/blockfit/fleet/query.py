@@ -241,34 +241,42 @@ def host_rules(client: Client, q: FleetQuery, found: dict[str, HostSeries]) -> t
     need_mount = [h for h in found if lookup(q.overrides, h) is None and q.devices is None and q.mount is not None]
     mounts = _mount_devices(client, q, need_mount) if need_mount else {}
     for host, hs in sorted(found.items()):
-        override = lookup(q.overrides, host)
-        if override is not None:
-            rule, what = override, f"devices {override!r} (--hosts)"
-        elif q.devices is not None:
-            rule, what = q.devices, f"--devices {q.devices!r}"
-        elif host in mounts:
-            got = mounts[host]
-            if isinstance(got, str):
-                problems.append(HostProblem(host, f"{host}: {got}"))
-                continue
-            rule, what = "|".join(re.escape(d) for d in got), f"--mount {q.mount} ({', '.join(got)})"
-        else:
-            problems.append(HostProblem(host, f"{host}: no devices to sum (give --devices or --mount, or devices = "
-                                              "\"…\" for it in --hosts)"))
-            continue
-        chosen = sorted(d for d in hs.devices if _fullmatch(rule, d))
-        if not chosen:
-            have = ", ".join(sorted(hs.devices)[:12])
-            problems.append(HostProblem(host, f"{host}: no device matches {what} (it has {have})"))
-            continue
-        missing = [m for m in METRICS if not all(m in hs.devices[d] for d in chosen)]
-        if missing:
-            devs = ", ".join(d for d in chosen if not all(m in hs.devices[d] for m in METRICS))
-            problems.append(HostProblem(host, f"{host}: no {', '.join(missing)} series for {devs} (node_exporter's "
-                                              "diskstats collector exports all four); not planned"))
-            continue
-        rules[host] = rule
+        got = _rule_for(host, q, mounts)
+        problem = got if isinstance(got, str) else _selection_problem(host, hs, *got)
+        if problem is not None:
+            problems.append(HostProblem(host, problem))
+        elif not isinstance(got, str):
+            rules[host] = got[0]
     return rules, problems
+
+
+def _rule_for(host: str, q: FleetQuery, mounts: dict[str, list[str] | str]) -> tuple[str, str] | str:
+    """The host's device regex and where it came from (the mapping, --devices, --mount), or why it has none."""
+    override = lookup(q.overrides, host)
+    if override is not None:
+        return override, f"devices {override!r} (--hosts)"
+    if q.devices is not None:
+        return q.devices, f"--devices {q.devices!r}"
+    if host in mounts:
+        got = mounts[host]
+        if isinstance(got, str):
+            return f"{host}: {got}"
+        return "|".join(re.escape(d) for d in got), f"--mount {q.mount} ({', '.join(got)})"
+    return f"{host}: no devices to sum (give --devices or --mount, or devices = \"…\" for it in --hosts)"
+
+
+def _selection_problem(host: str, hs: HostSeries, rule: str, what: str) -> str | None:
+    """Why the devices RULE selects cannot be summed (none match, or one lacks a metric), or None."""
+    chosen = sorted(d for d in hs.devices if _fullmatch(rule, d))
+    if not chosen:
+        have = ", ".join(sorted(hs.devices)[:12])
+        return f"{host}: no device matches {what} (it has {have})"
+    missing = [m for m in METRICS if not all(m in hs.devices[d] for d in chosen)]
+    if missing:
+        devs = ", ".join(d for d in chosen if not all(m in hs.devices[d] for m in METRICS))
+        return (f"{host}: no {', '.join(missing)} series for {devs} (node_exporter's diskstats collector exports all "
+                "four); not planned")
+    return None
 
 
 def same_host(key: str, host: str) -> bool:
