@@ -1,6 +1,7 @@
-"""The layering ARCHITECTURE.md draws, checked on the source: no import circles, `lab/` above `model/` but not on
-`plan/`, one owner of signal handlers. Read with `ast`, nothing imported: a module that breaks a rule fails here
-whether or not any test runs it."""
+"""The layering ARCHITECTURE.md draws, checked on the source: no import circles, every row of its layer table (each
+package imports only rows below its own, and what a row says a package imports is what it imports), `lab/` above
+`model/` but not on `plan/`, one owner of signal handlers. Read with `ast`, nothing imported: a module that breaks a
+rule fails here whether or not any test runs it."""
 
 from __future__ import annotations
 
@@ -13,21 +14,7 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-
-# Imports made inside a function on purpose, each of which closes a circle if counted. Every one is checked below to
-# still be a deferred import: made at a module's top, it would be a circle Python itself trips on.
-DEFERRED_EDGES = {
-    # inputs.read_plan derives a plan's candidates again on its catalog: an upper-layer step in a bottom-layer module
-    # (catalog itself reads user files through inputs.user_path). Moving the derivation up is issue 39 item 7.
-    ("blockfit.inputs", "blockfit.catalog"),
-    ("blockfit.inputs", "blockfit.specs"),
-    ("blockfit.inputs", "blockfit.model.resolve"),
-    # `catalog import` loads one importer per cloud on first use; each importer uses the package's shared types.
-    ("blockfit.catalog.importers", "blockfit.catalog.importers.aws"),
-    ("blockfit.catalog.importers", "blockfit.catalog.importers.azure"),
-    ("blockfit.catalog.importers", "blockfit.catalog.importers.gcp"),
-    ("blockfit.catalog.importers", "blockfit.catalog.importers.oci"),
-}
+ARCHITECTURE = SRC.parent / "ARCHITECTURE.md"
 
 # Modules that may call signal.signal besides the owner: none.
 SIGNAL_OWNER = "blockfit.lifecycle"
@@ -59,7 +46,8 @@ def _type_checking(node: ast.AST) -> bool:
 
 def _imports(module: str) -> dict[str, bool]:
     """What `module` imports of ours -> whether every such import is deferred: inside a function, or for the type
-    checker only. Both count as edges: a circle through them is still a circle in the design."""
+    checker only. Both count as edges: a circle through them is still a circle in the design, and an import for the
+    type checker only is a dependency of the code's meaning all the same."""
     path, is_pkg = MODULES[module]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: dict[str, bool] = {}
@@ -146,14 +134,82 @@ def test_cycle_finder_finds_a_circle() -> None:
 
 
 def test_no_import_circles() -> None:
-    graph = {m: {t for t in deps if (m, t) not in DEFERRED_EDGES} for m, deps in GRAPH.items()}
+    graph = {m: set(deps) for m, deps in GRAPH.items()}
     assert _cycles(graph) == []
 
 
-def test_allowed_circle_edges_are_still_deferred() -> None:
-    """Each edge the circle check skips is still there, and still never made at import time."""
-    for source, target in sorted(DEFERRED_EDGES):
-        assert GRAPH[source].get(target) is True, (source, target)
+def _package(module: str) -> str:
+    """The unit the layer table names: `blockfit.model.kinds.oci` -> `model`, `blockfit.inputs` -> `inputs`, the
+    package's own `__init__` (its version) -> `__init__`."""
+    return module.split(".")[1] if "." in module else "__init__"
+
+
+def _names(text: str) -> list[str]:
+    """`plan (public API, `replay`), history` -> ['plan', 'history']: remarks in parentheses dropped."""
+    return [n.strip().strip("`") for n in re.sub(r"\([^()]*\)", "", text).split(",") if n.strip()]
+
+
+def layer_table(text: str) -> tuple[list[list[str]], dict[str, set[str]]]:
+    """ARCHITECTURE.md's layer block, top row first: each row's packages, and each `X → a, b` note (`X, Y → a` for
+    two): X imports, of the packages above the floor (the two bottom rows), exactly these. An indented line goes on
+    with the notes of the row above it."""
+    block = text.split("## Layers", 1)[1].split("```", 2)[1]
+    rows: list[list[str]] = []
+    says: dict[str, set[str]] = {}
+    for line in block.strip("\n").splitlines():
+        fields = re.split(r"\s{2,}", line.strip())
+        names = [f for f in fields if re.fullmatch(r"[a-z_]+", f)] if line[:1].strip() else []
+        if names or not rows:
+            rows.append(names)
+        note = " ".join(fields[len(names):])
+        for claim in note.split(";"):
+            if "→" in claim:
+                sources, targets = claim.split("→", 1)
+                for source in _names(sources):
+                    says[source] = set(_names(targets))
+    return rows, says
+
+
+def _package_edges() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {_package(m): set() for m in MODULES}
+    for module, deps in GRAPH.items():
+        edges[_package(module)] |= {_package(d) for d in deps} - {_package(module)}
+    return edges
+
+
+def test_layer_table_parser_reads_rows_and_claims() -> None:
+    text = "## Layers\n\n```\ncli            (all)\nplan   emit    plan → model (kinds), catalog;  emit, plan → x\n" \
+           "               lab → y, z\nmodel\n```\n"
+    rows, says = layer_table(text)
+    assert rows == [["cli"], ["plan", "emit"], ["model"]]
+    assert says == {"plan": {"x"}, "emit": {"x"}, "lab": {"y", "z"}}
+
+
+def test_every_package_is_in_one_row_of_the_layer_table() -> None:
+    rows, _ = layer_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    listed = [name for row in rows for name in row]
+    assert sorted(listed) == sorted(set(listed)), "a package in two rows"
+    assert set(listed) == set(_package_edges()), "the layer table and src/ name different packages"
+
+
+def test_every_package_imports_only_the_rows_below_its_own() -> None:
+    rows, _ = layer_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    level = {name: len(rows) - i for i, row in enumerate(rows) for name in row}
+    upward = sorted(f"{source} -> {target}" for source, targets in _package_edges().items() for target in targets
+                    if level[target] >= level[source])
+    assert upward == []
+
+
+def test_what_a_row_says_a_package_imports_is_what_it_imports() -> None:
+    """`lab → model, measure, …`: every package lab imports above the floor is named there, and every one named is
+    imported (a name left after the code dropped it would be as wrong as one missing)."""
+    rows, says = layer_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    floor = set(rows[-1]) | set(rows[-2])
+    edges = _package_edges()
+    assert says, "the table names no imports"
+    wrong = {source: (sorted(edges[source] - floor - named), sorted(named - edges[source]))
+             for source, named in says.items() if edges[source] - floor - named or named - edges[source]}
+    assert wrong == {}, "package: (imported but not named, named but not imported)"
 
 
 def test_lab_imports_nothing_from_plan() -> None:
@@ -211,7 +267,7 @@ def test_fio_jobs_are_written_in_one_module() -> None:
     assert templates and all(t.startswith("blockfit/measure/templates/") for t in templates), templates
 
 
-# The modules split to McCabe complexity 15 or less (issue 39); the rest of src/ follows as its owners split theirs.
+# The modules split to McCabe complexity 15 or less; tests/test_complexity.py holds all of src/ to 15 by radon.
 SPLIT_TO_15 = ("blockfit/lab/guest.py", "blockfit/history/awr.py", "blockfit/history/oracle_spool.py")
 
 
@@ -237,3 +293,20 @@ def test_no_shipped_file_cites_a_path_of_the_repository_or_its_workspace() -> No
              if path.is_file() and path.suffix in (".toml", ".j2", ".json", ".md", ".py", ".html", ".css", ".sh")
              for needle in forbidden if needle in path.read_text(errors="replace")]
     assert cited == []
+
+
+_ISSUE_NUMBER = re.compile(r"\bissues? #?\d+|\(#\d+\)", re.IGNORECASE)
+
+
+def test_no_issue_numbers_in_the_source() -> None:
+    """History belongs in the changelog and the commits: no docstring, comment or template of src/ cites an issue
+    by number (a catalog's TOML is checked in its comments; its notes are data a user reads)."""
+    found = []
+    for path in sorted((SRC / "blockfit").rglob("*")):
+        if path.suffix not in (".py", ".j2", ".sh", ".toml", ".md"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            text = line.partition("#")[2] if path.suffix == ".toml" else line
+            if _ISSUE_NUMBER.search(text):
+                found.append(f"{path.relative_to(SRC)}:{number}")
+    assert found == []

@@ -10,6 +10,7 @@ Imports nothing heavy: the one-line error printer uses it before (or without) ri
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,6 +25,10 @@ _ESCAPES_KEEP_NEWLINE = {code: text for code, text in _ESCAPES.items() if code !
 # JSON escapes C0 inside strings itself; DEL, C1 and bidi it passes raw (valid JSON, but obeyed by a terminal). Outside
 # strings JSON has none of them, so replacing them everywhere keeps the document and its values the same.
 _JSON_ESCAPES = {code: f"\\u{code:04x}" for code in UNSAFE if code >= 0x7F}
+
+# characters that end or hide a line, or drive a terminal: control (Cc), format (Cf: bidi overrides), line and
+# paragraph separators (Zl, Zp)
+HIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
 
 
 def safe(value: object) -> str:
@@ -40,6 +45,20 @@ def one_line(message: str) -> str:
     """An error line: like `safe`, and every other character Python calls unprintable (a line separator, a
     no-break space) escaped too, so what the user must retype is unambiguous."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def _visible(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(value: object) -> str:
+    """The text with every control, format and line-separator character shown as \\xNN / \\uNNNN: one line (what a
+    plan read back carries, and the escapers of `emit/escape.py` start from)."""
+    text = str(value)
+    if text.isprintable():  # none of them (isprintable is False for every hidden category): the common case
+        return text
+    return "".join(_visible(c) if unicodedata.category(c) in HIDDEN_CATEGORIES else c for c in text)
 
 
 def json_safe(text: str) -> str:

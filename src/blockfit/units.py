@@ -23,7 +23,7 @@ MB = 1_000_000
 # re.ASCII: \d is 0-9 only; without it "٥٠٠G" (Arabic-Indic digits, which float() also takes) read as 500G.
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$", re.ASCII)
 # A count or target: 150000, 150k, 1.5M, 2e5. k/K = 10^3, M = 10^6, G = 10^9 (a lower-case m would read as milli).
-# a number as people write it: 150000, 1.5e5, or grouped by thousands with commas (40,000: issue 37 refused it)
+# a number as people write it: 150000, 1.5e5, or grouped by thousands with commas (40,000 was once refused)
 _NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
 _QUANTITY_RE = re.compile(r"^\s*" + _NUMBER + r"\s*([kKMG]?)\s*$", re.ASCII)
 # a rate in MB/s: a number, optionally MB/s or M, or GB/s or G (x 1,000): '1G' was read as 10^9 MB/s
@@ -137,7 +137,7 @@ def parse_quantity(value: str | float, what: str, *, minimum: float = 0.0, maxim
 def parse_percent(value: str | float, what: str, *, maximum: float = 100.0, allow_maximum: bool = True,
                   allow_zero: bool = True, factor_like: bool = False) -> float:
     """A percentage: '70', '70%', '0.5%'. A bare fraction ('0.7') is refused with the accepted forms: a share
-    written as a fraction of 1 would otherwise plan for 0.7 % (issue 22). With FACTOR_LIKE (headroom, growth) a
+    written as a fraction of 1 would otherwise plan for 0.7 %. With FACTOR_LIKE (headroom, growth) a
     bare 1.3 is refused too: it reads as a factor (+30 %), not +1.3 %.
     """
     if isinstance(value, str):

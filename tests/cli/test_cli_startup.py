@@ -25,7 +25,7 @@ HELP_MODULES = {"blockfit", "blockfit.cli", "blockfit.cli.output", "blockfit.err
                 "blockfit.lifecycle", "blockfit.terminal"}
 # What `model --json` needs of the schema: the Prediction and what it is made of (not the plan's, history's, ...).
 PREDICTION_SCHEMA = {"blockfit.schema", *(f"blockfit.schema.{name}" for name in
-                                          ("citation", "cost", "empty", "layout", "prediction", "result"))}
+                                          ("citation", "clouds", "cost", "empty", "layout", "prediction", "result"))}
 # Standard modules blockfit itself loaded at start-up once, each for one function (ctypes: build's folder swap;
 # json: reading a JSON file, printing plain data). typer and pydantic load neither.
 ONE_USE = ("ctypes", "json")

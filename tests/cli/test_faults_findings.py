@@ -159,8 +159,8 @@ def test_finding_4_concurrent_builds_into_one_new_folder_never_mix(results: dict
         codes: dict[str, int] = {}
 
         def build(manager: str, out: Path = out, codes: dict[str, int] = codes) -> None:
+            from blockfit.documents import read_plan
             from blockfit.emit import build as build_scripts
-            from blockfit.inputs import read_plan
             try:
                 build_scripts(read_plan(Path(plan)), manager=manager, devices=DEVICES.split(","), out_dir=out)
                 codes[manager] = 0

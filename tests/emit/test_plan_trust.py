@@ -16,9 +16,9 @@ from pathlib import Path
 import hcl2
 import pytest
 
+from blockfit.documents import read_plan
 from blockfit.emit import build
 from blockfit.errors import InputError
-from blockfit.inputs import read_plan
 from blockfit.schema import Plan
 
 DEVS6 = [f"/dev/blockfit-absent-{c}" for c in "bcdefg"]

@@ -24,7 +24,7 @@ import pytest
 
 from blockfit.fleet.promapi import MAX_SERIES, MAX_TIMEOUTS
 from blockfit.fleet.query import MAX_HOSTS
-from blockfit.history.http import MAX_BYTES
+from blockfit.http import MAX_BYTES
 from support.fleet import run_cli
 from support.metrics_servers import (
     HOST,

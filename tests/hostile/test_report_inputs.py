@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from markupsafe import escape
 
 from blockfit.cli import main
+from blockfit.documents import check_envelope, validate
 from blockfit.errors import InputError
-from blockfit.inputs import check_envelope, validate
 from blockfit.report import render
 from blockfit.report.load import EXPECTED, Loaded, load
 from blockfit.schema.kinds import RESULT_TYPES

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from blockfit.catalog import importers, toml_out
+from blockfit.documents import check_result_text
 from blockfit.errors import InputError
 from blockfit.files import StreamFile, partial_name, write_atomically
-from blockfit.inputs import check_result_text
 from blockfit.schema.result import SCHEMA_VERSION
 from support.catalog_files import oci_flex, oci_shapes, write
 from support.inproc import run

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
+from blockfit.documents import read_plan
 from blockfit.errors import InputError
-from blockfit.inputs import read_plan
 from blockfit.model import predict
 from blockfit.plan import make_plan
 from blockfit.schema import Requirements, Workload

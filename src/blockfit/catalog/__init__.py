@@ -30,8 +30,9 @@ from blockfit.catalog.models import (
 )
 from blockfit.errors import InputError, ValueProblem
 from blockfit.inputs import read_capped, user_path
+from blockfit.schema.clouds import CLOUD_NAMES
 
-CLOUDS = ("oci", "aws", "azure", "gcp")
+CLOUDS = CLOUD_NAMES   # the old name of schema.clouds.CLOUD_NAMES, kept while branches move to it
 
 __all__ = ["CATALOG_SPEC_HELP", "CLOUDS", "CapSet", "Catalog", "ComputePrice", "InstanceRule", "MachineFamily",
            "OciLevel", "Shape", "Source", "VolumeType", "is_catalog_date", "load_catalog", "load_catalog_file",
@@ -111,9 +112,9 @@ def _load_user_file(path: str, _mtime_ns: int, _size: int, what: str, shown: str
         raw = tomllib.loads(body.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{what} {shown!r}: not a blockfit catalog (TOML: {exc})") from None
-    if not isinstance(raw.get("catalog"), dict) or raw["catalog"].get("cloud") not in CLOUDS:
+    if not isinstance(raw.get("catalog"), dict) or raw["catalog"].get("cloud") not in CLOUD_NAMES:
         raise InputError(f"{what} {shown!r}: not a blockfit catalog (expected a [catalog] table naming the cloud, "
-                         f"one of {', '.join(CLOUDS)})")
+                         f"one of {', '.join(CLOUD_NAMES)})")
     try:
         return catalog_from_toml(raw, path)
     except ValueError as exc:
@@ -144,8 +145,8 @@ def load_catalog(cloud: str, as_of: date | None = None) -> Catalog:
 
 
 def _check_cloud(cloud: str) -> None:
-    if cloud not in CLOUDS:
-        raise ValueProblem(f"{cloud!r}: expected one of {', '.join(CLOUDS)}")
+    if cloud not in CLOUD_NAMES:
+        raise ValueProblem(f"{cloud!r}: expected one of {', '.join(CLOUD_NAMES)}")
 
 
 @cache

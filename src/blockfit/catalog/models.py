@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from blockfit.schema.citation import Citation
+from blockfit.schema.clouds import CloudName
 from blockfit.schema.empty import empty_list
 
 # Bounds every figure keeps, so a catalog that loads never makes the model divide by zero or by a subnormal: a file
@@ -308,7 +309,7 @@ class ComputePrice(Sourced):
 class Catalog(BaseModel):
     """One dated version of one cloud's limits and prices."""
 
-    cloud: Literal["oci", "aws", "azure", "gcp"]
+    cloud: CloudName
     version: date
     title: str
     size_unit: str

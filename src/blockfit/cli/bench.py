@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from blockfit import tools
 from blockfit.cli import app, burstopts, params
@@ -20,12 +19,11 @@ from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import BenchRequest, LayoutSpec, checks, parse_workloads, run_bench
 from blockfit.dbbench.runner import Progress as BenchProgress
-from blockfit.dbbench.stats import fmt_ratio
+from blockfit.documents import check_result_text
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, write_atomically
-from blockfit.inputs import check_result_text
 from blockfit.schema.bench import BenchResult
-from blockfit.terminal import cell, markup
+from blockfit.views.bench import render as render_bench
 
 if TYPE_CHECKING:
     from blockfit.schema import Prediction
@@ -125,41 +123,6 @@ def _burst(result: BenchResult, p: Prediction) -> None:
         "it may have measured burst figures (if the credits were full when the bench began).")
 
 
-def _fmt(value: float | None, unit: str) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,.2f} s" if unit == "seconds" else f"{value:,.0f} {unit}"
-
-
-def _print_human(r: BenchResult) -> None:
-    t = Table(title=f"blockfit bench ({r.settings.profile}, {r.postgres_version}, "
-                    f"server memory {r.settings.memory_limit_bytes // 2**20} MiB)")
-    for col in ("measure", "layout", "median", "runs", "hit: buffers / page cache", "binding (evidence)"):
-        t.add_column(col, justify="left" if col in ("measure", "layout", "binding (evidence)") else "right")
-    for measure in r.measures:  # measure by measure, so A and B sit next to each other
-        for lay, mr in ((x, m) for x in r.layouts for m in x.measures if m.measure == measure):
-            evs = [x.evidence for x in mr.runs if x.evidence is not None]
-            hits = [e.db.hit_ratio for e in evs if e.db.hit_ratio is not None]
-            cache = [e.db.page_cache_hit_ratio for e in evs if e.db.page_cache_hit_ratio is not None]
-            detail = evs[len(evs) // 2].binding_detail if evs else ""
-            failed = [x.failed for x in mr.runs if x.failed]
-            t.add_row(cell(mr.measure), cell(f"{lay.label} ({lay.dir})"), _fmt(mr.median, mr.unit), str(len(mr.runs)),
-                      (f"{sorted(hits)[len(hits) // 2]:.0%}" if hits else "-") + " / "
-                      + (f"{sorted(cache)[len(cache) // 2]:.0%}" if cache else "-"),
-                      cell(f"FAILED: {failed[0]}" if failed else detail))
-    console.print(t)
-    for lay in r.layouts:
-        for mr in lay.measures:
-            if mr.warmup is not None:
-                console.print(f"{mr.measure} warm-up on {lay.label}: {mr.warmup.text}", highlight=False,
-                              markup=False)
-    for c in r.comparisons:
-        model = f"; the model says {fmt_ratio(c.model_ratio)} from the {c.model_basis} caps" if c.model_ratio else ""
-        console.print(f"{c.measure}: {c.text}{model}", highlight=False, markup=False)
-    for w in r.warnings:
-        console.print(f"[yellow]warning:[/yellow] {markup(w)}")
-
-
 @app.command("bench")
 def bench_command(
     dirs: Annotated[list[str], typer.Option("--dir", help="a directory on the layout under test (PATH or "
@@ -238,7 +201,7 @@ def bench_command(
     if json_out:
         print_json(result)
     else:
-        _print_human(result)
+        render_bench(result, console)
     if result.partial:
         err_console.print(f"blockfit: bench stopped early ({result.stopped_by}); the results above are partial")
         raise typer.Exit(130)

@@ -11,12 +11,12 @@ import typer
 from blockfit.cli import app, params
 from blockfit.cli.common import supplied_by
 from blockfit.cli.output import ReportOption, console, print_json, save_report
+from blockfit.documents import read_plan
 from blockfit.emit.bundle import build_from, check_device_paths
 from blockfit.emit.context import BuildContext, mount_point, object_name
 from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
-from blockfit.inputs import read_plan
 from blockfit.terminal import markup
 from blockfit.units import fmt_count, fmt_hours
 
@@ -132,7 +132,7 @@ class InventorySource:
 def inventory_source(path: Path, mount: str | None) -> InventorySource:
     """--inventory FILE [--mount MP]: the layout there and the path of its top device (/dev/mapper/VG-LV for an
     LV, so an online migration finds its volume group; /dev/NAME otherwise)."""
-    from blockfit.inputs import read_inventory
+    from blockfit.documents import read_inventory
     from blockfit.plan.move import find
 
     inv = read_inventory(path)

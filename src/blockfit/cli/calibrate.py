@@ -129,7 +129,7 @@ def calibrate_command(
     sustained: Annotated[bool, typer.Option("--sustained", help="spend the layout's burst credits first (as long "
                                             "as its burst lasts from full), then measure")] = False,
     report: ReportOption = None,
-    # issue 39: the old spellings, still taken (hidden), saying the new spelling once
+    # the old spellings, still taken (hidden), saying the new spelling once
     small_io: Annotated[str | None, typer.Option("--small-io", hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option("--large-io", hidden=True, callback=params.io_size)] = None,
 ) -> None:

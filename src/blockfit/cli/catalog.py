@@ -8,12 +8,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from blockfit.catalog import CLOUDS, Catalog, is_catalog_date, load_catalog, load_catalog_file, versions
+from blockfit.catalog import Catalog, is_catalog_date, load_catalog, load_catalog_file, versions
 from blockfit.catalog.models import Shape, VolumeType, tier_caps
 from blockfit.cli import app, print_help_without_command
 from blockfit.cli.common import CATALOG_HELP, catalog_for, supplied_by
 from blockfit.cli.output import console, print_json
 from blockfit.errors import InputError
+from blockfit.model.kinds.clouds import cloud_of
+from blockfit.schema.clouds import CLOUD_NAMES
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import fmt_count
 
@@ -30,7 +32,7 @@ def list_command(
 ) -> None:
     """Every shipped catalog version of every cloud, and the catalog files named with --catalog."""
     rows: list[dict[str, Any]] = [{"cloud": c, "version": v.isoformat(), "title": load_catalog(c, v).title,
-                                   "file": None, "based_on": None} for c in CLOUDS for v in versions(c)]
+                                   "file": None, "based_on": None} for c in CLOUD_NAMES for v in versions(c)]
     for path in catalog or []:
         cat = load_catalog_file(path)
         rows.append({"cloud": cat.cloud, "version": cat.version.isoformat(), "title": cat.title, "file": path,
@@ -76,13 +78,14 @@ def show_command(
             console.print(f"  [dim]{markup(vt.note)}[/]")
     t = Table("shape", "kind", "OCPUs", "vCPUs", "memory GB", "IOPS cap", "MB/s cap", "attach", "source",
               title="instance shapes", title_justify="left")
+    entry = cloud_of(cat.cloud)
     for name, s in cat.shapes.items():
-        ocpus = f"{s.ocpus_min:g}-{s.ocpus_max:g}" if s.kind == "flex" else (f"{s.ocpus:g}" if s.ocpus else "")
+        ocpus = f"{s.ocpus_min:g}-{s.ocpus_max:g}" if entry.sized_by_count(s) else (f"{s.ocpus:g}" if s.ocpus else "")
         per_tier = "per tier" if not s.tiers or _tier_caps(s) else "unknown"
         rule = cat.instance_rule
-        iops = (f"{rule.iops_per_gbps:,.0f} x Gbps" if s.kind == "flex" and rule and "iops" not in s.unknown
+        iops = (f"{rule.iops_per_gbps:,.0f} x Gbps" if entry.sized_by_count(s) and rule and "iops" not in s.unknown
                 else _figure(s, "iops", per_tier))
-        mbps = (f"{rule.mbps_per_gbps:g} x Gbps" if s.kind == "flex" and rule and "mbps" not in s.unknown
+        mbps = (f"{rule.mbps_per_gbps:g} x Gbps" if entry.sized_by_count(s) and rule and "mbps" not in s.unknown
                 else _figure(s, "mbps", per_tier))
         t.add_row(*(cell(v) for v in (name, s.kind, ocpus, "" if s.vcpus is None else str(s.vcpus),
                                       "" if s.memory_gb is None else f"{s.memory_gb:g}", iops, mbps, _attach(s),

@@ -6,9 +6,10 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from blockfit.catalog import CATALOG_SPEC_HELP, CLOUDS, Catalog, resolve_catalog
+from blockfit.catalog import CATALOG_SPEC_HELP, Catalog, resolve_catalog
 from blockfit.errors import InputError, ValueProblem
 from blockfit.schema import Layout
+from blockfit.schema.clouds import CLOUD_NAMES
 from blockfit.units import parse_duration, parse_io_size, parse_list
 
 
@@ -26,7 +27,7 @@ def supplied_by(option: str, only: type[ValueProblem] = ValueProblem) -> Iterato
         raise ValueProblem(exc.bare, option) from None
 
 
-CLOUD_HELP = f"cloud: {', '.join(CLOUDS)} (default oci, or the cloud of a --catalog file)"
+CLOUD_HELP = f"cloud: {', '.join(CLOUD_NAMES)} (default oci, or the cloud of a --catalog file)"
 CATALOG_HELP = CATALOG_SPEC_HELP
 
 
@@ -34,8 +35,8 @@ def catalog_for(cloud: str | None, catalog: str | None, what: str = "--cloud") -
     """The catalog a command works with: --catalog DATE (the shipped version in force) or --catalog PATH (a file
     `catalog import` wrote, whose cloud --cloud must match or leave out); cloud None = the file's, else oci."""
     cloud = cloud.strip().lower() if cloud is not None else None   # 'AWS' as 'R7I.4XLARGE' and 'GP3' are taken
-    if cloud is not None and cloud not in CLOUDS:
-        raise InputError(f"{what} {cloud!r}: expected one of {', '.join(CLOUDS)}")
+    if cloud is not None and cloud not in CLOUD_NAMES:
+        raise InputError(f"{what} {cloud!r}: expected one of {', '.join(CLOUD_NAMES)}")
     return resolve_catalog(cloud, catalog)
 
 
@@ -111,7 +112,7 @@ def attachment(value: str | None) -> str | None:
     return value
 
 
-# ---- plan cost options (issue 14); small on purpose: the `hardening` branch centralises numeric parsing ----
+# ---- plan cost options; small on purpose: the `hardening` branch centralises numeric parsing ----
 REDUNDANCY_HELP = ("mirroring: none, normal or high (ASM: writes x2/x3, capacity /2 or /3) or raid10 (mdadm: "
                    "writes x2, capacity /2)")
 MEMORY_HELP = "memory to price the compute at, e.g. 64G; default: the shape's minimum (OCI: 1 GB per OCPU)"
@@ -161,7 +162,7 @@ def ocpu_range(text: str | None, option: str = "--ocpus") -> tuple[float | None,
     return lo, hi
 
 
-# ---- issue 39: merged options (one vocabulary across commands); their old spellings are hidden, see params ----
+# ---- merged options (one vocabulary across commands); their old spellings are hidden, see params ----
 CAPACITY_HELP = "usable capacity needed, e.g. 4.5T or 800G, with growth headroom after a +, e.g. 4.5T+20%"
 CPUS_HELP = ("compute to search, in the unit the cloud sells (OCI: OCPUs, 1 OCPU = 2 vCPUs on x86 and 1 on Arm A1; "
              "elsewhere vCPUs): N (at least N; licence-bound cores) or MIN-MAX, e.g. 8-24 (with a search or SHAPE "

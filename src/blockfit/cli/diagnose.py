@@ -48,7 +48,7 @@ def _inventory_expectation(path: Path) -> rules.Expectation:
     """diagnose --inventory: each disk the inventory names as a cloud volume (with the provider file's figures)
     gets that volume's own caps, and the volumes together the instance's caps where the instance is known."""
     from blockfit.catalog import load_catalog
-    from blockfit.inputs import read_inventory
+    from blockfit.documents import read_inventory
     from blockfit.model.instance import instance_caps
     from blockfit.model.limits import member_perf
     from blockfit.model.resolve import layout_spec, volume_type

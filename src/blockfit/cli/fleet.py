@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from blockfit import lifecycle
 from blockfit.catalog import Catalog
@@ -34,10 +33,9 @@ from blockfit.cli.common import (
 )
 from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
 from blockfit.cli.shared import Shared
+from blockfit.documents import check_result_text
 from blockfit.errors import InputError
 from blockfit.files import check_target, write_atomically
-from blockfit.fleet.burst import cell as burst_cell
-from blockfit.fleet.burst import summary as burst_summary
 from blockfit.fleet.hosts import FleetOptions
 from blockfit.fleet.mapping import Mapping, load_mapping, with_defaults
 from blockfit.fleet.promapi import Client, parse_source
@@ -46,19 +44,17 @@ from blockfit.fleet.query import (
     SelectorProblem,
     check_selector,
     device_regex,
-    fmt_span,
     parse_span,
     parse_until,
     window,
 )
 from blockfit.fleet.run import plan_fleet
-from blockfit.inputs import check_result_text
 from blockfit.plan.shapes import is_search
 from blockfit.schema import Requirements
-from blockfit.schema.fleet import FleetResult
 from blockfit.specs import parse_instance
-from blockfit.terminal import cell, markup, one_line, safe
-from blockfit.units import fmt_count, fmt_money, fmt_num, parse_volume_gb
+from blockfit.terminal import one_line, safe
+from blockfit.units import parse_volume_gb
+from blockfit.views.fleet import render_fleet
 
 
 @app.command("fleet")
@@ -114,7 +110,7 @@ def fleet_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the fleet result as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the fleet result to this file")] = None,
     report: ReportOption = None,
-    # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
+    # the old spellings, still taken (hidden), each saying its new spelling once
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     ocpus: Annotated[str | None, typer.Option(hidden=True)] = None,
@@ -228,60 +224,10 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_given: float | None, h
     if json_out:
         print_json(result)
     else:
-        render_fleet(result)
+        render_fleet(result, console)
     for p in result.problems:
         print(f"blockfit: {'server' if p.cause == 'server' else 'input'}: {one_line(p.message)}", file=sys.stderr)
     if any(p.cause == "server" for p in result.problems):
         raise typer.Exit(4)
     if result.problems:
         raise typer.Exit(2)
-
-
-STATUS_STYLE = {"under": "bold red", "over": "yellow", "within": "green", "unknown": "dim"}
-
-
-def render_fleet(r: FleetResult) -> None:
-    s = r.summary
-    console.print(f"[bold]Fleet[/] {markup(r.source)} {{{markup(r.match)}}}: {fmt_count(s.planned, 'host')} "
-                  "planned from "
-                  f"p{r.percentile:g} of {fmt_span(r.range_s)} at {fmt_span(r.step_s)} steps"
-                  f"{f' + {r.headroom_pct:g} % headroom' if r.headroom_pct else ''} ({r.cloud} catalog "
-                  f"{r.catalog_version})")
-    table = Table(title=f"Hosts, largest shortfall first: target = p{r.percentile:g} IOPS"
-                        f"{' + headroom' if r.headroom_pct else ''}, $ a month", title_justify="left")
-    for col in ("host", "status", "target", "now", "delivers", "short", "recommended", "burst", "now $", "rec. $"):
-        table.add_column(col, justify="left" if col in ("host", "status", "now", "recommended") else "right",
-                         no_wrap=col != "recommended")
-    for h in r.hosts:
-        best = h.plan.candidates[0] if h.plan is not None else None
-        rec = h.recommended_cost
-        same = best is None or (h.now is not None and best.instance == h.now.instance)
-        where = "" if same or best is None else f" on {best.instance}"
-        rest = (fmt_num(h.targets.target_iops),
-                h.now.layout if h.now else "–", fmt_num(h.now.max_iops) if h.now else "–",
-                "–" if h.shortfall_pct is None else f"{h.shortfall_pct:+.0f} %",
-                f"{best.layout}{where}" if best else f"none ({h.infeasible})",
-                burst_cell(h.burst, h.now.burst if h.now else None),
-                fmt_money(h.now.cost.total) if h.now else "–", fmt_money(rec.total) if rec else "–")
-        # host names and labels come from the server: cells of escaped text, never markup
-        table.add_row(cell(h.host), cell(h.status, STATUS_STYLE[h.status]), *(cell(v) for v in rest))
-    console.print(table)
-    console.print(f"[bold]{s.under}[/] under-provisioned, [bold]{s.within}[/] within, [bold]{s.over}[/] "
-                  f"over-provisioned" + (f", {s.unknown} without a current layout" if s.unknown else "")
-                  + (f"; {s.problems} not planned (below)" if s.problems else ""))
-    console.print(f"Monthly cost of {fmt_count(s.priced, 'host')}: now {fmt_money(s.cost_now.total)}, recommended "
-                  f"{fmt_money(s.cost_recommended.total)}"
-                  + ("" if s.savings is None else f" ({'saves' if s.savings >= 0 else 'adds'} "
-                                                  f"{fmt_money(abs(s.savings))} a month)"))
-    if s.on_burst or s.on_burst_now:
-        console.print(f"{burst_summary(s.on_burst, s.on_burst_now)}: the burst column is the worst stretch's share "
-                      "of the credits, replayed over the recorded series", markup=False)
-    if s.largest_shortfalls:
-        console.print("Largest shortfalls: " + ", ".join(f"{safe(a.host)} {a.value:+.0f} %"
-                                                         for a in s.largest_shortfalls), markup=False)
-    if s.largest_savings:
-        console.print("Largest savings: " + ", ".join(f"{safe(a.host)} {fmt_money(a.value)}"
-                                                      for a in s.largest_savings), markup=False)
-    for h in r.hosts:
-        for note in [*h.targets.skipped, *h.notes]:
-            console.print(f"note: {safe(h.host)}: {safe(note)}", highlight=False, markup=False)

@@ -82,7 +82,7 @@ def model_command(
     mount: Annotated[str | None, typer.Option("--mount", metavar="MOUNT_POINT",
                                               help="with --inventory: the layout under this mount point (or on this "
                                                    "device); needed when the inventory has several")] = None,
-    # issue 39: the old spellings, still taken (hidden), each saying its new spelling once
+    # the old spellings, still taken (hidden), each saying its new spelling once
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     interface: Annotated[str | None, typer.Option(hidden=True)] = None,

@@ -245,7 +245,7 @@ def deprecated(old: str, use: str, plural: bool = False) -> None:
 
 
 class Renamed:
-    """The old spellings of merged options (issue 39: hidden, still taken) a command was given. `pick` takes the new
+    """The old spellings of merged options (hidden, still taken) a command was given. `pick` takes the new
     option's value or the old one's, refusing both; `warn` prints one line naming the new spellings, after every
     option has been parsed (a refused command prints its error alone)."""
 

@@ -41,13 +41,13 @@ from blockfit.cli.common import (
 from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.cli.shared import Shared
+from blockfit.documents import check_result_text
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target, write_atomically
 from blockfit.fleet.promapi import is_prometheus, redact
 from blockfit.history import describe
 from blockfit.history.readers import history_format
 from blockfit.history.targets import choose_members, read_histories, targets_from_series
-from blockfit.inputs import check_result_text
 from blockfit.model.instance import find_shape, machine_type
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import make_plan
@@ -143,7 +143,7 @@ def plan_command(
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
-    # issue 39: the old spellings of merged options, still taken (hidden), each saying its new spelling once
+    # the old spellings of merged options, still taken (hidden), each saying its new spelling once
     growth: Annotated[float | None, typer.Option(hidden=True, **params.PERCENT, callback=params.growth_pct)] = None,
     small_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
     large_io: Annotated[str | None, typer.Option(hidden=True, callback=params.io_size)] = None,
@@ -295,7 +295,7 @@ class HistoryArgs:
 def from_inventory(path: Path, mount: str | None, w: Workload, shared: Shared) -> Found:
     """--inventory FILE [--mount MP]: the layout found there; the capacity (the layout's, so a block copy fits),
     the instance and the cloud it gives are the plan's unless given."""
-    from blockfit.inputs import read_inventory
+    from blockfit.documents import read_inventory
     from blockfit.plan.move import find
 
     inv = read_inventory(path)
@@ -387,7 +387,7 @@ def instance_or_search(cat: Catalog, w: Workload, fields: dict[str, object],
                        search: bool) -> tuple[Instance, ShapeQuery | None]:
     """--instance as one instance, or the shape search it asks for (a family, 'any', none given). A shape with
     its count left open is a search over its counts: --memory and a --cpus floor apply to it as to a family's
-    sizes (issue 37: one grammar for every search), raising FIELDS' memory and OCPU floor."""
+    sizes (one grammar for every search), raising FIELDS' memory and OCPU floor."""
     if search:
         shape, interface, weighting = split_instance(w.instance or ANY)
         query = ShapeQuery(text=shape.strip(), families=comma_list(w.family, "--family"),
@@ -636,5 +636,5 @@ def render_infeasible(plan: Plan) -> None:
     regions = {safe(c.cost.region) for c in [*([inf.best] if inf.best else []), *inf.alternatives] if c.cost.region}
     if regions:
         print(f"  prices: 730 h a month, in {', '.join(sorted(regions))}", file=sys.stderr)
-    for note in plan.notes:   # the same notes as the JSON's (issue 37: "not considered, no price" was JSON only)
+    for note in plan.notes:   # the same notes as the JSON's ("not considered, no price" was once JSON only)
         print(f"  {safe(note)}", file=sys.stderr)

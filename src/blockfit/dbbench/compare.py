@@ -8,7 +8,7 @@ lab's bases). It needs both layouts' caps; without them (a real server's caps un
 Beside it, the same ratio one layer down, from the runs' own device counters: the rate the members delivered
 (``device_ratio``), how much of their caps that was (``baseline_cap_use``, ``other_cap_use``: model_ratio x
 other's / baseline's = device_ratio), and the device I/Os or bytes each unit of work cost (``io_per_unit_ratio``;
-the speed ratio is device_ratio over it). Issue 28's lab case, a 3-way stripe against one volume (model 3.0x),
+the speed ratio is device_ratio over it). The lab case, a 3-way stripe against one volume (model 3.0x),
 select-only: 2.81x measured, its members 2.81x, at 94 % of their caps against the single volume's 100 %, at 0.998x
 the I/Os per transaction. Eight sessions leave a member with nothing queued at moments, and a fixed-rate cap does
 not give the idle time back; one volume under the same eight sessions never idles.

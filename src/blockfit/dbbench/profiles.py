@@ -19,7 +19,7 @@ How long each part runs is decided by evidence, within budgets:
   with room.
 - measured runs: an OLTP run lasts long enough for ``run_ios`` device I/Os at the rate its layout's warm-up
   ended with, never less than ``run_seconds`` nor more than ``longest_run()``. Why I/Os, not seconds: the
-  noise of a run is how well it averages its cache's state, which it does by the pages it reads. Issue 28,
+  noise of a run is how well it averages its cache's state, which it does by the pages it reads. On
   caps 250 and 1,000 read IOPS, 12 s runs: both layouts at exactly their caps every run, shared-buffer misses
   flat (1.83-1.89 per transaction), but the slower layout's page-cache hit ratio 0.24-0.35 (one run 0.0) run
   to run, its device I/Os per transaction 1.12-1.51 and its TPS scattered by 8.5 % (CV) with no trend, while

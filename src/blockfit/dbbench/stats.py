@@ -45,60 +45,19 @@ NEGLIGIBLE = 0.03  # a ratio within this of 1 is not called a win (see above)
 TREND_LEVEL = 0.95  # a drift: a slope whose t statistic passes this two-sided quantile
 
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c if abs(1.0 + aa / c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-12:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    ln = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(ln) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(ln) * _betacf(b, a, 1.0 - x) / b
-
-
 def t_cdf(t: float, df: int) -> float:
-    x = df / (df + t * t)
-    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
-    return 1.0 - tail if t > 0 else tail
+    """Student's t CDF with df degrees of freedom (scipy.stats.t)."""
+    from scipy.stats import t as student_t  # here: scipy.stats takes a few tenths of a second to load
+
+    return float(student_t.cdf(t, df))
 
 
 @functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
-    """The p-quantile of Student's t with df degrees of freedom (bisection on the CDF)."""
-    lo, hi = -1e4, 1e4
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    """The p-quantile of Student's t with df degrees of freedom (scipy.stats.t; a run asks for a few, cached)."""
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(p, df))
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Why not a fixed time: a fixed time gives the faster layout more warming (4x the transactions at 4x the IOPS),
 so the slower one starts its measured runs colder, misses more per transaction and looks slower than it is.
-Measured on two loop devices capped at 250 and 1,000 read IOPS (issue 28): after an 8 s warm-up the slower
+Measured on two loop devices capped at 250 and 1,000 read IOPS: after an 8 s warm-up the slower
 layout still read 1.70 device I/Os per transaction in its first run and 1.29 in its third; the faster was at
 1.18 from the start, and the ratio came out 4.76 for caps 4x apart.
 
@@ -22,7 +22,7 @@ ended at its budget). How long a window lasts: the first ``window_s``, each next
 profiles.py): a window's I/Os per unit scatter by how few pages it read, not by how short it was. At 250 IOPS,
 6 s windows read 1,500 pages and scattered 1.58-1.85 device I/Os per transaction, enough for a block to look
 steady while still 30 % above the runs that followed (1.23); 3,000 I/Os make it 12 s.
-Equal work on every layout is the other rule the issue names; it is not needed as a
+Equal work on every layout is another rule a bench could follow; it is not needed as a
 rule: the steady state is reached by whatever work each layout needs, and the result records the work, so a
 reader can compare.
 """

@@ -15,10 +15,10 @@ from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError, ValueProblem
 from blockfit.inputs import named_twice
 from blockfit.model.kinds.clouds import CLOUDS, cloud_of
+from blockfit.model.stripe import MAX_STRIPE
 from blockfit.schema import BuildStep, Candidate, Layout, Migration, MultipathPolicy, Plan
 from blockfit.schema.cost import COPIES
 
-MAX_STRIPE = 1024**3  # the command line's bound on a stripe size (--stripe-size)
 _NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,30}", re.ASCII)
 _LV_RE = re.compile(r"/dev/(?:mapper/)?([A-Za-z0-9_.+-]+?)[/-]([A-Za-z0-9_.+]+)", re.ASCII)
 _MOUNT_RE = re.compile(r"/[A-Za-z0-9._+@:/-]*", re.ASCII)

@@ -1,7 +1,7 @@
 """One escaper per language a build writes (bash, HCL, SQL for SQL*Plus, Markdown), registered as jinja2 filters.
 
 Every value a template puts into a generated file goes through the escaper of that file's language and position,
-even after the plan was re-derived at the edge (inputs.read_plan): defense in depth, so a hole upstream does not
+even after the plan was re-derived at the edge (documents.read_plan): defense in depth, so a hole upstream does not
 become a root shell command. Each escaper holds for any string: the value stays one word, literal, comment or
 span of its language. Where a language cannot carry a character (a newline inside a `#` comment or a SQL*Plus
 line, a NUL in a bash word), the character is shown as visible text (\\x0a) or the value is refused (ValueError),
@@ -14,29 +14,15 @@ import math
 import re
 import unicodedata
 
+from blockfit.terminal import HIDDEN_CATEGORIES as _HIDDEN
+from blockfit.terminal import visible
 from blockfit.units import fmt_hours
 
-# characters that end or hide a line, or drive a terminal: control (Cc), format (Cf: bidi overrides), line and
-# paragraph separators (Zl, Zp)
-_HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
 _SHELL_WORD = re.compile(r"[A-Za-z0-9_@%+=:./-]+", re.ASCII)
 _SQL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_$#]*", re.ASCII)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&]|:(?=//))")
 # what makes a line a heading, list item, quote or rule when the value starts one
 _MD_BLOCK_START = re.compile(r"^(\s*)([-+#](?=[-+#]*(?:\s|\Z))|=|\d{1,9}(?=[.)](?:\s|\Z)))")
-
-
-def _visible(ch: str) -> str:
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def visible(value: object) -> str:
-    """The text with every control, format and line-separator character shown as \\xNN / \\uNNNN: one line."""
-    text = str(value)
-    if text.isprintable():  # none of them (isprintable is False for every hidden category): the common case
-        return text
-    return "".join(_visible(c) if unicodedata.category(c) in _HIDDEN else c for c in text)
 
 
 # ---- bash

@@ -93,7 +93,7 @@ def plan_host(h: HostHistory, cfg: HostConfig, opts: FleetOptions, cat: Catalog,
     notes: list[str] = []
     now = None
     if layout is not None:
-        if inst.count is None and find_shape(cat, inst.shape).kind == "flex":
+        if inst.count is None and cloud_of(cat.cloud).sized_by_count(find_shape(cat, inst.shape)):
             return FleetProblem(host=h.host, cause="input",
                                 message=f"{h.host} ({where}): instance {inst_spec!r}: give the running host's count "
                                         f"as SHAPE:OCPUS, e.g. {inst.shape}:8")
@@ -173,7 +173,7 @@ def _recommend(req: Requirements, cat: Catalog, notes: list[str],
     instance's own caps rule every layout out, the wider search starts at once (the planner's explanation of an
     infeasible plan searches the bigger shapes: seconds a host, spent for nothing here)."""
     unit = cloud_of(cat.cloud).compute_unit
-    flex = req.instance_count is not None and find_shape(cat, req.instance_shape).kind == "flex"
+    flex = req.instance_count is not None and cloud_of(cat.cloud).sized_by_count(find_shape(cat, req.instance_shape))
     if flex and not instance_allows(req, cat):
         first = (f"the instance's own caps at {req.instance_count:g} {unit}s are below "
                  f"{req.target_iops or 0:,.0f} IOPS or {req.target_mbps or 0:,.0f} MB/s")

@@ -4,7 +4,7 @@ Only these three read-only endpoints are used (no admin API, no TSDB files, no r
 Grafana Mimir, Cortex and VictoriaMetrics work unchanged behind the same URL. A source is written
 `prometheus+http://HOST:PORT[/PREFIX]` (or `prometheus+https://`); `user:password@` in it is sent as HTTP basic
 auth and BLOCKFIT_PROMETHEUS_TOKEN, when set, as a bearer token (never printed). Requests go through
-`history.http` (deadline, byte cap, no redirects, verified TLS); BLOCKFIT_PROMETHEUS_TIMEOUT sets the deadline.
+`blockfit.http` (deadline, byte cap, no redirects, verified TLS); BLOCKFIT_PROMETHEUS_TIMEOUT sets the deadline.
 
 The answer is untrusted input, parsed once here into typed values: JSON that is not the API's (not an object, not
 `success`, no `data` or `result`, the wrong resultType, a sample that is not `[time, "number"]`, a value that is
@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from blockfit import http
 from blockfit.errors import EnvironmentProblem, InputError, ValueProblem
-from blockfit.history import http
-from blockfit.history.http import quote
+from blockfit.http import quote
 
 SCHEME = "prometheus+"
 TOKEN_ENV = "BLOCKFIT_PROMETHEUS_TOKEN"
@@ -44,7 +44,7 @@ MAX_TIMEOUT_S = 3600.0
 MAX_POINTS = 10_000
 # series in one answer. The series index holds a row per host, device and metric (4 names): 50,000 rows are 600
 # hosts of 20 devices, or 12,500 of one; a larger fleet is run in parts (--match). Before the cap, an index of 10^6
-# series cost 23,443 queries and 250,000 lines on stderr (issue 36)
+# series cost 23,443 queries and 250,000 lines on stderr.
 MAX_SERIES = 50_000
 # requests that may run into our own deadline in one run: each is split and retried, which helps a server that is
 # slow for the size of the query; past this many, the server is taken as not answering (exit 4). Without it, a

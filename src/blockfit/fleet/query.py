@@ -1,4 +1,5 @@
-"""Every host's I/O history from Prometheus (node_exporter's diskstats), reduced to plan targets by PromQL itself.
+"""Every host's I/O history from Prometheus (node_exporter's diskstats), reduced to plan targets by PromQL itself:
+the conversation with the server, and the data types it fills. The PromQL text is `promql.py`'s.
 
 A fleet's history is hundreds of hosts × weeks × a sample a minute (500 × 30 days × 1 min is 21.6 million points
 per metric): blockfit asks the server for the numbers a plan needs, per host, and never for the samples. The
@@ -32,17 +33,27 @@ from typing import TypeVar
 
 from blockfit.errors import ValueProblem
 from blockfit.fleet.promapi import Client, QueryRefused, TooBig
+from blockfit.fleet.promql import (
+    DM_INFO,
+    FILESYSTEM,
+    HOST_LABEL,
+    INSTANCE_LABEL,
+    LAYOUT_LABEL,
+    METRICS,
+    READ_BYTES,
+    READS,
+    WRITE_BYTES,
+    WRITES,
+    Queries,
+    check_selector,
+    device_regex,
+    disk_series,
+    fmt_span,
+    mount_series,
+    parse_span,
+    selector,
+)
 
-READS = "node_disk_reads_completed_total"
-WRITES = "node_disk_writes_completed_total"
-READ_BYTES = "node_disk_read_bytes_total"
-WRITE_BYTES = "node_disk_written_bytes_total"
-METRICS = (READS, WRITES, READ_BYTES, WRITE_BYTES)
-FILESYSTEM = "node_filesystem_size_bytes"
-DM_INFO = "node_disk_device_mapper_info"
-HOST_LABEL = "instance"
-# labels a scrape config may attach to a host's series to name its current layout and instance
-LAYOUT_LABEL, INSTANCE_LABEL = "blockfit_layout", "blockfit_instance"
 # points a batch's subqueries may hold at once (Prometheus's --query.max-samples is 50 million by default). The
 # server's CPU per host is the same from 5 to 100 hosts a batch, its memory is not: at 30 days of 1-minute steps,
 # batches of 57 hosts (5 million points) took Prometheus to 1.8 GiB, batches of 11 (1 million) to a fraction
@@ -56,21 +67,6 @@ T = TypeVar("T")
 class SelectorProblem(ValueProblem):
     """The selector's value, found wrong mid-run (the server refused it, or it matched no host): the CLI names
     --match for these alone, not for every problem met while the fleet is planned."""
-_SPAN_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$")
-_SPAN_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_span(text: str, minimum_s: float = 1, maximum_s: float = 400 * 86400) -> int:
-    """'30d', '1m', '90s', '2w' → whole seconds (PromQL's units without ms and y), within the bounds."""
-    m = _SPAN_RE.match(text or "")
-    if not m:
-        raise ValueProblem(f"{text!r}: expected a number with s, m, h, d or w (e.g. 30d, 1m)")
-    seconds = float(m.group(1)) * _SPAN_UNITS[m.group(2)]
-    if seconds != int(seconds) or not minimum_s <= seconds <= maximum_s:
-        raise ValueProblem(f"{text!r}: expected whole seconds from {fmt_span(minimum_s)} to {fmt_span(maximum_s)}")
-    return int(seconds)
-
-
 def parse_until(text: str | None, now: float) -> float:
     """The end of the history: ISO 8601 (2026-11-01T00:00Z, UTC unless it says otherwise) or Unix seconds; None is
     now. A time in the future is refused (the range would hold no samples yet)."""
@@ -90,47 +86,6 @@ def parse_until(text: str | None, now: float) -> float:
     if not math.isfinite(t) or t <= 0 or t > now + 60:
         raise ValueProblem(f"{text!r}: expected a time after 1970 and not in the future")
     return t
-
-
-def fmt_span(seconds: float) -> str:
-    for unit in ("w", "d", "h", "m"):
-        if seconds >= _SPAN_UNITS[unit] and seconds % _SPAN_UNITS[unit] == 0:
-            return f"{int(seconds // _SPAN_UNITS[unit])}{unit}"
-    return f"{seconds:g}s"
-
-
-def promql_str(text: str) -> str:
-    """A PromQL double-quoted string literal holding TEXT exactly."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-# one PromQL label matcher: a label name, an operator, a quoted value ("…", '…' or `…`)
-_MATCHER = r"""\s*[A-Za-z_][A-Za-z0-9_]*\s*(?:=~|!~|!=|=)\s*(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`)\s*"""
-_SELECTOR_RE = re.compile(rf"(?:{_MATCHER}(?:,{_MATCHER})*,?\s*)?")
-
-
-def check_selector(match: str | None) -> str:
-    """The selector as label matchers without braces ('job="node",instance=~"db-.*"'); '' selects every host.
-    Checked for PromQL's matcher grammar here, so a typo is one line (the CLI names --match) before any request."""
-    text = (match or "").strip()
-    if text.startswith("{") and text.endswith("}"):
-        text = text[1:-1].strip()
-    if not _SELECTOR_RE.fullmatch(text) or any(not c.isprintable() for c in match or ""):   # '\n' is not ''
-        raise ValueProblem(f"{match!r}: expected label matchers, e.g. 'job=\"node\",instance=~\"db-.*\"'")
-    return text.rstrip().rstrip(",")
-
-
-def device_regex(devices: list[str] | None) -> str | None:
-    """The device names or regular expressions (RE2) as one anchored alternation."""
-    if not devices:
-        return None
-    items = [d.removeprefix("/dev/") for d in devices]
-    for item in items:
-        try:
-            re.compile(item)
-        except re.error as exc:
-            raise ValueProblem(f"{item!r}: not a regular expression ({exc})") from None
-    return items[0] if len(items) == 1 else "|".join(f"(?:{d})" for d in items)
 
 
 @dataclass(frozen=True)
@@ -204,16 +159,14 @@ class FleetQuery:
     concurrency: int = 4
 
     def sel(self, metric: str, *matchers: str) -> str:
-        parts = [p for p in (self.match, *matchers) if p]
-        return f"{metric}{{{','.join(parts)}}}"
+        return selector(self.match, metric, *matchers)
 
 
 def discover(client: Client, q: FleetQuery) -> dict[str, HostSeries]:
     """Every host the selector matches with disk series in the window or the range before it (the series index
     only, no samples): a host whose history stopped before the window is reported, not silently left out."""
-    names = "|".join(METRICS)
     try:
-        rows = client.series([q.sel("", f"__name__=~{promql_str(names)}")], q.window.start - q.window.range_s,
+        rows = client.series([disk_series(q.match)], q.window.start - q.window.range_s,
                              q.window.end)
     except QueryRefused as exc:
         raise SelectorProblem(f"{q.match!r}: the server refused the selector ({exc})") from None
@@ -237,8 +190,9 @@ def _mount_devices(client: Client, q: FleetQuery, hosts: list[str]) -> dict[str,
     """Per host the diskstats name(s) of the device under --mount, or why it cannot be told."""
     assert q.mount is not None
     try:
-        fs = client.series([q.sel(FILESYSTEM, f"mountpoint={promql_str(q.mount)}")], q.window.start, q.window.end)
-        dm = client.series([q.sel(DM_INFO)], q.window.start, q.window.end)
+        fs_selector, dm_selector = mount_series(q.match, q.mount)
+        fs = client.series([fs_selector], q.window.start, q.window.end)
+        dm = client.series([dm_selector], q.window.start, q.window.end)
     except QueryRefused as exc:
         raise SelectorProblem(f"{q.match!r}: the server refused the selector with mount point {q.mount!r} "
                            f"({exc})") from None
@@ -287,34 +241,42 @@ def host_rules(client: Client, q: FleetQuery, found: dict[str, HostSeries]) -> t
     need_mount = [h for h in found if lookup(q.overrides, h) is None and q.devices is None and q.mount is not None]
     mounts = _mount_devices(client, q, need_mount) if need_mount else {}
     for host, hs in sorted(found.items()):
-        override = lookup(q.overrides, host)
-        if override is not None:
-            rule, what = override, f"devices {override!r} (--hosts)"
-        elif q.devices is not None:
-            rule, what = q.devices, f"--devices {q.devices!r}"
-        elif host in mounts:
-            got = mounts[host]
-            if isinstance(got, str):
-                problems.append(HostProblem(host, f"{host}: {got}"))
-                continue
-            rule, what = "|".join(re.escape(d) for d in got), f"--mount {q.mount} ({', '.join(got)})"
-        else:
-            problems.append(HostProblem(host, f"{host}: no devices to sum (give --devices or --mount, or devices = "
-                                              "\"…\" for it in --hosts)"))
-            continue
-        chosen = sorted(d for d in hs.devices if _fullmatch(rule, d))
-        if not chosen:
-            have = ", ".join(sorted(hs.devices)[:12])
-            problems.append(HostProblem(host, f"{host}: no device matches {what} (it has {have})"))
-            continue
-        missing = [m for m in METRICS if not all(m in hs.devices[d] for d in chosen)]
-        if missing:
-            devs = ", ".join(d for d in chosen if not all(m in hs.devices[d] for m in METRICS))
-            problems.append(HostProblem(host, f"{host}: no {', '.join(missing)} series for {devs} (node_exporter's "
-                                              "diskstats collector exports all four); not planned"))
-            continue
-        rules[host] = rule
+        got = _rule_for(host, q, mounts)
+        problem = got if isinstance(got, str) else _selection_problem(host, hs, *got)
+        if problem is not None:
+            problems.append(HostProblem(host, problem))
+        elif not isinstance(got, str):
+            rules[host] = got[0]
     return rules, problems
+
+
+def _rule_for(host: str, q: FleetQuery, mounts: dict[str, list[str] | str]) -> tuple[str, str] | str:
+    """The host's device regex and where it came from (the mapping, --devices, --mount), or why it has none."""
+    override = lookup(q.overrides, host)
+    if override is not None:
+        return override, f"devices {override!r} (--hosts)"
+    if q.devices is not None:
+        return q.devices, f"--devices {q.devices!r}"
+    if host in mounts:
+        got = mounts[host]
+        if isinstance(got, str):
+            return f"{host}: {got}"
+        return "|".join(re.escape(d) for d in got), f"--mount {q.mount} ({', '.join(got)})"
+    return f"{host}: no devices to sum (give --devices or --mount, or devices = \"…\" for it in --hosts)"
+
+
+def _selection_problem(host: str, hs: HostSeries, rule: str, what: str) -> str | None:
+    """Why the devices RULE selects cannot be summed (none match, or one lacks a metric), or None."""
+    chosen = sorted(d for d in hs.devices if _fullmatch(rule, d))
+    if not chosen:
+        have = ", ".join(sorted(hs.devices)[:12])
+        return f"{host}: no device matches {what} (it has {have})"
+    missing = [m for m in METRICS if not all(m in hs.devices[d] for d in chosen)]
+    if missing:
+        devs = ", ".join(d for d in chosen if not all(m in hs.devices[d] for m in METRICS))
+        return (f"{host}: no {', '.join(missing)} series for {devs} (node_exporter's diskstats collector exports all "
+                "four); not planned")
+    return None
 
 
 def same_host(key: str, host: str) -> bool:
@@ -342,73 +304,6 @@ def batches(rules: dict[str, str], steps: int, concurrency: int = 1) -> list[lis
     hosts = sorted(rules)
     size = max(1, min(MAX_BATCH, BATCH_POINTS // max(1, 2 * steps), -(-len(hosts) // max(1, concurrency))))
     return [hosts[i:i + size] for i in range(0, len(hosts), size)]
-
-
-class Queries:
-    """The PromQL for one batch of hosts: each host (or hosts sharing a device rule) its own selector, joined by or."""
-
-    def __init__(self, q: FleetQuery, rules: dict[str, str], devices: dict[str, int] | None = None) -> None:
-        self.q, self.rules = q, rules
-        self.devices = devices or {}   # host → how many devices its rule selects
-
-    def _terms(self, metric: str, hosts: list[str], fn: str, span: str, summed: bool = True) -> str:
-        by_rule: dict[str, list[str]] = {}
-        for h in hosts:
-            by_rule.setdefault(self.rules[h], []).append(h)
-        terms = []
-        for rule, group in by_rule.items():
-            inst = (f"{HOST_LABEL}={promql_str(group[0])}" if len(group) == 1
-                    else f"{HOST_LABEL}=~{promql_str('|'.join(re.escape(h) for h in group))}")
-            terms.append(f"{fn}({self.q.sel(metric, inst, f'device=~{promql_str(rule)}')}[{span}])")
-        joined = " or ".join(terms)
-        return f"sum by ({HOST_LABEL}) ({joined})" if summed else (joined if len(terms) == 1 else f"({joined})")
-
-    def _step(self) -> str:
-        return fmt_span(self.q.window.step_s)
-
-    def _total(self, first: str, second: str, hosts: list[str]) -> str:
-        """FIRST + SECOND per host and step. With one device per host the two rates are added series by series (the
-        reads and writes of a device carry the same labels): no aggregation per step, half the server's work."""
-        s = self._step()
-        if all(self.devices.get(h) == 1 for h in hosts):
-            a = self._terms(first, hosts, "rate", s, summed=False)
-            b = self._terms(second, hosts, "rate", s, summed=False)
-            return f"({a} + on ({HOST_LABEL}, device) {b})"
-        return f"{self._terms(first, hosts, 'rate', s)} + {self._terms(second, hosts, 'rate', s)}"
-
-    def iops(self, hosts: list[str]) -> str:
-        return self._total(READS, WRITES, hosts)
-
-    def bytes(self, hosts: list[str]) -> str:
-        return self._total(READ_BYTES, WRITE_BYTES, hosts)
-
-    def mbps(self, hosts: list[str]) -> str:
-        return f"({self.bytes(hosts)}) / 1e6"
-
-    def _sub(self, inner: str) -> str:
-        return f"({inner})[{fmt_span(self.q.window.range_s)}:{self._step()}]"
-
-    @staticmethod
-    def _outer(expr: str) -> str:
-        """EXPR (one series per host already) under an outer `by (instance)` aggregation: a no-op here, and what
-        lets a Thanos query frontend shard the query vertically, by host (it shards only aggregations that keep
-        the grouping label). Mimir shards the quantile_over_time over a subquery below as it is."""
-        return f"max by ({HOST_LABEL}) ({expr})"
-
-    def all(self, hosts: list[str]) -> dict[str, str]:
-        phi = f"{self.q.percentile / 100:.10g}"
-        r = fmt_span(self.q.window.range_s)
-        # the two subqueries are the work; the rest reads the raw samples once. MB/s is scaled after the
-        # percentile (the percentile of a scaled series is the scaled percentile): a division per step inside
-        # the subquery cost the server a fifth more CPU on the MB/s query
-        return {
-            "iops": self._outer(f"quantile_over_time({phi}, {self._sub(self.iops(hosts))})"),
-            "mbps": self._outer(f"quantile_over_time({phi}, {self._sub(self.bytes(hosts))})") + " / 1e6",
-            "scrapes": self._terms(READS, hosts, "count_over_time", r),
-            "reads": self._terms(READS, hosts, "increase", r),
-            "writes": self._terms(WRITES, hosts, "increase", r),
-            "resets": self._terms(READS, hosts, "resets", r),
-        }
 
 
 def _per_host(client: Client, q: FleetQuery, queries: Queries, what: str, hosts: list[str],
@@ -466,7 +361,7 @@ def _batch(client: Client, q: FleetQuery, queries: Queries, hosts: list[str],
 
 def read_share(reads: float, writes: float) -> float | None:
     """Reads as a percentage of all I/O (100 without any); None where the sum overflows (100 × 1e308 / inf was a
-    NaN read share, issue 36)."""
+    NaN read share)."""
     total = reads + writes
     if not math.isfinite(total):
         return None
@@ -567,3 +462,8 @@ def _iso(t: float) -> str:
     import datetime as dt
     return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%dT%H:%MZ")
 
+
+__all__ = ["DM_INFO", "FILESYSTEM", "HOST_LABEL", "INSTANCE_LABEL", "LAYOUT_LABEL", "METRICS", "READS", "READ_BYTES",
+           "WRITES", "WRITE_BYTES", "FleetQuery", "HostHistory", "HostProblem", "HostSeries", "Queries",
+           "SelectorProblem", "Window", "check_selector", "device_regex", "fleet_history", "fmt_span", "host_series",
+           "parse_span", "parse_until", "prepare", "stream", "window"]   # the PromQL names are promql.py's

@@ -1,7 +1,7 @@
 """Turn workload history into plan targets: sum the members per interval, take a percentile, apply the peak factor
 and the headroom, and say where every figure came from.
 
-The interface other readers use (the Prometheus fleet reader, issue 24, too): build one `Series` per source
+The interface other readers use (the Prometheus fleet reader too): build one `Series` per source
 (history/series.py) and call
 
     targets_from_series(series, devices=None, percentile=95.0, headroom_pct=0.0, peak_factor=None)

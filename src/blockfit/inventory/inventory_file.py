@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from blockfit import inputs
+from blockfit import documents
 from blockfit.errors import InputError
 from blockfit.schema.inventory import Inventory, InventoryLayout
 
@@ -21,7 +21,7 @@ EXPECTED = "the --json output of blockfit inspect"
 
 def read_inventory(path: Path, what: str = "--inventory") -> Inventory:
     """The Inventory in PATH; any problem is one InputError naming WHAT and the file."""
-    return inputs.read_inventory(path, f"{what} {path}")
+    return documents.read_inventory(path, f"{what} {path}")
 
 
 def _named(lay: InventoryLayout) -> str:

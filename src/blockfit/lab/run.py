@@ -51,7 +51,7 @@ from blockfit.lab.target import LabTarget
 from blockfit.lab.windows import BUDGET_FACTOR, REFERENCE_PLAN, Kind, Rate, WindowWatch, window_plan, window_rate
 from blockfit.measure.fio_job import LabJob, render_lab_job
 from blockfit.model.kinds.clouds import cloud_of
-from blockfit.model.stripe import LVM_MAX, MIN_STRIPE
+from blockfit.model.stripe import buildable_stripe
 from blockfit.schema import Prediction
 from blockfit.schema.lab import LabFigures, LabResult
 from blockfit.units import KIB, MB, MIB
@@ -97,12 +97,6 @@ def check_redundancy(redundancy: str, manager: str) -> Direction:
     if redundancy == "raid10" and manager != "mdadm":
         raise ValueProblem(f"raid10 with {manager}: the lab builds RAID10 with mdadm; add --manager mdadm")
     return "write" if redundancy == "raid10" else "read"
-
-
-def buildable_stripe(size: int) -> bool:
-    """Can the build scripts stripe with it (LVM -I, mdadm --chunk: a power of two)? The range is the planner's:
-    at least 64 KiB, at most LVM's 4 MiB extent."""
-    return MIN_STRIPE <= size <= LVM_MAX and not size & (size - 1)
 
 
 def check_stripe_size(size: int, text: str | None = None) -> int:

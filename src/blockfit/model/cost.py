@@ -44,7 +44,7 @@ def _two_regions(vt: VolumeType | None, compute_region: str | None) -> tuple[str
 
 def cost_region(vt: VolumeType | None, compute_region: str | None, cat: Catalog) -> str | None:
     """The one region a cost's figures hold in. Storage priced in one region and compute in another (the catalog
-    has no prices of one region for both) is said, both named, never passed off as one (issue 22)."""
+    has no prices of one region for both) is said, both named, never passed off as one."""
     if two := _two_regions(vt, compute_region):
         return f"{two[0]} (storage), {two[1]} (compute)"
     return region_name(vt.price_region if vt else None) or region_name(compute_region) or price_region(cat)

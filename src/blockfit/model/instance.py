@@ -179,7 +179,7 @@ def _direction(cat: Catalog, shape: Shape) -> tuple[Direction, Citation | None]:
     if shape.direction is not None:
         return shape.direction, cat.cite(shape, "direction")
     rule = cat.instance_rule
-    if shape.kind == "flex" and rule is not None and rule.direction is not None:
+    if cloud_of(cat.cloud).sized_by_count(shape) and rule is not None and rule.direction is not None:
         return rule.direction, cat.cite(rule, "direction")
     return cloud_of(cat.cloud).default_direction, None
 

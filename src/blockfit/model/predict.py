@@ -98,8 +98,8 @@ def burst_phase(r: Resolved) -> Burst | None:
 
 
 def kernel_depth_note(r: Resolved, caps: list[Cap], table: LimitTable) -> list[str]:
-    """The figure at the kernel's default session depth, beside the one at the depth build sets (issue 37: plan
-    and model disagreed because one assumed 128, the other 32): what a host nobody tuned would get."""
+    """The figure at the kernel's default session depth, beside the one at the depth build sets (plan
+    and model once disagreed because one assumed 128, the other 32): what a host nobody tuned would get."""
     att = r.att
     if att.depth_from_host or att.kernel_depth is None or att.session_depth in (None, att.kernel_depth):
         return []
@@ -115,8 +115,8 @@ def kernel_depth_note(r: Resolved, caps: list[Cap], table: LimitTable) -> list[s
 
 
 def _latency_floor(r: Resolved, curve: list[CurvePoint], latency_bound_ms: float | None) -> list[str]:
-    """Why no load meets a latency bound below what one I/O alone takes (issue 22: '--max-latency 1ms' on E3
-    printed 0 without saying that an 8k I/O there takes 1.1 ms at the least)."""
+    """Why no load meets a latency bound below what one I/O alone takes ('--max-latency 1ms' on E3
+    once printed 0 without saying that an 8k I/O there takes 1.1 ms at the least)."""
     if latency_bound_ms is None or not curve or curve[0].latency_ms <= latency_bound_ms:
         return []
     att, io = r.att, fmt_io_size(r.workload.small_io)

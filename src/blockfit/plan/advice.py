@@ -12,6 +12,7 @@ from blockfit.errors import InputError
 from blockfit.model import predict
 from blockfit.model.compute import HOURS_PER_MONTH, monthly
 from blockfit.model.instance import find_shape, instance_at
+from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.search import _first_true, search
 from blockfit.plan.space import SearchSpace
@@ -89,7 +90,8 @@ def upgrade_note(req: Requirements, cat: Catalog, space: SearchSpace, first: Can
     """With the OCPU count fixed and the instance network binding: how many more OCPUs let the volumes take over,
     what that buys and what it costs a month (730 h)."""
     shape = find_shape(cat, space.shape)
-    if shape.kind != "flex" or req.instance_count is None or not first.limited_by(req).startswith("instance"):
+    if not cloud_of(cat.cloud).sized_by_count(shape) or req.instance_count is None or \
+            not first.limited_by(req).startswith("instance"):
         return None
     assert shape.ocpus_max is not None
     here = req.instance_count

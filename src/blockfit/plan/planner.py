@@ -42,7 +42,7 @@ def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = Fals
     space = default_space(cat, req)
     ev = Evaluator(cat, req, space)
     # known before unknown: the layouts with a storage price, ranked by total; then, a group of their own, those of
-    # types without one (issue 37: ranked together, an unpriced layout costing its compute alone won, and the priced
+    # types without one (ranked together once, an unpriced layout costing its compute alone won, and the priced
     # 12x1T@premium-v1 that meets the targets appeared nowhere)
     # Known before unknown, for prices and for caps: a type whose per-VM cap is unknown on this shape (not applied)
     # comes after every type whose caps are known, and meeting the targets only there is not called feasible (GCP
@@ -140,7 +140,7 @@ def meeting_candidates(req: Requirements, cat: Catalog, space: SearchSpace, poin
                        brief: bool = False, outlasted: list[Candidate] | None = None) -> list[Candidate]:
     """The first `keep` points, in order, whose prediction meets the targets. The search's fast path leaves out the
     in-flight (Little's law) row; at a low --queue-depth it binds, and a point the search passed can miss a target:
-    that one is never offered (issue 37: at --queue-depth 32 plan recommended 6x768G at 135,295 of 150,000 IOPS)."""
+    that one is never offered (at --queue-depth 32 plan once recommended 6x768G at 135,295 of 150,000 IOPS)."""
     found: list[Candidate] = []
     for p in points[:0] if keep <= 0 else points:
         cand = _candidate(req, cat, space, p, with_curve=not brief)
@@ -198,7 +198,7 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
 
 
 def tie_notes(candidates: list[Candidate]) -> list[str]:
-    """What each near-tie the rule passed over buys against the recommendation (issue 37: the rule picked 6x768G at
+    """What each near-tie the rule passed over buys against the recommendation (the rule once picked 6x768G at
     150,000 IOPS over 8x576G at 175,781 for the same $427.98 without saying so): '+17 % IOPS, same price, 2 more
     volumes'."""
     first = candidates[0]
@@ -326,7 +326,7 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
     """For a flexible shape: the OCPU count at which the layout's MB/s stops being instance-bound, and
     the MB/s there."""
     shape = find_shape(cat, space.shape)
-    if shape.kind != "flex" or not cand.prediction.mbps_limited_by.startswith("instance"):
+    if not cloud_of(cat.cloud).sized_by_count(shape) or not cand.prediction.mbps_limited_by.startswith("instance"):
         return None
     assert shape.ocpus_min is not None and shape.ocpus_max is not None
     for ocpus in shape.ocpu_counts or range(int(shape.ocpus_min), int(shape.ocpus_max) + 1):
@@ -339,7 +339,7 @@ def _volumes_bind_from(cat: Catalog, space: SearchSpace, cand: Candidate) -> tup
 
 # Offers (distinct within 2 %) the Pareto table predicts, per row it shows. A provisioned type (Hyperdisk, Premium SSD
 # v2) on a machine whose per-VM caps are unknown offers thousands (every IOPS x throughput step x member count); each
-# predicted with its latency curve and compared with every other row took minutes (issue 27).
+# predicted with its latency curve and compared with every other row took minutes.
 PARETO_OFFERS = 4
 
 
@@ -530,7 +530,7 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
         iops, mbps = _top_caps(cat, name, vtype)
         return iops >= (req.target_iops or 0) and mbps >= (req.target_mbps or 0)
     bigger = [name for name in alternative_shapes(cat, space.shape) if monthly_known(cat, name) and could(name)]
-    if req.instance_count is not None and find_shape(cat, space.shape).kind == "flex" and \
+    if req.instance_count is not None and cloud_of(cat.cloud).sized_by_count(find_shape(cat, space.shape)) and \
             cat.compute_prices.get(space.shape) is not None:
         bigger.append(space.shape)   # the same flexible shape with more OCPUs
     found: list[Candidate] = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from blockfit import __version__
-from blockfit.catalog import Catalog
+from blockfit.catalog import Catalog, Shape
 from blockfit.catalog.names import nearest
 from blockfit.errors import InputError
 from blockfit.model.compute import compute_cost
@@ -86,7 +86,7 @@ def is_search(cat: Catalog, text: str | None) -> bool:
     shape = next((s for k, s in cat.shapes.items() if k.lower() == name.lower()), None)
     if shape is not None:
         # a GCP series (n2) is a family of machine types, as r7i is on AWS: searched over its sizes, so FAMILY means
-        # the same on every cloud (issue 37: '--instance n2' gave compute "unknown" and refused --min-memory)
+        # the same on every cloud ('--instance n2' once gave compute "unknown" and refused --min-memory)
         return cloud_of(cat.cloud).machine_types and ":" not in text and bool(shape.machine_families)
     return ":" not in text and any(f.lower() == name.lower() for f in families(cat))
 
@@ -105,14 +105,25 @@ def _family_names(cat: Catalog, names: list[str], what: str) -> list[str]:
 def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tuple[list[str], dict[str, list[str]]]:
     """The shapes the query names, after the filters, and the ones left out by reason."""
     left: dict[str, list[str]] = {}
+    out = []
+    for s in _named_shapes(cat, query, left):
+        reason = _left_out_because(cat, query, req, s)
+        if reason is None:
+            out.append(s.name)
+        else:
+            left.setdefault(reason, []).append(s.name)
+    if cloud_of(cat.cloud).machine_types and req.memory_gb is None:   # no memory to price a series at: its types
+        out = [typ for name in out for typ in _machine_types(cat, name, req)]
+    return out, left
 
-    def drop(reason: str, name: str) -> None:
-        left.setdefault(reason, []).append(name)
 
+def _named_shapes(cat: Catalog, query: ShapeQuery, left: dict[str, list[str]]) -> list[Shape]:
+    """The shapes --instance (a family, or any current shape) and --family name; previous generations of `any`
+    are left out by reason in LEFT."""
     if query.text.lower() == ANY:
         chosen = list(cat.shapes.values())
         for s in [s for s in chosen if not s.current]:
-            drop("previous generation (name its family to search it)", s.name)
+            left.setdefault("previous generation (name its family to search it)", []).append(s.name)
         chosen = [s for s in chosen if s.current]
     else:
         fam = _family_names(cat, [query.text], "--instance")[0]
@@ -120,25 +131,37 @@ def candidate_shapes(cat: Catalog, query: ShapeQuery, req: Requirements) -> tupl
     if query.families:
         wanted = set(_family_names(cat, query.families, "--family"))
         chosen = [s for s in chosen if family_of(s, cat.cloud) in wanted]
-    out = []
-    for s in chosen:
-        if any(f in s.unknown for f in ("iops", "mbps", "tiers")):
-            drop("instance caps not known (name it with --instance to plan it with the caps not applied)", s.name)
-        elif query.min_memory_gb is not None and s.kind == "fixed" and (s.memory_gb or 0) < query.min_memory_gb - 1e-9:
-            drop("memory unknown" if s.memory_gb is None else "less memory than --memory", s.name)
-        elif query.min_vcpus is not None and s.kind == "fixed" and (s.vcpus or 0) < query.min_vcpus:
-            drop("vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --cpus", s.name)
-        elif s.kind == "fixed" and (req.count_min is not None or req.count_max is not None) and not (
-                (count := cloud_of(cat.cloud).compute_count(s)) is not None
-                and (req.count_min or 0) <= count <= (req.count_max or math.inf)):
-            drop("OCPU / vCPU count unknown or outside --cpus", s.name)
-        elif s.name not in cat.compute_prices:   # last: a shape the filters keep, planned without a price if need be
-            drop(NO_COMPUTE_PRICE + cloud_of(cat.cloud).price_import_hint, s.name)
-        else:
-            out.append(s.name)
-    if cloud_of(cat.cloud).machine_types and req.memory_gb is None:   # no memory to price a series at: its types
-        out = [typ for name in out for typ in _machine_types(cat, name, req)]
-    return out, left
+    return chosen
+
+
+def _left_out_because(cat: Catalog, query: ShapeQuery, req: Requirements, s: Shape) -> str | None:
+    """Why a named shape is not searched (the first filter it fails), or None."""
+    if any(f in s.unknown for f in ("iops", "mbps", "tiers")):
+        return "instance caps not known (name it with --instance to plan it with the caps not applied)"
+    if s.kind == "fixed" and (short := _fixed_short_of(cat, query, req, s)) is not None:
+        return short
+    if s.name not in cat.compute_prices:   # last: a shape the filters keep, planned without a price if need be
+        return NO_COMPUTE_PRICE + cloud_of(cat.cloud).price_import_hint
+    return None
+
+
+def _fixed_short_of(cat: Catalog, query: ShapeQuery, req: Requirements, s: Shape) -> str | None:
+    """What a fixed shape lacks of --memory and --cpus, or None."""
+    if query.min_memory_gb is not None and (s.memory_gb or 0) < query.min_memory_gb - 1e-9:
+        return "memory unknown" if s.memory_gb is None else "less memory than --memory"
+    if query.min_vcpus is not None and (s.vcpus or 0) < query.min_vcpus:
+        return "vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --cpus"
+    if not _count_within(cat, req, s):
+        return "OCPU / vCPU count unknown or outside --cpus"
+    return None
+
+
+def _count_within(cat: Catalog, req: Requirements, s: Shape) -> bool:
+    """A fixed shape's compute count within --cpus (always, without --cpus)."""
+    if req.count_min is None and req.count_max is None:
+        return True
+    count = cloud_of(cat.cloud).compute_count(s)
+    return count is not None and (req.count_min or 0) <= count <= (req.count_max or math.inf)
 
 
 def _machine_types(cat: Catalog, series: str, req: Requirements) -> list[str]:
@@ -158,30 +181,42 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
     outcome = Outcome(shapes=len(names), left_out=dict(left or {}))
     entries: list[_Entry] = []
     for name in names:
-        sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
-        space, problem = _space_or_problem(cat, sreq)
-        if space is None:
-            outcome.left_out.setdefault(f"cannot take the options ({problem})", []).append(name)
-            continue
-        if space.unknown_cap:   # unknown is not none: such a type does not compete here (named, it ranks last)
-            space = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_cap])
-            if not space.options:
-                outcome.left_out.setdefault(CAP_UNKNOWN, []).append(name)
-                continue
-        ev = Evaluator(cat, sreq, space)   # member caps and prices: shared through the catalog
-        floors = [j for j in (ev.instance_floor(o) for o in space.options) if j is not None]
-        if not floors or not space.options:
-            outcome.left_out.setdefault("its instance caps cannot meet the targets", []).append(name)
-            continue
-        compute = ev.compute(space.ocpus[min(floors)])
-        if compute is None or compute == math.inf:
-            why = compute_cost(cat, name, space.ocpus[min(floors)], sreq.memory_gb).note if compute is None else ""
-            outcome.left_out.setdefault("compute price unknown at the counts that meet the targets"
-                                        + (f" ({why.split(': ', 1)[-1]})" if why else ""), []).append(name)
-            continue
-        entries.append(_Entry(name, sreq, space, ev, compute))
+        got = _entry(cat, req, name)
+        if isinstance(got, str):
+            outcome.left_out.setdefault(got, []).append(name)
+        else:
+            entries.append(got)
     entries.sort(key=lambda e: (e.floor, e.name))
     outcome.entries = {e.name: e for e in entries}
+    outcome.best = _cheapest(entries, offers, outcome)
+    return outcome
+
+
+def _entry(cat: Catalog, req: Requirements, name: str) -> _Entry | str:
+    """One shape ready for the branch and bound (its space, evaluator and compute floor), or why it is left out."""
+    sreq = req.model_copy(update={"instance_shape": name, **OPEN_COUNT})
+    space, problem = _space_or_problem(cat, sreq)
+    if space is None:
+        return f"cannot take the options ({problem})"
+    if space.unknown_cap:   # unknown is not none: such a type does not compete here (named, it ranks last)
+        space = dataclasses.replace(space, options=[o for o in space.options if o.type not in space.unknown_cap])
+        if not space.options:
+            return CAP_UNKNOWN
+    ev = Evaluator(cat, sreq, space)   # member caps and prices: shared through the catalog
+    floors = [j for j in (ev.instance_floor(o) for o in space.options) if j is not None]
+    if not floors or not space.options:
+        return "its instance caps cannot meet the targets"
+    compute = ev.compute(space.ocpus[min(floors)])
+    if compute is None or compute == math.inf:
+        why = compute_cost(cat, name, space.ocpus[min(floors)], sreq.memory_gb).note if compute is None else ""
+        return "compute price unknown at the counts that meet the targets" + (
+            f" ({why.split(': ', 1)[-1]})" if why else "")
+    return _Entry(name, sreq, space, ev, compute)
+
+
+def _cheapest(entries: list[_Entry], offers: int, outcome: Outcome) -> list[tuple[Point, str]]:
+    """Branch and bound over ENTRIES (cheapest compute floor first): each shape's cheapest point while its floor is
+    under the `offers`-th best total (or the tie window of the best)."""
     best: list[tuple[Point, str]] = []
     solved: dict[tuple, Point] = {}           # fixed sizes with the same caps: their cheapest point carries over
     storage_above: dict[tuple, float] = {}    # ... or their storage is known to cost more than this
@@ -190,28 +225,33 @@ def search_shapes(cat: Catalog, req: Requirements, names: list[str], left: dict[
                  else math.inf)
         if e.floor > bound:
             break
-        key = _caps_key(e)
-        found: list[Point]
-        if key is not None and key in solved:
-            p = solved[key]
-            again = e.ev.evaluate(p.option, p.members, p.size_gb, None)
-            found = [again] if again is not None and again.cost <= bound else []
-        elif key is not None and key in storage_above and e.floor + storage_above[key] > bound:
-            continue
-        else:
-            outcome.planned += 1
-            found = search(e.ev, e.space, keep=1, bound=bound)
-            if key is not None and found:
-                solved[key] = found[0]
-            elif key is not None:
-                storage_above[key] = max(bound - e.floor, 0.0)
+        found = _points(e, bound, solved, storage_above, outcome)
         if found:
             best.append((found[0], e.name))
             best.sort(key=lambda pn: (*rank_key(pn[0]), pn[1]))
             window = tie_window(best[0][0])
             best = best[:offers] + [pn for pn in best[offers:] if pn[0].cost <= window]
-    outcome.best = best
-    return outcome
+    return best
+
+
+def _points(e: _Entry, bound: float, solved: dict[tuple, Point], storage_above: dict[tuple, float],
+            outcome: Outcome) -> list[Point]:
+    """The shape's cheapest point under BOUND (none: nothing under it), from a shape of the same caps when one
+    was searched, else by its own search (counted in outcome.planned)."""
+    key = _caps_key(e)
+    if key is not None and key in solved:
+        p = solved[key]
+        again = e.ev.evaluate(p.option, p.members, p.size_gb, None)
+        return [again] if again is not None and again.cost <= bound else []
+    if key is not None and key in storage_above and e.floor + storage_above[key] > bound:
+        return []
+    outcome.planned += 1
+    found = search(e.ev, e.space, keep=1, bound=bound)
+    if key is not None and found:
+        solved[key] = found[0]
+    elif key is not None:
+        storage_above[key] = max(bound - e.floor, 0.0)
+    return found
 
 
 def _caps_key(e: _Entry) -> tuple | None:
@@ -257,7 +297,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     unpriced = [n for reason, ns in left.items() if reason.startswith(NO_COMPUTE_PRICE) for n in ns]
     outcome = search_shapes(cat, req, names, left) if names else None   # once: the same search answers both below
     if unpriced and (outcome is None or not outcome.best):
-        # a price that is unknown is never why a plan is infeasible (issue 38: '--instance r7i' said "infeasible:
+        # a price that is unknown is never why a plan is infeasible ('--instance r7i' once said "infeasible:
         # ... 11 no compute price"): the smallest unpriced shape whose layouts meet the targets, its compute unknown
         plan = _plan_without_compute_price(req, cat, unpriced, what)
         if plan is not None:
@@ -292,7 +332,7 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
 
 def _unpriced_note(cat: Catalog, names: list[str], winner: str) -> str:
     """Shapes without a compute price are not ranked, and the plan says so: their total is unknown, not high
-    (issue 37: '--instance any' listed "144 no compute price" among the shapes left out, as if they had lost)."""
+    ('--instance any' once listed "144 no compute price" among the shapes left out, as if they had lost)."""
     return (f"Not ranked for want of a compute price: {fmt_count(len(names), 'shape')} of the {cat.cloud} catalog "
             f"{cat.version} (e.g. {', '.join(names[:3])}); any of them might cost less than {winner}. To rank "
             f"them, import {cloud_of(cat.cloud).price_list}: blockfit catalog import --cloud {cat.cloud} FILE --out "

@@ -285,8 +285,8 @@ def _priced_options(cat: Catalog, req: Requirements, options: list[LevelOption]
                 sizes[o.type] = sorted(set(known) | set(priced))
         else:
             unpriced_options.append(o)
-    # a type is without a price only when none of its options has one (issue 37: one gp3 provisioning option with
-    # no priced size flagged all of gp3 "no price" beside a table pricing gp3 at $246.40)
+    # a type is without a price only when none of its options has one (one gp3 provisioning option with
+    # no priced size once flagged all of gp3 "no price" beside a table pricing gp3 at $246.40)
     unpriced = {o.type for o in unpriced_options} - {o.type for o in kept}
     named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
     level_type = cloud_of(cat.cloud).level_type

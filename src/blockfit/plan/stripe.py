@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from blockfit.errors import InputError
-from blockfit.model.stripe import LVM_MAX, MIN_STRIPE
+from blockfit.model.stripe import LVM_MAX, MAX_STRIPE, MIN_STRIPE, check_stripe
 from blockfit.schema.layout import Manager
-from blockfit.units import GIB, MIB, fmt_io_size
+from blockfit.units import MIB, fmt_io_size
 
 ASM_AUS = [MIB * 2**k for k in range(7)]   # 1, 2, 4, ... 64 MB
 
@@ -39,16 +38,4 @@ def recommend_stripe(members: int, manager: Manager, small_io: int, large_io: in
 
 
 
-MAX_STRIPE = GIB   # the command line's bound on any I/O or stripe size (cli/params.py MAX_IO_SIZE)
-
-
-def check_stripe(size: int | None, members: int, what: str) -> int | None:
-    """A stripe size a plan file carries, bounded as --stripe-size is on the command line: none (0 for a single
-    volume) or 512 bytes to 1 GiB. A file could hold 2^64, which a script's 64-bit arithmetic turns into 0k.
-    Whether the build or the lab can stripe with it (a power of two, at least 4 KiB) they check themselves."""
-    if size is None or (size == 0 and members == 1):
-        return size
-    if not 512 <= size <= MAX_STRIPE:
-        shown = f"{size}" if abs(size) < 10**12 else f"a {len(str(abs(size)))}-digit number"
-        raise InputError(f"{what} {shown}: expected a stripe size from 512 bytes to 1 GiB ({MAX_STRIPE} bytes)")
-    return size
+__all__ = ["ASM_AUS", "MAX_STRIPE", "check_stripe", "recommend_stripe"]   # the bounds live in model.stripe

@@ -15,8 +15,9 @@ from blockfit.devices import capture as captures
 from blockfit.devices import iostat
 from blockfit.devices.iostat import Interval
 from blockfit.diagnose import rules
+from blockfit.documents import check_envelope, validate
 from blockfit.errors import InputError
-from blockfit.inputs import check_envelope, load_json, read_text, validate
+from blockfit.inputs import load_json, read_text
 from blockfit.schema.kinds import RESULT_TYPES
 from blockfit.schema.result import ResultEnvelope
 

@@ -49,7 +49,7 @@ def summary(plan: Plan) -> str:
     if best.burst_replay is not None:
         text += f" Replayed through its credit buckets, {best.burst_replay.summary}."
     # what more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
-    # less than it: issue 37 read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
+    # less than it: a report once read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
     more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known and c.cap_known
             and c.ranked_cost > best.ranked_cost and c.max_iops > best.max_iops]
     if more:

@@ -6,11 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from blockfit.schema.clouds import CloudName
 from blockfit.schema.cost import COPIES, Redundancy, absent
 
 Manager = Literal["lvm", "mdadm", "asm", "none"]
 Attachment = Literal["iscsi", "paravirtualized"]
-Cloud = Literal["oci", "aws", "azure", "gcp"]
+Cloud = CloudName
 
 
 class Volume(BaseModel):

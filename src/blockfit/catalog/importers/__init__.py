@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import tomllib
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
@@ -24,67 +22,23 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field, ValidationError
 
 from blockfit.catalog import CLOUDS, Catalog, catalog_from_toml, raw_catalog
-from blockfit.catalog.models import TINY
+from blockfit.catalog.importers.common import (
+    Contribution,
+    Format,
+    ImportProblem,
+    InputFile,
+    RegionProblem,
+    cited,
+    iso_date,
+    need,
+    one_region,
+    positive,
+)
 from blockfit.catalog.toml_out import dumps
 from blockfit.errors import InputError, ValueProblem
 from blockfit.files import check_target, write_atomically
 from blockfit.inputs import read_capped, user_path
 from blockfit.units import fmt_count
-
-
-@dataclass(frozen=True)
-class Format:
-    """One file format a provider's importer reads."""
-
-    key: str
-    title: str            # what the user ran, e.g. "aws ec2 describe-instance-types"
-    doc_url: str          # public reference of the format
-    prices: bool = False  # a price list (--region picks among its regions)
-
-
-@dataclass
-class InputFile:
-    shown: str            # the path as the user gave it
-    path: Path
-    data: Any
-    format: Format
-    date: date
-    source_id: str
-
-
-@dataclass
-class Contribution:
-    """What a provider read: raw catalog entries (TOML field names), each figure citing its file's source id.
-
-    `shapes` and `compute_prices`: name → fields laid over the base entry (a value None removes the field);
-    `sources_of`: name → {field: source id} for those fields; `volume_types`: key → fields (prices) likewise."""
-
-    shapes: dict[str, dict[str, Any]] = field(default_factory=dict)
-    shape_sources: dict[str, dict[str, str]] = field(default_factory=dict)
-    compute_prices: dict[str, dict[str, Any]] = field(default_factory=dict)
-    price_sources: dict[str, dict[str, str]] = field(default_factory=dict)
-    volume_types: dict[str, dict[str, Any]] = field(default_factory=dict)
-    volume_sources: dict[str, dict[str, str]] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)       # source id → entries read from that file
-    skipped: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def shape(self, name: str, src: str, cite: dict[str, str] | None = None, **fields: Any) -> None:
-        """Fields of one shape from the file `src`; `cite` names another source for some (a figure the base
-        catalog's sources give, such as AWS's direction of the EBS caps)."""
-        self.shapes.setdefault(name, {}).update(fields)
-        self.shape_sources.setdefault(name, {}).update({k: src for k in fields} | (cite or {}))
-        self.counts[src] = self.counts.get(src, 0) + 1
-
-    def price(self, name: str, src: str, **fields: Any) -> None:
-        self.compute_prices.setdefault(name, {}).update(fields)
-        self.price_sources.setdefault(name, {}).update({k: src for k in fields})
-        self.counts[src] = self.counts.get(src, 0) + 1
-
-    def volume(self, key: str, src: str, **fields: Any) -> None:
-        self.volume_types.setdefault(key, {}).update(fields)
-        self.volume_sources.setdefault(key, {}).update({k: src for k in fields})
-        self.counts[src] = self.counts.get(src, 0) + 1
 
 
 class Provider(Protocol):
@@ -98,14 +52,6 @@ class Provider(Protocol):
     def read(self, files: list[InputFile], base: Catalog, region: str | None) -> Contribution: ...
 
     def covers_capset(self, capset: dict[str, Any], shape: dict[str, Any]) -> bool: ...
-
-
-class ImportProblem(InputError):
-    """A file that cannot be imported: one line naming the file, the entry and what was expected."""
-
-
-class RegionProblem(ValueProblem):
-    """A price region the file does not price: found while the file is read, named by the CLI as --region's."""
 
 
 class Change(BaseModel):
@@ -149,7 +95,7 @@ def providers() -> dict[str, Provider]:
     return found
 
 
-IMPORTABLE = ("aws", "azure", "gcp", "oci")
+IMPORTABLE = tuple(sorted(CLOUDS))   # every registered cloud has an importer (providers)
 # One provider file is parsed whole; the cap is far above any (the largest, AWS's EC2 price list of one region, is
 # hundreds of MB) and only bounds what is no provider output at all.
 MAX_PROVIDER_BYTES = 4 * 1024**3
@@ -435,70 +381,6 @@ def _changes(base: Catalog, new: Catalog, replaced: list[str], c: Contribution) 
     for key, fields in c.volume_types.items():
         compare(f"volume_types.{key}", base.volume_types[key], new.volume_types[key], tuple(fields))
     return out
-
-
-# ---- helpers the provider modules share -------------------------------------------------------------------------
-
-def need(obj: Any, dotted: str, where: str, kinds: type | tuple[type, ...] = (int, float)) -> Any:
-    """obj[a][b]... by a dotted path; missing or of the wrong type is an ImportProblem naming the entry."""
-    value = obj
-    for part in dotted.split("."):
-        if not isinstance(value, dict) or value.get(part) is None:
-            raise ImportProblem(f"{where}: missing {dotted}")
-        value = value[part]
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise ImportProblem(f"{where}: {dotted} = {value!r}: expected a number")
-    if not isinstance(value, kinds):
-        raise ImportProblem(f"{where}: {dotted} = {value!r}: expected {_kind_name(kinds)}")
-    return value
-
-
-def positive(value: float, what: str, where: str, most: float | None = None, unit_hint: str = "") -> float:
-    """A figure a provider file gives: finite, and at least TINY (1e-320 is a typo or an attack, not a rate)."""
-    if not (math.isfinite(value) and value >= TINY):
-        raise ImportProblem(f"{where}: {what} = {value!r}: expected a positive figure (at least {TINY:g})")
-    if most is not None and value > most:
-        raise ImportProblem(f"{where}: {what} = {value!r}: more than {most:g}; the unit contradicts the field"
-                            + (f" ({unit_hint})" if unit_hint else ""))
-    return value
-
-
-def _kind_name(kinds: type | tuple[type, ...]) -> str:
-    names = {int: "a whole number", float: "a number", str: "text", list: "a list", dict: "an object",
-             bool: "true or false"}
-    seq = kinds if isinstance(kinds, tuple) else (kinds,)
-    if set(seq) == {int, float}:
-        return "a number"
-    return " or ".join(names.get(k, k.__name__) for k in seq)
-
-
-def iso_date(text: Any) -> date | None:
-    """'2025-11-20T19:20:42Z' or '2025-11-20' → a date; None when absent or not a timestamp."""
-    if not isinstance(text, str) or len(text) < 10:
-        return None
-    try:
-        return date.fromisoformat(text[:10])
-    except ValueError:
-        return None
-
-
-def one_region(regions: dict[str, Any], region: str | None, where: str, option_hint: str) -> str | None:
-    """The one price region to take: --region, or the file's only one; several without --region is an error."""
-    if region is not None:
-        if region not in regions:
-            listed = ", ".join(sorted(regions)[:8]) or "none"
-            raise RegionProblem(f"{region}: {where} has no prices for it (regions: {listed})")
-        return region
-    if len(regions) > 1:
-        listed = ", ".join(sorted(regions)[:8])
-        raise ImportProblem(f"{where}: prices for {len(regions)} regions ({listed}); expected one ({option_hint}) or "
-                            "give --region")
-    return next(iter(regions), None)
-
-
-def cited(cat: Catalog, source_id: str) -> str | None:
-    """The base catalog's source id if it has it (a figure blockfit reads from the shipped sources, not the file)."""
-    return source_id if source_id in cat.sources else None
 
 
 __all__ = ["CLOUDS", "Change", "Contribution", "Format", "IMPORTABLE", "ImportProblem", "ImportResult", "InputFile",

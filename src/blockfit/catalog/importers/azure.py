@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from blockfit.catalog.importers import (
+from blockfit.catalog.importers.common import (
     Contribution,
     Format,
     ImportProblem,

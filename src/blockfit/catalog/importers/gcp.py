@@ -17,7 +17,7 @@ import re
 from datetime import date
 from typing import Any
 
-from blockfit.catalog.importers import Contribution, Format, ImportProblem, InputFile, iso_date, one_region
+from blockfit.catalog.importers.common import Contribution, Format, ImportProblem, InputFile, iso_date, one_region
 from blockfit.catalog.importers.gcp_machines import MACHINE_TYPES, is_machine_types, read_machine_types
 from blockfit.catalog.models import Catalog
 from blockfit.schema.cost import HOURS_PER_MONTH

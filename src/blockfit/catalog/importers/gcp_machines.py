@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from blockfit.catalog.importers import Contribution, Format, ImportProblem, InputFile, cited, need, positive
+from blockfit.catalog.importers.common import Contribution, Format, ImportProblem, InputFile, cited, need, positive
 from blockfit.catalog.models import Catalog, MachineFamily
 
 MACHINE_TYPES = Format("machine-types", "gcloud compute machine-types list",

@@ -16,7 +16,7 @@ import re
 from datetime import date
 from typing import Any
 
-from blockfit.catalog.importers import Contribution, Format, ImportProblem, InputFile, cited, iso_date, positive
+from blockfit.catalog.importers.common import Contribution, Format, ImportProblem, InputFile, cited, iso_date, positive
 from blockfit.catalog.models import Catalog
 
 SHAPES = Format("shape-list", "oci compute shape list",

@@ -157,6 +157,11 @@ class Cloud(Protocol):
         """Advice on the device paths a build is given (None: nothing to say)."""
         ...
 
+    def sized_by_count(self, shape: Shape) -> bool:
+        """The shape's compute is a count the user chooses (SHAPE:N, OCI's flexible shapes): its caps follow it,
+        and more of it is advice a plan can give."""
+        ...
+
 
 class DefaultCloud:
     """The behaviour most clouds share: vCPUs, families by series, no levels beyond type keys, any device path."""
@@ -178,6 +183,9 @@ class DefaultCloud:
 
     def compute_count(self, shape: Shape) -> float | None:
         return shape.vcpus
+
+    def sized_by_count(self, shape: Shape) -> bool:
+        return False
 
     def check_vcpu_search(self, count: float) -> None:
         return None

@@ -10,8 +10,13 @@ from blockfit.model.kinds.azure import AzureCloud
 from blockfit.model.kinds.base import Cloud
 from blockfit.model.kinds.gcp import GcpCloud
 from blockfit.model.kinds.oci import OciCloud
+from blockfit.schema.clouds import CLOUD_NAMES
 
-CLOUDS: dict[str, Cloud] = {c.name: c for c in (OciCloud(), AwsCloud(), AzureCloud(), GcpCloud())}
+_ENTRIES: dict[str, Cloud] = {c.name: c for c in (OciCloud(), AwsCloud(), AzureCloud(), GcpCloud())}
+if set(_ENTRIES) != set(CLOUD_NAMES):  # a name without an entry, or an entry the schema would refuse
+    raise ImportError(f"cloud entries {sorted(_ENTRIES)} differ from the registry {sorted(CLOUD_NAMES)}")
+# each registered cloud's entry, in the registry's order
+CLOUDS: dict[str, Cloud] = {name: _ENTRIES[name] for name in CLOUD_NAMES}
 
 
 def cloud_of(name: str) -> Cloud:

@@ -125,6 +125,9 @@ class OciCloud(DefaultCloud):
     def compute_count(self, shape: Shape) -> float | None:
         return shape.ocpus
 
+    def sized_by_count(self, shape: Shape) -> bool:
+        return shape.kind == "flex"
+
     def vcpus_per_ocpu(self, shape: str) -> float:
         """The one conversion of OCI's unit: 1 vCPU per OCPU on Ampere A1, 2 on every other shape."""
         return 1.0 if _ONE_VCPU_PER_OCPU.search(shape) else 2.0

@@ -1,7 +1,7 @@
 """The one HTTP client for metrics endpoints (Prometheus's query API today): every server is untrusted.
 
 A metrics URL comes from a plan file, a colleague or a wiki page, and what it answers feeds commands whose output
-DBAs run as root, so each request is bounded and each answer suspect (issue 36):
+DBAs run as root, so each request is bounded and each answer suspect:
 
 - time: a connect timeout (CONNECT_S at most) and one deadline per request, from connect to the last byte. A
   watchdog shuts the socket at the deadline, so a server that sleeps, or trickles a byte a second (each byte inside
