@@ -201,9 +201,9 @@ def in_flight_row(r: Resolved, caps: list[Cap]) -> _Row | None:
     # a session slot (or the sessions are assumed kept full) it overlaps with them
     host = att.host_s if wl.outstanding and (running is None or wl.outstanding <= running) else 0.0
     offered = wl.outstanding or n_run
-    x_small = queueing.throughput(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io)), offered,
+    x_small = queueing.throughput(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io), att.growth), offered,
                                   running, host)
-    x_large = queueing.throughput(network(caps, r.layout, wl.large_io, att.io_time_s(wl.large_io)), offered,
+    x_large = queueing.throughput(network(caps, r.layout, wl.large_io, att.io_time_s(wl.large_io), att.growth), offered,
                                   running, host)
     each = f"{1000 * att.io_time_s(wl.small_io):.3g} ms each at {fmt_io_size(wl.small_io)}"
     if host:
@@ -241,7 +241,8 @@ def _in_flight(r: Resolved) -> tuple[int, str, str] | None:
     return None
 
 
-def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float) -> queueing.Network:
+def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float,
+            growth: queueing.Growth = ()) -> queueing.Network:
     """Members (volume caps, 1/n of I/Os each) behind the instance link.
 
     An iSCSI path is not a station here: measured, its per-I/O time stays flat as its load grows (BV4DB: 0.665 ms
@@ -250,7 +251,16 @@ def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float) -> queue
     its queueing went into the fitted base latency and the model over-promised five paths by 25-40 %."""
     member = [cap.iops_at(io) for cap in caps if is_station(cap)]
     inst = [cap.iops_at(io) for cap in caps if cap.name.startswith("instance_")]
-    return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None)
+    return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None,
+                                growth, touched_members(layout, io))
+
+
+def touched_members(layout: Layout, io: int) -> int:
+    """Members one I/O of IO bytes lands on: one within a stripe unit, more when it spans several (no stripe size
+    named: one)."""
+    if layout.members <= 1 or not layout.stripe_size:
+        return 1
+    return min(layout.members, -(-io // layout.stripe_size))
 
 
 def latency_curve(r: Resolved, caps: list[Cap], max_iops: float, latency_bound_ms: float | None,
@@ -260,7 +270,7 @@ def latency_curve(r: Resolved, caps: list[Cap], max_iops: float, latency_bound_m
     if not with_curve and latency_bound_ms is None:
         return [], None, None
     wl, att = r.workload, r.att
-    points = queueing.mva_host_queued(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io)),
+    points = queueing.mva_host_queued(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io), att.growth),
                                       MAX_CURVE_OUTSTANDING, _running(r), att.host_s)
     curve = [CurvePoint(outstanding=p.outstanding, iops=round(p.throughput, 1),
                         mbps=round(p.throughput * wl.small_io / 1e6, 2), latency_ms=round(p.latency_s * 1e3, 3))

@@ -235,7 +235,7 @@ class Evaluator:
         layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment,
                         paths=req.paths)
         inst = instance_for(self.cat, req, self.space.shape, ocpus)
-        return attachment_perf(self.cat, vt, layout, inst, caps, req.queue_depth, perf)
+        return attachment_perf(self.cat, vt, layout, inst, caps, req.queue_depth, perf, req.read_share)
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,
                        att: AttachmentPerf) -> bool:
@@ -253,7 +253,7 @@ class Evaluator:
                                   req.redundancy, stations_only=True)
         link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
             instance_caps_list(caps, req.read_share, COPIES[req.redundancy]), req.redundancy, req.read_share)]
-        net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
+        net = queueing.network_for(base_s, member_rate, members, min(link) if link else None, att.growth)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:
                 return False
