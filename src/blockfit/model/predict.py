@@ -201,17 +201,28 @@ def in_flight_row(r: Resolved, caps: list[Cap]) -> _Row | None:
     # a session slot (or the sessions are assumed kept full) it overlaps with them
     host = att.host_s if wl.outstanding and (running is None or wl.outstanding <= running) else 0.0
     offered = wl.outstanding or n_run
-    x_small = queueing.throughput(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io), att.growth), offered,
-                                  running, host)
-    x_large = queueing.throughput(network(caps, r.layout, wl.large_io, att.io_time_s(wl.large_io), att.growth), offered,
-                                  running, host)
+    net_small = network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io), att.growth)
+    x_small = queueing.throughput(net_small, offered, running, host)
+    x_large = queueing.throughput(network(caps, r.layout, wl.large_io, att.io_time_s(wl.large_io), att.growth),
+                                  offered, running, host)
     each = f"{1000 * att.io_time_s(wl.small_io):.3g} ms each at {fmt_io_size(wl.small_io)}"
+    if net_small.growth:
+        each += _grown(net_small, offered)
     if host:
         each += f" + {att.host_ms:.3g} ms in the host"
     built = build_depth_citation(r.cat) if att.session_depth and not att.depth_from_host else None
     sources = [built] if built is not None else []
     sources += [c for c in (att.latency_cite, att.host_cite if att.host_ms else None) if c is not None]
     return _Row(name, f"{label} / {each} (Little's law)", x_small, x_large * wl.large_io / 1e6, sources, False)
+
+
+def _grown(net: queueing.Network, offered: int) -> str:
+    """What the volume's own latency curve makes of the time per I/O at the depth a busy member holds."""
+    depth = queueing.depth_per_member(offered, net)
+    factor = queueing.growth_factor(net.growth, depth)
+    busy = queueing.busy_members(offered, net.members, net.touched)
+    on = f", {busy:.3g} of {net.members} volumes busy" if net.members > 1 else ""
+    return f" at depth 1, {1000 * net.unloaded_s * factor:.3g} ms at {depth:.3g} per volume{on}"
 
 
 def _running(r: Resolved) -> int | None:
