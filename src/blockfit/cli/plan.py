@@ -104,9 +104,10 @@ def plan_command(
                                                     callback=params.count)] = None,
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
                                                    callback=params.percent)] = None,
+    # listed under --from (plan --help keeps to 30 options): total outstanding I/Os the workload keeps in flight
     outstanding: Annotated[int | None, typer.Option(
-        help="total outstanding I/Os the workload keeps in flight: the target IOPS must be reached with that many "
-             "(with --from: default the history's own, iostat aqu-sz and the like)",
+        hidden=True, help="total outstanding I/Os the workload keeps in flight: the target IOPS must be reached "
+                          "with that many (with --from: default the history's own, iostat aqu-sz and the like)",
         **params.NUMBER, callback=params.count)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
@@ -116,7 +117,9 @@ def plan_command(
                        "iostat -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
                        "read MB/s, write MB/s), an AWR or Statspack report (text or HTML), the spool of "
                        "'blockfit sql oracle|statspack|sqlserver', a CloudWatch, OCI Monitoring or Azure Monitor "
-                       "export, or a 'blockfit record' recording (a fleet's Prometheus: 'blockfit fleet')")] = None,
+                       "export, or a 'blockfit record' recording (a fleet's Prometheus: 'blockfit fleet'); the "
+                       "plan needs the target IOPS at the I/Os in flight the history kept (iostat aqu-sz and the "
+                       "like) unless --outstanding N names the workload's own")] = None,
     from_format: Annotated[str | None, typer.Option(
         "--from-format", help="with --from: the format every --from file must be (refused if it is not); "
                               "default: detected from the content")] = None,
