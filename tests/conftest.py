@@ -52,7 +52,8 @@ if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
 LAB_FILES = frozenset({
     "tests/diagnose/test_diagnose_lab.py", "tests/lab/test_lab_bench.py", "tests/lab/test_lab_build.py",
     "tests/lab/test_lab_caps.py", "tests/lab/test_lab_clouds.py", "tests/lab/test_lab_part3.py",
-    "tests/lab/test_lab_paths.py", "tests/lab/test_lab_raid10.py", "tests/lab/test_lab_teardown.py",
+    "tests/lab/test_lab_paths.py", "tests/lab/test_lab_raid10.py", "tests/lab/test_lab_stripe_depth.py",
+    "tests/lab/test_lab_teardown.py",
     "tests/report/test_report_browser.py"})
 LAB_FIXTURES = {"small_lab"}
 

@@ -66,17 +66,17 @@ def test_fast_path_agrees_with_the_full_parse(devices: list[tuple[int, list[int]
     lines = [" ".join(["259", "3", name] + [str(v) for v in values[: n - 3]]) for n, values, name in devices]
     full = {s.name: s for s in diskstats.parse("\n".join(lines))}  # a name seen twice: the last line wins in both
     fast = diskstats.counters(lines)
-    assert fast == {n: (s.reads, s.writes, s.sectors_read, s.sectors_written) for n, s in full.items()}
+    assert fast == {n: (s.reads, s.writes, s.sectors_read, s.sectors_written, s.weighted_ms) for n, s in full.items()}
 
 
 def test_fast_path_on_real_lines_and_this_host() -> None:
     fast = diskstats.counters([LINE_14, LINE_18, LINE_20])
-    assert fast["sda"] == (25354637, 28444756, 1003346126, 505697032)
-    assert fast["vda"] == (468220, 309403, 21149580, 15425762)
+    assert fast["sda"] == (25354637, 28444756, 1003346126, 505697032, 82621804)
+    assert fast["vda"] == (468220, 309403, 21149580, 15425762, 150075)
     host = diskstats.read_counters()
     parsed = {s.name: s for s in diskstats.parse(diskstats.read_raw())}
     assert host.keys() == parsed.keys()
-    for name, (reads, _, _, written) in host.items():  # read twice: counters only grow in between
+    for name, (reads, _, _, written, _) in host.items():  # read twice: counters only grow in between
         assert reads >= parsed[name].reads and written >= parsed[name].sectors_written
 
 

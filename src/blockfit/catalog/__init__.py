@@ -228,6 +228,7 @@ def _check_citations(cat: Catalog) -> None:
             raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
     entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
     entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
+    entries += [vt.latency for vt in cat.volume_types.values() if vt.latency is not None]
     entries += [cs for shape in cat.shapes.values() for cs in shape.caps]
     for key, vt in cat.volume_types.items():
         if vt.vm_caps_as is not None and vt.vm_caps_as not in cat.volume_types:

@@ -103,6 +103,45 @@ class LatencyFigure(Sourced):
                                                    "(submission, completion, reaping), ms; 0 where not separated")
 
 
+class LoadedLatency(BaseModel):
+    """One point of a volume's latency curve: at `depth` outstanding I/Os on one volume each I/O takes `factor` x
+    its queue-depth-1 time (reads and writes alike), before any wait at a cap."""
+
+    depth: Annotated[int, Field(ge=2)]
+    factor: Annotated[float, Field(ge=1, allow_inf_nan=False)]
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class VolumeLatency(Sourced):
+    """The time one I/O takes on one volume of a type at queue depth 1, per direction, and how it grows with the
+    I/Os outstanding on that volume (`loaded`, piecewise linear in depth, flat beyond its last point; none: flat).
+    The waits at the volume's and the instance's caps come on top (model/queueing.py)."""
+
+    read_ms: Rate
+    write_ms: Rate
+    loaded: list[LoadedLatency] = Field(default_factory=empty_list)
+
+    @model_validator(mode="after")
+    def _curve(self) -> VolumeLatency:
+        """Depths increase, factors never fall, and a deeper queue never gives fewer I/Os per second (time per I/O
+        grows at most in proportion to depth): the queueing model's throughput then grows with the I/Os offered."""
+        points = [(1, 1.0)] + [(p.depth, p.factor) for p in self.loaded]
+        for (d0, f0), (d1, f1) in zip(points, points[1:], strict=False):
+            if d1 <= d0 or f1 < f0 or f1 / d1 > f0 / d0:
+                raise ValueError(f"loaded latency: expected depths rising with factors that do not fall and "
+                                 f"factor / depth that does not rise, got ({d0}, {f0:g}) then ({d1}, {f1:g})")
+        return self
+
+    def mix_ms(self, read_share: float) -> float:
+        """The mean queue-depth-1 time of a read/write mix."""
+        return read_share * self.read_ms + (1 - read_share) * self.write_ms
+
+    def growth(self) -> tuple[tuple[float, float], ...]:
+        """The curve's points as (depth, factor), from depth 1."""
+        return ((1.0, 1.0), *((float(p.depth), p.factor) for p in self.loaded))
+
+
 class VolumeType(Sourced):
     """One volume type. `kind` selects the performance/cost rules in blockfit.model.volume_kinds;
     each kind documents which of the optional fields it reads."""
@@ -119,6 +158,7 @@ class VolumeType(Sourced):
     kbps_unit_bytes: Whole = 1000               # bytes in the "KB" of kbps_per_gb (OCI: 1,024, see catalog)
     base_latency_ms: NonNeg
     latencies: list[LatencyFigure] = Field(default_factory=empty_list)   # by shape family and attachment (OCI)
+    latency: VolumeLatency | None = None        # per direction and under load; None: base_latency_ms for both, flat
     levels_from: str | None = None              # copy the levels of another type (OCI boot volumes)
     min_vpu: Annotated[int, Field(ge=0)] = 0    # levels below this VPU/GB are not sold for this type
     max_iops_cap: Iops | None = None            # a cap over every level's max IOPS (OCI UHP boot: 50,000)

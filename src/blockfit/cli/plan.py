@@ -6,6 +6,7 @@ Every option is parsed here, once, into a Requirements (and a ShapeQuery for a s
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,11 @@ def plan_command(
                                                     callback=params.count)] = None,
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
                                                    callback=params.percent)] = None,
+    # listed under --from (plan --help keeps to 30 options): total outstanding I/Os the workload keeps in flight
+    outstanding: Annotated[int | None, typer.Option(
+        hidden=True, help="total outstanding I/Os the workload keeps in flight: the target IOPS must be reached "
+                          "with that many (with --from: default the history's own, iostat aqu-sz and the like)",
+        **params.NUMBER, callback=params.count)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     example: Annotated[str | None, typer.Option(help="built-in example: part3 (the PROMATIS E-Business Suite case)")]
     = None,
@@ -116,7 +122,9 @@ def plan_command(
                        "iostat -t -x -o JSON, sadf -j, a diagnose capture, a CSV (timestamp, read IOPS, write IOPS, "
                        "read MB/s, write MB/s), an AWR or Statspack report (text or HTML), the spool of "
                        "'blockfit sql oracle|statspack|sqlserver', a CloudWatch, OCI Monitoring or Azure Monitor "
-                       "export, or a 'blockfit record' recording (a fleet's Prometheus: 'blockfit fleet')")] = None,
+                       "export, or a 'blockfit record' recording (a fleet's Prometheus: 'blockfit fleet'); the "
+                       "plan needs the target IOPS at the I/Os in flight the history kept (iostat aqu-sz and the "
+                       "like) unless --outstanding N names the workload's own")] = None,
     from_format: Annotated[str | None, typer.Option(
         "--from-format", help="with --from: the format every --from file must be (refused if it is not); "
                               "default: detected from the content")] = None,
@@ -166,7 +174,7 @@ def plan_command(
     shared = Shared(cloud=cloud, catalog=catalog, growth=growth or 0.0, max_latency=max_latency, small_io=small,
                     large_io=large, levels=levels, max_volumes=max_volumes, manager=manager,
                     redundancy=redundancy, attach=attach, paths=paths, queue_depth=queue_depth)
-    workload = Workload(capacity, target_iops, target_mbps, read_pct, instance, family,
+    workload = Workload(capacity, target_iops, target_mbps, read_pct, instance, family, outstanding,
                         renamed.pick("--memory", memory, "--min-memory", min_memory, f"--memory {min_memory}"),
                         min_memory is not None,
                         renamed.pick("--cpus", cpus, "--ocpus", ocpus, f"--cpus {ocpus}"),
@@ -239,6 +247,7 @@ class Workload:
     read_pct: float | None
     instance: str | None
     family: str | None = None
+    outstanding: int | None = None  # --outstanding (else, with --from, the history's I/Os in flight)
     memory: str | None = None       # --memory (or the old --min-memory): priced for one size, a floor for a search
     old_min_memory: bool = False    # given as --min-memory: a floor only, refused with one size as it was
     cpus: str | None = None         # --cpus N or MIN-MAX (or the old --ocpus MIN-MAX)
@@ -356,16 +365,27 @@ def requirements(shared: Shared, w: Workload, history: HistoryArgs,
         w.target_iops = derived.target_iops if w.target_iops is None else w.target_iops
         w.target_mbps = derived.target_mbps if w.target_mbps is None else w.target_mbps
         w.read_pct = derived.read_pct if w.read_pct is None else w.read_pct
+    outstanding, outstanding_from = workload_outstanding(w.outstanding, derived)
     req = Requirements(**{**fields, **dict(
         capacity_gb=parse_volume_gb(w.capacity, "--capacity"), target_iops=w.target_iops,
         target_mbps=w.target_mbps, instance_shape=inst.shape, instance_vcpus=inst.vcpus, instance_ocpus=inst.ocpus,
         allow_hdd=allow_hdd,
         interface=inst.interface, ebs_weighting=inst.ebs_weighting, history=derived,
-        read_pct=100.0 if w.read_pct is None else w.read_pct)})
+        read_pct=100.0 if w.read_pct is None else w.read_pct, outstanding=outstanding,
+        outstanding_from=outstanding_from)})
     if inst.count is not None and (req.count_min is not None or req.count_max is not None):
         raise InputError(f"--cpus {shared.ocpus}: goes with an open OCPU count (--instance {inst.shape}, not "
                          f"{w.instance})")
     return req, cat, query
+
+
+def workload_outstanding(given: int | None, derived: DerivedTargets | None) -> tuple[int | None, str | None]:
+    """--outstanding, else the I/Os in flight the history kept (at the plan's percentile, at least 1), else none."""
+    if given is not None:
+        return given, "option"
+    if derived is not None and derived.outstanding is not None:
+        return max(1, math.ceil(derived.outstanding - 1e-9)), "history"
+    return None, None
 
 
 def compute_options(cat: Catalog, w: Workload, shared: Shared, search: bool) -> None:
@@ -559,7 +579,19 @@ def _targets(req: Requirements) -> list[str]:
             *([f"{req.read_pct:.0f} % reads"] if req.read_pct < 100 else []),
             *([f"{req.target_iops:,.0f} IOPS"] if req.target_iops else []),
             *([f"{req.target_mbps:,.0f} MB/s"] if req.target_mbps else []),
-            *([f"<= {req.max_latency_ms:g} ms"] if req.max_latency_ms else [])]
+            *([f"<= {req.max_latency_ms:g} ms"] if req.max_latency_ms else []),
+            *([outstanding_words(req)] if req.outstanding else [])]
+
+
+def outstanding_words(req: Requirements) -> str:
+    """'8 outstanding I/Os (the history's: iostat's aqu-sz, p95 3.2 x 2 devices ...)' in the plan's targets."""
+    said = f"{req.outstanding:,} outstanding I/Os"
+    if req.outstanding_from == "history" and req.history is not None and req.history.outstanding is not None:
+        h = req.history
+        at = h.percentile_name if h.percentile_name != "custom" else f"p{h.percentile:g}"
+        said += (f" (the history's: {h.outstanding:g} in flight at {at}, "
+                 f"{h.outstanding_from}; --outstanding overrides)")
+    return said
 
 
 def _groups(plan: Plan) -> list[tuple[str, list[Candidate]]]:

@@ -111,8 +111,9 @@ def lines_of(names: set[str], path: str = DISKSTATS) -> list[str]:
             and line.split()[2] in names]
 
 
-Counters = tuple[int, int, int, int]
-"""(reads, writes, sectors read, sectors written): completed I/Os and 512-byte sectors, what a rate needs. A
+Counters = tuple[int, int, int, int, int]
+"""(reads, writes, sectors read, sectors written, weighted ms): completed I/Os, 512-byte sectors and the
+time-weighted ms of I/Os in flight (its delta over an interval's ms is iostat's aqu-sz), what a rate needs. A
 plain tuple, not a NamedTuple: building one per line costs the fast path a fifth of its speed."""
 
 
@@ -134,7 +135,7 @@ def counters(lines: Iterable[str]) -> dict[str, Counters]:
         f = line.split()
         if len(f) not in layouts:
             raise FieldCount(len(f))
-        out[f[2]] = (int(f[3]), int(f[7]), int(f[5]), int(f[9]))
+        out[f[2]] = (int(f[3]), int(f[7]), int(f[5]), int(f[9]), int(f[13]))
     return out
 
 

@@ -94,14 +94,14 @@ def _interval(path: Path, devices: list[str], started: float, k: int, a: dict[st
         for name in devices:
             if name not in before or name not in after:
                 raise ValueProblem(f"{path}: {where}: no diskstats line for device {name}")
-            dr, dw, dsr, dsw = (y - x for x, y in zip(before[name], after[name], strict=True))
-            if min(dr, dw, dsr, dsw) < 0:
+            dr, dw, dsr, dsw, dq = (y - x for x, y in zip(before[name], after[name], strict=True))
+            if min(dr, dw, dsr, dsw, dq) < 0:
                 raise ValueProblem(f"{path}: {where}: device {name}'s counters went down (device re-created?)")
             dev_totals[0] += dr
             dev_totals[1] += dw
             out.append(Sample(key=k, member=name, start=start, duration_s=dt, label=label, read_iops=dr / dt,
                               write_iops=dw / dt, iops=(dr + dw) / dt, read_mbps=dsr * SECTOR / dt / 1e6,
-                              write_mbps=dsw * SECTOR / dt / 1e6))
+                              write_mbps=dsw * SECTOR / dt / 1e6, outstanding=dq / (dt * 1000)))
     else:
         rb = d.get("read_bytes", 0.0)
         out.append(Sample(key=k, member="server", start=start, duration_s=dt, label=label, read_iops=s_read / dt,
@@ -140,7 +140,7 @@ def _series(path: Path, header: dict[str, Any], devices: list[str], out: SampleT
 
 
 def _diskstats(path: Path, line: int, lines: list[Any]) -> dict[str, diskstats.Counters]:
-    """(reads, writes, sectors read, sectors written) per device of one sample's /proc/diskstats lines: the
+    """(reads, writes, sectors read, sectors written, weighted ms) per device of one sample's /proc/diskstats lines: the
     diskstats fast path (the full parser costs several times more over a long recording)."""
     try:
         return diskstats.counters(map(str, lines))

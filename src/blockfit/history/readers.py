@@ -452,10 +452,19 @@ def _sysstat_report(path: Path, index: int, disks: list[Any], is_iostat: bool,
         if is_iostat:
             r, w = _num(path, where, d, "r/s"), _num(path, where, d, "w/s")
             yield Sample(index, name, None, interval, where, r, w, r + w,
-                         _num(path, where, d, "rkB/s") * 1024 / 1e6, _num(path, where, d, "wkB/s") * 1024 / 1e6)
+                         _num(path, where, d, "rkB/s") * 1024 / 1e6, _num(path, where, d, "wkB/s") * 1024 / 1e6,
+                         outstanding=_queue(path, where, d))
         else:  # sar -d: tps counts reads, writes and discards; rkB/wkB are per second here
             yield Sample(index, name, None, interval, where, None, None, _num(path, where, d, "tps"),
                          _num(path, where, d, "rkB") * 1024 / 1e6, _num(path, where, d, "wkB") * 1024 / 1e6)
+
+
+def _queue(path: Path, where: str, row: dict[str, Any]) -> float | None:
+    """iostat's mean queue (aqu-sz; avgqu-sz before sysstat 12), or None where the report has neither."""
+    for key in ("aqu-sz", "avgqu-sz"):
+        if key in row:
+            return _num(path, where, row, key)
+    return None
 
 
 def _diagnose(path: Path, text: str) -> Series:
@@ -471,7 +480,7 @@ def _diagnose(path: Path, text: str) -> Series:
     for name, device_intervals in iostat.series(recorded).items():
         for i, iv in enumerate(device_intervals):
             samples.add(i, name, None if started is None else started + iv.t - iv.dt, iv.dt, f"+{iv.t - iv.dt:.0f} s",
-                        iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps)
+                        iv.r_iops, iv.w_iops, iv.iops, iv.r_mbps, iv.w_mbps, outstanding=iv.aqu_sz)
     return Series(source=str(path), format="diagnose", member_kind="device", samples=samples)
 
 

@@ -35,7 +35,9 @@ class Sample:
     ``key`` aligns samples of different members and files: the snapshot range ("2668-2669") where the source
     has snapshot ids (RAC instances' reports of the same snapshots share it), else the interval's start time,
     else its index. ``peak_iops``/``peak_mbps`` are a finer maximum inside the interval where the source has one
-    (AWR sysmetric MAXVAL, CloudWatch Maximum of 1-minute points), else None.
+    (AWR sysmetric MAXVAL, CloudWatch Maximum of 1-minute points), else None. ``outstanding`` is the member's mean
+    I/Os in flight over the interval (iostat's aqu-sz, the time-weighted queue of /proc/diskstats) where the
+    source has it, else None.
     """
 
     key: str | float | int
@@ -50,6 +52,7 @@ class Sample:
     write_mbps: float
     peak_iops: float | None = None
     peak_mbps: float | None = None
+    outstanding: float | None = None
 
     @property
     def mbps(self) -> float:
@@ -65,7 +68,7 @@ class SampleTable(Sequence[Sample]):
     """
 
     COLUMNS = ("start", "duration_s", "read_iops", "write_iops", "iops", "read_mbps", "write_mbps", "peak_iops",
-               "peak_mbps")
+               "peak_mbps", "outstanding")
 
     def __init__(self, positional_keys: bool = False) -> None:
         self.positional_keys = positional_keys
@@ -79,7 +82,8 @@ class SampleTable(Sequence[Sample]):
 
     def add(self, key: str | float | int, member: str, start: float | None, duration_s: float, label: str,
             read_iops: float | None, write_iops: float | None, iops: float, read_mbps: float, write_mbps: float,
-            peak_iops: float | None = None, peak_mbps: float | None = None) -> None:
+            peak_iops: float | None = None, peak_mbps: float | None = None,
+            outstanding: float | None = None) -> None:
         """Append one row (the fields of Sample, in its order; KEY is ignored with positional keys)."""
         ix = self._member_ids.get(member)
         if ix is None:
@@ -90,13 +94,14 @@ class SampleTable(Sequence[Sample]):
         self._labels += label.encode("utf-8", "surrogatepass")
         self._label_ends.append(len(self._labels))
         self.member_index.append(ix)
-        values = (start, duration_s, read_iops, write_iops, iops, read_mbps, write_mbps, peak_iops, peak_mbps)
+        values = (start, duration_s, read_iops, write_iops, iops, read_mbps, write_mbps, peak_iops, peak_mbps,
+                  outstanding)
         for name, value in zip(self.COLUMNS, values, strict=True):
             self.columns[name].append(math.nan if value is None else value)
 
     def append(self, s: Sample) -> None:
         self.add(s.key, s.member, s.start, s.duration_s, s.label, s.read_iops, s.write_iops, s.iops, s.read_mbps,
-                 s.write_mbps, s.peak_iops, s.peak_mbps)
+                 s.write_mbps, s.peak_iops, s.peak_mbps, s.outstanding)
 
     def key(self, i: int) -> str | float | int:
         return i if self.positional_keys else self.stored_keys[i]
@@ -123,10 +128,10 @@ class SampleTable(Sequence[Sample]):
             raise IndexError(i)
         c = {name: col[i] for name, col in self.columns.items()}
         opt = {name: None if math.isnan(c[name]) else c[name]
-               for name in ("start", "read_iops", "write_iops", "peak_iops", "peak_mbps")}
+               for name in ("start", "read_iops", "write_iops", "peak_iops", "peak_mbps", "outstanding")}
         return Sample(self.key(i), self.member_names[self.member_index[i]], opt["start"], c["duration_s"],
                       self.label(i), opt["read_iops"], opt["write_iops"], c["iops"], c["read_mbps"],
-                      c["write_mbps"], opt["peak_iops"], opt["peak_mbps"])
+                      c["write_mbps"], opt["peak_iops"], opt["peak_mbps"], opt["outstanding"])
 
     def __iter__(self) -> Iterator[Sample]:
         for i in range(len(self)):

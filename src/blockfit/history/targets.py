@@ -135,7 +135,7 @@ def _table(s: Series) -> SampleTable:
     t = SampleTable()
     for x in s.samples:
         t.add(x.key, x.member, x.start, x.duration_s, x.label, x.read_iops, x.write_iops, x.iops, x.read_mbps,
-              x.write_mbps, x.peak_iops, x.peak_mbps)
+              x.write_mbps, x.peak_iops, x.peak_mbps, x.outstanding)
     return t
 
 
@@ -259,7 +259,7 @@ def _sum_groups(picked: list[_Rows], codes: np.ndarray, present: np.ndarray
     cols["start"], cols["duration_s"] = start, duration
     r, w = cat("read_iops"), cat("write_iops")
     split = ~missing(np.where(np.isnan(w), np.nan, r))
-    for name in ("peak_iops", "peak_mbps"):
+    for name in ("peak_iops", "peak_mbps", "outstanding"):
         values = cat(name)
         cols[name] = np.where(missing(values), np.nan, total(values))
     _, first_sel = np.unique(g, return_index=True)
@@ -330,6 +330,7 @@ def _targets(series: list[Series], chosen: list[list[str]], picked: list[_Rows],
         total = read_total + float((cols["write_mbps"] * weights).sum())
         read_p = write_p = None
     grow = 1 + headroom_pct / 100
+    outstanding = _outstanding(cols["outstanding"], percentile, series)
     return DerivedTargets(
         sources=[_source(s, c, rows) for s, c, rows in zip(series, chosen, picked, strict=True)],
         samples=len(totals), interval_s=interval, percentile=percentile, percentile_name=percentile_name(percentile),
@@ -339,7 +340,23 @@ def _targets(series: list[Series], chosen: list[list[str]], picked: list[_Rows],
         target_iops=p_i * grow, target_mbps=p_m * grow,
         peak_iops_window=_window(totals, int(np.argmax(base_i))),
         peak_mbps_window=_window(totals, int(np.argmax(base_m))),
-        skipped=skipped, notes=_unique(notes), warnings=_unique(warnings), series=_points(totals))
+        skipped=skipped, notes=_unique(notes), warnings=_unique(warnings), series=_points(totals),
+        outstanding=outstanding, outstanding_from=_outstanding_from(series) if outstanding is not None else None)
+
+
+def _outstanding(values: np.ndarray, percentile: float, series: list[Series]) -> float | None:
+    """The percentile of the I/Os the chosen members kept in flight together per interval (the sum of their mean
+    queues), or None where some interval's source does not say."""
+    if not len(values) or np.isnan(values).any():
+        return None
+    return round(float(np.percentile(values, percentile)), 2)
+
+
+def _outstanding_from(series: list[Series]) -> str:
+    """What the in-flight figure was read from, in the source's own words."""
+    words = {"iostat": "iostat's aqu-sz", "diagnose": "/proc/diskstats' time-weighted queue (a diagnose capture)",
+             "pg-recording": "/proc/diskstats' time-weighted queue (a PostgreSQL recording)"}
+    return ", ".join(dict.fromkeys(words.get(s.format, s.format) for s in series))
 
 
 def targets_from_series(series: list[Series], devices: list[str] | None = None, percentile: float = 95.0,

@@ -101,7 +101,7 @@ class CalibrateOptions:
 def _diskstats() -> dict[str, int]:
     """Completed reads + writes per block device name (the diskstats fast path)."""
     with contextlib.suppress(OSError):
-        return {name: reads + writes for name, (reads, writes, _, _) in diskstats.read_counters().items()}
+        return {name: reads + writes for name, (reads, writes, _, _, _) in diskstats.read_counters().items()}
     return {}
 
 

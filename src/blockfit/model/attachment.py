@@ -37,6 +37,7 @@ class AttachmentPerf:
     host_cite: Citation | None = None
     warnings: list[str] = field(default_factory=list)
     kernel_depth: int | None = None     # the session depth of a host nobody tuned (the catalog's, open-iscsi's 32)
+    growth: tuple[tuple[float, float], ...] = ()   # the volume's own latency curve (depth, factor); () = flat
 
     @property
     def iscsi(self) -> bool:
@@ -56,9 +57,10 @@ class AttachmentPerf:
 
 
 def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Instance, caps: InstanceCaps,
-                    host_queue_depth: int | None = None, member: MemberPerf | None = None) -> AttachmentPerf:
+                    host_queue_depth: int | None = None, member: MemberPerf | None = None,
+                    read_share: float = 1.0) -> AttachmentPerf:
     """The attachment the layout asks for (or the type's default) with its paths (`default_paths` when the layout
-    names none; `member` is the volume's caps they must reach), ceilings and latency."""
+    names none; `member` is the volume's caps they must reach), ceilings and latency (of READ_SHARE reads)."""
     for check in attachment_checks(cat, vt, layout.attachment, layout.paths).values():
         check()
     att = layout.attachment or vt.default_attachment
@@ -66,6 +68,10 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
     fig = _latency_figure(vt, shape, att)
     base, rule, cite = vt.base_latency_ms, f"{vt.name} base latency", cat.cite(vt, "base_latency_ms")
     transfer, host, host_cite = None, 0.0, None
+    growth: tuple[tuple[float, float], ...] = ()
+    if vt.latency is not None:
+        base, rule, cite = vt.latency.mix_ms(read_share), latency_words(vt, read_share), cat.cite(vt.latency, "read_ms")
+        growth = vt.latency.growth()
     if fig is not None:
         base, transfer, host = fig.base_ms, fig.path_mbps, fig.host_ms
         host_cite = cat.cite(fig, "host_ms") if host else None
@@ -73,7 +79,8 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         rule = f"{att or 'any'} attachment on {shape.family or 'this'} shapes ({fams} figure)"
         cite = cat.cite(fig, "base_ms")
     if att is None:
-        return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite)
+        return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite,
+                              growth=growth)
     warnings: list[str] = []
     paths = layout.paths or default_paths(vt, att, caps, member)
     multipath_ok = caps.uhp_ok
@@ -92,7 +99,19 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer, host_ms=host,
         latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok,
         pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=host_cite, warnings=warnings,
-        kernel_depth=vt.iscsi_session_depth if iscsi else None)
+        kernel_depth=vt.iscsi_session_depth if iscsi else None, growth=growth)
+
+
+def latency_words(vt: VolumeType, read_share: float) -> str:
+    """How a type's per-direction figures make the mix's time per I/O, and how it grows with depth."""
+    lat = vt.latency
+    assert lat is not None
+    words = f"{vt.name}: reads {lat.read_ms:g} ms, writes {lat.write_ms:g} ms at queue depth 1"
+    if 0 < read_share < 1 and lat.read_ms != lat.write_ms:
+        words += f", {100 * read_share:g} % reads"
+    if lat.loaded:
+        words += ", x " + ", x ".join(f"{p.factor:g} at {p.depth} per volume" for p in lat.loaded)
+    return words
 
 
 def attachment_checks(cat: Catalog, vt: VolumeType, attachment: str | None,

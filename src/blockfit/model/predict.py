@@ -201,17 +201,28 @@ def in_flight_row(r: Resolved, caps: list[Cap]) -> _Row | None:
     # a session slot (or the sessions are assumed kept full) it overlaps with them
     host = att.host_s if wl.outstanding and (running is None or wl.outstanding <= running) else 0.0
     offered = wl.outstanding or n_run
-    x_small = queueing.throughput(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io)), offered,
-                                  running, host)
-    x_large = queueing.throughput(network(caps, r.layout, wl.large_io, att.io_time_s(wl.large_io)), offered,
-                                  running, host)
+    net_small = network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io), att.growth)
+    x_small = queueing.throughput(net_small, offered, running, host)
+    x_large = queueing.throughput(network(caps, r.layout, wl.large_io, att.io_time_s(wl.large_io), att.growth),
+                                  offered, running, host)
     each = f"{1000 * att.io_time_s(wl.small_io):.3g} ms each at {fmt_io_size(wl.small_io)}"
+    if net_small.growth:
+        each += _grown(net_small, offered)
     if host:
         each += f" + {att.host_ms:.3g} ms in the host"
     built = build_depth_citation(r.cat) if att.session_depth and not att.depth_from_host else None
     sources = [built] if built is not None else []
     sources += [c for c in (att.latency_cite, att.host_cite if att.host_ms else None) if c is not None]
     return _Row(name, f"{label} / {each} (Little's law)", x_small, x_large * wl.large_io / 1e6, sources, False)
+
+
+def _grown(net: queueing.Network, offered: int) -> str:
+    """What the volume's own latency curve makes of the time per I/O at the depth a busy member holds."""
+    depth = queueing.depth_per_member(offered, net)
+    factor = queueing.growth_factor(net.growth, depth)
+    busy = queueing.busy_members(offered, net.members, net.touched)
+    on = f", {busy:.3g} of {net.members} volumes busy" if net.members > 1 else ""
+    return f" at depth 1, {1000 * net.unloaded_s * factor:.3g} ms at {depth:.3g} per volume{on}"
 
 
 def _running(r: Resolved) -> int | None:
@@ -241,7 +252,8 @@ def _in_flight(r: Resolved) -> tuple[int, str, str] | None:
     return None
 
 
-def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float) -> queueing.Network:
+def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float,
+            growth: queueing.Growth = ()) -> queueing.Network:
     """Members (volume caps, 1/n of I/Os each) behind the instance link.
 
     An iSCSI path is not a station here: measured, its per-I/O time stays flat as its load grows (BV4DB: 0.665 ms
@@ -250,7 +262,16 @@ def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float) -> queue
     its queueing went into the fitted base latency and the model over-promised five paths by 25-40 %."""
     member = [cap.iops_at(io) for cap in caps if is_station(cap)]
     inst = [cap.iops_at(io) for cap in caps if cap.name.startswith("instance_")]
-    return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None)
+    return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None,
+                                growth, touched_members(layout, io))
+
+
+def touched_members(layout: Layout, io: int) -> int:
+    """Members one I/O of IO bytes lands on: one within a stripe unit, more when it spans several (no stripe size
+    named: one)."""
+    if layout.members <= 1 or not layout.stripe_size:
+        return 1
+    return min(layout.members, -(-io // layout.stripe_size))
 
 
 def latency_curve(r: Resolved, caps: list[Cap], max_iops: float, latency_bound_ms: float | None,
@@ -260,7 +281,7 @@ def latency_curve(r: Resolved, caps: list[Cap], max_iops: float, latency_bound_m
     if not with_curve and latency_bound_ms is None:
         return [], None, None
     wl, att = r.workload, r.att
-    points = queueing.mva_host_queued(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io)),
+    points = queueing.mva_host_queued(network(caps, r.layout, wl.small_io, att.io_time_s(wl.small_io), att.growth),
                                       MAX_CURVE_OUTSTANDING, _running(r), att.host_s)
     curve = [CurvePoint(outstanding=p.outstanding, iops=round(p.throughput, 1),
                         mbps=round(p.throughput * wl.small_io / 1e6, 2), latency_ms=round(p.latency_s * 1e3, 3))

@@ -61,7 +61,7 @@ def resolve(cat: Catalog, layout: Layout, instance: Instance, workload: Workload
                          f"every block on different volumes: expected at least {least} volumes")
     caps = instance_caps(cat, instance, layout.volume.type)
     member = member_perf(cat, vt, layout.volume, layout.members)
-    att = attachment_perf(cat, vt, layout, instance, caps, workload.host_queue_depth, member)
+    att = attachment_perf(cat, vt, layout, instance, caps, workload.host_queue_depth, member, workload.read_share)
     check_attachable(layout, instance, caps, att.attachment)
     if att.attachment is not None:
         layout = layout.model_copy(update={"attachment": att.attachment, "paths": att.paths})

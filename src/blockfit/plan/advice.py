@@ -35,7 +35,7 @@ def workload(req: Requirements) -> Workload:
     """The workload plan predicts for, at the model's default host settings (model/host.py: what build sets), so
     that `model` of a candidate at its defaults returns the candidate's figures."""
     return Workload(small_io=req.small_io, large_io=req.large_io, read_pct=req.read_pct,
-                    host_queue_depth=req.queue_depth)
+                    host_queue_depth=req.queue_depth, outstanding=req.outstanding)
 
 
 def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> list[str]:

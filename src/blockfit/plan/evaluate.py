@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from blockfit.catalog import Catalog
+from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
 from blockfit.model import queueing
 from blockfit.model import redundancy as mirroring
@@ -198,6 +199,10 @@ class Evaluator:
             return None
         if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps, att):
             return None
+        if req.outstanding is not None:
+            iops = min(iops, self._at_outstanding(m, members, caps, att))
+            if req.target_iops is not None and iops < req.target_iops:
+                return None
         storage = m.cost * members
         return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
                      storage=storage if m.priced else None, compute=self.compute(ocpus), units=m.units * members)
@@ -235,7 +240,7 @@ class Evaluator:
         layout = Layout(members=1, volume=option.volume(self.cat.cloud, 50), attachment=req.attachment,
                         paths=req.paths)
         inst = instance_for(self.cat, req, self.space.shape, ocpus)
-        return attachment_perf(self.cat, vt, layout, inst, caps, req.queue_depth, perf)
+        return attachment_perf(self.cat, vt, layout, inst, caps, req.queue_depth, perf, req.read_share)
 
     def _meets_latency(self, option: LevelOption, m: Member, members: int, caps: InstanceCaps,
                        att: AttachmentPerf) -> bool:
@@ -253,13 +258,45 @@ class Evaluator:
                                   req.redundancy, stations_only=True)
         link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
             instance_caps_list(caps, req.read_share, COPIES[req.redundancy]), req.redundancy, req.read_share)]
-        net = queueing.network_for(base_s, member_rate, members, min(link) if link else None)
+        net = queueing.network_for(base_s, member_rate, members, min(link) if link else None, att.growth)
         for point in itertools.islice(queueing.mva_iter(net), MAX_CURVE_OUTSTANDING):
             if point.latency_s > bound_s:
                 return False
             if point.throughput >= req.target_iops:
                 return True
         return False
+
+
+    def _at_outstanding(self, m: Member, members: int, caps: InstanceCaps, att: AttachmentPerf) -> float:
+        """The IOPS the workload's outstanding I/Os reach at the small I/O size: the model's in-flight row
+        (predict.in_flight_row), the same MVA over the same caps."""
+        req = self.req
+        assert req.outstanding is not None
+        member_rate, _ = ceilings(m.perf, 1, _NO_CAPS, req.small_io, req.large_io, att, req.read_share,
+                                  req.redundancy, stations_only=True)
+        link = [lim.iops_at(req.small_io) for lim in mirroring.logical_limits(
+            instance_caps_list(caps, req.read_share, COPIES[req.redundancy]), req.redundancy, req.read_share)]
+        net = queueing.network_for(att.io_time_s(req.small_io), member_rate, members, min(link) if link else None,
+                                   att.growth)
+        running = att.sessions(members) * att.session_depth if att.session_depth else None
+        host = att.host_s if running is None or req.outstanding <= running else 0.0
+        return queueing.throughput(net, req.outstanding, running, host)
+
+
+def concurrency_ceiling(cat: Catalog, req: Requirements) -> float:
+    """The most IOPS the workload's outstanding I/Os could give on any type of the catalog (Little's law over the
+    fastest I/O it lists, no wait at any cap), math.inf without an outstanding count: a bound, never a prediction."""
+    if req.outstanding is None:
+        return math.inf
+    fastest = min(_fastest_ms(vt, req.read_share) for vt in cat.volume_types.values())
+    return req.outstanding / (fastest / 1000) if fastest > 0 else math.inf
+
+
+def _fastest_ms(vt: VolumeType, read_share: float) -> float:
+    figures = [vt.base_latency_ms, *(f.base_ms for f in vt.latencies)]
+    if vt.latency is not None:
+        figures.append(vt.latency.mix_ms(read_share))
+    return min(figures)
 
 
 _NO_CAPS = InstanceCaps(iops=None, iops_rule="", mbps=None, mbps_rule="")

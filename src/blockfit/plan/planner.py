@@ -24,7 +24,7 @@ from blockfit.plan.advice import (
     upgrade_note,
     workload,
 )
-from blockfit.plan.evaluate import Evaluator, Point
+from blockfit.plan.evaluate import Evaluator, Point, concurrency_ceiling
 from blockfit.plan.host import kernel_depth_figures
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
@@ -478,6 +478,11 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
         missed.append(f"{req.target_iops or 0:,.0f} IOPS within {req.max_latency_ms:g} ms mean latency (best "
                       f"{pred.max_iops_at_latency or 0:,.0f}{floor})")
     reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
+    ceiling = concurrency_ceiling(cat, req)
+    if (req.target_iops or 0) > ceiling:
+        reason += (f"; {req.outstanding:,} outstanding I/Os reach at most {ceiling:,.0f} IOPS on any {cat.cloud} "
+                   "volume type (Little's law over its fastest I/O): more I/Os in flight, not a bigger instance, "
+                   "would meet it")
     return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
                       alternatives=alternatives)
 
@@ -523,6 +528,8 @@ def _bigger_shapes(req: Requirements, cat: Catalog, space: SearchSpace, limit: i
     count among them) on which the targets can be met. Shapes are tried cheapest compute first, and the walk stops
     once a shape's compute alone costs more than the limit-th best total found."""
     vtype = space.options[0].type if space.options else next(iter(cat.volume_types))
+    if (req.target_iops or 0) > concurrency_ceiling(cat, req):
+        return []   # no shape helps: the outstanding I/Os cannot carry the target on any type's fastest I/O
 
     def could(name: str) -> bool:   # the shape's caps, known, at its largest size reach the targets
         if any(f in find_shape(cat, name).unknown for f in ("iops", "mbps", "tiers")):

@@ -92,3 +92,7 @@ class DerivedTargets(BaseModel):
     warnings: list[str] = Field(default_factory=empty_list, description="what the plan cannot see from this history")
     series: list[HistoryPoint] = Field(default_factory=empty_list, description="the summed series (at most 2,000 "
                                                                                "points; longer ones are binned by max)")
+    outstanding: float | None = Field(default=None, description="the percentile of the I/Os the chosen members "
+                                      "kept in flight together per interval (the sum of their mean queues: iostat "
+                                      "aqu-sz); None: the history does not say")
+    outstanding_from: str | None = Field(default=None, description="what the in-flight figure was read from")

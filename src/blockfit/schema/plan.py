@@ -45,6 +45,10 @@ class Requirements(BaseModel):
     queue_depth: int | None = Field(default=None, gt=0, description="iSCSI node.session.queue_depth the host runs; "
                                                                     "None = what blockfit build sets (128)")
     history: DerivedTargets | None = Field(default=None, description="where --from derived the targets")
+    outstanding: int | None = Field(default=None, gt=0, description="total outstanding I/Os the workload keeps in "
+                                    "flight: the target IOPS must be reached with that many (None: any number)")
+    outstanding_from: Literal["option", "history"] | None = Field(
+        default=None, description="--outstanding, or the history's own I/Os in flight (history.outstanding)")
     memory_gb: float | None = Field(default=None, gt=0, description="memory to price the compute at; None = the "
                                                                      "shape's minimum")
     vcpus_min: float | None = Field(default=None, gt=0, description="search vCPU counts from this (--cpus MIN-MAX "
