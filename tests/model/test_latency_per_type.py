@@ -27,8 +27,8 @@ ONE_VOLUME = {
     ("azure", "premium-v1"): ("1x1T@premium-v1", "Standard_E64s_v5"),
     ("azure", "premium-v2"): ("1x1T@premium-v2:20000:300", "Standard_E64s_v5"),
     ("azure", "ultra"): ("1x1T@ultra:20000:300", "Standard_E64s_v5"),
-    ("azure", "standard-ssd"): ("1x1T@standard-ssd", "Standard_E64s_v5"),
-    ("azure", "standard-hdd"): ("1x1T@standard-hdd", "Standard_E64s_v5"),
+    ("azure", "standard-ssd"): ("1x32767G@standard-ssd", "Standard_E64s_v5"),   # E80: its cap above 1 / ms
+    ("azure", "standard-hdd"): ("1x32767G@standard-hdd", "Standard_E64s_v5"),
     ("gcp", "hyperdisk-balanced"): ("1x1T@hyperdisk-balanced:160000:2400", "c4d-standard-192"),
 }
 
