@@ -116,3 +116,26 @@ def test_bare_fractions_are_refused_and_percent_forms_taken(fraction: float) -> 
 def test_volume_sizes_take_ascii_digits_and_bytes_only(text: str) -> None:
     with pytest.raises(InputError):
         parse_volume_gb(text, "--capacity")
+
+
+@pytest.mark.parametrize("command", [MODEL, PLAN])
+def test_io_sizes_given_large_first_are_refused(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    """`--io-sizes 1m,8k` was taken as a 1 MiB small I/O and an 8 KiB large one."""
+    out = run(capsys, *command, "--io-sizes", "1m,8k")
+    assert out.code == 2 and len(out.err.strip().splitlines()) == 1
+    assert "--io-sizes '1m,8k': the small size 1m is larger than the large size 8k" in out.err
+    assert "e.g. 8k,1m" in out.err
+    assert run(capsys, *command, "--io-sizes", "64k,64k").code == 0
+
+
+@pytest.mark.parametrize("spec, told", [
+    ("1x49.6G@balanced", "49.6 GB is not a size OCI Block Volume is sold in (1 GB steps); expected 1x50G"),
+    ("3x0.3T@balanced", "307.2 GB is not a size OCI Block Volume is sold in (1 GB steps); expected 3x308G"),
+])
+def test_a_size_the_cloud_does_not_sell_is_refused_not_rounded(capsys: pytest.CaptureFixture[str], spec: str,
+                                                               told: str) -> None:
+    """`1x49.6G` was silently modelled as 1x50G."""
+    out = run(capsys, "model", "--cloud", "oci", "--layout", spec, "--instance", "VM.Standard.E4.Flex:16")
+    assert out.code == 2 and told in out.err and len(out.err.strip().splitlines()) == 1
+    assert run(capsys, "model", "--cloud", "oci", "--layout", "1x50G@balanced", "--instance",
+               "VM.Standard.E4.Flex:16").code == 0

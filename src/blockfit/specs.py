@@ -63,6 +63,9 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
                          f"({cat.cite(vt, 'max_members')}); expected {vt.max_members}x...")
     size: int | float = round(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb, 6)
     size = int(size) if size == int(size) else size
+    if abs(size - gb) > 1e-6 * max(1.0, gb):
+        raise InputError(f"layout {spec!r}: {gb:g} GB is not a size {vt.name} is sold in ({vt.size_step_gb:g} GB "
+                         f"steps); expected {count}x{size:g}G")
     vol = vol.model_copy(update={"size_gb": size, "provisioned_iops": iops, "provisioned_throughput": tput})
     vol = normalize_volume(cat, vol)
     return Layout(members=count, volume=vol, stripe_size=stripe_size, manager=manager)

@@ -4,25 +4,29 @@
 # signature several times a run and would evaluate every option's annotation again each time.
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from blockfit.cli import app, params
-from blockfit.cli.common import supplied_by
+from blockfit.cli.common import CLOUD_HELP, catalog_for, supplied_by
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.documents import read_plan
+from blockfit.emit.asm import COMPATIBLE, compatible_release
 from blockfit.emit.bundle import build_from, check_device_paths
 from blockfit.emit.context import BuildContext, mount_point, object_name
 from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
+from blockfit.schema import Plan
+from blockfit.schema.layout import Manager as LayoutManager
+from blockfit.specs import LAYOUT_HELP
 from blockfit.terminal import markup
-from blockfit.units import fmt_count, fmt_hours
+from blockfit.units import fmt_count, fmt_hours, parse_io_size
 
 if TYPE_CHECKING:
     from blockfit.plan.move import Found
-    from blockfit.schema import Migration, Plan
+    from blockfit.schema import Migration
 
 CANDIDATE_HELP = ("which plan candidate, in the plan's order (0 = the recommended one: the cheapest total, except that "
                   "within 1 % of it the fewest volumes, then the fewest OCPUs on OCI or vCPUs elsewhere, come first)")
@@ -44,14 +48,50 @@ def check_options(ctx: BuildContext) -> None:
             check()
 
 
+def _plan(plan: Path | None, layout: str | None, cloud: str | None, instance: str | None, stripe_size: str | None,
+          manager: Manager, catalog: str | None) -> Plan:
+    """The plan to build: the --plan file, or a one-candidate plan of --layout on --instance."""
+    given = [name for name, v in (("--plan", plan), ("--layout", layout)) if v is not None]
+    if len(given) != 1:
+        raise InputError("--plan or --layout: expected one of them" if not given else
+                         "--plan and --layout: expected one of them, not both")
+    if plan is not None:
+        extra = [n for n, v in (("--cloud", cloud), ("--instance", instance), ("--stripe-size", stripe_size)) if v]
+        if extra:
+            raise InputError(f"{extra[0]}: goes with --layout (a plan names its own)")
+        return read_plan(plan, catalog=catalog)
+    from blockfit.plan.given import plan_for_layout
+    from blockfit.specs import instance_expected, parse_instance, parse_layout
+
+    cat = catalog_for(cloud, catalog)
+    if not instance:
+        raise InputError(f"--instance: with --layout, {instance_expected(cat.cloud)}")
+    with supplied_by("--stripe-size"):
+        stripe = None if stripe_size is None else parse_io_size(stripe_size, "--stripe-size")
+    with supplied_by("--layout"):
+        lay = parse_layout(layout or "", cat.cloud, cat, manager=cast(LayoutManager, manager.value))
+    with supplied_by("--instance"):
+        inst = parse_instance(instance, cat.cloud, cat)
+    return plan_for_layout(lay, inst, cat, stripe)
+
+
 @app.command("build")
 def build_command(
-    plan: Annotated[Path, typer.Option("--plan", help="plan.json written by 'blockfit plan'")],
     manager: Annotated[Manager, typer.Option("--manager", help="lvm | mdadm | asm (none: a single volume, no manager)",
                                              parser=str, callback=params.choice(Manager))],
     devices: Annotated[str, typer.Option("--devices", help="comma-separated device paths, one per plan member",
                                                   callback=params.comma_list)],
     out: Annotated[Path, typer.Option("--out", help="directory to write the scripts and README.md into")],
+    plan: Annotated[Path | None, typer.Option("--plan", help="plan.json written by 'blockfit plan' (or --layout)")]
+    = None,
+    layout: Annotated[str | None, typer.Option(
+        "--layout", help=f"instead of --plan, the layout to build: {LAYOUT_HELP} (with --cloud and --instance)")]
+    = None,
+    cloud: Annotated[str | None, typer.Option(help=f"with --layout: {CLOUD_HELP}")] = None,
+    instance: Annotated[str | None, typer.Option(help="with --layout: the instance, SHAPE[:COUNT][/OPTION]")] = None,
+    stripe_size: Annotated[str | None, typer.Option(
+        help="with --layout: the stripe size (LVM -I, mdadm --chunk, ASM AU), e.g. 4m; default: plan's choice",
+        callback=params.io_size)] = None,
     candidate: Annotated[int, typer.Option("--candidate", help=CANDIDATE_HELP,
                                                     **params.NUMBER, callback=params.index)] = 0,
     mount: Annotated[str | None, typer.Option("--mount", help="mount point for the filesystem, e.g. /u01")] = None,
@@ -66,6 +106,9 @@ def build_command(
     lv: Annotated[str, typer.Option("--lv", help="LVM logical volume name")] = "blockfit_lv",
     md_name: Annotated[str, typer.Option("--md-name", help="mdadm array name (/dev/md/NAME)")] = "blockfit",
     diskgroup: Annotated[str, typer.Option("--diskgroup", help="ASM disk group name")] = "DATA",
+    asm_compatible: Annotated[str | None, typer.Option(
+        "--asm-compatible", help="with --manager asm: the oldest Oracle release that must use the disk group "
+                                 "(compatible.asm and compatible.rdbms), e.g. 12.2; default 19.0")] = None,
     catalog: Annotated[str | None, typer.Option(
         "--catalog", help="the catalog file 'blockfit catalog import' wrote that the plan was made on (the plan is "
                           "checked against it); default: the shipped version the plan names")] = None,
@@ -79,7 +122,8 @@ def build_command(
 ) -> None:
     """Write set-up scripts (LVM / mdadm / ASM, filesystem, OCI attachments, migration, provisioning)."""
     check_distinct([("--out", out), ("--report", report)],
-                   [("--plan", plan)] + ([] if inventory is None else [("--inventory", inventory)]))
+                   ([] if plan is None else [("--plan", plan)])
+                   + ([] if inventory is None else [("--inventory", inventory)]))
     device_list = [d.strip() for d in devices.split(",") if d.strip()]
     if not device_list:
         raise InputError("--devices: expected comma-separated device paths, e.g. /dev/sdc,/dev/sdd")
@@ -88,7 +132,11 @@ def build_command(
     for name, option in ((vg, "--vg"), (lv, "--lv"), (md_name, "--md-name"), (diskgroup, "--diskgroup")):
         with supplied_by(option):
             object_name(name)
-    the_plan = read_plan(plan, catalog=catalog)
+    with supplied_by("--asm-compatible"):
+        if asm_compatible is not None and manager != Manager.ASM:
+            raise InputError(f"--asm-compatible {asm_compatible!r}: goes with --manager asm")
+        compatible = compatible_release(COMPATIBLE if asm_compatible is None else asm_compatible)
+    the_plan = _plan(plan, layout, cloud, instance, stripe_size, manager, catalog)
     moves: list[Migration] = []
     if inventory is not None:
         if migrate_from is not None:
@@ -99,7 +147,7 @@ def build_command(
     ctx = BuildContext(plan=the_plan, candidate_index=candidate, manager=manager,
                        devices=device_list, out_dir=out, mount=mount, fs=fs, migrate_from=migrate_from,
                        method=method, provision=provision, vg=vg, lv=lv, md_name=md_name, diskgroup=diskgroup,
-                       migrations=moves)
+                       migrations=moves, asm_compatible=compatible)
     if moves:
         first = moves[0]
         ctx.notes.append(f"moving {source.found.spec} from {migrate_from}: {fmt_hours(first.duration_s)} "

@@ -212,7 +212,12 @@ def parse_io_sizes(text: str, option: str = "--io-sizes") -> tuple[int, int]:
     parts = parse_list(text, option)
     if len(parts) != 2:
         raise InputError(f"{option} {text!r}: expected SMALL,LARGE, e.g. 8k,1m")
-    return parse_io_size(parts[0], option, maximum=MAX_IO_SIZE), parse_io_size(parts[1], option, maximum=MAX_IO_SIZE)
+    small = parse_io_size(parts[0], option, maximum=MAX_IO_SIZE)
+    large = parse_io_size(parts[1], option, maximum=MAX_IO_SIZE)
+    if small > large:
+        raise InputError(f"{option} {text!r}: the small size {parts[0].strip()} is larger than the large size "
+                         f"{parts[1].strip()}; expected SMALL,LARGE, e.g. {parts[1].strip()},{parts[0].strip()}")
+    return small, large
 
 
 @_kind("io_sizes")

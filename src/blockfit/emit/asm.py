@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from blockfit.emit.context import BuildContext, GeneratedFile
 from blockfit.emit.safety import render_script, render_template
+from blockfit.errors import ValueProblem
 from blockfit.schema import BuildStep
 
 MIB = 1024 * 1024
 ASM_AU_MB = (1, 2, 4, 8, 16, 32, 64)
 COMPATIBLE = "19.0.0.0.0"
+MIN_COMPATIBLE = (11, 2)  # AUs above 1 MB, and the attributes this SQL sets, need 11.2 or later
 ASM_DIR = "/dev/oracleasm"
 REDUNDANCY_SQL = {"none": "EXTERNAL", "normal": "NORMAL", "high": "HIGH"}
 
@@ -32,6 +34,18 @@ def au_size_mb(stripe_bytes: int) -> tuple[int, str]:
     mb = valid[-1] if valid else 1
     return mb, (f"the plan's stripe of {stripe_bytes} bytes is not a valid ASM AU (a power of two, 1-64 MB); "
                 f"using {mb} MB. ASM's coarse striping places one AU per disk in turn, so the AU is the stripe")
+
+
+def compatible_release(text: str) -> str:
+    """'12.2' -> '12.2.0.0.0': the release a disk group's compatible.asm and compatible.rdbms are set to (the oldest
+    Oracle release that must use it), five numbers as ASM writes them; 11.2 or later."""
+    parts = text.strip().split(".")
+    if not 1 <= len(parts) <= 5 or not all(p.isdigit() and len(p) <= 3 for p in parts):
+        raise ValueProblem(f"{text!r}: expected an Oracle release such as 19.0 or 12.2.0.1")
+    nums = [int(p) for p in parts] + [0] * (5 - len(parts))
+    if tuple(nums[:2]) < MIN_COMPATIBLE:
+        raise ValueProblem(f"{text!r}: expected release 11.2 or later (ASM allocation units above 1 MB need it)")
+    return ".".join(str(n) for n in nums)
 
 
 def disk_names(ctx: BuildContext) -> list[str]:
@@ -72,7 +86,7 @@ def emit(ctx: BuildContext) -> list[GeneratedFile]:
                          devices=ctx.devices, asm_names=names, owner_doc="grid:asmadmin", rules=rules,
                          asm_dir=ASM_DIR)
     sql_text = render_template("asm.sql.j2", source=ctx.source, diskgroup=ctx.diskgroup, asm_names=names,
-                               au_mb=au_mb, au_reason=reason, compatible=COMPATIBLE, redundancy=redundancy,
+                               au_mb=au_mb, au_reason=reason, compatible=ctx.asm_compatible, redundancy=redundancy,
                                asm_dir=ASM_DIR)
     run_text = render_template("asm_diskgroup.sh.j2", step=run, source=ctx.source, diskgroup=ctx.diskgroup,
                                asm_paths=[f"{ASM_DIR}/{n}" for n in names], asm_dir=ASM_DIR,

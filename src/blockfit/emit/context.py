@@ -76,6 +76,7 @@ class BuildContext:
     lv: str = "blockfit_lv"
     md_name: str = "blockfit"
     diskgroup: str = "DATA"
+    asm_compatible: str = "19.0.0.0.0"   # compatible.asm / compatible.rdbms of an ASM disk group
     notes: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)   # what this build's own steps check or never change (plain words)
     migrations: list[Migration] = field(default_factory=list)   # how long the move takes (build --inventory)
