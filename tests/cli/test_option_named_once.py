@@ -84,7 +84,7 @@ def test_build_names_the_devices_and_the_plan(plan_file: Path, tmp_path: Path,
     (["--engine", "mmap"], "--engine", "'mmap'"),
     (["--host", "node1:x"], "--host", "'node1:x'"),
     (["--host", "node1", "--host", "node1:8765"], "--host", "node1"),
-    (["--io-sizes", "1m,8k"], "--io-sizes", "1048576,8192"),
+    (["--io-sizes", "1m,8k"], "--io-sizes", "'1m,8k'"),
 ])
 def test_calibrate_names_the_option_once(args: list[str], option: str, value: str, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
