@@ -15,6 +15,7 @@ from typing import cast
 from blockfit.devices import sysfs
 from blockfit.devices.capture import Capture, CaptureHeader
 from blockfit.devices.iostat import Interval, series
+from blockfit.devices.mountinfo import Mount
 from blockfit.devices.multipath import MultipathMap, is_multipath
 from blockfit.devices.sysfs import BlockDevice
 from blockfit.diagnose import wording
@@ -226,11 +227,15 @@ def flush_storm(name: str, ivs: list[Interval], header: CaptureHeader) -> Findin
     return finding
 
 
-def _storm_finding(name: str, fig: FlushFigures, header: CaptureHeader, window: list[str]) -> Finding:
-    dev = header.devices.get(name)
+def _barrier_mounts(name: str, header: CaptureHeader) -> tuple[dict[str | None, str], list[Mount]]:
+    """The devices at and above NAME by major:minor, and the filesystems on them mounted with write barriers on."""
     stack = _above(name, header.devices)
     majmins = {header.devices[n].dev: n for n in stack if header.devices[n].dev}
-    barrier_mounts = [m for m in header.mounts if m.dev in majmins and m.barriers]
+    return majmins, [m for m in header.mounts if m.dev in majmins and m.barriers]
+
+
+def _storm_finding(name: str, fig: FlushFigures, header: CaptureHeader, window: list[str]) -> Finding:
+    majmins, barrier_mounts = _barrier_mounts(name, header)
     evidence = [
         f"{_f(fig.rate)} flushes/s against {_f(fig.writes / fig.seconds)} writes/s: {fig.ratio:.2f} flushes per "
         "write",
@@ -238,6 +243,7 @@ def _storm_finding(name: str, fig: FlushFigures, header: CaptureHeader, window: 
         f"write+flush time (writes average {_f(fig.write_ms / fig.writes)} ms)",
         *window,
     ]
+    dev = header.devices.get(name)
     if dev is not None and dev.queue is not None and dev.queue.write_cache:
         evidence.append(f"{sysfs.shown(name, 'queue/write_cache')} = '{dev.queue.write_cache}' "
                         "(flushes reach the device)")

@@ -400,33 +400,44 @@ def _parse_stamp(text: str, formats: tuple[str, ...]) -> float | None:
 def _sysstat_interval(path: Path, stamps: list[Stamp], is_iostat: bool) -> tuple[float, list[str]]:
     """The reports' interval from the data: iostat's from its timestamps (-t), sadf's from the interval each record
     states, checked against the records' times; a report without one, or intervals that disagree, are refused."""
-    if is_iostat:
-        missing = next((i for i, (t, _, _) in enumerate(stamps) if t is None), None)
-        if missing is not None:
-            text = stamps[missing][2]
-            what = "no timestamp" if text == "None" else f"timestamp {text!r} is not a time iostat writes"
-            raise ValueProblem(f"{path}: report {missing + 1}: {what}: the sampling interval cannot be read from "
-                               "the data; run iostat with -t (it then stamps every report)")
-        found = intervals.spacing([t for t, _, _ in stamps if t is not None], str(path),
-                                  lambda i: f"report {i + 1} ({stamps[i][2]})")
-        return found.step_s, [n for n in [found.note(path.name)] if n]
-    own = [v for _, v, _ in stamps]
-    if None in own:
-        raise ValueProblem(f"{path}: record {own.index(None) + 1} states no interval; expected sadf -j output")
-    said = statistics.median(v for v in own if v is not None)
-    odd = next((i for i, v in enumerate(own) if v is not None and abs(v - said) > intervals.TOLERANCE * said), None)
+    return _iostat_interval(path, stamps) if is_iostat else _sadf_interval(path, stamps)
+
+
+def _iostat_interval(path: Path, stamps: list[Stamp]) -> tuple[float, list[str]]:
+    missing = next((i for i, (t, _, _) in enumerate(stamps) if t is None), None)
+    if missing is not None:
+        text = stamps[missing][2]
+        what = "no timestamp" if text == "None" else f"timestamp {text!r} is not a time iostat writes"
+        raise ValueProblem(f"{path}: report {missing + 1}: {what}: the sampling interval cannot be read from "
+                           "the data; run iostat with -t (it then stamps every report)")
+    found = intervals.spacing([t for t, _, _ in stamps if t is not None], str(path),
+                              lambda i: f"report {i + 1} ({stamps[i][2]})")
+    return found.step_s, [n for n in [found.note(path.name)] if n]
+
+
+def _sadf_interval(path: Path, stamps: list[Stamp]) -> tuple[float, list[str]]:
+    own = [v for _, v, _ in stamps if v is not None]
+    if len(own) != len(stamps):
+        first = next(i for i, (_, v, _) in enumerate(stamps) if v is None)
+        raise ValueProblem(f"{path}: record {first + 1} states no interval; expected sadf -j output")
+    said = statistics.median(own)
+    odd = next((i for i, v in enumerate(own) if abs(v - said) > intervals.TOLERANCE * said), None)
     if odd is not None:
         raise ValueProblem(f"{path}: record {odd + 1} states an interval of {own[odd]:g} s where the others state "
                            f"{said:g} s: irregular intervals; expected one sampling interval")
-    times = [t for t, _, _ in stamps]
-    if len(times) < 2 or None in times:
-        return said, []
-    found = intervals.spacing([t for t in times if t is not None], str(path),
-                              lambda i: f"record {i + 1} ({stamps[i][2]})")
+    return said, _sadf_times_agree(path, stamps, said)
+
+
+def _sadf_times_agree(path: Path, stamps: list[Stamp], said: float) -> list[str]:
+    """The records' times must be spaced as their stated interval; the notes on gaps between them."""
+    times = [t for t, _, _ in stamps if t is not None]
+    if len(stamps) < 2 or len(times) != len(stamps):
+        return []
+    found = intervals.spacing(times, str(path), lambda i: f"record {i + 1} ({stamps[i][2]})")
     if abs(said - found.step_s) > max(1.0, intervals.TOLERANCE * said):
         raise ValueProblem(f"{path}: the records state {said:g}-second intervals but their times are "
                            f"{found.step_s:g} s apart: contradictory intervals")
-    return said, [n for n in [found.note(path.name)] if n]
+    return [n for n in [found.note(path.name)] if n]
 
 
 def _num(path: Path, where: str, row: dict[str, Any], key: str) -> float:
