@@ -93,6 +93,8 @@ def test_the_burst_rule_holds_on_sixty_second_history(tmp_path: Path, capsys: py
     else:
         assert code == 3 and not plan["feasible"]
         assert "m6i.large's burst runs out" in plan["infeasible"]["reason"]
+        # an infeasible plan says the targets it derived, and from what (it printed only why)
+        assert "Targets from 1 history: the peak of 1440 intervals of 60 s = 12,000 IOPS" in err
         assert plan["infeasible"]["best"]["burst_replay"]["drops"][0]["t"] == pytest.approx((600 + 30) * 60)
 
 

@@ -657,6 +657,10 @@ def render_infeasible(plan: Plan) -> None:
     inf = plan.infeasible
     assert inf is not None
     print(f"blockfit: infeasible: {safe(inf.reason)}", file=sys.stderr)
+    req = plan.requirements
+    print(f"  targets: {', '.join(_targets(req))}", file=sys.stderr)
+    for line in describe.lines(req.history) if req.history is not None else []:
+        print(f"  {safe(line)}", file=sys.stderr)
     if inf.best is not None:
         b = inf.best
         print(f"  best on {safe(b.instance)}: {safe(b.layout)}, {b.max_iops:,.0f} IOPS / {b.max_mbps:,.0f} MB/s for "
