@@ -105,6 +105,17 @@ def _counts_renamed(node: dict[str, Any], cloud: Cloud) -> dict[str, Any]:
     return node
 
 
+def _json_file(path: Path, where: str, expected: str) -> Any:
+    """The JSON document at PATH, bounded as every result is read; one line naming WHERE when it is none."""
+    text = read_text(path, where, expected)
+    try:
+        return load_json(text, where)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(f"{where}: expected {expected} ({exc})") from None
+
+
 def read_plan(path: Path, where: str | None = None, catalog: str | None = None) -> Plan:
     """The plan at PATH, checked as report checks every result: bounded, finite, its kind and schema version known
     (`build --plan` and `lab --plan` read it here, once), then derived again (rederive_plan) on the catalog version
@@ -112,13 +123,7 @@ def read_plan(path: Path, where: str | None = None, catalog: str | None = None) 
     from blockfit.schema import Plan
 
     where, expected = where or f"--plan {path}", "a plan.json written by 'blockfit plan'"
-    text = read_text(path, where, expected)
-    try:
-        data = load_json(text, where)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(f"{where}: expected {expected} ({exc})") from None
+    data = _json_file(path, where, expected)
     if isinstance(data, dict) and "kind" not in data:
         data = {**data, "kind": "plan"}  # written before results carried their kind
     model = check_envelope(data, where, {"plan": Plan}, expected)
@@ -147,13 +152,7 @@ def read_inventory(path: Path, where: str | None = None) -> Inventory:
     from blockfit.schema import Inventory
 
     where, expected = where or f"--inventory {path}", "an inventory written by 'blockfit inspect --json'"
-    text = read_text(path, where, expected)
-    try:
-        data = load_json(text, where)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(f"{where}: expected {expected} ({exc})") from None
+    data = _json_file(path, where, expected)
     model = check_envelope(data, where, {"inventory": Inventory}, expected)
     return validate(model, one_line_strings(data, where), where)
 

@@ -271,3 +271,21 @@ def fmt_hours(seconds: float) -> str:
 def fmt_count(n: int, noun: str) -> str:
     """1 → '1 layout', 3 → '3 layouts' (a plain -s plural, enough for the report's nouns)."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def env_seconds(name: str, default: float, maximum: float) -> float:
+    """A deadline in seconds from environment variable NAME (DEFAULT when unset or blank), 0.1 to MAXIMUM; a value
+    that is not one is one line naming the variable (its text shown with controls escaped, at most 40 characters)."""
+    import os
+
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0.1 <= value <= maximum:   # NaN fails too
+        raise InputError(f"{name}={raw[:40]!r}: expected seconds, a number from 0.1 to {maximum:g}")
+    return value
+

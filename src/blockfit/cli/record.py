@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from blockfit.cli.output import print_json
 from blockfit.errors import InputError
 from blockfit.files import check_target, partial_name
 from blockfit.history.pg_record import TIMEOUT_S, record, sample_count
-from blockfit.units import parse_duration
+from blockfit.units import env_seconds, parse_duration
 
 TIMEOUT_ENV = "BLOCKFIT_PG_TIMEOUT"
 MAX_TIMEOUT_S = 3600.0
@@ -24,16 +23,7 @@ MAX_TIMEOUT_S = 3600.0
 
 def call_timeout() -> float:
     """BLOCKFIT_PG_TIMEOUT: seconds one call to the server may take before the recording stops (default 30)."""
-    raw = os.environ.get(TIMEOUT_ENV)
-    if raw is None or not raw.strip():
-        return TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0.1 <= value <= MAX_TIMEOUT_S:   # NaN fails too
-        raise InputError(f"{TIMEOUT_ENV}={raw[:40]!r}: expected seconds, a number from 0.1 to {MAX_TIMEOUT_S:g}")
-    return value
+    return env_seconds(TIMEOUT_ENV, TIMEOUT_S, MAX_TIMEOUT_S)
 
 
 @app.command("record")

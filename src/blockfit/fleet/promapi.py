@@ -33,6 +33,7 @@ from typing import Any
 from blockfit import http
 from blockfit.errors import EnvironmentProblem, InputError, ValueProblem
 from blockfit.http import quote
+from blockfit.units import env_seconds
 
 SCHEME = "prometheus+"
 TOKEN_ENV = "BLOCKFIT_PROMETHEUS_TOKEN"
@@ -126,17 +127,7 @@ def parse_source(text: str) -> Source:
 
 def request_timeout() -> float:
     """BLOCKFIT_PROMETHEUS_TIMEOUT: seconds one request may take, connect to last byte (default 120)."""
-    raw = os.environ.get(TIMEOUT_ENV)
-    if raw is None or not raw.strip():
-        return TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0.1 <= value <= MAX_TIMEOUT_S:   # NaN fails too
-        raise InputError(f"{TIMEOUT_ENV}={quote(raw, 40)!r}: expected seconds, a number from 0.1 to "
-                         f"{MAX_TIMEOUT_S:g}")
-    return value
+    return env_seconds(TIMEOUT_ENV, TIMEOUT_S, MAX_TIMEOUT_S)
 
 
 Labels = dict[str, str]
