@@ -25,6 +25,7 @@ rather than serving them: X(N) = min(N / time per I/O, members x rate) (`Network
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -176,8 +177,27 @@ def mva_host_queued(net: Network, max_outstanding: int, running: int | None, hos
 
 
 def throughput(net: Network, outstanding: int, running: int | None, host_s: float = 0.0) -> float:
-    """X at `outstanding` I/Os (see mva_host_queued)."""
-    return mva_host_queued(net, outstanding, running, host_s)[-1].throughput
+    """X at `outstanding` I/Os: the last point of mva_host_queued, without writing out the curve before it (a
+    plan asks this of every point it evaluates, at whatever depth the workload keeps)."""
+    x = _throughput_at(replace(net, delay_s=net.delay_s + host_s), outstanding)
+    if running is None or running >= outstanding:
+        return x
+    return min(x, _throughput_at(net, running))
+
+
+@functools.lru_cache(maxsize=4096)
+def _throughput_at(net: Network, outstanding: int) -> float:
+    """mva(net, outstanding)[-1].throughput: the recursion up to OUTSTANDING, or to where it converged (X is
+    constant from there, as mva writes it out)."""
+    last = 0.0
+    for point in mva_iter(net):
+        x = point.throughput
+        if point.outstanding >= outstanding:
+            return x
+        if x - last <= CONVERGED * x and point.outstanding >= net.flat_from():
+            return x
+        last = x
+    raise AssertionError("mva_iter is endless")  # pragma: no cover
 
 
 def at_latency(points: list[Point], bound_s: float) -> Point | None:
