@@ -91,15 +91,11 @@ def model_command(
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
     check_distinct([("--report", report)], [("--inventory", inventory)])
     if inventory is not None:
-        given = {name: getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"   # typer's own click
-                 for name in ("layout", "instance", "cloud", "stripe_size", "attach", "paths", "redundancy")}
+        given = _given_options(ctx)
         found = from_inventory(inventory, mount, given)
         cloud, layout, instance = found.cloud, found.layout, instance or found.instance or ""
-        stripe_size = stripe_size if given["stripe_size"] else (str(found.stripe_size) if found.stripe_size else None)
-        attach = attach if given["attach"] else found.attachment
-        paths = paths if given["paths"] else found.paths
-        redundancy = redundancy if given["redundancy"] else found.redundancy
-        queue_depth = queue_depth if queue_depth is not None else found.queue_depth
+        stripe_size, attach, paths, redundancy, queue_depth = _with_inventory_defaults(
+            found, given, stripe_size, attach, paths, redundancy, queue_depth)
     elif mount is not None:
         from blockfit.errors import InputError
         raise InputError("--mount: only with --inventory (the mount point of the layout it names)")
@@ -134,6 +130,25 @@ def model_command(
         print_json(pred)
     else:
         render_prediction(pred)
+
+
+def _given_options(ctx: typer.Context) -> dict[str, bool]:
+    """Which of the options an inventory also says were typed (not left at their default): a typed one is refused
+    or wins over the inventory's, per option."""
+    return {name: getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"   # typer's own click
+            for name in ("layout", "instance", "cloud", "stripe_size", "attach", "paths", "redundancy")}
+
+
+def _with_inventory_defaults(found: "LayoutOptions", given: dict[str, bool], stripe_size: str | None,
+                             attach: str | None, paths: int | None, redundancy: str, queue_depth: int | None) \
+        -> tuple[str | None, str | None, int | None, str, int | None]:
+    """--stripe-size, --attachment, --paths, --redundancy and --queue-depth: each as typed, else as the inventory's
+    layout has it."""
+    return (stripe_size if given["stripe_size"] else (str(found.stripe_size) if found.stripe_size else None),
+            attach if given["attach"] else found.attachment,
+            paths if given["paths"] else found.paths,
+            redundancy if given["redundancy"] else found.redundancy,
+            queue_depth if queue_depth is not None else found.queue_depth)
 
 
 def from_inventory(path: Path, mount: str | None, given: dict[str, bool]) -> "LayoutOptions":
