@@ -184,14 +184,6 @@ def check_model_options(cat: Catalog, lay: Layout, inst: Instance, memory: float
         check_memory_option(cat, inst.shape, inst.count, memory)
 
 
-LIMIT_LABELS = {
-    "instance_mbps": "instance throughput",
-    "instance_iops": "instance IOPS",
-    "host_queue_depth": "host queue depth",
-    "outstanding_ios": "outstanding I/Os",
-}
-
-
 def cost_line(c: Cost) -> str:
     """'$195.84 storage + $232.14 compute (12 OCPUs = 24 vCPUs, 12 GB) = $427.98 per month (730 h, us-ashburn-1)'."""
     from blockfit.units import fmt_compute
@@ -207,11 +199,6 @@ def cost_line(c: Cost) -> str:
     shape = "" if d is None or d.memory_gb is None else f" ({count or 'count unknown'}, {d.memory_gb:g} GB)"
     total = "unknown" if c.total is None else f"${c.total:,.2f}"
     return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({where})"
-
-
-def limit_label(name: str) -> str:
-    return LIMIT_LABELS.get(name, name.replace("per_gb", "per GB").replace("_", " ").replace("mbps", "throughput")
-                            .replace("iops", "IOPS"))
 
 
 def _headroom(binds: bool, pct: float) -> str:

@@ -39,7 +39,6 @@ from blockfit.cli.common import (
     positive_target,
     supplied_by,
 )
-from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.cli.shared import Shared
 from blockfit.documents import check_result_text
@@ -60,6 +59,7 @@ from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requireme
 from blockfit.specs import INSTANCE_OPTION_HELP, parse_instance, split_instance, with_instance_options
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import parse_volume_gb
+from blockfit.views.limits import limit_label
 
 if TYPE_CHECKING:
     from blockfit.plan.move import Found
