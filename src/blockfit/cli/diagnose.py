@@ -18,7 +18,7 @@ from blockfit.devices import diskstats, iostat
 from blockfit.diagnose import live, rules, sampler
 from blockfit.errors import InputError
 from blockfit.files import check_distinct, check_target
-from blockfit.schema import Prediction, Workload
+from blockfit.schema import Diagnosis, Prediction, Workload
 from blockfit.terminal import cell
 from blockfit.units import parse_duration
 
@@ -113,12 +113,37 @@ def diagnose(
     span = parse_duration(duration, "--duration")
     if step > span:
         raise InputError(f"--interval {interval}: expected no longer than --duration {duration}")
+    _check_capture_options(record, replay, report)
+    wanted = [d for item in devices or [] for d in item.split(",") if d]
+    _check_expectation_options(layout, cloud, instance, members, inventory)
+    pred = _prediction(layout, cloud, instance)
+    by_inventory = None if inventory is None else _inventory_expectation(inventory)
+    if replay is not None:
+        capture, source = _replayed(replay, wanted), f"replay:{replay}"
+    else:
+        capture, source = _sampled(wanted, step, span, record, json_out), "live"
+    member_names = _member_names(members, capture.header)
+    expectation = by_inventory or _expectation(pred, f"catalog: {cloud} {layout} on {instance}", member_names)
+    result = rules.diagnose(capture, expectation, source)
+    save_report(result, report, iostat.series(capture))
+    if json_out:
+        print_json(result)
+    else:
+        _print_findings(result)
+
+
+def _check_capture_options(record: Path | None, replay: Path | None, report: Path | None) -> None:
+    """--record and --replay exclude each other, and no output file may be an input: refused before sampling."""
     if replay is not None and record is not None:
         raise InputError("--record: cannot be combined with --replay (the capture already exists)")
-    wanted = [d for item in devices or [] for d in item.split(",") if d]
     if record is not None:
         check_target(record, "--record")
     check_distinct([("--record", record), ("--report", report)], [("--replay", replay)])
+
+
+def _check_expectation_options(layout: str | None, cloud: str | None, instance: str | None,
+                               members: list[str] | None, inventory: Path | None) -> None:
+    """What the samples are compared with comes from --layout (with --members) or from --inventory, not both."""
     if members and layout is None:
         raise InputError("--members: only with --layout (the devices its caps apply to)")
     if inventory is not None:
@@ -127,36 +152,43 @@ def diagnose(
         if given:
             raise InputError(f"{given[0]}: the inventory says what each device is (--inventory); give one or the "
                              "other")
-    pred = _prediction(layout, cloud, instance)
-    by_inventory = None if inventory is None else _inventory_expectation(inventory)
-    if replay is not None:
-        with _option("--replay"):
-            capture = captures.load(replay)
-        if wanted:
-            with _option("--devices"):
-                capture = captures.restrict(capture, wanted)
-        source = f"replay:{replay}"
-    else:
+
+
+def _replayed(replay: Path, wanted: list[str]) -> captures.Capture:
+    """--replay FILE: the recorded capture, kept to the --devices asked for (and their stack)."""
+    with _option("--replay"):
+        capture = captures.load(replay)
+    if wanted:
         with _option("--devices"):
-            captures.select_devices(wanted or None, diskstats.read_raw())
-        view = None if json_out else live.LiveView(console)
-        if view is not None:
-            console.print(f"sampling every {step:g}s for {span:g}s (Ctrl-C stops early)")
-        with supplied_by("--duration"):   # more samples than a recording holds
-            capture = sampler.run_live(wanted or None, step, span, record, view)
-        source = "live"
-        if len(capture.samples) < 2:
-            raise InputError("--duration: stopped before two samples were taken; nothing to diagnose")
-    hdr = capture.header
+            capture = captures.restrict(capture, wanted)
+    return capture
+
+
+def _sampled(wanted: list[str], step: float, span: float, record: Path | None, json_out: bool) -> captures.Capture:
+    """A live capture of this host's devices (recorded to --record as it goes), shown as it runs unless --json;
+    fewer than two samples (Ctrl-C at once) leave nothing to diagnose."""
+    with _option("--devices"):
+        captures.select_devices(wanted or None, diskstats.read_raw())
+    view = None if json_out else live.LiveView(console)
+    if view is not None:
+        console.print(f"sampling every {step:g}s for {span:g}s (Ctrl-C stops early)")
+    with supplied_by("--duration"):   # more samples than a recording holds
+        capture = sampler.run_live(wanted or None, step, span, record, view)
+    if len(capture.samples) < 2:
+        raise InputError("--duration: stopped before two samples were taken; nothing to diagnose")
+    return capture
+
+
+def _member_names(members: list[str] | None, hdr: captures.CaptureHeader) -> list[str]:
+    """The devices --layout's caps apply to: --members, else the members of striped devices, else the top devices
+    (no holder, not a partition)."""
     names = members or [s for d in hdr.devices.values() if len(d.slaves) >= 2 for s in d.slaves] or [
         d.name for d in hdr.devices.values() if not d.holders and d.kind != "partition"]
-    member_names = [m for item in names for m in item.split(",")]
-    expectation = by_inventory or _expectation(pred, f"catalog: {cloud} {layout} on {instance}", member_names)
-    result = rules.diagnose(capture, expectation, source)
-    save_report(result, report, iostat.series(capture))
-    if json_out:
-        print_json(result)
-        return
+    return [m for item in names for m in item.split(",")]
+
+
+def _print_findings(result: Diagnosis) -> None:
+    """The findings as a table, or one line saying there are none."""
     if not result.findings:
         console.print("No findings: nothing in these samples points at a flush storm, a queue-depth limit or a cap.")
     else:

@@ -91,15 +91,11 @@ def model_command(
     """Predict max IOPS and MB/s of a layout on an instance, name the binding limit, price it."""
     check_distinct([("--report", report)], [("--inventory", inventory)])
     if inventory is not None:
-        given = {name: getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"   # typer's own click
-                 for name in ("layout", "instance", "cloud", "stripe_size", "attach", "paths", "redundancy")}
+        given = _given_options(ctx)
         found = from_inventory(inventory, mount, given)
         cloud, layout, instance = found.cloud, found.layout, instance or found.instance or ""
-        stripe_size = stripe_size if given["stripe_size"] else (str(found.stripe_size) if found.stripe_size else None)
-        attach = attach if given["attach"] else found.attachment
-        paths = paths if given["paths"] else found.paths
-        redundancy = redundancy if given["redundancy"] else found.redundancy
-        queue_depth = queue_depth if queue_depth is not None else found.queue_depth
+        stripe_size, attach, paths, redundancy, queue_depth = _with_inventory_defaults(
+            found, given, stripe_size, attach, paths, redundancy, queue_depth)
     elif mount is not None:
         from blockfit.errors import InputError
         raise InputError("--mount: only with --inventory (the mount point of the layout it names)")
@@ -136,6 +132,25 @@ def model_command(
         render_prediction(pred)
 
 
+def _given_options(ctx: typer.Context) -> dict[str, bool]:
+    """Which of the options an inventory also says were typed (not left at their default): a typed one is refused
+    or wins over the inventory's, per option."""
+    return {name: getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"   # typer's own click
+            for name in ("layout", "instance", "cloud", "stripe_size", "attach", "paths", "redundancy")}
+
+
+def _with_inventory_defaults(found: "LayoutOptions", given: dict[str, bool], stripe_size: str | None,
+                             attach: str | None, paths: int | None, redundancy: str, queue_depth: int | None) \
+        -> tuple[str | None, str | None, int | None, str, int | None]:
+    """--stripe-size, --attachment, --paths, --redundancy and --queue-depth: each as typed, else as the inventory's
+    layout has it."""
+    return (stripe_size if given["stripe_size"] else (str(found.stripe_size) if found.stripe_size else None),
+            attach if given["attach"] else found.attachment,
+            paths if given["paths"] else found.paths,
+            redundancy if given["redundancy"] else found.redundancy,
+            queue_depth if queue_depth is not None else found.queue_depth)
+
+
 def from_inventory(path: Path, mount: str | None, given: dict[str, bool]) -> "LayoutOptions":
     """The --layout, --instance and attachment options an inventory's layout amounts to; --layout or --cloud beside
     --inventory is refused (the inventory says them), --instance only where the inventory names no instance."""
@@ -169,14 +184,6 @@ def check_model_options(cat: Catalog, lay: Layout, inst: Instance, memory: float
         check_memory_option(cat, inst.shape, inst.count, memory)
 
 
-LIMIT_LABELS = {
-    "instance_mbps": "instance throughput",
-    "instance_iops": "instance IOPS",
-    "host_queue_depth": "host queue depth",
-    "outstanding_ios": "outstanding I/Os",
-}
-
-
 def cost_line(c: Cost) -> str:
     """'$195.84 storage + $232.14 compute (12 OCPUs = 24 vCPUs, 12 GB) = $427.98 per month (730 h, us-ashburn-1)'."""
     from blockfit.units import fmt_compute
@@ -192,11 +199,6 @@ def cost_line(c: Cost) -> str:
     shape = "" if d is None or d.memory_gb is None else f" ({count or 'count unknown'}, {d.memory_gb:g} GB)"
     total = "unknown" if c.total is None else f"${c.total:,.2f}"
     return f"{storage} storage + ${c.compute:,.2f} compute{shape} = {total} per month ({where})"
-
-
-def limit_label(name: str) -> str:
-    return LIMIT_LABELS.get(name, name.replace("per_gb", "per GB").replace("_", " ").replace("mbps", "throughput")
-                            .replace("iops", "IOPS"))
 
 
 def _headroom(binds: bool, pct: float) -> str:

@@ -39,7 +39,6 @@ from blockfit.cli.common import (
     positive_target,
     supplied_by,
 )
-from blockfit.cli.model import limit_label
 from blockfit.cli.output import ReportOption, console, print_json, save_report
 from blockfit.cli.shared import Shared
 from blockfit.documents import check_result_text
@@ -60,6 +59,7 @@ from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requireme
 from blockfit.specs import INSTANCE_OPTION_HELP, parse_instance, split_instance, with_instance_options
 from blockfit.terminal import cell, markup, safe
 from blockfit.units import parse_volume_gb
+from blockfit.views.limits import limit_label
 
 if TYPE_CHECKING:
     from blockfit.plan.move import Found
@@ -190,24 +190,45 @@ def plan_command(
         return
     check_distinct([("--out", out), ("--report", report)], [("--from", Path(f)) for f in history.files])
     if example is not None:
-        if inventory is not None:
-            raise InputError(f"--example {example}: plans a layout of its own; give it or --inventory, not both")
-        io_given = "--io-sizes" if io_sizes is not None else "--small-io" if small_io is not None else None
-        workload, shared.small_io, shared.cloud = with_example(example, workload, shared, io_given)
-    found = None if inventory is None else from_inventory(inventory, mount, workload, shared)
-    if inventory is None and mount is not None:
-        raise InputError("--mount: goes with --inventory (the mount point whose layout the plan moves)")
+        workload = _with_example_option(example, inventory, io_sizes, small_io, workload, shared)
+    found = _found_option(inventory, mount, workload, shared)
     req, cat, query = requirements(shared, workload, history, allow_hdd)
     check_plan_options(req, cat, query)
     if found is not None:
         check_found(inventory, found, cat)
+    plan = _searched(req, cat, query, found)
+    renamed.warn()   # after the search: an input error it finds is one line, alone
+    finish(plan, out, report, json_out)
+
+
+def _with_example_option(example: str, inventory: Path | None, io_sizes: str | None, small_io: str | None,
+                         workload: Workload, shared: Shared) -> Workload:
+    """--example NAME: its workload, and its I/O size and cloud in SHARED (an example plans a layout of its own, so
+    not beside --inventory)."""
+    if inventory is not None:
+        raise InputError(f"--example {example}: plans a layout of its own; give it or --inventory, not both")
+    io_given = "--io-sizes" if io_sizes is not None else "--small-io" if small_io is not None else None
+    workload, shared.small_io, shared.cloud = with_example(example, workload, shared, io_given)
+    return workload
+
+
+def _found_option(inventory: Path | None, mount: str | None, workload: Workload, shared: Shared) -> Found | None:
+    """--inventory [--mount]: the layout the plan moves, or None without --inventory (where --mount is refused)."""
+    if inventory is not None:
+        return from_inventory(inventory, mount, workload, shared)
+    if mount is not None:
+        raise InputError("--mount: goes with --inventory (the mount point whose layout the plan moves)")
+    return None
+
+
+def _searched(req: Requirements, cat: Catalog, query: ShapeQuery | None, found: Found | None) -> Plan:
+    """The plan for one shape or the search over shapes; with an inventory's layout, its move onto the plan."""
     plan = make_plan(req, cat) if query is None else plan_shapes(req, cat, query)
     if found is not None:
         from blockfit.plan.move import with_move
 
         plan = with_move(plan, found, cat)
-    renamed.warn()   # after the search: an input error it finds is one line, alone
-    finish(plan, out, report, json_out)
+    return plan
 
 
 # the option that carries each field plan's space checks are about

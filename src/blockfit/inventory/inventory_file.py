@@ -31,24 +31,33 @@ def _named(lay: InventoryLayout) -> str:
 def layout_at(inv: Inventory, mount: str | None, where: str = "--inventory", option: str = "--mount") \
         -> InventoryLayout:
     """The layout under mount point MOUNT (or on device MOUNT); without MOUNT, the only layout with a spec."""
-    with_spec = [lay for lay in inv.layouts if lay.spec is not None]
-    if mount is not None:
-        found = next((lay for lay in inv.layouts if mount in (lay.mount_point, lay.device)), None)
-        if found is None:
-            names = ", ".join(_named(lay) for lay in inv.layouts) or "none"
-            raise InputError(f"{option} {mount!r}: {where} has no layout there; it has: {names}")
-    elif len(with_spec) == 1:
-        found = with_spec[0]
-    elif not with_spec:
-        why = "; ".join(f"{_named(lay)}: {', '.join(lay.unknown) or 'no spec'}" for lay in inv.layouts)
-        raise InputError(f"{where}: no layout has a spec ({why or 'it lists none'})")
-    else:
-        names = ", ".join(_named(lay) for lay in with_spec) or "none"
-        raise InputError(f"{where}: {len(with_spec)} layouts have a spec ({names}); give {option} MOUNT_POINT")
+    found = _only_with_spec(inv, where, option) if mount is None else _layout_under(inv, mount, where, option)
     if found.spec is None or found.layout is None:
         why = "; ".join(found.unknown) or "no spec"
         raise InputError(f"{where}: the layout under {_named(found)} has no spec ({why})")
     return found
+
+
+def _layout_under(inv: Inventory, mount: str, where: str, option: str) -> InventoryLayout:
+    """The layout whose mount point or device is MOUNT; refused with the names the inventory has."""
+    found = next((lay for lay in inv.layouts if mount in (lay.mount_point, lay.device)), None)
+    if found is None:
+        names = ", ".join(_named(lay) for lay in inv.layouts) or "none"
+        raise InputError(f"{option} {mount!r}: {where} has no layout there; it has: {names}")
+    return found
+
+
+def _only_with_spec(inv: Inventory, where: str, option: str) -> InventoryLayout:
+    """Without a mount point, the inventory's one layout with a spec; none or several is refused, saying why none
+    has one or which to name."""
+    with_spec = [lay for lay in inv.layouts if lay.spec is not None]
+    if len(with_spec) == 1:
+        return with_spec[0]
+    if not with_spec:
+        why = "; ".join(f"{_named(lay)}: {', '.join(lay.unknown) or 'no spec'}" for lay in inv.layouts)
+        raise InputError(f"{where}: no layout has a spec ({why or 'it lists none'})")
+    names = ", ".join(_named(lay) for lay in with_spec) or "none"
+    raise InputError(f"{where}: {len(with_spec)} layouts have a spec ({names}); give {option} MOUNT_POINT")
 
 
 class LayoutOptions(BaseModel):

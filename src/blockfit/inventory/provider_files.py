@@ -203,17 +203,23 @@ def parse(data: Any, where: str, files: ProviderFiles) -> None:
     elif isinstance(data, dict) and "disks" in data and "machineType" in data:
         _gcp_instance(data, where, files)
     elif isinstance(data, dict) and isinstance(data.get("data"), list) and data["data"]:
-        items = _items(data["data"], where, "data")
-        if all("volume-id" in d for d in items):
-            _oci_attachments(items, where, files)
-        elif all("vpus-per-gb" in d for d in items):
-            files.volumes += _oci_volumes(items, where)
-        else:
-            raise InputError(f"{where}: an OCI 'data' list of neither volumes (vpus-per-gb) nor attachments "
-                             f"(volume-id); expected {EXPECTED}")
+        _oci_data(data["data"], where, files)
     else:
         raise InputError(f"{where}: not a provider file blockfit knows; expected {EXPECTED}")
     files.sources.append(where)
+
+
+def _oci_data(data: list[Any], where: str, files: ProviderFiles) -> None:
+    """An OCI CLI's 'data' list: volume attachments (each with a volume-id) or volumes (each with vpus-per-gb);
+    a list of neither, or of both mixed, is refused."""
+    items = _items(data, where, "data")
+    if all("volume-id" in d for d in items):
+        _oci_attachments(items, where, files)
+    elif all("vpus-per-gb" in d for d in items):
+        files.volumes += _oci_volumes(items, where)
+    else:
+        raise InputError(f"{where}: an OCI 'data' list of neither volumes (vpus-per-gb) nor attachments "
+                         f"(volume-id); expected {EXPECTED}")
 
 
 def read_files(paths: list[Path]) -> ProviderFiles:

@@ -44,17 +44,7 @@ def find(inv: Inventory, mount: str | None, need_instance: bool = True) -> Found
     """The layout under MOUNT (None: the inventory's only mounted one). A mount point the inventory does not have, a
     layout it could not tell, or no instance (when NEED_INSTANCE: none given either) is a ValueProblem naming the
     value and what the inventory has."""
-    mounted = [e for e in inv.layouts if e.mount_point is not None]
-    known = ", ".join(sorted({e.mount_point for e in mounted if e.mount_point})) or "none"
-    if mount is None:
-        if len(mounted) != 1:
-            raise ValueProblem(f"has {len(mounted)} mounted layouts ({known}); name one with --mount")
-        entry = mounted[0]
-    else:
-        want = "/" + "/".join(p for p in mount.split("/") if p not in ("", "."))
-        entry = next((e for e in mounted if e.mount_point == want), None)   # type: ignore[assignment]
-        if entry is None:
-            raise ValueProblem(f"{mount!r}: not a mount point of the inventory (it has {known})", "--mount")
+    entry = _mounted_layout(inv, mount)
     where = entry.mount_point
     if entry.layout is None or entry.spec is None:
         why = "; ".join(entry.unknown) or "no volume type"
@@ -64,9 +54,31 @@ def find(inv: Inventory, mount: str | None, need_instance: bool = True) -> Found
     if instance is None and need_instance:
         raise ValueProblem(f"{where}: the inventory does not say which instance it ran on; give --instance")
     node = next((d for d in inv.devices if d.name == entry.device), None)
-    fs = next((f for f in inv.filesystems if f.mount_point == where), None)
-    used = entry.used_bytes if entry.used_bytes is not None else fs.used_bytes if fs is not None else None
-    return Found(entry, entry.layout, instance, None if node is None else node.size_bytes, used)
+    return Found(entry, entry.layout, instance, None if node is None else node.size_bytes, _used_bytes(inv, entry))
+
+
+def _mounted_layout(inv: Inventory, mount: str | None) -> InventoryLayout:
+    """The mounted layout at MOUNT, spelt as typed ('data/', '/./data' are '/data'); None: the only mounted one.
+    Refused naming the mount points the inventory has."""
+    mounted = [e for e in inv.layouts if e.mount_point is not None]
+    known = ", ".join(sorted({e.mount_point for e in mounted if e.mount_point})) or "none"
+    if mount is None:
+        if len(mounted) != 1:
+            raise ValueProblem(f"has {len(mounted)} mounted layouts ({known}); name one with --mount")
+        return mounted[0]
+    want = "/" + "/".join(p for p in mount.split("/") if p not in ("", "."))
+    entry = next((e for e in mounted if e.mount_point == want), None)
+    if entry is None:
+        raise ValueProblem(f"{mount!r}: not a mount point of the inventory (it has {known})", "--mount")
+    return entry
+
+
+def _used_bytes(inv: Inventory, entry: InventoryLayout) -> int | None:
+    """The bytes in use on the layout (what a file copy moves): the layout's own figure, else its filesystem's."""
+    if entry.used_bytes is not None:
+        return entry.used_bytes
+    fs = next((f for f in inv.filesystems if f.mount_point == entry.mount_point), None)
+    return fs.used_bytes if fs is not None else None
 
 
 def check(found: Found, cat: Catalog) -> None:
@@ -119,9 +131,13 @@ def migrations(cat: Catalog, found: Found, target: Candidate, large_io: int, man
         if source_manager == "lvm" and manager == "lvm" and holds and target.layout_detail.members > 1:
             out.append(lvm_mirror(s, size))
     elif manager == "asm":
-        data = found.used_bytes if found.used_bytes is not None else size
-        au = target.layout_detail.stripe_size or None
-        power = power_to_reach(s, au) if au else power_to_reach(s)
-        for p in sorted({1, power}):
-            out.append(asm_rebalance(s, data, p, au) if au else asm_rebalance(s, data, p))
+        out += _rebalances(s, found.used_bytes if found.used_bytes is not None else size, target)
     return out
+
+
+def _rebalances(s: Sides, data: int, target: Candidate) -> list[Migration]:
+    """An ASM rebalance of DATA bytes onto the target's disks, at power 1 and at the power that reaches the copy's
+    rate (one entry where they are the same); at the target's allocation unit where it names one."""
+    au = target.layout_detail.stripe_size or None
+    power = power_to_reach(s, au) if au else power_to_reach(s)
+    return [asm_rebalance(s, data, p, au) if au else asm_rebalance(s, data, p) for p in sorted({1, power})]
