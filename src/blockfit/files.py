@@ -711,9 +711,7 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
     link = _link_text(target)  # a symlink is replaced by the folder, like a missing one
     exists = link is None and target.is_dir()
     if exists and not force:
-        with os.scandir(target) as entries:
-            if any(entries):
-                raise InputError(f"{what} {str(path)!r}: directory is not empty; choose another or pass --force")
+        _refuse_not_empty(target, path, what)
     fresh = {name for name, _, _ in files}
     stem = glob_stem(target)
     for kind in ("build", "old"):   # under the folder's lock: left by a build into this folder that was killed
@@ -721,25 +719,12 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
     tmp = _temp_name(target, "build")
     make_owned_dir(tmp)
     try:
-        for name, data, mode in files:
-            dest = tmp / name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            try:
-                checkpoint("write")
-                _write_all(fd, _encode(data))
-                os.fchmod(fd, mode)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        _write_files(tmp, files)
         listing = "# files written by blockfit build; build --force replaces them, and only them\n"
         (tmp / MANIFEST).write_text(listing + "".join(f"{name}\n" for name in sorted(fresh)), encoding="utf-8")
         if exists:
             _carry_over(target, tmp, _previous_build(target), fresh | {MANIFEST}, path, what)
-            st = os.stat(target)
-            os.chmod(tmp, stat.S_IMODE(st.st_mode))
-            if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-                os.chown(tmp, st.st_uid, st.st_gid)
+            _take_mode_and_owner(target, tmp)
         else:
             os.chmod(tmp, 0o777 & ~_umask())
         checkpoint("rename")
@@ -749,21 +734,8 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
             if not exists and link is None:
                 os.rename(tmp, target)  # onto nothing, or onto an empty folder made meanwhile
                 _temps.discard(tmp)
-            elif not _renameat2_exchange(tmp, target):  # else: the old folder now has the temp name
-                aside = _temp_name(target, "old")
-                os.rename(target, aside)
-                _register(aside)
-                with contextlib.suppress(OSError):   # the old folder, removed below: a kill before leaves it marked
-                    (aside / OWNER).write_text(_owner(), encoding="ascii")
-                try:
-                    os.rename(tmp, target)
-                except OSError:
-                    _disown(aside)
-                    os.rename(aside, target)
-                    _temps.discard(aside)
-                    raise
-                _temps.discard(tmp)
-                _remove(aside)  # the old folder, or the replaced link (removed itself, not what it named)
+            else:
+                _swap_onto(tmp, target)
             _say_link_replaced(what, path, link)
             written.append(path)
             _fsync_dir(target.parent)
@@ -771,3 +743,57 @@ def _assemble_and_swap(target: Path, files: Sequence[tuple[str, str | bytes, int
         with held():
             if tmp in _temps:  # an unfinished build, or the old folder exchanged out
                 _remove(tmp)
+
+
+def _refuse_not_empty(target: Path, path: Path, what: str) -> None:
+    """Without --force a build goes only into a new or empty folder: the user's files there are never at risk."""
+    with os.scandir(target) as entries:
+        if any(entries):
+            raise InputError(f"{what} {str(path)!r}: directory is not empty; choose another or pass --force")
+
+
+def _write_files(tmp: Path, files: Sequence[tuple[str, str | bytes, int]]) -> None:
+    """Each file of the build into the hidden folder, created afresh (never through a link planted there) and
+    synced, so the folder renamed into place holds every byte."""
+    for name, data, mode in files:
+        dest = tmp / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            checkpoint("write")
+            _write_all(fd, _encode(data))
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _take_mode_and_owner(target: Path, tmp: Path) -> None:
+    """The rebuilt folder keeps the old one's mode, and (when root can) its owner: --force replaces the contents,
+    not who may read them."""
+    st = os.stat(target)
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+        os.chown(tmp, st.st_uid, st.st_gid)
+
+
+def _swap_onto(tmp: Path, target: Path) -> None:
+    """Put the new folder at `target`, where an old folder (or a link) is: exchanged in one step where the kernel
+    can (the old folder then has the temp name, removed by the caller), else the old one is renamed aside first
+    and put back if the new one cannot take its place."""
+    if _renameat2_exchange(tmp, target):
+        return
+    aside = _temp_name(target, "old")
+    os.rename(target, aside)
+    _register(aside)
+    with contextlib.suppress(OSError):   # the old folder, removed below: a kill before leaves it marked
+        (aside / OWNER).write_text(_owner(), encoding="ascii")
+    try:
+        os.rename(tmp, target)
+    except OSError:
+        _disown(aside)
+        os.rename(aside, target)
+        _temps.discard(aside)
+        raise
+    _temps.discard(tmp)
+    _remove(aside)  # the old folder, or the replaced link (removed itself, not what it named)

@@ -221,33 +221,61 @@ def _cap(value: object) -> bool:
 
 
 def _check_citations(cat: Catalog) -> None:
-    entries: list[Any] = list(cat.volume_types.values()) + list(cat.shapes.values())
-    entries += list(cat.compute_prices.values())
+    """Every name an entry gives (a shape, a volume type, a source, a sourced field) must exist in the catalog, so a
+    typo in a TOML file fails at load and not as a wrong figure later. The checks run in this order so the first
+    error a bad file shows stays the same."""
+    _check_compute_prices(cat)
+    _check_vm_caps_as(cat)
+    for shape in cat.shapes.values():
+        _check_shape_names(cat, shape)
+        _check_tier_sources(cat, shape)
+    for e in _cited_entries(cat):
+        _check_entry_sources(cat, e)
+
+
+def _check_compute_prices(cat: Catalog) -> None:
+    """A compute price must price a shape the catalog has (or one of GCP's predefined machine types)."""
     for name in cat.compute_prices:
         if name not in cat.shapes and not _predefined_machine_type(cat, name):
             raise ValueError(f"catalog {cat.path}: compute price for unknown shape {name!r}")
-    entries += [lvl for vt in cat.volume_types.values() for lvl in vt.levels]
-    entries += [fig for vt in cat.volume_types.values() for fig in vt.latencies]
-    entries += [vt.latency for vt in cat.volume_types.values() if vt.latency is not None]
-    entries += [cs for shape in cat.shapes.values() for cs in shape.caps]
+
+
+def _check_vm_caps_as(cat: Catalog) -> None:
+    """A type that takes another type's instance caps must name a type the catalog has."""
     for key, vt in cat.volume_types.items():
         if vt.vm_caps_as is not None and vt.vm_caps_as not in cat.volume_types:
             raise ValueError(f"catalog {cat.path}: type {key!r} takes the instance caps of unknown type "
                              f"{vt.vm_caps_as!r}")
-    for shape in cat.shapes.values():
-        named = set(shape.volume_types) | {t for cs in shape.caps for t in cs.volume_types}
-        for key in sorted(named - set(cat.volume_types)):
-            raise ValueError(f"catalog {cat.path}: shape {shape.name!r} names unknown volume type {key!r}")
-        for fld in shape.unknown:
-            if fld not in Shape.model_fields or getattr(shape, fld) not in (None, [], {}):
-                raise ValueError(f"catalog {cat.path}: shape {shape.name!r} marks {fld!r} unknown but it is not "
-                                 "an empty figure of a shape")
-        _check_tier_sources(cat, shape)
+
+
+def _check_shape_names(cat: Catalog, shape: Shape) -> None:
+    """A shape attaches only known volume types and marks unknown only shape figures it leaves empty."""
+    named = set(shape.volume_types) | {t for cs in shape.caps for t in cs.volume_types}
+    for key in sorted(named - set(cat.volume_types)):
+        raise ValueError(f"catalog {cat.path}: shape {shape.name!r} names unknown volume type {key!r}")
+    for fld in shape.unknown:
+        if fld not in Shape.model_fields or getattr(shape, fld) not in (None, [], {}):
+            raise ValueError(f"catalog {cat.path}: shape {shape.name!r} marks {fld!r} unknown but it is not "
+                             "an empty figure of a shape")
+
+
+def _cited_entries(cat: Catalog) -> list[Any]:
+    """Every entry of the catalog that cites a source, in the order their errors are reported."""
+    types = list(cat.volume_types.values())
+    entries: list[Any] = types + list(cat.shapes.values()) + list(cat.compute_prices.values())
+    entries += [lvl for vt in types for lvl in vt.levels]
+    entries += [fig for vt in types for fig in vt.latencies]
+    entries += [vt.latency for vt in types if vt.latency is not None]
+    entries += [cs for shape in cat.shapes.values() for cs in shape.caps]
     entries += [e for e in (cat.instance_rule, cat.instance_burst) if e is not None]
-    for e in entries:
-        for sid in [e.source, *e.sources.values()]:
-            if sid not in cat.sources:
-                raise ValueError(f"catalog {cat.path}: entry {getattr(e, 'name', e)!r} cites unknown source {sid!r}")
-        for fld in e.sources:
-            if fld not in type(e).model_fields:
-                raise ValueError(f"catalog {cat.path}: entry {getattr(e, 'name', e)!r} sources unknown field {fld!r}")
+    return entries
+
+
+def _check_entry_sources(cat: Catalog, e: Any) -> None:
+    """An entry cites known sources, and its per-field sources name fields the entry has."""
+    for sid in [e.source, *e.sources.values()]:
+        if sid not in cat.sources:
+            raise ValueError(f"catalog {cat.path}: entry {getattr(e, 'name', e)!r} cites unknown source {sid!r}")
+    for fld in e.sources:
+        if fld not in type(e).model_fields:
+            raise ValueError(f"catalog {cat.path}: entry {getattr(e, 'name', e)!r} sources unknown field {fld!r}")

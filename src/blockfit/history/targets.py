@@ -284,43 +284,68 @@ def _targets(series: list[Series], chosen: list[list[str]], picked: list[_Rows],
              percentile: float, headroom_pct: float, peak_factor: float | None, notes: list[str],
              warnings: list[str], skipped: list[str]) -> DerivedTargets:
     cols = totals.cols
-    iops = cols["iops"]
-    mbps = totals.mbps()
     interval = max(float(np.median(rows.cols["duration_s"])) for rows in picked)
-    fine_peaks = not np.isnan(cols["peak_iops"]).any() and not np.isnan(cols["peak_mbps"]).any()
-    if peak_factor is not None:
-        factor, why = peak_factor, f"--peak-factor {peak_factor:g}"
-        base_i, base_m = iops, mbps
-        if fine_peaks:
-            notes.append("the history carries per-interval maxima; --peak-factor makes the targets come from the "
-                         "interval averages instead")
-    elif fine_peaks:
-        factor = 1.0
-        base_i, base_m = cols["peak_iops"], cols["peak_mbps"]
-        ratio = _median_ratio(base_i, iops)
-        why = ("1: the source's own finer maximum inside each interval is used instead of the average"
-               + (f" (here the maxima are {ratio:.2f}x the averages, median over the intervals)" if ratio else ""))
-    elif interval <= FINE_S:
-        factor, why = 1.0, f"1: the history samples every {interval:.3g} s, fine enough to show bursts itself"
-        base_i, base_m = iops, mbps
-    else:
-        factor, base_i, base_m = DEFAULT_PEAK_FACTOR, iops, mbps
-        why = (f"{DEFAULT_PEAK_FACTOR:g} (the default): the history has only {interval / 60:,.0f}-minute averages "
-               "and no finer maximum; blockfit does not guess the burst ratio")
-        warnings.append(f"the history holds {interval / 60:,.0f}-minute averages: bursts inside an interval do not "
-                        f"show ({BURST_CASE}); set --peak-factor from what you know of the workload, or export "
-                        "per-snapshot maxima (blockfit sql oracle) and plan from those")
+    factor, why, base_i, base_m = _peak_basis(totals, interval, peak_factor, notes, warnings)
     p_i = float(np.percentile(base_i, percentile)) * factor
     p_m = float(np.percentile(base_m, percentile)) * factor
     if p_i <= 0 and p_m <= 0:
         raise ValueProblem(f"{', '.join(s.source for s in series)}: the chosen members did no I/O in "
                            f"{len(totals)} intervals; nothing to plan for")
     split = bool(totals.split.all())
+    read_p, write_p, read_pct = _read_split(cols, split, p_i, percentile)
+    grow = 1 + headroom_pct / 100
+    outstanding = _outstanding(cols["outstanding"], percentile, series)
+    return DerivedTargets(
+        sources=[_source(s, c, rows) for s, c, rows in zip(series, chosen, picked, strict=True)],
+        samples=len(totals), interval_s=interval, percentile=percentile, percentile_name=percentile_name(percentile),
+        peak_factor=factor, peak_factor_source=why, headroom_pct=headroom_pct, iops=p_i, mbps=p_m,
+        read_iops=read_p, write_iops=write_p,
+        read_pct=read_pct, read_pct_from="ios" if split else "bytes",
+        target_iops=p_i * grow, target_mbps=p_m * grow,
+        peak_iops_window=_window(totals, int(np.argmax(base_i))),
+        peak_mbps_window=_window(totals, int(np.argmax(base_m))),
+        skipped=skipped, notes=_unique(notes), warnings=_unique(warnings), series=_points(totals),
+        outstanding=outstanding, outstanding_from=_outstanding_from(series) if outstanding is not None else None)
+
+
+def _peak_basis(totals: _Totals, interval: float, peak_factor: float | None, notes: list[str],
+                warnings: list[str]) -> tuple[float, str, np.ndarray, np.ndarray]:
+    """The factor on the percentile, why it is that, and the per-interval IOPS and MB/s it applies to: the user's
+    --peak-factor, else the source's own finer maxima, else 1 for a sampling fine enough to show bursts, else the
+    default factor with a warning (averages over long intervals hide the bursts a plan must carry)."""
+    cols = totals.cols
+    iops = cols["iops"]
+    mbps = totals.mbps()
+    fine_peaks = not np.isnan(cols["peak_iops"]).any() and not np.isnan(cols["peak_mbps"]).any()
+    if peak_factor is not None:
+        if fine_peaks:
+            notes.append("the history carries per-interval maxima; --peak-factor makes the targets come from the "
+                         "interval averages instead")
+        return peak_factor, f"--peak-factor {peak_factor:g}", iops, mbps
+    if fine_peaks:
+        ratio = _median_ratio(cols["peak_iops"], iops)
+        why = ("1: the source's own finer maximum inside each interval is used instead of the average"
+               + (f" (here the maxima are {ratio:.2f}x the averages, median over the intervals)" if ratio else ""))
+        return 1.0, why, cols["peak_iops"], cols["peak_mbps"]
+    if interval <= FINE_S:
+        return 1.0, f"1: the history samples every {interval:.3g} s, fine enough to show bursts itself", iops, mbps
+    warnings.append(f"the history holds {interval / 60:,.0f}-minute averages: bursts inside an interval do not "
+                    f"show ({BURST_CASE}); set --peak-factor from what you know of the workload, or export "
+                    "per-snapshot maxima (blockfit sql oracle) and plan from those")
+    why = (f"{DEFAULT_PEAK_FACTOR:g} (the default): the history has only {interval / 60:,.0f}-minute averages "
+           "and no finer maximum; blockfit does not guess the burst ratio")
+    return DEFAULT_PEAK_FACTOR, why, iops, mbps
+
+
+def _read_split(cols: dict[str, np.ndarray], split: bool, p_i: float,
+                percentile: float) -> tuple[float | None, float | None, float]:
+    """The read and write IOPS at the percentile, scaled as the total was, where every interval splits its I/Os
+    (else None), and the read share in percent: of the I/Os where split, else of the bytes."""
+    weights = np.where(cols["duration_s"] != 0, cols["duration_s"], 1.0)
     read_p: float | None
     write_p: float | None
-    weights = np.where(cols["duration_s"] != 0, cols["duration_s"], 1.0)
     if split:
-        reads, writes = cols["read_iops"], cols["write_iops"]
+        iops, reads, writes = cols["iops"], cols["read_iops"], cols["write_iops"]
         read_total, total = float((reads * weights).sum()), float(((reads + writes) * weights).sum())
         ratio_i = p_i / float(np.percentile(iops, percentile)) if float(np.percentile(iops, percentile)) else 1.0
         read_p = float(np.percentile(reads, percentile)) * ratio_i
@@ -329,19 +354,7 @@ def _targets(series: list[Series], chosen: list[list[str]], picked: list[_Rows],
         read_total = float((cols["read_mbps"] * weights).sum())
         total = read_total + float((cols["write_mbps"] * weights).sum())
         read_p = write_p = None
-    grow = 1 + headroom_pct / 100
-    outstanding = _outstanding(cols["outstanding"], percentile, series)
-    return DerivedTargets(
-        sources=[_source(s, c, rows) for s, c, rows in zip(series, chosen, picked, strict=True)],
-        samples=len(totals), interval_s=interval, percentile=percentile, percentile_name=percentile_name(percentile),
-        peak_factor=factor, peak_factor_source=why, headroom_pct=headroom_pct, iops=p_i, mbps=p_m,
-        read_iops=read_p, write_iops=write_p,
-        read_pct=100.0 * read_total / total if total > 0 else 100.0, read_pct_from="ios" if split else "bytes",
-        target_iops=p_i * grow, target_mbps=p_m * grow,
-        peak_iops_window=_window(totals, int(np.argmax(base_i))),
-        peak_mbps_window=_window(totals, int(np.argmax(base_m))),
-        skipped=skipped, notes=_unique(notes), warnings=_unique(warnings), series=_points(totals),
-        outstanding=outstanding, outstanding_from=_outstanding_from(series) if outstanding is not None else None)
+    return read_p, write_p, 100.0 * read_total / total if total > 0 else 100.0
 
 
 def _outstanding(values: np.ndarray, percentile: float, series: list[Series]) -> float | None:

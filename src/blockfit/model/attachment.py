@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from blockfit.catalog.models import Catalog, LatencyFigure, Shape, VolumeType
 from blockfit.errors import ValueProblem
@@ -65,6 +66,40 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         check()
     att = layout.attachment or vt.default_attachment
     shape = find_shape(cat, instance.shape)
+    lat = _unloaded_latency(cat, vt, shape, att, read_share)
+    if att is None:
+        return AttachmentPerf(None, 1, None, None, None, False, lat.base_ms, lat.transfer_mbps, lat.host_ms, lat.rule,
+                              lat.cite, host_cite=lat.host_cite, growth=lat.growth)
+    warnings: list[str] = []
+    paths = _usable_paths(layout.paths or default_paths(vt, att, caps, member), caps, shape, instance, warnings)
+    iscsi = att == "iscsi"
+    # what build sets unless the workload names a depth; the kernel's default only where the type has sessions
+    depth = host_queue_depth or (BUILD_SESSION_DEPTH if vt.iscsi_session_depth else None)
+    return AttachmentPerf(
+        attachment=att, paths=paths, path_iops=vt.path_max_iops if iscsi else None,
+        path_mbps=vt.path_max_mbps if iscsi else None, session_depth=depth if iscsi else None,
+        depth_from_host=bool(host_queue_depth), base_latency_ms=lat.base_ms, transfer_mbps=lat.transfer_mbps,
+        host_ms=lat.host_ms, latency_rule=lat.rule, latency_cite=lat.cite, multipath_ok=caps.uhp_ok,
+        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=lat.host_cite,
+        warnings=warnings, kernel_depth=vt.iscsi_session_depth if iscsi else None, growth=lat.growth)
+
+
+class _Latency(NamedTuple):
+    """The unloaded time of one I/O and where it comes from, as AttachmentPerf carries it."""
+
+    base_ms: float
+    transfer_mbps: float | None
+    host_ms: float
+    rule: str
+    cite: Citation | None
+    host_cite: Citation | None
+    growth: tuple[tuple[float, float], ...]
+
+
+def _unloaded_latency(cat: Catalog, vt: VolumeType, shape: Shape, att: str | None, read_share: float) -> _Latency:
+    """The type's base latency, else its per-direction figures for the read share (and their growth with depth);
+    a figure for this shape family and attachment, where the catalog has one, sets the base, transfer and host
+    time (the growth stays the type's)."""
     fig = _latency_figure(vt, shape, att)
     base, rule, cite = vt.base_latency_ms, f"{vt.name} base latency", cat.cite(vt, "base_latency_ms")
     transfer, host, host_cite = None, 0.0, None
@@ -78,28 +113,19 @@ def attachment_perf(cat: Catalog, vt: VolumeType, layout: Layout, instance: Inst
         fams = "/".join(f for f in fig.families if f != "*") or "any"
         rule = f"{att or 'any'} attachment on {shape.family or 'this'} shapes ({fams} figure)"
         cite = cat.cite(fig, "base_ms")
-    if att is None:
-        return AttachmentPerf(None, 1, None, None, None, False, base, transfer, host, rule, cite, host_cite=host_cite,
-                              growth=growth)
-    warnings: list[str] = []
-    paths = layout.paths or default_paths(vt, att, caps, member)
-    multipath_ok = caps.uhp_ok
-    if paths > 1 and multipath_ok is False:
+    return _Latency(base, transfer, host, rule, cite, host_cite, growth)
+
+
+def _usable_paths(paths: int, caps: InstanceCaps, shape: Shape, instance: Instance, warnings: list[str]) -> int:
+    """Several paths need a multipath-enabled attachment: where the instance does not get one, the volume is
+    modelled with one path and a warning says why."""
+    if paths > 1 and caps.uhp_ok is False:
         which = (f"VMs from {shape.uhp_min_ocpus:g} OCPUs" if shape.uhp_min_ocpus is not None
                  else "the catalog lists no OCPU count that gets them")
         warnings.append(f"{paths} paths need a multipath-enabled attachment, which {instance.spec} does not get "
                         f"({which}); modelled with 1 path.")
-        paths = 1
-    iscsi = att == "iscsi"
-    # what build sets unless the workload names a depth; the kernel's default only where the type has sessions
-    depth = host_queue_depth or (BUILD_SESSION_DEPTH if vt.iscsi_session_depth else None)
-    return AttachmentPerf(
-        attachment=att, paths=paths, path_iops=vt.path_max_iops if iscsi else None,
-        path_mbps=vt.path_max_mbps if iscsi else None, session_depth=depth if iscsi else None,
-        depth_from_host=bool(host_queue_depth), base_latency_ms=base, transfer_mbps=transfer, host_ms=host,
-        latency_rule=rule, latency_cite=cite, multipath_ok=multipath_ok,
-        pv_max_iops=vt.pv_max_iops if att == "paravirtualized" else None, host_cite=host_cite, warnings=warnings,
-        kernel_depth=vt.iscsi_session_depth if iscsi else None, growth=growth)
+        return 1
+    return paths
 
 
 def latency_words(vt: VolumeType, read_share: float) -> str:

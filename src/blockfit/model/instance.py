@@ -281,11 +281,7 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
     vt = cat.volume_types.get(volume_type or "")
     cs = cap_set(shape, vt.vm_caps_as if vt is not None and vt.vm_caps_as else volume_type, interface, weighting)
     entry = cs if cs is not None else shape
-    what = shape.name
-    if cs is not None:
-        parts = [p for p in (", ".join(cs.volume_types), cs.interface and cs.interface.upper(),
-                             cs.weighting and f"weighting {cs.weighting}") if p]
-        what += f", {'; '.join(parts)}"
+    what = _caps_name(shape, cs)
     ops, rate = _fixed_cap(entry, "iops", what), _fixed_cap(entry, "mbps", what)
     iops, mbps, iops_burst, mbps_burst = ops.value, rate.value, ops.burst, rate.burst
     warnings = [w for w in (ops.warning, rate.warning) if w is not None]
@@ -297,6 +293,16 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
         iops=iops, iops_rule=ops.rule, mbps=mbps, mbps_rule=rate.rule, iops_cite=cat.cite(entry, ops.field),
         mbps_cite=cat.cite(entry, rate.field), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
         warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst)
+
+
+def _caps_name(shape: Shape, cs: CapSet | None) -> str:
+    """The shape, and the cap set's volume types, interface and weighting where one holds, as warnings name the
+    caps they are about."""
+    if cs is None:
+        return shape.name
+    parts = [p for p in (", ".join(cs.volume_types), cs.interface and cs.interface.upper(),
+                         cs.weighting and f"weighting {cs.weighting}") if p]
+    return f"{shape.name}, {'; '.join(parts)}"
 
 
 ALL_DISKS = "all-disks"

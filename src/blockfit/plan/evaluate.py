@@ -171,11 +171,7 @@ class Evaluator:
     def evaluate(self, option: LevelOption, members: int, size_gb: int, ocpus: float | None) -> Point | None:
         """The point with its ceilings if it meets every requirement, else None."""
         req = self.req
-        if members * size_gb < req.needed_gb - 1e-9:
-            return None
-        if members > 1 and self._one_disk_does(option, members, size_gb):
-            return None
-        if self.compute(ocpus) == math.inf:   # the memory asked for does not fit this OCPU count
+        if not self._worth_evaluating(option, members, size_gb, ocpus):
             return None
         m = self.member(option, size_gb, members)
         if m is None or m.cost is None:
@@ -193,19 +189,33 @@ class Evaluator:
                               req.redundancy)
         inst_iops, inst_mbps = self.instance_ceilings(ocpus, option.type)
         iops, mbps = min(iops, inst_iops), min(mbps, inst_mbps)
-        if req.target_iops is not None and iops < req.target_iops:
-            return None
-        if req.target_mbps is not None and mbps < req.target_mbps:
+        if self._misses_targets(iops, mbps):
             return None
         if req.max_latency_ms is not None and not self._meets_latency(option, m, members, caps, att):
             return None
         if req.outstanding is not None:
             iops = min(iops, self._at_outstanding(m, members, caps, att))
-            if req.target_iops is not None and iops < req.target_iops:
+            if self._misses_targets(iops, mbps):
                 return None
         storage = m.cost * members
         return Point(option, members, size_gb, ocpus, storage + self.compute_or_zero(ocpus), iops, mbps,
                      storage=storage if m.priced else None, compute=self.compute(ocpus), units=m.units * members)
+
+    def _worth_evaluating(self, option: LevelOption, members: int, size_gb: int, ocpus: float | None) -> bool:
+        """The cheap refusals evaluate makes before any caps: too little capacity, a stripe plan would propose as
+        one disk, or an OCPU count the memory asked for does not fit."""
+        if members * size_gb < self.req.needed_gb - 1e-9:
+            return False
+        if members > 1 and self._one_disk_does(option, members, size_gb):
+            return False
+        return self.compute(ocpus) != math.inf   # math.inf: the memory asked for does not fit this OCPU count
+
+    def _misses_targets(self, iops: float, mbps: float) -> bool:
+        """Whether these ceilings fall short of the IOPS or MB/s target the requirements set (an unset one never
+        is)."""
+        req = self.req
+        return ((req.target_iops is not None and iops < req.target_iops)
+                or (req.target_mbps is not None and mbps < req.target_mbps))
 
     def _one_disk_does(self, option: LevelOption, members: int, size_gb: int) -> bool:
         """GCP Persistent Disk performs per VM over the total GiB of the type (kinds.gcp.GcpPd): a stripe of n disks

@@ -446,13 +446,7 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     cheapest other priced shapes on which the targets are met (at total cost)."""
     relaxed = req.model_copy(update={"target_iops": None, "target_mbps": None, "max_latency_ms": None})
     rev = Evaluator(cat, relaxed, space)
-    best: Point | None = None
-    for option in space.options:
-        biggest = space.sizes[option.type][-1]
-        for members in space.members:
-            p = rev.evaluate(option, members, biggest, space.ocpus[-1])
-            if p and (best is None or (p.iops, p.mbps) > (best.iops, best.mbps)):
-                best = p
+    best = _best_performance(rev, space)
     alternatives = _bigger_shapes(req, cat, space)
     if best is None:
         reason = _unpriced_reason(req, cat, space) or _unattachable_reason(rev, space) or (
@@ -463,9 +457,30 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     reach = relaxed.model_copy(update={"target_iops": best.iops * 0.999, "target_mbps": best.mbps * 0.999})
     cheapest = search(Evaluator(cat, reach, space), space, keep=1)
     cand = _candidate(req, cat, space, cheapest[0] if cheapest else best)
-    pred = cand.prediction
+    missed = _missed_targets(req, cand.prediction)
+    reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
+    reason += _concurrency_clause(req, cat)
+    return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
+                      alternatives=alternatives)
+
+
+def _best_performance(rev: Evaluator, space: SearchSpace) -> Point | None:
+    """The layout of the biggest size on the largest count with the most IOPS (then MB/s), the targets left out:
+    the best this instance can do, or None where no layout holds the capacity at all."""
+    best: Point | None = None
+    for option in space.options:
+        biggest = space.sizes[option.type][-1]
+        for members in space.members:
+            p = rev.evaluate(option, members, biggest, space.ocpus[-1])
+            if p and (best is None or (p.iops, p.mbps) > (best.iops, best.mbps)):
+                best = p
+    return best
+
+
+def _missed_targets(req: Requirements, pred: Prediction) -> list[str]:
+    """Each target the best layout misses, with what it reaches and the binding limit in words a reader follows
+    (not their JSON names); the latency target only where the IOPS and MB/s ones are met."""
     missed = []
-    # the binding limits in words a reader follows, not their JSON names
     if req.target_iops and pred.max_iops < req.target_iops:
         missed.append(f"{req.target_iops:,.0f} IOPS (best {pred.max_iops:,.0f}, limited by "
                       f"{pred.limit_description(pred.iops_limited_by) or pred.iops_limited_by})")
@@ -477,14 +492,18 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
         floor = f": one I/O alone takes {one:.3g} ms" if one is not None else ""
         missed.append(f"{req.target_iops or 0:,.0f} IOPS within {req.max_latency_ms:g} ms mean latency (best "
                       f"{pred.max_iops_at_latency or 0:,.0f}{floor})")
-    reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
+    return missed
+
+
+def _concurrency_clause(req: Requirements, cat: Catalog) -> str:
+    """Where the IOPS target is beyond what the workload's outstanding I/Os can reach on any type, say so: no
+    instance meets it, only more I/Os in flight would. Empty otherwise."""
     ceiling = concurrency_ceiling(cat, req)
     if (req.target_iops or 0) > ceiling:
-        reason += (f"; {req.outstanding:,} outstanding I/Os reach at most {ceiling:,.0f} IOPS on any {cat.cloud} "
-                   "volume type (Little's law over its fastest I/O): more I/Os in flight, not a bigger instance, "
-                   "would meet it")
-    return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
-                      alternatives=alternatives)
+        return (f"; {req.outstanding:,} outstanding I/Os reach at most {ceiling:,.0f} IOPS on any {cat.cloud} "
+                "volume type (Little's law over its fastest I/O): more I/Os in flight, not a bigger instance, "
+                "would meet it")
+    return ""
 
 
 def _unpriced_reason(req: Requirements, cat: Catalog, space: SearchSpace) -> str | None:
