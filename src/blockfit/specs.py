@@ -35,6 +35,17 @@ LAYOUT_HELP = ("COUNTxSIZE@LEVEL[:IOPS[:MBPS]], e.g. 9x500G@balanced, 1x256G@120
                "hyperdisk-balanced, in MB/s for premium-v2 and ultra")
 
 
+def _sold_size(gb: float, step: float, type_name: str, spec: str, count: int) -> int | float:
+    """GB as the cloud sells it (whole steps of STEP); a size between steps is refused naming the one it sells,
+    never rounded silently."""
+    size: int | float = round(math.ceil(gb / step - 1e-9) * step, 6)
+    size = int(size) if size == int(size) else size
+    if abs(size - gb) > 1e-6 * max(1.0, gb):
+        raise InputError(f"layout {spec!r}: {gb:g} GB is not a size {type_name} is sold in ({step:g} GB steps); "
+                         f"expected {count}x{size:g}G")
+    return size
+
+
 def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_size: int | None = None,
                  manager: Manager = "lvm") -> Layout:
     """Parse and validate a layout spec against the cloud's catalog (sizes, levels, provisioning ranges)."""
@@ -61,11 +72,7 @@ def parse_layout(spec: str, cloud: str, catalog: Catalog | None = None, stripe_s
     if vt.max_members is not None and count > vt.max_members:
         raise InputError(f"layout {spec!r}: an instance has at most {vt.max_members} {vt.name} "
                          f"({cat.cite(vt, 'max_members')}); expected {vt.max_members}x...")
-    size: int | float = round(math.ceil(gb / vt.size_step_gb - 1e-9) * vt.size_step_gb, 6)
-    size = int(size) if size == int(size) else size
-    if abs(size - gb) > 1e-6 * max(1.0, gb):
-        raise InputError(f"layout {spec!r}: {gb:g} GB is not a size {vt.name} is sold in ({vt.size_step_gb:g} GB "
-                         f"steps); expected {count}x{size:g}G")
+    size = _sold_size(gb, vt.size_step_gb, vt.name, spec, count)
     vol = vol.model_copy(update={"size_gb": size, "provisioned_iops": iops, "provisioned_throughput": tput})
     vol = normalize_volume(cat, vol)
     return Layout(members=count, volume=vol, stripe_size=stripe_size, manager=manager)

@@ -18,7 +18,7 @@ from blockfit.emit.context import BuildContext, mount_point, object_name
 from blockfit.emit.options import Filesystem, Manager, Method, Provisioner
 from blockfit.errors import InputError
 from blockfit.files import check_distinct
-from blockfit.schema import Plan
+from blockfit.schema import BuildResult, Plan
 from blockfit.schema.layout import Manager as LayoutManager
 from blockfit.specs import LAYOUT_HELP
 from blockfit.terminal import markup
@@ -73,6 +73,14 @@ def _plan(plan: Path | None, layout: str | None, cloud: str | None, instance: st
     with supplied_by("--instance"):
         inst = parse_instance(instance, cat.cloud, cat)
     return plan_for_layout(lay, inst, cat, stripe)
+
+
+def _asm_release(text: str | None, manager: Manager) -> str:
+    """--asm-compatible as ASM writes a release (five numbers); only with --manager asm."""
+    with supplied_by("--asm-compatible"):
+        if text is not None and manager != Manager.ASM:
+            raise InputError(f"--asm-compatible {text!r}: goes with --manager asm")
+        return compatible_release(COMPATIBLE if text is None else text)
 
 
 @app.command("build")
@@ -132,10 +140,7 @@ def build_command(
     for name, option in ((vg, "--vg"), (lv, "--lv"), (md_name, "--md-name"), (diskgroup, "--diskgroup")):
         with supplied_by(option):
             object_name(name)
-    with supplied_by("--asm-compatible"):
-        if asm_compatible is not None and manager != Manager.ASM:
-            raise InputError(f"--asm-compatible {asm_compatible!r}: goes with --manager asm")
-        compatible = compatible_release(COMPATIBLE if asm_compatible is None else asm_compatible)
+    compatible = _asm_release(asm_compatible, manager)
     the_plan = _plan(plan, layout, cloud, instance, stripe_size, manager, catalog)
     moves: list[Migration] = []
     if inventory is not None:
@@ -157,7 +162,12 @@ def build_command(
     save_report(result, report)
     if as_json:
         print_json(result)
-        return
+    else:
+        _print_built(result)
+
+
+def _print_built(result: BuildResult) -> None:
+    """What was written, one line a file, then the notes and what to do next."""
     console.print(f"[bold]blockfit build[/bold]: wrote {fmt_count(len(result.steps), 'file')} to "
                   f"{markup(result.out_dir)}", soft_wrap=True)   # a path is never folded
     for step in result.steps:
