@@ -13,7 +13,8 @@ from support.fleet_history import Fleet, fleet_args
 
 INSTANCE = "VM.Standard.E4.Flex:8"
 UNUSED = "prometheus+http://127.0.0.1:1"
-FLEET_ONLY = ("--match", "--range", "--step", "--until", "--mount", "--hosts", "--concurrency")
+# --mount is no longer fleet's alone: plan --inventory takes it in the same meaning (the layout under a mount point)
+FLEET_ONLY = ("--match", "--range", "--step", "--until", "--hosts", "--concurrency")
 
 
 def _options(help_text: str) -> list[str]:

@@ -29,9 +29,10 @@ def inspect_command(
                                                                            "this file")] = None,
 ) -> None:
     """Read this host's block stack and say which cloud volume each disk is, with each layout's figures."""
+    from blockfit.cli.common import supplied_by
     from blockfit.files import check_distinct, check_target, write_atomically
     from blockfit.inputs import user_path
-    from blockfit.inventory.inspect import inspect_host
+    from blockfit.inventory.inspect import CloudProblem, InstanceProblem, inspect_host
 
     if cloud is not None:
         from blockfit.cli.common import catalog_for
@@ -46,7 +47,8 @@ def inspect_command(
     if out is not None:
         check_target(out, "--out")
     check_distinct([("--out", out)], [("--volumes", v) for v in given])
-    inv = inspect_host(root, given, instance, cloud)
+    with supplied_by("--instance", only=InstanceProblem), supplied_by("--cloud", only=CloudProblem):
+        inv = inspect_host(root, given, instance, cloud)
     if out is not None:
         write_atomically(out, inv.model_dump_json(indent=2) + "\n", what="--out")
     if json_out:

@@ -367,8 +367,8 @@ def _outstanding(values: np.ndarray, percentile: float, series: list[Series]) ->
 
 def _outstanding_from(series: list[Series]) -> str:
     """What the in-flight figure was read from, in the source's own words."""
-    words = {"iostat": "iostat's aqu-sz", "diagnose": "/proc/diskstats' time-weighted queue (a diagnose capture)",
-             "pg-recording": "/proc/diskstats' time-weighted queue (a PostgreSQL recording)"}
+    words = {"iostat": "iostat's aqu-sz", "diagnose": "diskstats' time-weighted queue (a diagnose capture)",
+             "pg-recording": "diskstats' time-weighted queue (a PostgreSQL recording)"}
     return ", ".join(dict.fromkeys(words.get(s.format, s.format) for s in series))
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.devices.blockstack import HostStack, read_stack
-from blockfit.errors import InputError
+from blockfit.errors import InputError, ValueProblem
 from blockfit.inventory.identity import dmi_instance_type, host_cloud
 from blockfit.inventory.layouts import describe, tops
 from blockfit.inventory.provider_files import ProviderFiles, ProviderVolume, read_files
@@ -22,6 +22,14 @@ from blockfit.schema.inventory import BlockNode, Inventory, InventoryLayout, Mou
 from blockfit.specs import parse_instance
 
 GIB = 1024 ** 3
+
+
+class InstanceProblem(ValueProblem):
+    """The instance given cannot be read on this host (the CLI names it --instance)."""
+
+
+class CloudProblem(ValueProblem):
+    """The cloud given disagrees with what the host shows (the CLI names it --cloud)."""
 
 
 def to_volume(pv: ProviderVolume, cat: Catalog, warnings: list[str]) -> Volume:
@@ -80,7 +88,7 @@ def _instance(stack: HostStack, spec: str | None, cloud: str | None, files: Prov
     compute instances describe); None when none says."""
     if spec:
         if cloud is None:
-            raise InputError("--instance: the host shows no cloud; give --cloud too")
+            raise InstanceProblem(f"{spec!r}: the host shows no cloud; give --cloud too")
         return parse_instance(spec, cloud), "--instance"
     name, why = dmi_instance_type(stack.dmi), "DMI product_name"
     if name is None and files.instance is not None and files.instance[0] == cloud:
@@ -111,7 +119,7 @@ def _cloud(nodes: list[BlockNode], stack: HostStack, given: str | None) -> tuple
         return None, [f"the disks and DMI name several clouds ({', '.join(sorted(seen))}); no cloud assumed"]
     shown = seen.pop() if seen else None
     if given and shown and given != shown:
-        raise InputError(f"--cloud {given}: the host shows {shown} ({why or 'its disks'})")
+        raise CloudProblem(f"{given}: the host shows {shown} ({why or 'its disks'})")
     return shown or given, []
 
 
