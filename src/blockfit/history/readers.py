@@ -369,7 +369,7 @@ def _sysstat_reports(path: Path, stats: Iterator[Any]) -> Series:
                   skipped=skipped, notes=notes)
 
 
-Stamp = tuple[float | None, float | None, str]  # (time in POSIX s, the record's own interval in s, as written)
+Stamp = tuple[float | None, float | None, str | None]  # (POSIX s, the record's own interval in s, as written)
 
 
 def _stamp(report: dict[str, Any], is_iostat: bool) -> Stamp:
@@ -383,7 +383,7 @@ def _stamp(report: dict[str, Any], is_iostat: bool) -> Stamp:
         text = f"{ts.get('date')} {ts.get('time')}"
         return _parse_stamp(text, ("%Y-%m-%d %H:%M:%S",)), own, text
     if not isinstance(ts, str):
-        return None, None, repr(ts)
+        return None, None, None if ts is None else repr(ts)
     return _parse_stamp(ts, ("%m/%d/%y %H:%M:%S", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %I:%M:%S %p",
                              "%m/%d/%Y %I:%M:%S %p", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%d %H:%M:%S")), None, ts
 
@@ -407,7 +407,7 @@ def _iostat_interval(path: Path, stamps: list[Stamp]) -> tuple[float, list[str]]
     missing = next((i for i, (t, _, _) in enumerate(stamps) if t is None), None)
     if missing is not None:
         text = stamps[missing][2]
-        what = "no timestamp" if text == "None" else f"timestamp {text!r} is not a time iostat writes"
+        what = "no timestamp" if text is None else f"timestamp {text!r} is not a time iostat writes"
         raise ValueProblem(f"{path}: report {missing + 1}: {what}: the sampling interval cannot be read from "
                            "the data; run iostat with -t (it then stamps every report)")
     found = intervals.spacing([t for t, _, _ in stamps if t is not None], str(path),
