@@ -22,23 +22,15 @@ from pathlib import Path
 import pytest
 
 from blockfit.cli import main
-from blockfit.dbbench.cluster import check_dir, find_bindir, initdb, start, throwaway_cluster
+from blockfit.dbbench.cluster import check_dir, initdb, start, throwaway_cluster
 from blockfit.devices import diskstats
 from blockfit.errors import InputError
 from blockfit.history import derive_targets
 from blockfit.testbed.fsbed import ext4_bed
-
-
-def _postgres() -> bool:
-    try:
-        find_bindir()
-    except Exception:
-        return False
-    return True
-
+from support.postgres import has_postgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0 or not _postgres() or not shutil.which("mkfs.ext4"),
+              pytest.mark.skipif(os.geteuid() != 0 or not has_postgres() or not shutil.which("mkfs.ext4"),
                                  reason="needs root, PostgreSQL and mkfs.ext4")]
 
 

@@ -21,20 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from blockfit.dbbench.cluster import Cluster, check_dir, find_bindir, initdb, start, throwaway_cluster
+from blockfit.dbbench.cluster import Cluster, check_dir, initdb, start, throwaway_cluster
 from blockfit.history.targets import read_histories
-
-
-def _postgres() -> bool:
-    try:
-        find_bindir()
-    except Exception:
-        return False
-    return True
-
+from support.postgres import has_postgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0 or not _postgres(), reason="needs root and PostgreSQL")]
+              pytest.mark.skipif(os.geteuid() != 0 or not has_postgres(), reason="needs root and PostgreSQL")]
 
 TIMEOUT_S = 2.0   # BLOCKFIT_PG_TIMEOUT for these runs: one call to the server may take this long
 
