@@ -55,10 +55,10 @@ def test_flush_storm_with_barriers_and_gone_without(tmp_path: Path) -> None:
     dev_off = next(s for s in off[0]["devices"] if s["device"] == dev)
     assert (dev_off["flushes_per_s"] or 0) < 1
 
-    # write latency drops: the application's durable write and the device's write await
+    # write latency drops: the application's durable write (write + fsync), which waits for the flushes. The
+    # device's write await is not compared: it leaves the flushes out, and two runs' means of it differ by the
+    # machine's load more than by the barriers (it flipped once on a busy machine)
     assert _durable_write_ms(off[1]) < _durable_write_ms(on[1])
-    dev_on = next(s for s in on[0]["devices"] if s["device"] == dev)
-    assert dev_off["w_await_ms"] < dev_on["w_await_ms"]
 
     # the recordings replay to the same findings
     for opts, (diag, _job) in results.items():
