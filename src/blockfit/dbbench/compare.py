@@ -124,38 +124,57 @@ def _drift_clause(drifting: list[tuple[str, Drift]]) -> str:
                    "noise: the ratio averages a changing state)" for label, d in drifting)
 
 
-def compare(base: tuple[str, LayoutInfo, MeasureResult], others: list[tuple[str, LayoutInfo, MeasureResult]],
-            rounds: Rounds) -> list[Comparison]:
+Side = tuple[str, LayoutInfo, MeasureResult]
+
+
+def compare(base: Side, others: list[Side], rounds: Rounds) -> list[Comparison]:
     """The comparisons of one measure (each other layout against the baseline)."""
+    return [_compare_one(base, other, rounds) for other in others]
+
+
+def _compare_one(base: Side, other: Side, rounds: Rounds) -> Comparison:
     label_a, info_a, mra = base
-    out = []
-    for label_b, info_b, mrb in others:
-        ci = stats.ratio_ci([r.score for r in mra.runs], [r.score for r in mrb.runs], mra.higher_is_better)
-        drifting = [(label, m.drift) for label, m in ((label_a, mra), (label_b, mrb)) if m.drift and m.drift.drifts]
-        verdict, text = stats.verdict_text(ci, label_b, label_a)
-        model = model_ratio(info_a, info_b, mra.measure)
-        basis = BASIS[mra.measure]
-        rate_a, rate_b = layout_device_rate(info_a, mra, basis), layout_device_rate(info_b, mrb, basis)
-        dev = rate_b / rate_a if rate_a and rate_b else None
-        io_per_unit = dev / ci.ratio if dev is not None and ci.ratio else None
-        uses = cap_use(rate_a, info_a, basis), cap_use(rate_b, info_b, basis)
-        text += (_precision_clause(ci, rounds) + _device_clause(mra.measure, dev, io_per_unit, uses, label_a)
-                 + _drift_clause(drifting))
-        failed = [r.failed for r in mra.runs + mrb.runs if r.failed]
-        cpu = [label for label, m in ((label_a, mra), (label_b, mrb)) if m.binding == "cpu"]
-        if failed:
-            verdict, text = "failed", f"failed run: {failed[0]}"
-        elif cpu:
-            verdict, text = "cpu-bound", (f"CPU-bound on {', '.join(cpu)}: the layouts were not what held these runs, "
-                                          f"so no winner is called (measured: {text})")
-        out.append(Comparison(
-            measure=mra.measure, baseline=label_a, other=label_b, ratio=ci.ratio, ci_low=ci.low, ci_high=ci.high,
-            confidence=ci.confidence, baseline_median=mra.median, other_median=mrb.median, verdict=verdict,
-            text=text, runs_used=min(len(mra.runs), len(mrb.runs)), looks=rounds.looks,
-            precision_pct=rounds.precision_pct,
-            half_width_pct=None if ci.half_width is None else round(ci.half_width * 100, 2),
-            precise=rounds.precision_pct is not None and ci.within(rounds.precision_pct / 100),
-            stopped=rounds.stopped, drifting=[label for label, _ in drifting],
-            model_ratio=model, model_basis=basis, device_ratio=dev, io_per_unit_ratio=io_per_unit,
-            baseline_cap_use=uses[0], other_cap_use=uses[1]))
-    return out
+    label_b, info_b, mrb = other
+    ci = stats.ratio_ci([r.score for r in mra.runs], [r.score for r in mrb.runs], mra.higher_is_better)
+    drifting = [(label, m.drift) for label, m in ((label_a, mra), (label_b, mrb)) if m.drift and m.drift.drifts]
+    verdict, text = stats.verdict_text(ci, label_b, label_a)
+    model = model_ratio(info_a, info_b, mra.measure)
+    basis = BASIS[mra.measure]
+    dev, io_per_unit, uses = _device_figures(base, other, ci)
+    text += (_precision_clause(ci, rounds) + _device_clause(mra.measure, dev, io_per_unit, uses, label_a)
+             + _drift_clause(drifting))
+    verdict, text = _overruled(verdict, text, base, other)
+    return Comparison(
+        measure=mra.measure, baseline=label_a, other=label_b, ratio=ci.ratio, ci_low=ci.low, ci_high=ci.high,
+        confidence=ci.confidence, baseline_median=mra.median, other_median=mrb.median, verdict=verdict,
+        text=text, runs_used=min(len(mra.runs), len(mrb.runs)), looks=rounds.looks,
+        precision_pct=rounds.precision_pct,
+        half_width_pct=None if ci.half_width is None else round(ci.half_width * 100, 2),
+        precise=rounds.precision_pct is not None and ci.within(rounds.precision_pct / 100),
+        stopped=rounds.stopped, drifting=[label for label, _ in drifting],
+        model_ratio=model, model_basis=basis, device_ratio=dev, io_per_unit_ratio=io_per_unit,
+        baseline_cap_use=uses[0], other_cap_use=uses[1])
+
+
+def _device_figures(base: Side, other: Side, ci: stats.RatioCI) -> tuple[float | None, float | None,
+                                                                        tuple[float | None, float | None]]:
+    """The members' rate ratio, the device I/Os (or bytes) per unit of work ratio, and each side's cap use."""
+    (_, info_a, mra), (_, info_b, mrb) = base, other
+    basis = BASIS[mra.measure]
+    rate_a, rate_b = layout_device_rate(info_a, mra, basis), layout_device_rate(info_b, mrb, basis)
+    dev = rate_b / rate_a if rate_a and rate_b else None
+    io_per_unit = dev / ci.ratio if dev is not None and ci.ratio else None
+    return dev, io_per_unit, (cap_use(rate_a, info_a, basis), cap_use(rate_b, info_b, basis))
+
+
+def _overruled(verdict: str, text: str, base: Side, other: Side) -> tuple[str, str]:
+    """A failed run, or a side held by the CPU, replaces the measured verdict: no winner is called from those."""
+    (label_a, _, mra), (label_b, _, mrb) = base, other
+    failed = [r.failed for r in mra.runs + mrb.runs if r.failed]
+    cpu = [label for label, m in ((label_a, mra), (label_b, mrb)) if m.binding == "cpu"]
+    if failed:
+        return "failed", f"failed run: {failed[0]}"
+    if cpu:
+        return "cpu-bound", (f"CPU-bound on {', '.join(cpu)}: the layouts were not what held these runs, "
+                             f"so no winner is called (measured: {text})")
+    return verdict, text

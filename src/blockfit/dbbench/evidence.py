@@ -32,6 +32,7 @@ from blockfit.schema.bench import (
     MemoryEvidence,
     RunEvidence,
 )
+from blockfit.schema.finding import DeviceSummary, Finding
 
 CPU_BOUND_PCT = 85.0     # host CPU busy at or above this, with no device at a cap: the run measured CPU
 INTERVAL_S = 1.0
@@ -198,17 +199,29 @@ def judge(capture: Capture | None, cpu_pct: float, known: KnownCap | None, db: D
         binding: Binding = "cpu" if cpu_pct >= CPU_BOUND_PCT else "unknown"
         return RunEvidence(db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding, io_bound=False,
                            binding_detail=f"no block device sampled; host CPU {cpu_pct:.0f} % busy")
-    expectation = None
-    if known is not None and (known.iops or known.mbps or known.instance_iops or known.instance_mbps):
-        expectation = rules.Expectation(source="--cap / --instance-cap", member_iops=known.iops,
-                                        member_mbps=known.mbps, instance_iops=known.instance_iops,
-                                        instance_mbps=known.instance_mbps,
-                                        members=_members(capture.header.selected, capture))
-    diag = rules.diagnose(capture, expectation, "bench")
+    diag = rules.diagnose(capture, _expectation(known, capture), "bench")
     at_cap = [f for f in diag.findings if f.kind == "member_cap" and "cap_use" in f.measurements]
+    devices = _device_evidence(diag.devices, at_cap, ends)
+    binding, detail = _binding(diag.findings, at_cap, devices, cpu_pct)
+    return RunEvidence(devices=devices, db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding,
+                       binding_detail=detail, io_bound=binding in IO_BINDINGS, findings=diag.findings)
+
+
+def _expectation(known: KnownCap | None, capture: Capture) -> rules.Expectation | None:
+    """The caps the bench was told, as diagnose's expectation (None: none told)."""
+    if known is None or not (known.iops or known.mbps or known.instance_iops or known.instance_mbps):
+        return None
+    return rules.Expectation(source="--cap / --instance-cap", member_iops=known.iops, member_mbps=known.mbps,
+                             instance_iops=known.instance_iops, instance_mbps=known.instance_mbps,
+                             members=_members(capture.header.selected, capture))
+
+
+def _device_evidence(summaries: list[DeviceSummary], at_cap: list[Finding], ends: RunEnds | None,
+                     ) -> list[DeviceEvidence]:
+    """Each sampled device's figures, with what it completed in the run and, for a member at its cap, that cap."""
     devices = []
     ios, nbytes = completed(ends, ios_done), completed(ends, bytes_moved)
-    for s in diag.devices:
+    for s in summaries:
         f = next((f for f in at_cap if f.device == s.device), None)
         devices.append(DeviceEvidence(device=s.device, role=s.role, parent=s.parent, read_iops=s.read_iops,
                                       write_iops=s.write_iops, mbps=s.mbps, r_await_ms=s.r_await_ms,
@@ -217,38 +230,45 @@ def judge(capture: Capture | None, cpu_pct: float, known: KnownCap | None, db: D
                                       bytes=nbytes.get(s.device),
                                       cap=f.measurements["cap"] if f else None,
                                       cap_use=f.measurements["cap_use"] if f else None))
-    storms = [f for f in diag.findings if f.kind == "flush_storm"]
-    instance = [f for f in diag.findings if f.kind == "instance_cap"]
+    return devices
+
+
+def _binding(findings: list[Finding], at_cap: list[Finding], devices: list[DeviceEvidence],
+             cpu_pct: float) -> tuple[Binding, str]:
+    """What held the run, first match wins: the instance's cap, a member's cap, flush latency, the CPU, a device
+    busy below any known cap; else unknown. With the sentence that says so."""
+    storms = [f for f in findings if f.kind == "flush_storm"]
+    instance = [f for f in findings if f.kind == "instance_cap"]
     if instance:
-        binding = "instance_cap"
-        detail = f"instance cap: {instance[0].summary} ({instance[0].evidence[0]}); host CPU {cpu_pct:.0f} %"
-    elif at_cap:
-        unit = "MB/s" if at_cap[0].metric == "mbps" else "IOPS"
-        binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
-        uses = [f.measurements["cap_use"] for f in at_cap]
-        names = ", ".join(f.device for f in at_cap)
-        who, whose = ("members", "their") if len(at_cap) > 1 else ("member", "its")
-        detail = (f"{who} {names} at {min(uses):.0%}" + (f"–{max(uses):.0%}" if len(at_cap) > 1 else "")
-                  + f" of {whose} {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
-    elif storms:
-        binding = "flush_latency"
-        detail = f"fsync/flush latency: {storms[0].summary} on {storms[0].device}; host CPU {cpu_pct:.0f} %"
-    elif cpu_pct >= CPU_BOUND_PCT:
-        binding = "cpu"
-        detail = f"CPU: host {cpu_pct:.0f} % busy and no device at a cap"
-    elif (busy := busy_device(devices)) is not None:
-        binding = "device_busy"
-        detail = (f"{busy.device} busy {busy.util_pct:.0f} % of the time with {busy.aqu_sz:.1f} I/Os in flight on "
-                  f"average at {busy.mbps:.1f} MB/s, {busy.read_iops + busy.write_iops:,.0f} IOPS, below any known "
-                  f"cap; host CPU {cpu_pct:.0f} %")
-    else:
-        binding = "unknown"
-        top = max(devices, key=lambda d: d.read_iops + d.write_iops, default=None)
-        detail = (f"no device at a known cap and CPU {cpu_pct:.0f} % busy"
-                  + (f"; busiest {top.device} {top.read_iops + top.write_iops:,.0f} IOPS, await "
-                     f"{top.r_await_ms:.1f} ms" if top else ""))
-    return RunEvidence(devices=devices, db=db, memory=memory, cpu_busy_pct=cpu_pct, binding=binding,
-                       binding_detail=detail, io_bound=binding in IO_BINDINGS, findings=diag.findings)
+        return "instance_cap", (f"instance cap: {instance[0].summary} ({instance[0].evidence[0]}); "
+                                f"host CPU {cpu_pct:.0f} %")
+    if at_cap:
+        return _member_cap(at_cap, cpu_pct)
+    if storms:
+        return "flush_latency", (f"fsync/flush latency: {storms[0].summary} on {storms[0].device}; "
+                                 f"host CPU {cpu_pct:.0f} %")
+    if cpu_pct >= CPU_BOUND_PCT:
+        return "cpu", f"CPU: host {cpu_pct:.0f} % busy and no device at a cap"
+    if (busy := busy_device(devices)) is not None:
+        return "device_busy", (f"{busy.device} busy {busy.util_pct:.0f} % of the time with {busy.aqu_sz:.1f} I/Os "
+                               f"in flight on average at {busy.mbps:.1f} MB/s, "
+                               f"{busy.read_iops + busy.write_iops:,.0f} IOPS, below any known cap; "
+                               f"host CPU {cpu_pct:.0f} %")
+    top = max(devices, key=lambda d: d.read_iops + d.write_iops, default=None)
+    return "unknown", (f"no device at a known cap and CPU {cpu_pct:.0f} % busy"
+                       + (f"; busiest {top.device} {top.read_iops + top.write_iops:,.0f} IOPS, await "
+                          f"{top.r_await_ms:.1f} ms" if top else ""))
+
+
+def _member_cap(at_cap: list[Finding], cpu_pct: float) -> tuple[Binding, str]:
+    """Members at their IOPS or MB/s cap: which, and how much of it they used."""
+    unit = "MB/s" if at_cap[0].metric == "mbps" else "IOPS"
+    binding: Binding = "mbps_cap" if unit == "MB/s" else "iops_cap"
+    uses = [f.measurements["cap_use"] for f in at_cap]
+    names = ", ".join(f.device for f in at_cap)
+    who, whose = ("members", "their") if len(at_cap) > 1 else ("member", "its")
+    return binding, (f"{who} {names} at {min(uses):.0%}" + (f"–{max(uses):.0%}" if len(at_cap) > 1 else "")
+                     + f" of {whose} {unit} cap ({at_cap[0].evidence[0]}); host CPU {cpu_pct:.0f} %")
 
 
 def busy_device(devices: list[DeviceEvidence]) -> DeviceEvidence | None:

@@ -71,13 +71,21 @@ def steady(windows: list[WarmupWindow], count: int, pct: float) -> bool:
     both = windows[-2 * count:]
     if len(both) < 2 * count or any(w.failed for w in both):
         return False
-    before, after = both[:count], both[count:]
-    cpu_bound = any(w.binding == "cpu" for w in both)
-    if not cpu_bound and change([w.throughput for w in before], [w.throughput for w in after]) > pct / 100:
-        return False
+    return _throughput_steady(both, count, pct) and _ios_per_unit_steady(both, count, pct)
+
+
+def _throughput_steady(both: list[WarmupWindow], count: int, pct: float) -> bool:
+    """Throughput moved by at most ``pct`` percent, or the CPU held a window (then it says nothing)."""
+    if any(w.binding == "cpu" for w in both):
+        return True
+    return change([w.throughput for w in both[:count]], [w.throughput for w in both[count:]]) <= pct / 100
+
+
+def _ios_per_unit_steady(both: list[WarmupWindow], count: int, pct: float) -> bool:
+    """Device I/Os per unit moved by at most ``pct`` percent, or a window counted too few I/Os to judge by."""
     counted = all(w.device_ios is not None and w.device_ios >= MIN_IOS and w.ios_per_unit is not None for w in both)
-    return not counted or change([w.ios_per_unit or 0.0 for w in before],
-                                 [w.ios_per_unit or 0.0 for w in after]) <= pct / 100
+    return not counted or change([w.ios_per_unit or 0.0 for w in both[:count]],
+                                 [w.ios_per_unit or 0.0 for w in both[count:]]) <= pct / 100
 
 
 def rate(windows: list[WarmupWindow]) -> float | None:

@@ -45,10 +45,16 @@ def device_facts(path: str) -> DeviceFacts:
     sectors = _int(sysdir / "size")
     if is_block and sectors is not None:
         facts.size_bytes = sectors * 512
+    _queue_facts(facts, q)
+    disk = sysdir.parent if (sysdir / "partition").exists() else sysdir
+    _disk_facts(facts, disk)
+    return facts
+
+
+def _queue_facts(facts: DeviceFacts, q: Path) -> None:
+    """What the request queue says: scheduler, depth, cache, block and transfer sizes."""
     facts.scheduler = scheduler(_read(q / "scheduler"))
     facts.nr_requests = _int(q / "nr_requests")
-    disk = sysdir.parent if (sysdir / "partition").exists() else sysdir
-    facts.queue_depth = _int(disk / "device" / "queue_depth")
     rotational = _int(q / "rotational")
     facts.rotational = None if rotational is None else bool(rotational)
     facts.write_cache = _read(q / "write_cache")
@@ -59,6 +65,11 @@ def device_facts(path: str) -> DeviceFacts:
         # a user buffer is not physically contiguous: count one page per segment
         segment = min(_int(q / "max_segment_size") or PAGE, PAGE)
         facts.max_io_bytes = min(facts.max_sectors_kb * 1024, segments * segment)
+
+
+def _disk_facts(facts: DeviceFacts, disk: Path) -> None:
+    """What the whole disk says: its driver's queue depth, model, loop backing and stacked members."""
+    facts.queue_depth = _int(disk / "device" / "queue_depth")
     facts.model = _read(disk / "device" / "model")
     if (disk / "loop").is_dir():
         facts.loop_backing_file = _read(disk / "loop" / "backing_file")
@@ -67,4 +78,3 @@ def device_facts(path: str) -> DeviceFacts:
     slaves = disk / "slaves"
     if slaves.is_dir():
         facts.members = sorted(p.name for p in slaves.iterdir())
-    return facts

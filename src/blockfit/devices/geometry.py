@@ -53,22 +53,28 @@ def parse_lvs_json(text: str, dev_by_majmin: dict[str, str] | None = None) -> li
         return []
     result = []
     for row in rows:
-        if not str(row.get("segtype", "")).startswith(("striped", "raid")):
-            continue  # linear, mirror, thin: no stripe geometry
-        try:
-            stripes = int(row.get("stripes") or 1)
-            major, minor = row.get("lv_kernel_major", "-1").strip(), row.get("lv_kernel_minor", "-1").strip()
-            size = int(str(row.get("stripe_size") or "0").strip() or 0)
-        except ValueError:
-            continue
-        device = f"dm-{minor}" if minor.isdigit() and int(minor) >= 0 else f"{row.get('vg_name')}/{row.get('lv_name')}"
-        if dev_by_majmin and f"{major}:{minor}" in dev_by_majmin:
-            device = dev_by_majmin[f"{major}:{minor}"]
-        members = [d.split("(")[0].rsplit("/", 1)[-1] for d in str(row.get("devices", "")).split(",") if d]
-        result.append(StripeGeometry(device=device, source="lvm", label=f"{row.get('vg_name')}/{row.get('lv_name')}",
-                                     level=row.get("segtype"), stripes=stripes, stripe_bytes=size or None,
-                                     members=members))
+        geometry = _lvs_row(row, dev_by_majmin)
+        if geometry is not None:
+            result.append(geometry)
     return result
+
+
+def _lvs_row(row: dict, dev_by_majmin: dict[str, str] | None) -> StripeGeometry | None:
+    """One `lvs` segment row; None for a segment without stripes or with fields that are not numbers."""
+    if not str(row.get("segtype", "")).startswith(("striped", "raid")):
+        return None  # linear, mirror, thin: no stripe geometry
+    try:
+        stripes = int(row.get("stripes") or 1)
+        major, minor = row.get("lv_kernel_major", "-1").strip(), row.get("lv_kernel_minor", "-1").strip()
+        size = int(str(row.get("stripe_size") or "0").strip() or 0)
+    except ValueError:
+        return None
+    device = f"dm-{minor}" if minor.isdigit() and int(minor) >= 0 else f"{row.get('vg_name')}/{row.get('lv_name')}"
+    if dev_by_majmin and f"{major}:{minor}" in dev_by_majmin:
+        device = dev_by_majmin[f"{major}:{minor}"]
+    members = [d.split("(")[0].rsplit("/", 1)[-1] for d in str(row.get("devices", "")).split(",") if d]
+    return StripeGeometry(device=device, source="lvm", label=f"{row.get('vg_name')}/{row.get('lv_name')}",
+                          level=row.get("segtype"), stripes=stripes, stripe_bytes=size or None, members=members)
 
 
 def read_geometry(devices: dict[str, BlockDevice]) -> list[StripeGeometry]:

@@ -37,33 +37,47 @@ def _walk(root: Path, max_dirs: int = 5000) -> list[Path]:
     return found
 
 
-def read_caps(cgroup_root: Path = Path("/sys/fs/cgroup")) -> list[ThrottleCap]:
+def _v1_caps(v1: Path) -> list[ThrottleCap]:
+    """cgroup v1: one `MAJ:MIN VALUE` line per throttled device, a file per kind."""
     caps: list[ThrottleCap] = []
-    v1 = cgroup_root / "blkio"
-    if v1.is_dir():
-        for d in _walk(v1):
-            for fname, kind in _V1_FILES.items():
-                try:
-                    text = (d / fname).read_text()
-                except OSError:
-                    continue
-                for line in text.splitlines():
-                    parts = line.split()
-                    if len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0:
-                        caps.append(ThrottleCap(dev=parts[0], kind=kind, value=float(parts[1]),
-                                                cgroup="blkio:" + str(d.relative_to(v1))))
-    v2 = cgroup_root / "unified" if (cgroup_root / "unified").is_dir() else cgroup_root
-    if (v2 / "cgroup.controllers").exists():
-        for d in _walk(v2):
+    for d in _walk(v1):
+        for fname, kind in _V1_FILES.items():
             try:
-                text = (d / "io.max").read_text()
+                text = (d / fname).read_text()
             except OSError:
                 continue
             for line in text.splitlines():
                 parts = line.split()
-                for kv in parts[1:]:
-                    key, _, val = kv.partition("=")
-                    if key in _V2_KEYS and val.isdigit():
-                        caps.append(ThrottleCap(dev=parts[0], kind=_V2_KEYS[key], value=float(val),
-                                                cgroup="io:" + str(d.relative_to(v2))))
+                if len(parts) == 2 and parts[1].isdigit() and int(parts[1]) > 0:
+                    caps.append(ThrottleCap(dev=parts[0], kind=kind, value=float(parts[1]),
+                                            cgroup="blkio:" + str(d.relative_to(v1))))
+    return caps
+
+
+def _v2_caps(v2: Path) -> list[ThrottleCap]:
+    """cgroup v2: io.max lines `MAJ:MIN riops=N wbps=max ...`; `max` means no cap."""
+    caps: list[ThrottleCap] = []
+    for d in _walk(v2):
+        try:
+            text = (d / "io.max").read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            parts = line.split()
+            for kv in parts[1:]:
+                key, _, val = kv.partition("=")
+                if key in _V2_KEYS and val.isdigit():
+                    caps.append(ThrottleCap(dev=parts[0], kind=_V2_KEYS[key], value=float(val),
+                                            cgroup="io:" + str(d.relative_to(v2))))
+    return caps
+
+
+def read_caps(cgroup_root: Path = Path("/sys/fs/cgroup")) -> list[ThrottleCap]:
+    caps: list[ThrottleCap] = []
+    v1 = cgroup_root / "blkio"
+    if v1.is_dir():
+        caps += _v1_caps(v1)
+    v2 = cgroup_root / "unified" if (cgroup_root / "unified").is_dir() else cgroup_root
+    if (v2 / "cgroup.controllers").exists():
+        caps += _v2_caps(v2)
     return caps

@@ -374,14 +374,9 @@ def _cap_evidence(act: list[Interval], caps: list[Cap], lat: float, evidence: li
     return need
 
 
-def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureHeader,
-                      capped_members: set[str]) -> Finding | None:
-    act = _steady(_active(ivs))
-    dev = header.devices.get(name)
-    if len(act) < MIN_ACTIVE or dev is None:
-        return None
-    if set(dev.slaves) & capped_members:
-        return None
+def _pinned_depth(act: list[Interval]) -> tuple[float, float, float, float, float] | None:
+    """(in flight, its variation, util %, await ms, IOPS) medians of a busy device whose in-flight count held still;
+    None when it was shallow, varied, idle or had no latency."""
     aqu = [iv.aqu_sz for iv in act]
     depth, spread = _med(aqu), _cv(aqu)
     util = _med([iv.util_pct for iv in act])
@@ -389,10 +384,12 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
     iops = _med([iv.iops for iv in act])
     if depth < MIN_DEPTH or spread > 0.3 or util < MIN_BUSY or lat <= 0:
         return None
-    if any(_cap_use(act, c) >= BELOW_CAP for c in caps):
-        return None
-    limits = _host_limits([name] + dev.slaves, header)
-    pinned = [(what, lim) for what, lim in limits if abs(depth - lim) <= 0.1 * lim + 0.5]
+    return depth, spread, util, lat, iops
+
+
+def _depth_evidence(figures: tuple[float, float, float, float, float], pinned: list[tuple[str, int]]) -> list[str]:
+    """The pinned in-flight count, Little's law on it, and the host limits it equals."""
+    depth, spread, util, lat, iops = figures
     little = iops * lat / 1000
     evidence = [
         f"in flight (aqu-sz) {depth:.2f} median, variation {spread:.0%}: pinned",
@@ -401,6 +398,24 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
     ]
     for what, lim in pinned:
         evidence.append(f"in-flight equals the host limit {what} = {lim}")
+    return evidence
+
+
+def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: CaptureHeader,
+                      capped_members: set[str]) -> Finding | None:
+    act = _steady(_active(ivs))
+    dev = header.devices.get(name)
+    if len(act) < MIN_ACTIVE or dev is None:
+        return None
+    if set(dev.slaves) & capped_members:
+        return None
+    figures = _pinned_depth(act)
+    if figures is None or any(_cap_use(act, c) >= BELOW_CAP for c in caps):
+        return None
+    depth, spread, util, lat, iops = figures
+    limits = _host_limits([name] + dev.slaves, header)
+    pinned = [(what, lim) for what, lim in limits if abs(depth - lim) <= 0.1 * lim + 0.5]
+    evidence = _depth_evidence(figures, pinned)
     need = _cap_evidence(act, caps, lat, evidence)
     target = f"about {max(need or 0, depth * 2):.0f}"
     rec = wording.queue_depth_advice(depth, target, pinned[0] if pinned else None)
@@ -411,6 +426,22 @@ def queue_depth_bound(name: str, ivs: list[Interval], caps: list[Cap], header: C
                                  "util_pct": util, "needed_in_flight": need or 0.0})
 
 
+@dataclass(frozen=True)
+class _MemberFigures:
+    """A stripe's members' median IOPS, await (ms) and util (%) over their active intervals; n members."""
+
+    iops: dict[str, float]
+    lat: dict[str, float]
+    util: dict[str, float]
+    n: int
+
+    @classmethod
+    def of(cls, per: dict[str, list[Interval]], n: int) -> _MemberFigures:
+        return cls(iops={m: _med([iv.iops for iv in v]) for m, v in per.items()},
+                   lat={m: _med([iv.await_ms for iv in v]) for m, v in per.items()},
+                   util={m: _med([iv.util_pct for iv in v]) for m, v in per.items()}, n=n)
+
+
 def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: CaptureHeader) -> list[Finding]:
     dev = header.devices.get(name)
     if dev is None or len(dev.slaves) < 2 or is_multipath(dev, header.multipath):
@@ -418,44 +449,79 @@ def stripe_imbalance(name: str, data: dict[str, list[Interval]], header: Capture
     per = {m: _active(data.get(m, [])) for m in dev.slaves}
     if sum(1 for v in per.values() if len(v) >= MIN_ACTIVE) < 2:
         return []
-    iops = {m: _med([iv.iops for iv in v]) for m, v in per.items()}
-    lat = {m: _med([iv.await_ms for iv in v]) for m, v in per.items()}
-    util = {m: _med([iv.util_pct for iv in v]) for m, v in per.items()}
-    total = sum(iops.values())
-    n = len(dev.slaves)
-    findings = []
-    hot = max(iops, key=lambda m: iops[m])
-    share = iops[hot] / total if total else 0.0
-    if total and share >= 1.5 / n:
-        findings.append(Finding(
-            kind="stripe_imbalance", device=hot, severity="warning", metric="iops",
-            summary=wording.stripe_hot_member(hot, name, share, 1 / n),
-            evidence=["member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items()))],
-            recommendation=wording.STRIPE_HOT_MEMBER,
-            measurements={"share": share, "fair_share": 1 / n}))
-    slow = max(lat, key=lambda m: lat[m])
-    others = [lat[m] for m in lat if m != slow]
-    ref = _med(others)
-    slow_share = iops[slow] / total if total else 0.0
-    slower = lat[slow] >= 2 * ref and lat[slow] - ref >= 0.5
-    busier = util[slow] >= 90 and _med([util[m] for m in util if m != slow]) <= 60
-    if slow_share < 1.2 / n and (slower or busier):  # a hot member is busier because it carries more
-        findings.append(Finding(
-            kind="stripe_slow_member", device=slow, severity="warning",
-            summary=wording.stripe_slow_member(slow, name, lat[slow], ref),
-            evidence=["member await: " + ", ".join(f"{m} {_f(v)} ms" for m, v in sorted(lat.items())),
-                      "member util: " + ", ".join(f"{m} {v:.0f}%" for m, v in sorted(util.items())),
-                      "member IOPS: " + ", ".join(f"{m} {_f(v)}" for m, v in sorted(iops.items())),
-                      f"{name} does {_f(_med([iv.iops for iv in _active(data.get(name, []))]))} IOPS ≈ {n} × "
-                      f"{slow}'s {_f(iops[slow])}: random I/O spreads evenly, so the slowest member sets the pace"],
-            recommendation=wording.STRIPE_SLOW_MEMBER,
-            measurements={"await_ms": lat[slow], "others_await_ms": ref, "iops": iops[slow],
-                          "util_pct": util[slow]}))
-    return findings
+    members = _MemberFigures.of(per, len(dev.slaves))
+    found = (_hot_member(name, members), _slow_member(name, data, members))
+    return [f for f in found if f is not None]
+
+
+def _hot_member(name: str, m: _MemberFigures) -> Finding | None:
+    """The member carrying at least 1.5x its fair share of the stripe's IOPS."""
+    total = sum(m.iops.values())
+    hot = max(m.iops, key=lambda k: m.iops[k])
+    share = m.iops[hot] / total if total else 0.0
+    if not (total and share >= 1.5 / m.n):
+        return None
+    return Finding(
+        kind="stripe_imbalance", device=hot, severity="warning", metric="iops",
+        summary=wording.stripe_hot_member(hot, name, share, 1 / m.n),
+        evidence=["member IOPS: " + ", ".join(f"{k} {_f(v)}" for k, v in sorted(m.iops.items()))],
+        recommendation=wording.STRIPE_HOT_MEMBER,
+        measurements={"share": share, "fair_share": 1 / m.n})
+
+
+def _slow_member(name: str, data: dict[str, list[Interval]], m: _MemberFigures) -> Finding | None:
+    """The member with the longest await, when it is much slower or much busier than the rest without carrying
+    more than its share (a hot member is busier because it carries more)."""
+    total = sum(m.iops.values())
+    slow = max(m.lat, key=lambda k: m.lat[k])
+    ref = _med([m.lat[k] for k in m.lat if k != slow])
+    slow_share = m.iops[slow] / total if total else 0.0
+    slower = m.lat[slow] >= 2 * ref and m.lat[slow] - ref >= 0.5
+    busier = m.util[slow] >= 90 and _med([m.util[k] for k in m.util if k != slow]) <= 60
+    if not (slow_share < 1.2 / m.n and (slower or busier)):
+        return None
+    return Finding(
+        kind="stripe_slow_member", device=slow, severity="warning",
+        summary=wording.stripe_slow_member(slow, name, m.lat[slow], ref),
+        evidence=["member await: " + ", ".join(f"{k} {_f(v)} ms" for k, v in sorted(m.lat.items())),
+                  "member util: " + ", ".join(f"{k} {v:.0f}%" for k, v in sorted(m.util.items())),
+                  "member IOPS: " + ", ".join(f"{k} {_f(v)}" for k, v in sorted(m.iops.items())),
+                  f"{name} does {_f(_med([iv.iops for iv in _active(data.get(name, []))]))} IOPS ≈ {m.n} × "
+                  f"{slow}'s {_f(m.iops[slow])}: random I/O spreads evenly, so the slowest member sets the pace"],
+        recommendation=wording.STRIPE_SLOW_MEMBER,
+        measurements={"await_ms": m.lat[slow], "others_await_ms": ref, "iops": m.iops[slow],
+                      "util_pct": m.util[slow]})
 
 
 def _map_of(name: str, header: CaptureHeader) -> MultipathMap | None:
     return next((m for m in header.multipath if m.device == name), None)
+
+
+def _path_iops(paths: list[str], data: dict[str, list[Interval]], top: list[Interval]) -> dict[str, float]:
+    """Each path's median IOPS over the intervals in which the multipath device itself was active."""
+    times = {iv.t for iv in top}
+    return {p: _med([iv.iops for iv in data.get(p, []) if iv.t in times]) for p in paths}
+
+
+def _map_layout(mp: MultipathMap) -> str:
+    """The map's path groups as dmsetup recorded them: selector, state, paths (failed ones marked)."""
+    states = {"A": "active", "E": "standby", "D": "disabled"}
+    layout = "; ".join(f"group {i + 1} ({g.selector}, {states.get(g.state, g.state)}): "
+                       + ", ".join(f"{p.name or p.dev}{'' if p.active else ' FAILED'}" for p in g.paths)
+                       for i, g in enumerate(mp.groups))
+    return f"dmsetup: {len(mp.groups)} path group(s): {layout}"
+
+
+def _one_path_cause(mp: MultipathMap) -> str:
+    """Why the I/O takes one path, from the map: failed paths, one path per group, or one active path."""
+    failed = [p for g in mp.groups for p in g.paths if not p.active]
+    if failed:
+        return "failed_paths"
+    if len(mp.groups) > 1:
+        return "failover_grouping"
+    if len(mp.active_paths) < 2:
+        return "one_active_path"
+    return "unknown"
 
 
 def multipath_one_path(name: str, data: dict[str, list[Interval]], header: CaptureHeader) -> Finding | None:
@@ -472,8 +538,7 @@ def multipath_one_path(name: str, data: dict[str, list[Interval]], header: Captu
     top = _active(data.get(name, []))
     if len(top) < MIN_ACTIVE:
         return None
-    times = {iv.t for iv in top}
-    iops = {p: _med([iv.iops for iv in data.get(p, []) if iv.t in times]) for p in dev.slaves}
+    iops = _path_iops(dev.slaves, data, top)
     total = sum(iops.values())
     hot = max(iops, key=lambda p: iops[p])
     share = iops[hot] / total if total else 0.0
@@ -484,23 +549,12 @@ def multipath_one_path(name: str, data: dict[str, list[Interval]], header: Captu
                 f"{hot} carries {share:.0%} of the I/O; {n} paths would each carry {1 / n:.0%} if spread"]
     mp = _map_of(name, header)
     cause = "unknown"
-    if mp is not None:
-        states = {"A": "active", "E": "standby", "D": "disabled"}
-        layout = "; ".join(f"group {i + 1} ({g.selector}, {states.get(g.state, g.state)}): "
-                           + ", ".join(f"{p.name or p.dev}{'' if p.active else ' FAILED'}" for p in g.paths)
-                           for i, g in enumerate(mp.groups))
-        evidence.append(f"dmsetup: {len(mp.groups)} path group(s): {layout}")
-        failed = [p for g in mp.groups for p in g.paths if not p.active]
-        if failed:
-            cause = "failed_paths"
-        elif len(mp.groups) > 1:
-            cause = "failover_grouping"
-        elif len(mp.active_paths) < 2:
-            cause = "one_active_path"
-    rec = wording.multipath_advice(cause)
     measurements = {"paths": float(n), "busiest_path_share": share, "fair_share": 1 / n}
     if mp is not None:
+        evidence.append(_map_layout(mp))
+        cause = _one_path_cause(mp)
         measurements |= {"active_paths": float(len(mp.active_paths)), "path_groups": float(len(mp.groups))}
+    rec = wording.multipath_advice(cause)
     return Finding(kind="multipath_one_path", device=name, severity="warning", metric="iops",
                    summary=wording.multipath_one_path(name, n, hot, share),
                    evidence=evidence, recommendation=rec, measurements=measurements)
@@ -512,10 +566,8 @@ def instance_cap(data: dict[str, list[Interval]], expectation: Expectation | Non
     names = [m for m in expectation.members if m in data]
     if not names:
         return None
-    length = min(len(data[m]) for m in names)
-    sums_iops = [sum(data[m][i].iops for m in names) for i in range(length)]
-    sums_mbps = [sum(data[m][i].mbps for m in names) for i in range(length)]
-    act = [i for i in range(length) if sums_iops[i] >= MIN_IOPS]
+    sums_iops, sums_mbps = _summed(data, names)
+    act = [i for i in range(len(sums_iops)) if sums_iops[i] >= MIN_IOPS]
     if len(act) < MIN_ACTIVE:
         return None
     for metric, label, values, cap in (("iops", "IOPS", sums_iops, expectation.instance_iops),
@@ -531,6 +583,13 @@ def instance_cap(data: dict[str, list[Interval]], expectation: Expectation | Non
                            recommendation=wording.INSTANCE_CAP,
                            measurements={"value": value, "cap": cap})
     return None
+
+
+def _summed(data: dict[str, list[Interval]], names: list[str]) -> tuple[list[float], list[float]]:
+    """The members' IOPS and MB/s summed per interval, over the intervals every member has."""
+    length = min(len(data[m]) for m in names)
+    return ([sum(data[m][i].iops for m in names) for i in range(length)],
+            [sum(data[m][i].mbps for m in names) for i in range(length)])
 
 
 def small_io_on_throughput_bound(name: str, ivs: list[Interval], caps: list[Cap]) -> Finding | None:
@@ -552,8 +611,12 @@ def small_io_on_throughput_bound(name: str, ivs: list[Interval], caps: list[Cap]
 
 
 def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
+    return _misaligned_partitions(header) + _misaligned_xfs(header)
+
+
+def _misaligned_partitions(header: CaptureHeader) -> list[Finding]:
+    """Partitions that start off their disk's optimal I/O size."""
     findings = []
-    stripe_of = {g.device: g for g in header.geometry}
     for dev in header.devices.values():
         if dev.kind != "partition" or dev.start_sector is None or dev.disk is None:
             continue
@@ -566,6 +629,13 @@ def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
                 evidence=[f"{dev.name} start sector {dev.start_sector}; {dev.disk} optimal_io_size {align}"],
                 recommendation=wording.PARTITION_ALIGN,
                 measurements={"start_bytes": float(dev.start_sector * 512), "align": float(align)}))
+    return findings
+
+
+def _misaligned_xfs(header: CaptureHeader) -> list[Finding]:
+    """XFS mounts on a stripe whose sunit/swidth are not the stripe's."""
+    findings = []
+    stripe_of = {g.device: g for g in header.geometry}
     for m in header.mounts:
         devname = next((d.name for d in header.devices.values() if d.dev == m.dev), None)
         g = stripe_of.get(devname or "")
@@ -573,8 +643,7 @@ def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
             continue
         sunit, swidth = m.option("sunit"), m.option("swidth")
         want_su, want_sw = g.stripe_bytes // 512, g.stripe_bytes // 512 * g.stripes
-        if sunit is None or not sunit.isdigit() or int(sunit) != want_su or (swidth or "").isdigit() and int(
-                swidth or 0) != want_sw:
+        if _xfs_units_differ(sunit, swidth, want_su, want_sw):
             findings.append(Finding(
                 kind="misaligned_geometry", device=devname or m.dev, severity="info",
                 summary=wording.misaligned_xfs(m.mount_point, g.stripes),
@@ -583,6 +652,12 @@ def misaligned_geometry(header: CaptureHeader) -> list[Finding]:
                 recommendation=wording.xfs_geometry_advice(g.stripe_bytes, g.stripes),
                 measurements={"want_sunit": float(want_su), "want_swidth": float(want_sw)}))
     return findings
+
+
+def _xfs_units_differ(sunit: str | None, swidth: str | None, want_su: int, want_sw: int) -> bool:
+    """A missing or other sunit, or a numeric swidth other than the stripe's (no swidth option is not a miss)."""
+    return sunit is None or not sunit.isdigit() or int(sunit) != want_su or (swidth or "").isdigit() and int(
+        swidth or 0) != want_sw
 
 
 def scheduler_readahead(name: str, ivs: list[Interval], header: CaptureHeader) -> Finding | None:

@@ -87,6 +87,21 @@ def redact(text: str) -> str:
 def parse_source(text: str) -> Source:
     """`prometheus+http://HOST:PORT[/PREFIX]` → Source; anything else is a ValueProblem naming the URL (shown
     without its credentials). The token and the timeout come from the environment, checked here too."""
+    url, base = _split_source(text)
+    auth, secrets = _basic_auth(url)
+    token = (os.environ.get(TOKEN_ENV) or "").strip()
+    if token:
+        if not all("!" <= c <= "~" for c in token):   # a header value; the token itself is never shown
+            raise InputError(f"{TOKEN_ENV}: expected a token of printable ASCII without spaces")
+        auth = f"Bearer {token}"
+        secrets.append(token)
+    return Source(base_url=base, display=SCHEME + base, authorization=auth, timeout_s=request_timeout(),
+                  secrets=tuple(s for s in secrets if s))
+
+
+def _split_source(text: str) -> tuple[urllib.parse.SplitResult, str]:
+    """The URL after `prometheus+`, split, and the API's base URL without credentials; a ValueProblem when it is not
+    http(s)://HOST[:PORT][/PREFIX] with no query, fragment, control character or space."""
     expected = "prometheus+http://HOST:PORT or prometheus+https://HOST[:PORT][/PREFIX]"
     shown = repr(redact(text))
     if not is_prometheus(text):
@@ -107,22 +122,17 @@ def parse_source(text: str) -> Source:
         raise ValueProblem(f"{shown}: expected {expected}")
     host = url.hostname if ":" not in url.hostname else f"[{url.hostname}]"
     netloc = host + (f":{port}" if port else "")
-    base = urllib.parse.urlunsplit((url.scheme, netloc, url.path.rstrip("/"), "", ""))
-    auth = None
-    secrets: list[str] = []
-    if url.username is not None:
-        password = urllib.parse.unquote(url.password or "")
-        pair = f"{urllib.parse.unquote(url.username)}:{password}"
-        auth = "Basic " + base64.b64encode(pair.encode()).decode()
-        secrets += [auth[len("Basic "):], pair, password]
-    token = (os.environ.get(TOKEN_ENV) or "").strip()
-    if token:
-        if not all("!" <= c <= "~" for c in token):   # a header value; the token itself is never shown
-            raise InputError(f"{TOKEN_ENV}: expected a token of printable ASCII without spaces")
-        auth = f"Bearer {token}"
-        secrets.append(token)
-    return Source(base_url=base, display=SCHEME + base, authorization=auth, timeout_s=request_timeout(),
-                  secrets=tuple(s for s in secrets if s))
+    return url, urllib.parse.urlunsplit((url.scheme, netloc, url.path.rstrip("/"), "", ""))
+
+
+def _basic_auth(url: urllib.parse.SplitResult) -> tuple[str | None, list[str]]:
+    """`user:password@` in the URL → the Authorization header, and what of it must never be shown back."""
+    if url.username is None:
+        return None, []
+    password = urllib.parse.unquote(url.password or "")
+    pair = f"{urllib.parse.unquote(url.username)}:{password}"
+    auth = "Basic " + base64.b64encode(pair.encode()).decode()
+    return auth, [auth[len("Basic "):], pair, password]
 
 
 def request_timeout() -> float:
@@ -282,14 +292,9 @@ class Client:
         return doc["data"]
 
     def _http_error(self, path: str, answer: http.Answer) -> Any:
-        try:
-            doc = json.loads(answer.body or b"{}")
-        except (ValueError, RecursionError):
-            doc = {}
-        error = self._said(doc.get("error", "")) if isinstance(doc, dict) else ""
-        kind = str(doc.get("errorType", "")) if isinstance(doc, dict) else ""
+        error, kind = self._error_of(answer)
         code, reason = answer.status, self._said(answer.reason)
-        if code == 422 or code == 504 or (code == 503 and kind == "timeout") or kind == "timeout":
+        if code in (422, 504) or kind == "timeout":   # a 503 says timeout in errorType
             raise TooBig(f"{self.source.display}{path}: {code} {error or reason}")
         if code == 400 and kind == "bad_data":
             raise QueryRefused(error or "bad_data")
@@ -300,6 +305,16 @@ class Client:
             raise EnvironmentProblem(f"{self.source.display}{path}: 404 Not Found (is this the Prometheus HTTP API? "
                                      "a PREFIX such as /prometheus goes in the URL)")
         raise EnvironmentProblem(f"{self.source.display}{path}: {code} {error or reason}")
+
+    def _error_of(self, answer: http.Answer) -> tuple[str, str]:
+        """The error text (fit for a message) and errorType of an answer that is not 200; empty when it has none."""
+        try:
+            doc = json.loads(answer.body or b"{}")
+        except (ValueError, RecursionError):
+            doc = {}
+        if not isinstance(doc, dict):
+            return "", ""
+        return self._said(doc.get("error", "")), str(doc.get("errorType", ""))
 
     def _said(self, text: object, limit: int = 200) -> str:
         """Text from the server, fit for a message: the credentials sent to it hidden (a server or a proxy may echo

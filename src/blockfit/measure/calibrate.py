@@ -27,7 +27,7 @@ from blockfit.measure.fio_job import JobSpec, layout_args, probe_args, render_jo
 from blockfit.measure.fio_run import FioFailed, fio_binary, fio_version, run_fio
 from blockfit.measure.histogram import LatencyHistogram
 from blockfit.measure.multihost import Host, check_reachable, client_args, host_index, parse_host
-from blockfit.measure.results import job_stats
+from blockfit.measure.results import JobStats, job_stats
 from blockfit.measure.search import Search, SearchPlan, summarize
 from blockfit.measure.targets import Target, resolve_targets
 from blockfit.schema.measurement import DeviceFacts, MeasuredPoint, Measurement
@@ -172,18 +172,6 @@ class Runner:
         iops = sum(s.iops for s in stats)
         mean = sum(s.iops_mean for s in stats)
         sd = sum(s.iops_stddev**2 for s in stats) ** 0.5
-        host_iops: dict[str, float] = {}
-        if self.hosts:
-            for s in stats:
-                idx = host_index(s.name)
-                label = self.hosts[idx].label if idx is not None and idx < len(self.hosts) else str(s.hostname)
-                host_iops[label] = host_iops.get(label, 0.0) + s.iops
-        share: dict[str, float] = {}
-        if before and after:
-            deltas = {path: after.get(name, 0) - before.get(name, 0) for path, name in members.items()}
-            total = sum(deltas.values())
-            if total > 0:
-                share = {path: d / total for path, d in deltas.items()}
         ms = 1e-6
         return MeasuredPoint(
             phase=phase, outstanding=outstanding,
@@ -192,8 +180,27 @@ class Runner:
             p50_ms=hist.percentile_ns(50) * ms, p95_ms=hist.percentile_ns(95) * ms,
             p99_ms=hist.percentile_ns(99) * ms, percentile_ms=hist.percentile_ns(self.options.percentile) * ms,
             avg_ms=hist.mean_ns() * ms, steady=True, iops_cv=(sd / mean) if mean > 0 else 0.0,
-            seconds=max(s.runtime_ms for s in stats) / 1000, ios=hist.count, member_share=share,
-            host_iops=host_iops)
+            seconds=max(s.runtime_ms for s in stats) / 1000, ios=hist.count,
+            member_share=_member_share(before, after, members), host_iops=self._host_iops(stats))
+
+    def _host_iops(self, stats: list[JobStats]) -> dict[str, float]:
+        """IOPS per host of a multi-host run, by the host label its jobs carry (empty for a local run)."""
+        host_iops: dict[str, float] = {}
+        if self.hosts:
+            for s in stats:
+                idx = host_index(s.name)
+                label = self.hosts[idx].label if idx is not None and idx < len(self.hosts) else str(s.hostname)
+                host_iops[label] = host_iops.get(label, 0.0) + s.iops
+        return host_iops
+
+
+def _member_share(before: dict[str, int], after: dict[str, int], members: dict[str, str]) -> dict[str, float]:
+    """Each member's share of the I/Os the members completed in the point (empty: not counted, or none done)."""
+    if not (before and after):
+        return {}
+    deltas = {path: after.get(name, 0) - before.get(name, 0) for path, name in members.items()}
+    total = sum(deltas.values())
+    return {path: d / total for path, d in deltas.items()} if total > 0 else {}
 
 
 WORKDIR_PREFIX = "blockfit-calibrate-"
@@ -268,7 +275,16 @@ def _facts(targets: list[Target]) -> list[DeviceFacts]:
 
 
 def _warnings(measurement: Measurement, targets: list[Target], notes: list[str]) -> list[str]:
-    out = list(notes)
+    small = [p for p in measurement.curve if p.phase == "small"]
+    first = min(small, key=lambda p: p.outstanding) if small else None
+    return (list(notes) + _page_cache_warnings(measurement) + _memory_speed_warnings(first)
+            + _size_warnings(measurement, targets) + _bound_warnings(measurement, small, first)
+            + _burst_warnings(measurement) + _unsteady_warnings(measurement))
+
+
+def _page_cache_warnings(measurement: Measurement) -> list[str]:
+    """Reads that went through a page cache: the target's (no O_DIRECT) or a loop device's backing file's."""
+    out = []
     if not measurement.direct:
         out.append("page cache in play: the target's filesystem refused O_DIRECT, so fio read through the "
                    "page cache; figures describe memory as much as the device")
@@ -276,12 +292,21 @@ def _warnings(measurement: Measurement, targets: list[Target], notes: list[str])
         if f.loop_direct_io is False:
             out.append(f"page cache in play: {f.device} is a loop device without direct I/O, so its reads "
                        "may come from the host's page cache")
-    small = [p for p in measurement.curve if p.phase == "small"]
-    first = min(small, key=lambda p: p.outstanding) if small else None
+    return out
+
+
+def _memory_speed_warnings(first: MeasuredPoint | None) -> list[str]:
+    """The shallowest small-I/O point answered at memory speed: a cache served it, not the device."""
     if first is not None and first.p50_ms * 1e6 < MEMORY_SPEED_NS:
-        out.append(f"median latency at {first.outstanding} outstanding I/O is {first.p50_ms * 1000:.0f} µs, memory "
-                   "speed: unless the device is that fast, a cache (controller, host, or a sparse/unwritten "
-                   "backing) is serving the reads; use a target larger than any cache in the path")
+        return [f"median latency at {first.outstanding} outstanding I/O is {first.p50_ms * 1000:.0f} µs, memory "
+                "speed: unless the device is that fast, a cache (controller, host, or a sparse/unwritten "
+                "backing) is serving the reads; use a target larger than any cache in the path"]
+    return []
+
+
+def _size_warnings(measurement: Measurement, targets: list[Target]) -> list[str]:
+    """Targets small enough for a device, host or page cache to hold whole."""
+    out = []
     total_mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     for t in targets:
         if t.kind != "remote" and 0 < t.size_bytes < GIB:
@@ -290,10 +315,20 @@ def _warnings(measurement: Measurement, targets: list[Target], notes: list[str])
         elif not measurement.direct and t.size_bytes < 2 * total_mem:
             out.append(f"{t.given} ({t.size_bytes / GIB:.1f} GiB) is smaller than twice this machine's memory: "
                        "the page cache can hold it")
-    if small and not measurement.bound_met:
-        out.append(f"latency bound never met: even {first.outstanding if first else 1} outstanding I/O had "
-                   f"p{measurement.percentile:g} = {measurement.latency_ms:.2f} ms > {measurement.max_latency_ms:g} ms;"
-                   " max_iops is the IOPS at that depth")
+    return out
+
+
+def _bound_warnings(measurement: Measurement, small: list[MeasuredPoint], first: MeasuredPoint | None) -> list[str]:
+    if not small or measurement.bound_met:
+        return []
+    return [f"latency bound never met: even {first.outstanding if first else 1} outstanding I/O had "
+            f"p{measurement.percentile:g} = {measurement.latency_ms:.2f} ms > {measurement.max_latency_ms:g} ms;"
+            " max_iops is the IOPS at that depth"]
+
+
+def _burst_warnings(measurement: Measurement) -> list[str]:
+    """A curve flat at some depths that gains again deeper: a rate limiter releasing I/O in bursts."""
+    out = []
     for phase in ("small", "large"):
         sweep = [p for p in measurement.curve if p.phase == phase and p.gain is not None]
         flat = [p.outstanding for p in sweep if p.flat]
@@ -302,12 +337,16 @@ def _warnings(measurement: Measurement, targets: list[Target], notes: list[str])
             out.append(f"{phase} I/O: the curve was flat at {', '.join(map(str, flat))} outstanding and gained "
                        f"again at {', '.join(map(str, regained))}: a rate limiter releasing I/O in bursts; the "
                        "search went past the flat steps")
-    unsteady = [p for p in measurement.curve if not p.steady]
-    if unsteady:
-        out.append(f"{len(unsteady)} of {len(measurement.curve)} points did not reach steady state "
-                   f"(IOPS varied by more than the tolerance): " +
-                   ", ".join(f"{p.phase}@{p.outstanding}" for p in unsteady))
     return out
+
+
+def _unsteady_warnings(measurement: Measurement) -> list[str]:
+    unsteady = [p for p in measurement.curve if not p.steady]
+    if not unsteady:
+        return []
+    return [f"{len(unsteady)} of {len(measurement.curve)} points did not reach steady state "
+            f"(IOPS varied by more than the tolerance): " +
+            ", ".join(f"{p.phase}@{p.outstanding}" for p in unsteady)]
 
 
 @dataclass
