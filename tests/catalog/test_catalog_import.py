@@ -372,3 +372,21 @@ def test_plan_and_model_at_the_smallest_figures_a_catalog_takes(tmp_path: Path,
                  ["model", "--layout", "1x50G@lower-cost", "--instance", "VM.Standard.Z9.4"]):
         code, _stdout, err = run([*args, "--catalog", str(out)], capsys)
         assert code in (0, 3) and "Traceback" not in err, (args, code, err)
+
+
+def test_azure_import_reads_a_host_cache_and_model_applies_it(tmp_path: Path) -> None:
+    """A size with CachedDiskBytes gets its cached limits (bytes / 2^20 as the uncached ones); one without (a v5
+    size, whose CombinedTempDiskAndCached figures are its temp disk's) gets none."""
+    files = [write(tmp_path / "skus.json", azure_skus(
+        azure_sku("Standard_D8s_v3", 8, 32, 12800, 192, 16, cached=(16000, 128, 200)),
+        azure_sku("Standard_D8ds_v5", 8, 32, 12800, 290, 16)))]
+    out = tmp_path / "azure.toml"
+    import_catalog("azure", files, out, load_catalog("azure"))
+    cat = load_catalog_file(out)
+    d3 = cat.shapes["Standard_D8s_v3"]
+    assert (d3.iops_cached, d3.mbps_cached, d3.cache_gb) == (16000, 128, 200)
+    assert cat.cite(d3, "iops_cached").id.startswith("IMPORT-")
+    assert cat.shapes["Standard_D8ds_v5"].iops_cached is None
+    lay = parse_layout("2x1T@premium-v1", "azure", cat).model_copy(update={"host_caching": "readonly"})
+    pred = predict(lay, Instance(cloud="azure", shape="Standard_D8s_v3"), Workload(), cat)
+    assert pred.max_mbps == pytest.approx(128, rel=1e-3)   # reads only: the cached MB/s binds
