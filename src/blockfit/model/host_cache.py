@@ -12,7 +12,7 @@ import dataclasses
 
 from blockfit.catalog import Catalog
 from blockfit.catalog.models import VolumeType
-from blockfit.errors import InputError
+from blockfit.errors import ValueProblem
 from blockfit.model.instance import InstanceCaps
 from blockfit.model.limits import Cap
 from blockfit.schema import Citation, Layout
@@ -35,12 +35,12 @@ def check_host_caching(cat: Catalog, vt: VolumeType, layout: Layout) -> None:
     limit = vt.host_caching_max_gb
     if limit is None:
         takes = [t.name for t in cat.volume_types.values() if t.host_caching_max_gb is not None]
-        raise InputError(f"--host-caching readonly: {vt.name} disks take no host caching; expected --host-caching none"
-                         + (f" or a {' / '.join(takes)} layout" if takes else ""))
+        raise ValueProblem(f"readonly: {vt.name} disks take no host caching; expected none"
+                           + (f" or a {' / '.join(takes)} layout" if takes else ""))
     if layout.volume.size_gb > limit:
-        raise InputError(f"--host-caching readonly: a {layout.volume.size_gb:g} GiB {vt.name} disk is too large for "
-                         f"host caching (at most {limit:g} GiB, {cat.cite(vt, 'host_caching_max_gb')}); expected "
-                         "--host-caching none or smaller disks")
+        raise ValueProblem(f"readonly: a {layout.volume.size_gb:g} GiB {vt.name} disk is too large for host caching "
+                           f"(at most {limit:g} GiB, {cat.cite(vt, 'host_caching_max_gb')}); expected none or smaller "
+                           "disks")
 
 
 def apply(caps: list[Cap], ic: InstanceCaps, read_share: float, copies: int) -> list[Cap]:
