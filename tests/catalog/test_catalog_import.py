@@ -56,6 +56,10 @@ def test_toml_writer_round_trips_every_shipped_catalog() -> None:
         assert tomllib.loads(dumps(raw, "header")) == raw, path
 
 
+def changed_iops_was_unknown(result, shape: str) -> bool:
+    return any(c.item == f"shapes.{shape}" and c.field == "iops" and c.old is None for c in result.changes)
+
+
 def test_aws_import_model_reports_the_imported_figures(tmp_path: Path) -> None:
     out = tmp_path / "aws.toml"
     raw = raw_catalog(load_catalog("aws"))   # r6a.2xlarge unpriced, as before issue 38 priced it at 0.4536
@@ -64,7 +68,9 @@ def test_aws_import_model_reports_the_imported_figures(tmp_path: Path) -> None:
     base = load_catalog_file(str(tmp_path / "base.toml"))
     result = import_catalog("aws", aws_files(tmp_path), out, base)
     cat = load_catalog_file(str(out))
-    assert result.added == ["r8i.2xlarge", "m4.xlarge"] and "r6a.2xlarge" in result.replaced
+    # r8i.2xlarge is shipped with its bandwidth only (IOPS unknown): the file gives its IOPS
+    assert result.added == ["m4.xlarge"] and {"r6a.2xlarge", "r8i.2xlarge"} <= set(result.replaced)
+    assert changed_iops_was_unknown(result, "r8i.2xlarge")
     changed = {(c.item, c.field): (c.old, c.new) for c in result.changes}
     assert changed[("shapes.r6a.2xlarge", "iops")] == (12000, 13000)
     assert changed[("shapes.r6a.2xlarge", "mbps")] == (312.5, 400.0)
@@ -372,3 +378,21 @@ def test_plan_and_model_at_the_smallest_figures_a_catalog_takes(tmp_path: Path,
                  ["model", "--layout", "1x50G@lower-cost", "--instance", "VM.Standard.Z9.4"]):
         code, _stdout, err = run([*args, "--catalog", str(out)], capsys)
         assert code in (0, 3) and "Traceback" not in err, (args, code, err)
+
+
+def test_azure_import_reads_a_host_cache_and_model_applies_it(tmp_path: Path) -> None:
+    """A size with CachedDiskBytes gets its cached limits (bytes / 2^20 as the uncached ones); one without (a v5
+    size, whose CombinedTempDiskAndCached figures are its temp disk's) gets none."""
+    files = [write(tmp_path / "skus.json", azure_skus(
+        azure_sku("Standard_D8s_v3", 8, 32, 12800, 192, 16, cached=(16000, 128, 200)),
+        azure_sku("Standard_D8ds_v5", 8, 32, 12800, 290, 16)))]
+    out = tmp_path / "azure.toml"
+    import_catalog("azure", files, out, load_catalog("azure"))
+    cat = load_catalog_file(out)
+    d3 = cat.shapes["Standard_D8s_v3"]
+    assert (d3.iops_cached, d3.mbps_cached, d3.cache_gb) == (16000, 128, 200)
+    assert cat.cite(d3, "iops_cached").id.startswith("IMPORT-")
+    assert cat.shapes["Standard_D8ds_v5"].iops_cached is None
+    lay = parse_layout("2x1T@premium-v1", "azure", cat).model_copy(update={"host_caching": "readonly"})
+    pred = predict(lay, Instance(cloud="azure", shape="Standard_D8s_v3"), Workload(), cat)
+    assert pred.max_mbps == pytest.approx(128, rel=1e-3)   # reads only: the cached MB/s binds

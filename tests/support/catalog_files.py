@@ -118,8 +118,10 @@ def aws_price_list(region: str, hourly: dict[str, float], ebs: dict[tuple[str, s
 # ---- Azure --------------------------------------------------------------------------------------------------------
 
 def azure_sku(name: str, vcpus: int, memory_gb: float, iops: int, mbps: float, disks: int,
-              locations: tuple[str, ...] = ("eastus",), premium: bool = True) -> list[dict[str, Any]]:
-    """az vm list-skus rows of one size (one per location, as the CLI prints without --location)."""
+              locations: tuple[str, ...] = ("eastus",), premium: bool = True,
+              cached: tuple[int, float, float] | None = None) -> list[dict[str, Any]]:
+    """az vm list-skus rows of one size (one per location, as the CLI prints without --location); `cached`: the
+    size's host cache (IOPS, MBps, GiB) as the API carries it."""
     caps = {"MaxResourceVolumeMB": "0", "OSVhdSizeMB": "1047552", "vCPUs": str(vcpus),
             "MemoryPreservingMaintenanceSupported": "True", "HyperVGenerations": "V1,V2",
             "MemoryGB": f"{memory_gb:g}", "MaxDataDiskCount": str(disks), "CpuArchitectureType": "x64",
@@ -130,6 +132,11 @@ def azure_sku(name: str, vcpus: int, memory_gb: float, iops: int, mbps: float, d
     if premium:
         caps.update({"UncachedDiskIOPS": str(iops), "UncachedDiskBytesPerSecond": str(round(mbps * 1048576)),
                      "CombinedTempDiskAndCachedIOPS": str(iops), "UltraSSDAvailable": "True"})
+    if cached:
+        caps.update({"CombinedTempDiskAndCachedIOPS": str(cached[0]),
+                     "CombinedTempDiskAndCachedReadBytesPerSecond": str(round(cached[1] * 1048576)),
+                     "CombinedTempDiskAndCachedWriteBytesPerSecond": str(round(cached[1] * 1048576)),
+                     "CachedDiskBytes": str(round(cached[2] * (1 << 30)))})
     size = name.removeprefix("Standard_")
     return [{"resourceType": "virtualMachines", "name": name, "tier": "Standard", "size": size,
              "family": "standardTestFamily", "locations": [loc],

@@ -168,6 +168,8 @@ class VolumeType(Sourced):
     ssd: bool = True
     vm_caps_as: str | None = Field(default=None, description="the volume type whose instance cap sets hold for this "
                                    "one (Azure Standard SSD/HDD: the size pages' Premium SSD caps)")
+    host_caching_max_gb: Rate | None = Field(default=None, description="Azure: the largest disk of this type "
+                                             "that takes host caching; None = the type takes none")
     pv_max_iops: Iops | None = None
     # attachments (oci_vpu): iSCSI paths and sessions
     iscsi_session_depth: Whole | None = None    # I/Os one iSCSI session runs at once (node.session.queue_depth)
@@ -295,6 +297,10 @@ class Shape(Sourced):
     mbps: Mbps | None = None
     iops_burst: Iops | None = None
     mbps_burst: Mbps | None = None
+    iops_cached: Iops | None = Field(default=None, description="Azure: the VM's cached limit (host caching "
+                                     "ReadOnly/ReadWrite), beside the uncached iops")
+    mbps_cached: Mbps | None = Field(default=None, description="Azure: the VM's cached MB/s limit")
+    cache_gb: Rate | None = Field(default=None, description="Azure: the host cache's size, GiB")
     attach_max: Whole | None = None
     attach_pv_max: Whole | None = None
     uhp_min_ocpus: NonNeg | None = None   # VM OCPUs needed for multipath-enabled (UHP) attachments

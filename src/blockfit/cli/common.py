@@ -112,6 +112,17 @@ def attachment(value: str | None) -> str | None:
     return value
 
 
+HOST_CACHING = ("readonly", "none")
+HOST_CACHING_HELP = ("Azure host caching of the layout's disks: readonly (Premium SSD under 4 TiB; every read taken as "
+                     "a cache hit, against the VM's cached limits) or none (default)")
+
+
+def host_caching(value: str | None) -> str | None:
+    if value is not None and value not in HOST_CACHING:
+        raise InputError(f"--host-caching {value!r}: expected {' or '.join(HOST_CACHING)}")
+    return value
+
+
 # ---- plan cost options; small on purpose: the `hardening` branch centralises numeric parsing ----
 REDUNDANCY_HELP = ("mirroring: none, normal or high (ASM: writes x2/x3, capacity /2 or /3) or raid10 (mdadm: "
                    "writes x2, capacity /2)")

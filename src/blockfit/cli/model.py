@@ -13,6 +13,7 @@ from blockfit.cli.common import (
     ATTACHMENT_HELP,
     CATALOG_HELP,
     CLOUD_HELP,
+    HOST_CACHING_HELP,
     MEMORY_HELP,
     PATHS_HELP,
     QUEUE_DEPTH_HELP,
@@ -21,6 +22,7 @@ from blockfit.cli.common import (
     attachment,
     catalog_for,
     check_attachment_options,
+    host_caching,
     io_size,
     latency_ms,
     memory_gb,
@@ -72,6 +74,7 @@ def model_command(
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
                                                    callback=params.percent)] = None,
     redundancy: Annotated[str, typer.Option(help=REDUNDANCY_HELP)] = "none",
+    caching: Annotated[str | None, typer.Option("--host-caching", help=HOST_CACHING_HELP)] = None,
     memory: Annotated[str | None, typer.Option(help=MEMORY_HELP, callback=params.volume_size)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Prediction as JSON")] = False,
@@ -114,7 +117,8 @@ def model_command(
     lay = parse_layout(layout, cloud, cat, stripe_size=stripe)
     mirror, manager = redundancy_option(redundancy, None)   # normal/high: ASM, raid10: mdadm
     lay = lay.model_copy(update={"attachment": attachment(attach), "paths": positive_int(paths, "--paths"),
-                                 "redundancy": mirror, "manager": manager if mirror != "none" else lay.manager})
+                                 "redundancy": mirror, "manager": manager if mirror != "none" else lay.manager,
+                                 "host_caching": host_caching(caching)})
     inst = with_instance_options(parse_instance(instance, cloud, cat), interface, ebs_weighting)
     named = renamed.io_size_options(io_sizes)
     wl = Workload(small_io=io_size(small, named[0]), large_io=io_size(large, named[1]),
@@ -173,13 +177,17 @@ def from_inventory(path: Path, mount: str | None, given: dict[str, bool]) -> "La
 def check_model_options(cat: Catalog, lay: Layout, inst: Instance, memory: float | None) -> None:
     """The model's checks of values the prediction takes from options, each named by its option."""
     from blockfit.model.compute import check_memory_option
+    from blockfit.model.host_cache import check_host_caching
     from blockfit.model.instance import check_instance_options, find_shape
+    from blockfit.model.resolve import volume_type
 
     shape = find_shape(cat, inst.shape)
     if shape.kind == "fixed":   # the options a fixed shape's caps depend on
         with supplied_by("--instance"):
             check_instance_options(shape, inst.interface, inst.ebs_weighting)
     check_attachment_options(cat, lay)
+    with supplied_by("--host-caching"):
+        check_host_caching(cat, volume_type(cat, lay.volume), lay)
     with supplied_by("--memory"):
         check_memory_option(cat, inst.shape, inst.count, memory)
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, tier_caps
+from blockfit.catalog.models import CapSet, Catalog, Direction, Shape, VolumeType, tier_caps
 from blockfit.errors import InputError, ValueProblem
 from blockfit.model.kinds.clouds import cloud_of, unknown_instance_message
 from blockfit.schema import Citation, Instance, Layout
@@ -37,6 +37,10 @@ class InstanceCaps:
     attach_cite: Citation | None = None
     iops_burst: float | None = None     # the caps while the instance's burst lasts (model/burst.py)
     mbps_burst: float | None = None
+    iops_cached: float | None = None    # Azure: the VM's cached limits, for disks with host caching (host_cache.py)
+    mbps_cached: float | None = None
+    cache_gb: float | None = None
+    cached_cites: list[Citation] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -148,17 +152,23 @@ def check_volume_type(cat: Catalog, shape: Shape, inst: Instance, volume_type: s
         raise InputError(f"instance {inst.spec!r}: {shape.name} cannot attach {volume_type} volumes "
                          f"(it attaches {', '.join(shape.volume_types)}; {cat.cite(shape, 'volume_types')})")
     vt = cat.volume_types.get(volume_type)
-    mins = [t for t in (vt.tiers if vt is not None and vt.kind == "gcp_hyperdisk" else []) if "series" in t]
+    if vt is not None and vt.kind == "gcp_hyperdisk":
+        _check_machine_minimum(cat, shape, inst, vt)
+
+
+def _check_machine_minimum(cat: Catalog, shape: Shape, inst: Instance, vt: VolumeType) -> None:
+    """A Hyperdisk type with per-series rows (Hyperdisk Extreme) is offered only on the series listed, from the
+    vCPU count its row names."""
+    mins = [t for t in vt.tiers if "series" in t]
     if not mins:
         return
     row = next((t for t in mins if t["series"] == shape.name.lower()), None)
-    vcpus = vcpus_of(cat, inst)
     if row is None:
-        raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} is not offered on "
-                         f"{shape.name} ({cat.cite(vt, 'tiers') if vt else ''})")
+        raise InputError(f"instance {inst.spec!r}: {vt.name} is not offered on {shape.name} ({cat.cite(vt, 'tiers')})")
+    vcpus = vcpus_of(cat, inst)
     if vcpus is not None and vcpus < row["vcpus_min"]:
-        raise InputError(f"instance {inst.spec!r}: {vt.name if vt else volume_type} needs at least "
-                         f"{row['vcpus_min']} vCPUs on {shape.name.upper()} ({cat.cite(vt, 'tiers') if vt else ''})")
+        raise InputError(f"instance {inst.spec!r}: {vt.name} needs at least {row['vcpus_min']} vCPUs on "
+                         f"{shape.name.upper()} ({cat.cite(vt, 'tiers')})")
 
 
 def vcpus_of(cat: Catalog, inst: Instance) -> float | None:
@@ -187,28 +197,13 @@ def _direction(cat: Catalog, shape: Shape) -> tuple[Direction, Citation | None]:
 def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
     rule = cat.instance_rule
     assert rule and shape.gbps_per_ocpu and shape.gbps_max and shape.ocpus_min is not None and shape.ocpus_max
-    ocpus = inst.count
-    if ocpus is None:
-        raise InputError(f"instance {shape.name!r}: a flexible shape needs an OCPU count, e.g. {shape.name}:12")
-    if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
-        raise InputError(f"instance {inst.spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g}")
-    if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
-        raise InputError(f"instance {inst.spec!r}: {shape.name} comes with "
-                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
+    ocpus = _flex_ocpus(shape, inst)
     gbps = min(shape.gbps_per_ocpu * ocpus, shape.gbps_max)
     iops = min(rule.iops_per_gbps * gbps, rule.iops_max)
     mbps = min(rule.mbps_per_gbps * gbps, rule.mbps_max)
     uhp_ok = shape.uhp_min_ocpus is not None and ocpus >= shape.uhp_min_ocpus
     if {"iops", "mbps"} & set(shape.unknown):   # a shape the block-volume pages do not list (E6): its rule is unknown
-        both = {"iops", "mbps"} <= set(shape.unknown)
-        which = "IOPS and MB/s caps were" if both else ("IOPS cap was" if "iops" in shape.unknown else "MB/s cap was")
-        return InstanceCaps(
-            iops=None if "iops" in shape.unknown else iops, iops_rule="instance IOPS cap unknown",
-            mbps=None if "mbps" in shape.unknown else mbps, mbps_rule="instance throughput cap unknown",
-            gbps=gbps, attach_max=shape.attach_max, attach_pv_max=shape.attach_pv_max, uhp_ok=uhp_ok,
-            warnings=[f"{shape.name}: its instance {which} not found in the sources read (the block-volume pages "
-                      f"give no rule for it at {gbps:g} Gbps); {'they are' if both else 'it is'} not applied, so "
-                      "only the volumes and their attachments bound this prediction."])
+        return _flex_unknown(shape, iops, mbps, gbps, uhp_ok)
     return InstanceCaps(
         iops=iops,
         iops_rule=(f"instance IOPS ({rule.iops_per_gbps:,.0f} x {gbps:g} Gbps)" if iops < rule.iops_max
@@ -218,6 +213,33 @@ def _flex_caps(cat: Catalog, shape: Shape, inst: Instance) -> InstanceCaps:
                    if mbps < rule.mbps_max else f"instance throughput maximum ({rule.mbps_max:,.0f} MB/s)"),
         iops_cite=cat.cite(rule, "iops_per_gbps"), mbps_cite=cat.cite(rule, "mbps_per_gbps"),
         gbps=gbps, attach_max=shape.attach_max, attach_pv_max=shape.attach_pv_max, uhp_ok=uhp_ok)
+
+
+def _flex_ocpus(shape: Shape, inst: Instance) -> float:
+    """The OCPU count a flexible shape is asked at, checked against its range and the counts it is sold in."""
+    assert shape.ocpus_min is not None and shape.ocpus_max
+    ocpus = inst.count
+    if ocpus is None:
+        raise InputError(f"instance {shape.name!r}: a flexible shape needs an OCPU count, e.g. {shape.name}:12")
+    if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
+        raise InputError(f"instance {inst.spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g}")
+    if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
+        raise InputError(f"instance {inst.spec!r}: {shape.name} comes with "
+                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
+    return ocpus
+
+
+def _flex_unknown(shape: Shape, iops: float, mbps: float, gbps: float, uhp_ok: bool) -> InstanceCaps:
+    """A flexible shape whose IOPS or MB/s rule is a stated unknown: that cap is not applied, and warned."""
+    both = {"iops", "mbps"} <= set(shape.unknown)
+    which = "IOPS and MB/s caps were" if both else ("IOPS cap was" if "iops" in shape.unknown else "MB/s cap was")
+    return InstanceCaps(
+        iops=None if "iops" in shape.unknown else iops, iops_rule="instance IOPS cap unknown",
+        mbps=None if "mbps" in shape.unknown else mbps, mbps_rule="instance throughput cap unknown",
+        gbps=gbps, attach_max=shape.attach_max, attach_pv_max=shape.attach_pv_max, uhp_ok=uhp_ok,
+        warnings=[f"{shape.name}: its instance {which} not found in the sources read (the block-volume pages "
+                  f"give no rule for it at {gbps:g} Gbps); {'they are' if both else 'it is'} not applied, so "
+                  "only the volumes and their attachments bound this prediction."])
 
 
 def cap_set(shape: Shape, volume_type: str | None, interface: str | None = None,
@@ -292,7 +314,9 @@ def _fixed_caps(cat: Catalog, shape: Shape, inst: Instance, volume_type: str | N
     return InstanceCaps(
         iops=iops, iops_rule=ops.rule, mbps=mbps, mbps_rule=rate.rule, iops_cite=cat.cite(entry, ops.field),
         mbps_cite=cat.cite(entry, rate.field), gbps=shape.gbps, attach_max=shape.attach_max, uhp_ok=shape.uhp,
-        warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst)
+        warnings=warnings, iops_burst=iops_burst, mbps_burst=mbps_burst, iops_cached=shape.iops_cached,
+        mbps_cached=shape.mbps_cached, cache_gb=shape.cache_gb,
+        cached_cites=[cat.cite(shape, f) for f in ("iops_cached", "mbps_cached") if getattr(shape, f) is not None])
 
 
 def _caps_name(shape: Shape, cs: CapSet | None) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from blockfit.catalog import Catalog, load_catalog
 from blockfit.model import burst as bursting
-from blockfit.model import queueing
+from blockfit.model import host_cache, queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import paths_needed
 from blockfit.model.cost import layout_cost, region_warnings
@@ -66,6 +66,7 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         latency_bound_ms=latency_bound_ms, max_iops_at_latency=at_bound, latency_ms_at_max_iops=lat_at_max,
         base_latency_ms=r.att.base_latency_ms, curve=curve,
         warnings=prediction_warnings(cat, r.layout, instance, r.caps, r.vt, r.member, r.att, table.iops_limited_by)
+        + host_cache.warnings(r.layout, r.caps, instance.shape)
         + _latency_floor(r, curve, latency_bound_ms)
         + region_warnings(r.vt, cost.compute_detail.region if cost.compute_detail else None, cost.storage is not None)
         + ([] if cost.storage is not None else
@@ -132,6 +133,8 @@ def all_caps(r: Resolved) -> list[Cap]:
     caps = volume_caps(r.cat, r.vt, r.layout, r.member)
     caps += attachment_caps(r.att, r.layout.members, path_src, pv_src)
     caps += instance_caps_list(r.caps, r.workload.read_share, COPIES[r.layout.redundancy])
+    if host_cache.cached(r.layout):
+        caps = host_cache.apply(caps, r.caps, r.workload.read_share, COPIES[r.layout.redundancy])
     return mirroring.logical_limits(caps, r.layout.redundancy, r.workload.read_share)
 
 
@@ -260,8 +263,8 @@ def network(caps: list[Cap], layout: Layout, io: int, io_time_s: float,
     at 48k IOPS on one path, 0.69 ms at 36k a path over five), so it is a delay with a depth limit (the session
     depth, `_in_flight`) and a rate cap (its Limit row), not a server queueing toward its ceiling. Modelled as one,
     its queueing went into the fitted base latency and the model over-promised five paths by 25-40 %."""
-    member = [cap.iops_at(io) for cap in caps if is_station(cap)]
     inst = [cap.iops_at(io) for cap in caps if cap.name.startswith("instance_")]
+    member = [cap.iops_at(io) for cap in caps if is_station(cap)] or inst   # every read a cache hit: no disk queue
     return queueing.network_for(io_time_s, min(member) / layout.members, layout.members, min(inst) if inst else None,
                                 growth, touched_members(layout, io))
 

@@ -9,6 +9,7 @@ from blockfit.catalog import Catalog
 from blockfit.catalog.models import VolumeType
 from blockfit.errors import InputError
 from blockfit.model.attachment import AttachmentPerf, attachment_perf
+from blockfit.model.host_cache import check_host_caching
 from blockfit.model.instance import InstanceCaps, check_attachable, instance_caps
 from blockfit.model.kinds import KINDS, MemberPerf
 from blockfit.model.limits import member_perf
@@ -59,6 +60,7 @@ def resolve(cat: Catalog, layout: Layout, instance: Instance, workload: Workload
     if layout.members < least:   # ASM needs a failure group per copy, mdadm RAID10 a device per leg
         raise InputError(f"layout {layout_spec(cat, layout)}: {layout.redundancy} redundancy keeps {least} copies of "
                          f"every block on different volumes: expected at least {least} volumes")
+    check_host_caching(cat, vt, layout)
     caps = instance_caps(cat, instance, layout.volume.type)
     member = member_perf(cat, vt, layout.volume, layout.members)
     att = attachment_perf(cat, vt, layout, instance, caps, workload.host_queue_depth, member, workload.read_share)

@@ -11,6 +11,7 @@ from blockfit.schema.cost import COPIES, Redundancy, absent
 
 Manager = Literal["lvm", "mdadm", "asm", "none"]
 Attachment = Literal["iscsi", "paravirtualized"]
+HostCaching = Literal["readonly", "none"]
 Cloud = CloudName
 
 
@@ -42,6 +43,9 @@ class Layout(BaseModel):
         default=None, gt=0, description="paths per volume that carry I/O (iSCSI sessions dm-multipath spreads over); "
                                         "None = the attachment type's default (catalog)")
     redundancy: Redundancy = Field(default="none", description="ASM normal/high (2/3 copies), mdadm raid10 (2)")
+    host_caching: HostCaching | None = Field(
+        default=None, exclude_if=absent, description="Azure host caching of every member (readonly | none); None = "
+                                                     "none, not written")
 
     @property
     def total_gb(self) -> int | float:

@@ -84,50 +84,68 @@ def _types(f: InputFile, base: Catalog, c: Contribution) -> None:
         if ebs.get("EbsOptimizedSupport") == "unsupported":
             not_optimized.append(name)
             continue
-        info = need(ebs, "EbsOptimizedInfo", where + ": EbsInfo", dict)
-        fig = {k: need(info, k, where + ": EbsInfo.EbsOptimizedInfo") for k in (
-            "BaselineBandwidthInMbps", "BaselineThroughputInMBps", "BaselineIops", "MaximumBandwidthInMbps",
-            "MaximumThroughputInMBps", "MaximumIops")}
-        for kind in ("Baseline", "Maximum"):
-            mbps, mbit = fig[f"{kind}ThroughputInMBps"], fig[f"{kind}BandwidthInMbps"]
-            positive(mbit, f"{kind}BandwidthInMbps", where, most=1_000_000)
-            if abs(mbps - mbit / 8) > 0.01 * mbit / 8 + 0.01:
-                raise ImportProblem(f"{where}: {kind}ThroughputInMBps {mbps:g} is not {kind}BandwidthInMbps "
-                                    f"{mbit:g} / 8; the units contradict the fields (MB/s = Mbps / 8)")
-            positive(fig[f"{kind}Iops"], f"{kind}Iops", where, most=10_000_000)
-        if fig["MaximumIops"] < fig["BaselineIops"] or fig["MaximumThroughputInMBps"] < fig["BaselineThroughputInMBps"]:
-            raise ImportProblem(f"{where}: a Maximum figure below its Baseline; expected Maximum >= Baseline")
-        vcpus = need(item, "VCpuInfo.DefaultVCpus", where, int)
-        mib = need(item, "MemoryInfo.SizeInMiB", where, int)
-        positive(vcpus, "VCpuInfo.DefaultVCpus", where, most=4096)
-        positive(mib, "MemoryInfo.SizeInMiB", where, most=64 * 1024 * 1024, unit_hint="MiB, not bytes")
-        burst = fig["MaximumIops"] > fig["BaselineIops"] or fig["MaximumThroughputInMBps"] > \
-            fig["BaselineThroughputInMBps"]
-        fields: dict[str, Any] = {
-            "kind": "fixed", "series": name.split(".")[0], "vcpus": vcpus, "memory_gb": round(mib / 1024, 4),
-            "iops": fig["BaselineIops"], "mbps": fig["BaselineThroughputInMBps"],
-            "iops_burst": fig["MaximumIops"] if burst else None,
-            "mbps_burst": fig["MaximumThroughputInMBps"] if burst else None,
-            "current": None if item.get("CurrentGeneration", True) else False,
-        }
-        attach = _attach_max(item, ebs, where)
-        if attach is not None:
-            fields["attach_max"] = attach
+        fields = _type_fields(item, ebs, name, where)
         cite: dict[str, str] = {}
         if name not in base.shapes:
-            fields["direction"] = "combined"
-            ebsopt = cited(base, "AWS-EBSOPT")
-            if ebsopt:
-                cite["direction"] = ebsopt
-            fields["note"] = ("Imported from describe-instance-types: baseline EBS figures modelled"
-                              + ("; the maximum holds for 30 minutes at least once per 24 h" if burst else "")
-                              + ". MB/s at 128 KiB I/O, IOPS at 16 KiB I/O.")
-            if attach is None:
-                fields["unknown"] = ["attach_max"]
+            _new_type_fields(base, fields, cite)
         c.shape(name, f.source_id, cite, **fields)
     if not_optimized:
         c.skipped.append(f"{f.shown}: {len(not_optimized)} types without EBS optimisation (EbsOptimizedSupport "
                          f"unsupported, no published EBS caps), e.g. {', '.join(not_optimized[:4])}")
+
+
+def _ebs_figures(ebs: dict[str, Any], where: str) -> dict[str, Any]:
+    """The baseline and maximum EBS figures, their units and order checked."""
+    info = need(ebs, "EbsOptimizedInfo", where + ": EbsInfo", dict)
+    fig = {k: need(info, k, where + ": EbsInfo.EbsOptimizedInfo") for k in (
+        "BaselineBandwidthInMbps", "BaselineThroughputInMBps", "BaselineIops", "MaximumBandwidthInMbps",
+        "MaximumThroughputInMBps", "MaximumIops")}
+    for kind in ("Baseline", "Maximum"):
+        mbps, mbit = fig[f"{kind}ThroughputInMBps"], fig[f"{kind}BandwidthInMbps"]
+        positive(mbit, f"{kind}BandwidthInMbps", where, most=1_000_000)
+        if abs(mbps - mbit / 8) > 0.01 * mbit / 8 + 0.01:
+            raise ImportProblem(f"{where}: {kind}ThroughputInMBps {mbps:g} is not {kind}BandwidthInMbps "
+                                f"{mbit:g} / 8; the units contradict the fields (MB/s = Mbps / 8)")
+        positive(fig[f"{kind}Iops"], f"{kind}Iops", where, most=10_000_000)
+    if fig["MaximumIops"] < fig["BaselineIops"] or fig["MaximumThroughputInMBps"] < fig["BaselineThroughputInMBps"]:
+        raise ImportProblem(f"{where}: a Maximum figure below its Baseline; expected Maximum >= Baseline")
+    return fig
+
+
+def _type_fields(item: dict[str, Any], ebs: dict[str, Any], name: str, where: str) -> dict[str, Any]:
+    """A type's EBS caps (the maximum as the burst pair where it is higher), vCPUs, memory and attachment limit."""
+    fig = _ebs_figures(ebs, where)
+    vcpus = need(item, "VCpuInfo.DefaultVCpus", where, int)
+    mib = need(item, "MemoryInfo.SizeInMiB", where, int)
+    positive(vcpus, "VCpuInfo.DefaultVCpus", where, most=4096)
+    positive(mib, "MemoryInfo.SizeInMiB", where, most=64 * 1024 * 1024, unit_hint="MiB, not bytes")
+    burst = fig["MaximumIops"] > fig["BaselineIops"] or fig["MaximumThroughputInMBps"] > \
+        fig["BaselineThroughputInMBps"]
+    fields: dict[str, Any] = {
+        "kind": "fixed", "series": name.split(".")[0], "vcpus": vcpus, "memory_gb": round(mib / 1024, 4),
+        "iops": fig["BaselineIops"], "mbps": fig["BaselineThroughputInMBps"],
+        "iops_burst": fig["MaximumIops"] if burst else None,
+        "mbps_burst": fig["MaximumThroughputInMBps"] if burst else None,
+        "current": None if item.get("CurrentGeneration", True) else False,
+    }
+    attach = _attach_max(item, ebs, where)
+    if attach is not None:
+        fields["attach_max"] = attach
+    return fields
+
+
+def _new_type_fields(base: Catalog, fields: dict[str, Any], cite: dict[str, str]) -> None:
+    """What a type the shipped catalog lacks takes beside the file's figures: the caps' direction, a note."""
+    burst = fields["iops_burst"] is not None
+    fields["direction"] = "combined"
+    ebsopt = cited(base, "AWS-EBSOPT")
+    if ebsopt:
+        cite["direction"] = ebsopt
+    fields["note"] = ("Imported from describe-instance-types: baseline EBS figures modelled"
+                      + ("; the maximum holds for 30 minutes at least once per 24 h" if burst else "")
+                      + ". MB/s at 128 KiB I/O, IOPS at 16 KiB I/O.")
+    if "attach_max" not in fields:
+        fields["unknown"] = ["attach_max"]
 
 
 def _attach_max(item: dict[str, Any], ebs: dict[str, Any], where: str) -> int | None:

@@ -4,7 +4,9 @@ memory per VM size) and an Azure Retail Prices API response (pay-as-you-go Linux
 Resource SKU capabilities are free-form name/value strings. `UncachedDiskBytesPerSecond` is the size page's MBps
 (10^6 B/s) times 2^20 (Standard_B1ls: 10 MBps on the page, 10485760 in the API; catalog-sources.md 4), so it is
 divided by 2^20; a value under 2^20 is a figure in MBps, not bytes, and is refused as contradicting its unit.
-Resource SKUs carry no burst, NVMe or Premium SSD v2 / Ultra caps: those stay as the size pages give them.
+Resource SKUs carry no burst, NVMe or Premium SSD v2 / Ultra caps: those stay as the size pages give them. A size
+with a host cache (`CachedDiskBytes`) gets its cached limits from `CombinedTempDiskAndCachedIOPS` and
+`...ReadBytesPerSecond` (bytes per second x 2^20 as above: Standard_D64s_v3 1073741824 = the page's 1,024 MBps).
 """
 
 from __future__ import annotations
@@ -76,53 +78,88 @@ def _skus(f: InputFile, base: Catalog, c: Contribution) -> None:
     seen: dict[str, tuple[float, ...]] = {}
     no_premium: list[str] = []
     for i, row in enumerate(vms):
-        name = row.get("name")
-        where = f"{f.shown}: [{i}]"
-        if not isinstance(name, str) or not name:
-            raise ImportProblem(f"{where}: missing name")
-        where += f" ({name})"
-        caps: dict[str, Any] = {str(cap.get("name")): cap.get("value") for cap in row.get("capabilities") or []
-                                if isinstance(cap, dict)}
-        if not caps:
-            raise ImportProblem(f"{where}: missing capabilities")
-        if caps.get("PremiumIO") == "False":
-            no_premium.append(name)
-            continue
-        iops = _number(caps, "UncachedDiskIOPS", where)
-        rate = _number(caps, "UncachedDiskBytesPerSecond", where)
-        disks = _number(caps, "MaxDataDiskCount", where)
-        vcpus = _number(caps, "vCPUs", where)
-        memory = _number(caps, "MemoryGB", where)
-        positive(iops, "UncachedDiskIOPS", where, most=10_000_000)
-        if rate < MIB:
-            raise ImportProblem(f"{where}: UncachedDiskBytesPerSecond {rate:g} is under 1,048,576; the unit "
-                                "contradicts the field (bytes per second, the size page's MBps x 1,048,576)")
-        positive(disks, "MaxDataDiskCount", where, most=1024)
-        positive(vcpus, "vCPUs", where, most=4096)
-        positive(memory, "MemoryGB", where, most=65536, unit_hint="GiB, not MiB")
-        figures = (iops, rate, disks, vcpus, memory)
-        if name in seen:   # list-skus without --location repeats a size per region with the same figures
-            if seen[name] != figures:
-                c.skipped.append(f"{where}: figures differ from an earlier row of the same size; the first kept")
-            continue
-        seen[name] = figures
-        fields: dict[str, Any] = {"kind": "fixed", "iops": int(iops), "mbps": round(rate / MIB, 3),
-                                  "attach_max": int(disks), "vcpus": int(vcpus), "memory_gb": memory}
-        cite: dict[str, str] = {}
-        if name not in base.shapes:
-            series = azure_series(name)
-            if series:
-                fields["series"] = series
-            fields["direction"] = "combined"
-            perf = cited(base, "AZ-VMPERF")
-            if perf:
-                cite["direction"] = perf
-            fields["note"] = ("Imported from az vm list-skus: uncached Premium SSD caps of the default interface "
-                              "(burst, NVMe and Premium SSD v2 / Ultra caps are not in the API; not modelled).")
-        c.shape(name, f.source_id, cite, **fields)
+        _sku(f, base, c, i, row, seen, no_premium)
     if no_premium:
         c.skipped.append(f"{f.shown}: {len(no_premium)} sizes without Premium SSD (PremiumIO False), e.g. "
                          f"{', '.join(no_premium[:4])}")
+
+
+def _sku(f: InputFile, base: Catalog, c: Contribution, i: int, row: dict[str, Any],
+         seen: dict[str, tuple[float, ...]], no_premium: list[str]) -> None:
+    """One VM size's row: its caps into `c`, unless it has no Premium SSD or repeats a size already read."""
+    name = row.get("name")
+    where = f"{f.shown}: [{i}]"
+    if not isinstance(name, str) or not name:
+        raise ImportProblem(f"{where}: missing name")
+    where += f" ({name})"
+    caps: dict[str, Any] = {str(cap.get("name")): cap.get("value") for cap in row.get("capabilities") or []
+                            if isinstance(cap, dict)}
+    if not caps:
+        raise ImportProblem(f"{where}: missing capabilities")
+    if caps.get("PremiumIO") == "False":
+        no_premium.append(name)
+        return
+    fields = _sku_fields(caps, where)
+    figures = tuple(fields.values())
+    if name in seen:   # list-skus without --location repeats a size per region with the same figures
+        if seen[name] != figures:
+            c.skipped.append(f"{where}: figures differ from an earlier row of the same size; the first kept")
+        return
+    seen[name] = figures
+    fields["kind"] = "fixed"
+    cite: dict[str, str] = {}
+    if name not in base.shapes:
+        _new_size_fields(base, name, fields, cite)
+    c.shape(name, f.source_id, cite, **fields)
+
+
+def _sku_fields(caps: dict[str, Any], where: str) -> dict[str, Any]:
+    """A size's uncached caps, data disk count, vCPUs and memory; its cached limits where it has a host cache."""
+    iops = _number(caps, "UncachedDiskIOPS", where)
+    rate = _number(caps, "UncachedDiskBytesPerSecond", where)
+    disks = _number(caps, "MaxDataDiskCount", where)
+    vcpus = _number(caps, "vCPUs", where)
+    memory = _number(caps, "MemoryGB", where)
+    positive(iops, "UncachedDiskIOPS", where, most=10_000_000)
+    _bytes_per_second(rate, "UncachedDiskBytesPerSecond", where)
+    positive(disks, "MaxDataDiskCount", where, most=1024)
+    positive(vcpus, "vCPUs", where, most=4096)
+    positive(memory, "MemoryGB", where, most=65536, unit_hint="GiB, not MiB")
+    fields: dict[str, Any] = {"iops": int(iops), "mbps": round(rate / MIB, 3), "attach_max": int(disks),
+                              "vcpus": int(vcpus), "memory_gb": memory}
+    return fields | _cached_fields(caps, where)
+
+
+def _cached_fields(caps: dict[str, Any], where: str) -> dict[str, Any]:
+    """The cached limits (iops_cached, mbps_cached, cache_gb) of a size with a host cache (CachedDiskBytes above 0).
+    Without one, the CombinedTempDiskAndCached figures are the temp disk's alone, not a cache's: left out."""
+    if not caps.get("CachedDiskBytes") or _number(caps, "CachedDiskBytes", where) <= 0:
+        return {}
+    cache = _number(caps, "CachedDiskBytes", where)
+    iops = _number(caps, "CombinedTempDiskAndCachedIOPS", where)
+    rate = _number(caps, "CombinedTempDiskAndCachedReadBytesPerSecond", where)
+    positive(iops, "CombinedTempDiskAndCachedIOPS", where, most=10_000_000)
+    _bytes_per_second(rate, "CombinedTempDiskAndCachedReadBytesPerSecond", where)
+    return {"iops_cached": int(iops), "mbps_cached": round(rate / MIB, 3), "cache_gb": round(cache / (1 << 30), 3)}
+
+
+def _bytes_per_second(rate: float, key: str, where: str) -> None:
+    if rate < MIB:
+        raise ImportProblem(f"{where}: {key} {rate:g} is under 1,048,576; the unit contradicts the field (bytes per "
+                            "second, the size page's MBps x 1,048,576)")
+
+
+def _new_size_fields(base: Catalog, name: str, fields: dict[str, Any], cite: dict[str, str]) -> None:
+    """What a size the shipped catalog lacks takes beside the API's figures: its series, the caps' direction."""
+    series = azure_series(name)
+    if series:
+        fields["series"] = series
+    fields["direction"] = "combined"
+    perf = cited(base, "AZ-VMPERF")
+    if perf:
+        cite["direction"] = perf
+    fields["note"] = ("Imported from az vm list-skus: uncached Premium SSD caps of the default interface "
+                      "(burst, NVMe and Premium SSD v2 / Ultra caps are not in the API; not modelled).")
 
 
 def _number(caps: dict[str, Any], key: str, where: str) -> float:
@@ -145,33 +182,43 @@ def _prices(f: InputFile, c: Contribution, known: set[str], region: str | None) 
         where = f"{f.shown}: Items[{i}]"
         if not isinstance(item, dict):
             raise ImportProblem(f"{where}: expected an object")
-        if item.get("serviceName") != "Virtual Machines" or item.get("type") != "Consumption":
+        if not _linux_payg(item, known):
             continue
-        name = item.get("armSkuName")
-        text = f"{item.get('productName', '')} {item.get('skuName', '')} {item.get('meterName', '')}"
-        if name not in known or "Windows" in text or "Spot" in text or "Low Priority" in text:
-            continue
-        for key in ("retailPrice", "unitOfMeasure", "armRegionName", "currencyCode"):
-            if item.get(key) is None:
-                raise ImportProblem(f"{where} ({name}): missing {key}")
-        if item["currencyCode"] != "USD":
-            raise ImportProblem(f"{where} ({name}): currencyCode {item['currencyCode']!r}; expected USD (blockfit "
-                                "prices in US dollars: ask the API with currencyCode='USD')")
-        if item["unitOfMeasure"] != "1 Hour":
-            raise ImportProblem(f"{where} ({name}): unitOfMeasure {item['unitOfMeasure']!r}; the unit contradicts "
-                                "an hourly VM price (expected '1 Hour')")
-        usd = item["retailPrice"]
-        if not isinstance(usd, int | float) or isinstance(usd, bool) or usd < 0:
-            raise ImportProblem(f"{where} ({name}): retailPrice {usd!r}: expected a price of at least 0")
-        when = str(item.get("effectiveStartDate", ""))
+        usd = _hourly_usd(item, f"{where} ({item.get('armSkuName')})")
+        name, when = item["armSkuName"], str(item.get("effectiveStartDate", ""))
         have = found.setdefault(item["armRegionName"], {}).get(name)
         if have is None or when > have[0]:
-            found[item["armRegionName"]][name] = (when, float(usd))
+            found[item["armRegionName"]][name] = (when, usd)
     chosen = one_region(found, region, f.shown, "filter with armRegionName eq '...'")
     if chosen is None:
         raise ImportProblem(f"{f.shown}: no Linux pay-as-you-go VM price for a size blockfit knows or imports")
     for name, (_when, usd) in sorted(found[chosen].items()):
         c.price(name, f.source_id, per_hour=usd, region=chosen, per_ocpu_hour=None, per_gb_hour=None)
+
+
+def _linux_payg(item: dict[str, Any], known: set[str]) -> bool:
+    """A pay-as-you-go Linux VM price of a size blockfit knows or imports (no Windows, Spot or Low Priority)."""
+    if item.get("serviceName") != "Virtual Machines" or item.get("type") != "Consumption":
+        return False
+    text = f"{item.get('productName', '')} {item.get('skuName', '')} {item.get('meterName', '')}"
+    return item.get("armSkuName") in known and not any(w in text for w in ("Windows", "Spot", "Low Priority"))
+
+
+def _hourly_usd(item: dict[str, Any], where: str) -> float:
+    """The item's USD per hour, its fields and units checked."""
+    for key in ("retailPrice", "unitOfMeasure", "armRegionName", "currencyCode"):
+        if item.get(key) is None:
+            raise ImportProblem(f"{where}: missing {key}")
+    if item["currencyCode"] != "USD":
+        raise ImportProblem(f"{where}: currencyCode {item['currencyCode']!r}; expected USD (blockfit "
+                            "prices in US dollars: ask the API with currencyCode='USD')")
+    if item["unitOfMeasure"] != "1 Hour":
+        raise ImportProblem(f"{where}: unitOfMeasure {item['unitOfMeasure']!r}; the unit contradicts "
+                            "an hourly VM price (expected '1 Hour')")
+    usd = item["retailPrice"]
+    if not isinstance(usd, int | float) or isinstance(usd, bool) or usd < 0:
+        raise ImportProblem(f"{where}: retailPrice {usd!r}: expected a price of at least 0")
+    return float(usd)
 
 
 PROVIDER = AzureImporter()

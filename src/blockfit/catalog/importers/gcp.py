@@ -147,7 +147,11 @@ def _skus(f: InputFile, base: Catalog, c: Contribution, region: str | None) -> N
     chosen = one_region(found, region, f.shown, "list the SKUs of one region")
     if chosen is None:
         raise ImportProblem(f"{f.shown}: no on-demand price of a series or volume type blockfit knows")
-    got = found[chosen]
+    _write_prices(f, c, chosen, found[chosen])
+
+
+def _write_prices(f: InputFile, c: Contribution, chosen: str, got: dict[tuple[str, str], float]) -> None:
+    """A series' Core and Ram rates, a volume type's meters (only when all it needs are in the file)."""
     for series in sorted({k[0] for k in got if k[1] in _HOURLY_UNITS}):
         core, ram = got.get((series, "Core")), got.get((series, "Ram"))
         if core is None or ram is None:

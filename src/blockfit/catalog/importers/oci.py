@@ -40,20 +40,29 @@ def _get(obj: Any, key: str) -> Any:
     return next((v for k, v in obj.items() if _norm(k) == want), None)
 
 
+def _is_shape_list(data: Any) -> bool:
+    """A shape list: rows with `shape` (bare, or under `data` as the CLI prints it), or the CLI's empty `data`."""
+    rows = data.get("data") if isinstance(data, dict) and "data" in data else data
+    if isinstance(rows, list) and rows and isinstance(rows[0], dict) and "shape" in rows[0]:
+        return True
+    return isinstance(data, dict) and isinstance(data.get("data"), list) and not data["data"]
+
+
+def _is_price_list(data: Any) -> bool:
+    """The products price list: `items` beside `lastUpdated`, or items carrying a `partNumber`."""
+    if not isinstance(data, dict) or not isinstance(data.get("items"), list):
+        return False
+    return "lastUpdated" in data or any(isinstance(i, dict) and "partNumber" in i for i in data["items"][:5])
+
+
 class OciImporter:
     CLOUD: str = "oci"
     FORMATS: tuple[Format, ...] = (SHAPES, PRICES)
 
     def detect(self, data: Any) -> Format | None:
-        rows = data.get("data") if isinstance(data, dict) and "data" in data else data
-        if isinstance(rows, list) and rows and isinstance(rows[0], dict) and "shape" in rows[0]:
+        if _is_shape_list(data):
             return SHAPES
-        if isinstance(data, dict) and isinstance(data.get("data"), list) and not data["data"]:
-            return SHAPES
-        if isinstance(data, dict) and isinstance(data.get("items"), list) and (
-                "lastUpdated" in data or any(isinstance(i, dict) and "partNumber" in i for i in data["items"][:5])):
-            return PRICES
-        return None
+        return PRICES if _is_price_list(data) else None
 
     def file_date(self, fmt: Format, data: Any) -> date | None:
         return iso_date(data.get("lastUpdated")) if fmt is PRICES else None
@@ -198,53 +207,69 @@ def _prices(f: InputFile, base: Catalog, c: Contribution, memory: dict[str, dict
     table: dict[tuple[str, str, str], float] = {}
     block: dict[str, float] = {}
     for i, item in enumerate(items):
-        where = f"{f.shown}: items[{i}]"
-        if not isinstance(item, dict):
-            raise ImportProblem(f"{where}: expected an object")
-        name = " ".join(str(item.get("displayName", "")).split())
-        m = _PRICE_NAME.search(_norm(name))
-        is_block = name.endswith("Block Volume - Storage") or name.endswith("Block Volume - Performance Units")
-        if not m and not is_block:
-            continue
-        where += f" ({item.get('partNumber')} {name})"
-        metric = str(item.get("metricName", ""))
-        expected = ("OCPU Per Hour" if m and m.group(3) == "ocpu" else "Gigabyte Per Hour" if m else
-                    "Gigabyte Storage Capacity Per Month" if name.endswith("Storage") else
-                    "Performance Units Per Gigabyte Per Month")
-        if metric != expected:
-            raise ImportProblem(f"{where}: metricName {metric!r}; the unit contradicts the product (expected "
-                                f"{expected!r})")
-        usd = _usd(item, where)
-        if m:
-            table[(m.group(1), m.group(2), m.group(3))] = usd
-        else:
-            block["price_per_gb" if name.endswith("Storage") else "price_per_vpu_gb"] = usd
+        _price_item(f, i, item, table, block)
     shapes = {**{n: s.model_dump() for n, s in base.shapes.items()}, **{n: s for n, s in c.shapes.items()}}
-    priced = 0
-    for name, shape in sorted(shapes.items()):
-        fam = price_family(name)
-        ocpu = table.get((*fam, "ocpu")) if fam else None
-        mem = table.get((*fam, "memory")) if fam else None
-        if ocpu is None or mem is None:
-            continue
-        kind = shape.get("kind") or base.shapes[name].kind
-        if kind == "flex":
-            c.price(name, f.source_id, per_ocpu_hour=ocpu, per_gb_hour=mem, per_hour=None,
-                    region="all commercial regions", **memory.get(name, {}))
-            if name in memory:
-                c.price_sources[name].update({k: _shape_source(c, name) for k in memory[name]})
-            priced += 1
-        else:
-            ocpus, mem_gb = shape.get("ocpus"), shape.get("memory_gb")
-            if ocpus and mem_gb:
-                c.price(name, f.source_id, per_hour=round(ocpus * ocpu + mem_gb * mem, 6), per_ocpu_hour=None,
-                        per_gb_hour=None, region="all commercial regions")
-                priced += 1
+    priced = sum(_price_shape(f, base, c, memory, table, name, shape) for name, shape in sorted(shapes.items()))
     if block and "block" in base.volume_types:
         c.volume("block", f.source_id, **block)
     if not priced and not block:
         raise ImportProblem(f"{f.shown}: no compute price for a shape blockfit knows or imports, and no block "
                             "volume price; expected the OCI products price list")
+
+
+def _price_item(f: InputFile, i: int, item: Any, table: dict[tuple[str, str, str], float],
+                block: dict[str, float]) -> None:
+    """One item of the price list into `table` (kind, generation, ocpu|memory) or `block`; others are skipped."""
+    where = f"{f.shown}: items[{i}]"
+    if not isinstance(item, dict):
+        raise ImportProblem(f"{where}: expected an object")
+    name = " ".join(str(item.get("displayName", "")).split())
+    m = _PRICE_NAME.search(_norm(name))
+    is_block = name.endswith("Block Volume - Storage") or name.endswith("Block Volume - Performance Units")
+    if not m and not is_block:
+        return
+    where += f" ({item.get('partNumber')} {name})"
+    metric = str(item.get("metricName", ""))
+    expected = _expected_metric(name, m)
+    if metric != expected:
+        raise ImportProblem(f"{where}: metricName {metric!r}; the unit contradicts the product (expected "
+                            f"{expected!r})")
+    usd = _usd(item, where)
+    if m:
+        table[(m.group(1), m.group(2), m.group(3))] = usd
+    else:
+        block["price_per_gb" if name.endswith("Storage") else "price_per_vpu_gb"] = usd
+
+
+def _expected_metric(name: str, m: re.Match[str] | None) -> str:
+    """The metricName a compute or block volume product's price must carry."""
+    if m:
+        return "OCPU Per Hour" if m.group(3) == "ocpu" else "Gigabyte Per Hour"
+    return "Gigabyte Storage Capacity Per Month" if name.endswith("Storage") else \
+        "Performance Units Per Gigabyte Per Month"
+
+
+def _price_shape(f: InputFile, base: Catalog, c: Contribution, memory: dict[str, dict[str, float]],
+                 table: dict[tuple[str, str, str], float], name: str, shape: dict[str, Any]) -> bool:
+    """Price one shape from its family's OCPU and memory rates; False when the list has no rate for it."""
+    fam = price_family(name)
+    ocpu = table.get((*fam, "ocpu")) if fam else None
+    mem = table.get((*fam, "memory")) if fam else None
+    if ocpu is None or mem is None:
+        return False
+    kind = shape.get("kind") or base.shapes[name].kind
+    if kind == "flex":
+        c.price(name, f.source_id, per_ocpu_hour=ocpu, per_gb_hour=mem, per_hour=None,
+                region="all commercial regions", **memory.get(name, {}))
+        if name in memory:
+            c.price_sources[name].update({k: _shape_source(c, name) for k in memory[name]})
+        return True
+    ocpus, mem_gb = shape.get("ocpus"), shape.get("memory_gb")
+    if not (ocpus and mem_gb):
+        return False
+    c.price(name, f.source_id, per_hour=round(ocpus * ocpu + mem_gb * mem, 6), per_ocpu_hour=None,
+            per_gb_hour=None, region="all commercial regions")
+    return True
 
 
 def _shape_source(c: Contribution, name: str) -> str:
