@@ -12,6 +12,7 @@ a field of the wrong type, or a name with a control character, is refused with o
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,9 +56,11 @@ class ProviderFiles:
     sources: list[str] = field(default_factory=list)
 
 
-def _text(value: Any, where: str, what: str, required: bool = True) -> str | None:
-    if value is None and not required:
-        return None
+def _optional_text(value: Any, where: str, what: str) -> str | None:
+    return None if value is None else _text(value, where, what)
+
+
+def _text(value: Any, where: str, what: str) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_NAME or not value.isprintable():
         raise InputError(f"{where}: {what} is {str(value)[:40]!r}; expected a printable name of at most "
                          f"{MAX_NAME} characters")
@@ -81,12 +84,16 @@ def _items(value: Any, where: str, what: str) -> list[dict[str, Any]]:
     return value
 
 
+def _located(items: list[dict[str, Any]], where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each item with the place an error about it names: 'FILE: Volumes[3]'."""
+    for i, item in enumerate(items):
+        yield f"{where}[{i}]", item
+
+
 def _aws(data: dict[str, Any], where: str) -> list[ProviderVolume]:
     out = []
-    for i, v in enumerate(_items(data["Volumes"], where, "Volumes")):
-        here = f"{where}: Volumes[{i}]"
+    for here, v in _located(_items(data["Volumes"], where, "Volumes"), f"{where}: Volumes"):
         vid = _text(v.get("VolumeId"), here, "VolumeId")
-        assert vid is not None
         out.append(ProviderVolume(cloud="aws", label=vid, source=where, keys={vid}, name=vid,
                                   type=_text(v.get("VolumeType"), here, "VolumeType"),
                                   size_gb=_number(v.get("Size"), here, "Size"),
@@ -103,7 +110,7 @@ def _azure_disk(d: dict[str, Any], here: str, lun: int | None) -> ProviderVolume
     label = f"LUN {lun} ({name})" if lun is not None else str(name)
     return ProviderVolume(cloud="azure", label=label, source=here.split(": ")[0],
                           keys={f"LUN {lun}"} if lun is not None else set(), name=name,
-                          type=_text(kind, here, "storageAccountType", required=False),
+                          type=_optional_text(kind, here, "storageAccountType"),
                           size_gb=_number(d.get("diskSizeGb", d.get("diskSizeGB")), here, "diskSizeGb"),
                           iops=_number(d.get("diskIOPSReadWrite", d.get("diskIopsReadWrite")), here,
                                        "diskIOPSReadWrite", int),
@@ -114,13 +121,11 @@ def _azure_vm(data: dict[str, Any], where: str, files: ProviderFiles) -> list[Pr
     hardware = data.get("hardwareProfile")
     if isinstance(hardware, dict) and hardware.get("vmSize") is not None:
         size = _text(hardware.get("vmSize"), where, "hardwareProfile.vmSize")
-        assert size is not None
         files.instance = ("azure", size, where)
     profile = data["storageProfile"]
     disks = profile.get("dataDisks", []) if isinstance(profile, dict) else None
     out = []
-    for i, d in enumerate(_items(disks, where, "storageProfile.dataDisks")):
-        here = f"{where}: storageProfile.dataDisks[{i}]"
+    for here, d in _located(_items(disks, where, "storageProfile.dataDisks"), f"{where}: storageProfile.dataDisks"):
         lun = _number(d.get("lun"), here, "lun", int)
         if not isinstance(lun, int):
             raise InputError(f"{here}: lun is {d.get('lun')!r}; expected a whole number")
@@ -130,12 +135,9 @@ def _azure_vm(data: dict[str, Any], where: str, files: ProviderFiles) -> list[Pr
 
 def _gcp(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
     out = []
-    for i, d in enumerate(items):
-        here = f"{where}: [{i}]"
+    for here, d in _located(items, f"{where}: "):
         name = _text(d.get("name"), here, "name")
-        assert name is not None
         kind = _text(d.get("type"), here, "type")
-        assert kind is not None
         out.append(ProviderVolume(cloud="gcp", label=name, source=where, keys={name}, name=name,
                                   type=kind.rsplit("/", 1)[-1], size_gb=_number(d.get("sizeGb"), here, "sizeGb"),
                                   iops=_number(d.get("provisionedIops"), here, "provisionedIops", int),
@@ -145,24 +147,21 @@ def _gcp(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
 
 def _gcp_instance(data: dict[str, Any], where: str, files: ProviderFiles) -> None:
     """gcloud compute instances describe: each attached disk's device name (what the host shows) and its disk."""
-    for i, d in enumerate(_items(data["disks"], where, "disks")):
-        here = f"{where}: disks[{i}]"
+    for here, d in _located(_items(data["disks"], where, "disks"), f"{where}: disks"):
         device = _text(d.get("deviceName"), here, "deviceName")
-        source = _text(d.get("source"), here, "source", required=False)
+        source = _optional_text(d.get("source"), here, "source")
         if device and source:
             files.gcp_device_names[source.rsplit("/", 1)[-1]] = device
-    machine = _text(data.get("machineType"), where, "machineType", required=False)
+    machine = _optional_text(data.get("machineType"), where, "machineType")
     if machine:
         files.instance = ("gcp", machine.rsplit("/", 1)[-1], where)
 
 
 def _oci_volumes(items: list[dict[str, Any]], where: str) -> list[ProviderVolume]:
     out = []
-    for i, d in enumerate(items):
-        here = f"{where}: data[{i}]"
+    for here, d in _located(items, f"{where}: data"):
         ocid = _text(d.get("id"), here, "id")
-        assert ocid is not None
-        shown = _text(d.get("display-name"), here, "display-name", required=False)
+        shown = _optional_text(d.get("display-name"), here, "display-name")
         out.append(ProviderVolume(cloud="oci", label=f"{ocid} ({shown})" if shown else ocid, source=where,
                                   name=ocid, type="block", size_gb=_number(d.get("size-in-gbs"), here, "size-in-gbs"),
                                   vpu_per_gb=_number(d.get("vpus-per-gb"), here, "vpus-per-gb", int)))
@@ -170,14 +169,12 @@ def _oci_volumes(items: list[dict[str, Any]], where: str) -> list[ProviderVolume
 
 
 def _oci_attachments(items: list[dict[str, Any]], where: str, files: ProviderFiles) -> None:
-    for i, d in enumerate(items):
-        here = f"{where}: data[{i}]"
+    for here, d in _located(items, f"{where}: data"):
         if d.get("lifecycle-state") not in (None, "ATTACHED"):
             continue
         ocid = _text(d.get("volume-id"), here, "volume-id")
-        assert ocid is not None
         for key in ("device", "iqn"):
-            value = _text(d.get(key), here, key, required=False)
+            value = _optional_text(d.get(key), here, key)
             if value:
                 files.oci_attachments[value] = ocid
 

@@ -60,14 +60,9 @@ class VmConfig:
 
 
 def _throttle_object(t: Throttle) -> list[str]:
-    props = [f"throttle-group,id={t.name}"]
-    if t.iops:
-        props.append(f"x-iops-total={t.iops}")
-    if t.bps:
-        props.append(f"x-bps-total={t.bps}")
-    if t.iops_size:
-        props.append(f"x-iops-size={t.iops_size}")
-    return ["-object", ",".join(props)]
+    """A qemu throttle group with the limits it has (a limit of 0 or None is left out: no limit)."""
+    limits = {"x-iops-total": t.iops, "x-bps-total": t.bps, "x-iops-size": t.iops_size}
+    return ["-object", ",".join([f"throttle-group,id={t.name}", *(f"{k}={v}" for k, v in limits.items() if v)])]
 
 
 def command(cfg: VmConfig) -> list[str]:

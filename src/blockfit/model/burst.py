@@ -11,7 +11,7 @@ publishes no bucket size.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from blockfit.catalog.models import Catalog, VolumeType
 from blockfit.model.instance import InstanceCaps
@@ -164,24 +164,27 @@ def lifts(r: Resolved) -> list[Lift]:
     return instance_lifts(r.cat, r.caps) + volume_lifts(r.vt, r.layout.volume.size_gb, r.member)
 
 
+_Caps = TypeVar("_Caps", MemberPerf, InstanceCaps)
+
+
+def _lifted(caps: _Caps, found: list[Lift], where: str) -> _Caps:
+    """CAPS with the burst figure of each bucket FOUND at WHERE in place of the cap it lifts (iops or mbps)."""
+    for lift in found:
+        if lift.where == where and lift.unit == "iops":
+            caps = dataclasses.replace(caps, iops=lift.burst)
+        elif lift.where == where:
+            caps = dataclasses.replace(caps, mbps=lift.burst)
+    return caps
+
+
 def lifted_member(mp: MemberPerf, found: list[Lift]) -> MemberPerf:
     """One member's caps with its buckets' burst figures (plan's search from history bounds with these)."""
-    for lift in found:
-        if lift.where == "volume" and lift.unit == "iops":
-            mp = dataclasses.replace(mp, iops=lift.burst)
-        elif lift.where == "volume":
-            mp = dataclasses.replace(mp, mbps=lift.burst)
-    return mp
+    return _lifted(mp, found, "volume")
 
 
 def lifted_caps(caps: InstanceCaps, found: list[Lift]) -> InstanceCaps:
     """The instance's caps with its buckets' burst figures."""
-    for lift in found:
-        if lift.where == "instance" and lift.unit == "iops":
-            caps = dataclasses.replace(caps, iops=lift.burst)
-        elif lift.where == "instance":
-            caps = dataclasses.replace(caps, mbps=lift.burst)
-    return caps
+    return _lifted(caps, found, "instance")
 
 
 def no_burst_reason(r: Resolved) -> str:

@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -203,6 +203,21 @@ def _start(argv: list[str], log: Path, ready_path: str, port: int, what: str,
         raise
 
 
+def _start_on_free_port(argv_for: Callable[[int], list[str]], log: Path, ready_path: str,
+                        what: str) -> tuple[int, subprocess.Popen[bytes]]:
+    """Start the server ARGV_FOR(port) on a free port, ready; another port when another process took the free one
+    before the server bound it (three tries)."""
+    for _ in range(2):
+        port = free_port()
+        try:
+            return port, _start(argv_for(port), log, ready_path, port, what)
+        except EnvironmentProblem as exc:
+            if "address already in use" not in str(exc):
+                raise
+    port = free_port()
+    return port, _start(argv_for(port), log, ready_path, port, what)
+
+
 @contextlib.contextmanager
 def prometheus_server(data_dir: Path | None = None, scrape: Sequence[str] = (), scrape_interval_s: float = 1.0,
                       extra_args: Sequence[str] = ()) -> Iterator[Server]:
@@ -219,17 +234,11 @@ def prometheus_server(data_dir: Path | None = None, scrape: Sequence[str] = (), 
             + ", ".join(f"'{t}'" for t in scrape) + "]\n")
         config.write_text(f"global:\n  scrape_interval: {scrape_interval_s:g}s\n"
                           f"  evaluation_interval: 1m\n{jobs}")
-        for attempt in range(3):   # another process may take the free port before the server binds it
-            port = free_port()
-            argv = [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={data}",
-                    f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=10y",
-                    "--log.level=warn", *extra_args]
-            try:
-                proc = _start(argv, work / "prometheus.log", "/-/ready", port, "prometheus")
-                break
-            except EnvironmentProblem as exc:
-                if "address already in use" not in str(exc) or attempt == 2:
-                    raise
+        port, proc = _start_on_free_port(
+            lambda port: [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={data}",
+                          f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=10y",
+                          "--log.level=warn", *extra_args],
+            work / "prometheus.log", "/-/ready", "prometheus")
         try:
             yield Server(f"prometheus+http://127.0.0.1:{port}", port, proc, work / "prometheus.log")
         finally:
@@ -248,17 +257,11 @@ def victoria_metrics_server(history: Path | None = None) -> Iterator[Server]:
         raise EnvironmentProblem(f"{VICTORIA_METRICS} not found (install Debian's victoria-metrics package)")
     work = Path(tempfile.mkdtemp(prefix="blockfit-victoria-metrics-"))
     try:
-        for attempt in range(3):   # another process may take the free port before the server binds it
-            port = free_port()
-            argv = [VICTORIA_METRICS, f"-storageDataPath={work / 'data'}", f"-httpListenAddr=127.0.0.1:{port}",
-                    "-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache",
-                    "-loggerLevel=ERROR"]
-            try:
-                proc = _start(argv, work / "victoria-metrics.log", "/health", port, "victoria-metrics")
-                break
-            except EnvironmentProblem as exc:
-                if "address already in use" not in str(exc) or attempt == 2:
-                    raise
+        port, proc = _start_on_free_port(
+            lambda port: [VICTORIA_METRICS, f"-storageDataPath={work / 'data'}", f"-httpListenAddr=127.0.0.1:{port}",
+                          "-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache",
+                          "-loggerLevel=ERROR"],
+            work / "victoria-metrics.log", "/health", "victoria-metrics")
         try:
             if history is not None:
                 _post(f"http://127.0.0.1:{port}/api/v1/import", history)
