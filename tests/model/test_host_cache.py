@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from blockfit.catalog import load_catalog
 from blockfit.errors import InputError
-from blockfit.model import predict
+from blockfit.model import host_cache, predict
 from blockfit.schema import Workload
 from blockfit.specs import parse_instance, parse_layout
 
@@ -87,3 +87,14 @@ def test_cli_refuses_with_one_line_and_exit_2():
     assert "--host-caching" in res.stderr and "4095 GiB" in res.stderr and "Traceback" not in res.stderr
     res = run("--layout", "2x1T@premium-v1", "--host-caching", "readwrite")
     assert res.returncode == 2 and "expected readonly or none" in res.stderr
+
+
+def test_a_size_without_cached_limits_keeps_its_caps_and_says_why():
+    """E32ds_v5's page publishes no cached limits: the caps stay as uncached, and the warning names the size."""
+    lay = parse_layout("4x1T@premium-v1", "azure", CAT).model_copy(update={"host_caching": "readonly"})
+    assert host_cache.cached(lay) and not host_cache.cached(lay.model_copy(update={"host_caching": None}))
+    cached = _predict("4x1T@premium-v1", "Standard_E32ds_v5", 70)
+    uncached = _predict("4x1T@premium-v1", "Standard_E32ds_v5", 70, None)
+    assert cached.max_iops == pytest.approx(uncached.max_iops)
+    assert not any(row.name.startswith(host_cache.CACHED_IOPS) for row in cached.limits)
+    assert any("Standard_E32ds_v5" in w and "not modelled" in w for w in cached.warnings)
