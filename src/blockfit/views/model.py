@@ -18,11 +18,7 @@ def render_prediction(p: Prediction, console: Console) -> None:
     _print_figures(p, console)
     console.print(_limits_table(p))
     console.print(_costs_table(p))
-    for w in p.warnings:
-        console.print(f"[yellow]warning:[/] {markup(w)}")
-    for note in p.notes:
-        console.print(f"[dim]note:[/] {markup(note)}")
-    console.print("[dim]sources: " + "; ".join(markup(c) for c in prediction_sources(p)) + "[/]")
+    _print_remarks(p, console)
 
 
 def _print_figures(p: Prediction, console: Console) -> None:
@@ -82,6 +78,15 @@ def _costs_table(p: Prediction) -> Table:
                       "?" if c.unit_price is None else f"${c.unit_price:g}",
                       "?" if c.monthly is None else f"${c.monthly:,.2f}")
     return costs
+
+
+def _print_remarks(p: Prediction, console: Console) -> None:
+    """What to watch (warnings, notes), then every source behind the figures."""
+    for w in p.warnings:
+        console.print(f"[yellow]warning:[/] {markup(w)}")
+    for note in p.notes:
+        console.print(f"[dim]note:[/] {markup(note)}")
+    console.print("[dim]sources: " + "; ".join(markup(c) for c in prediction_sources(p)) + "[/]")
 
 
 def cost_line(c: Cost) -> str:
