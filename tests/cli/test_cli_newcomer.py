@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from blockfit import __version__
-from blockfit.cli.model import cost_line
 from blockfit.errors import InputError
 from blockfit.schema import Cost
 from blockfit.schema.cost import ComputeCost
 from blockfit.units import parse_mbps, parse_quantity
+from blockfit.views.model import cost_line
 from support.inproc import run
 
 

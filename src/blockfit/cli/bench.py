@@ -14,14 +14,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from blockfit import tools
 from blockfit.cli import app, burstopts, params
 from blockfit.cli.common import supplied_by
-from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
+from blockfit.cli.output import ReportOption, err_console, show_result, write_result
 from blockfit.dbbench.evidence import KnownCap
 from blockfit.dbbench.profiles import PROFILES
 from blockfit.dbbench.runner import BenchRequest, LayoutSpec, checks, parse_workloads, run_bench
 from blockfit.dbbench.runner import Progress as BenchProgress
-from blockfit.documents import check_result_text
 from blockfit.errors import InputError
-from blockfit.files import check_distinct, write_atomically
+from blockfit.files import check_distinct
 from blockfit.schema.bench import BenchResult
 from blockfit.views.bench import render as render_bench
 
@@ -35,37 +34,28 @@ def _layouts(dirs: list[str], labels: list[str]) -> list[LayoutSpec]:
         raise InputError(f"--label: {len(labels)} given for {len(dirs)} --dir: expected one per --dir")
     if "" in labels:
         raise InputError("--label '': expected a non-empty label")
-    specs = []
-    for i, text in enumerate(dirs):
-        if not text:
-            raise InputError("--dir '': expected a directory on the filesystem under test")
-        path, label = text, labels[i] if labels else None
-        head, sep, tail = text.rpartition("=")
-        if sep and head and tail and "/" not in tail:
-            path, label = head, label or tail
-        if label is not None and ("/" in label or len(label) > 64 or any(not c.isprintable() for c in label)):
-            # a label names pgbench's log files in the bench's folder: a '/' failed there, after initdb and the load
-            raise InputError(f"--label {label!r}: expected at most 64 characters without '/' or control characters")
-        specs.append(LayoutSpec(path=Path(path), label=label or string.ascii_uppercase[i % 26]))
-    return specs
+    return [_layout(text, labels[i] if labels else None, i) for i, text in enumerate(dirs)]
+
+
+def _layout(text: str, label: str | None, i: int) -> LayoutSpec:
+    """The Ith --dir, PATH or PATH=LABEL (a --label given for it wins over its own)."""
+    if not text:
+        raise InputError("--dir '': expected a directory on the filesystem under test")
+    path = text
+    head, sep, tail = text.rpartition("=")
+    if sep and head and tail and "/" not in tail:
+        path, label = head, label or tail
+    if label is not None and ("/" in label or len(label) > 64 or any(not c.isprintable() for c in label)):
+        # a label names pgbench's log files in the bench's folder: a '/' failed there, after initdb and the load
+        raise InputError(f"--label {label!r}: expected at most 64 characters without '/' or control characters")
+    return LayoutSpec(path=Path(path), label=label or string.ascii_uppercase[i % 26])
 
 
 def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") -> None:
     """--cap / --instance-cap [LABEL=]IOPS[:MBPS]: caps the host cannot see (qemu throttle, cloud volume)."""
     labels = {s.label for s in layouts}
     for text in texts:
-        label, _, figures = text.rpartition("=")
-        iops_text, _, mbps_text = figures.partition(":")
-        try:
-            iops, mbps = (float(iops_text) if iops_text else None), (float(mbps_text) if mbps_text else None)
-        except ValueError:
-            iops = mbps = math.nan
-        if (iops is None and mbps is None) or any(not (math.isfinite(v) and v >= 0) for v in (iops, mbps)
-                                                  if v is not None):
-            raise InputError(f"{option} {text!r}: expected [LABEL=]IOPS[:MBPS] with finite figures of at least 0 "
-                             "(0: no cap), e.g. B=300 or 300:40")
-        if label and label not in labels:
-            raise InputError(f"{option} {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
+        label, iops, mbps = _cap(text, labels, option)
         for spec in layouts:
             if not label or spec.label == label:
                 spec.cap = spec.cap or KnownCap()
@@ -73,6 +63,30 @@ def _caps(texts: list[str], layouts: list[LayoutSpec], option: str = "--cap") ->
                     spec.cap.iops, spec.cap.mbps = iops, mbps
                 else:
                     spec.cap.instance_iops, spec.cap.instance_mbps = iops, mbps
+
+
+def _cap(text: str, labels: set[str], option: str) -> tuple[str, float | None, float | None]:
+    """One [LABEL=]IOPS[:MBPS] of OPTION: its label ('' for every layout), IOPS and MB/s (None: not given)."""
+    label, _, figures = text.rpartition("=")
+    iops_text, _, mbps_text = figures.partition(":")
+    iops, mbps = _cap_figure(iops_text), _cap_figure(mbps_text)
+    if (iops is None and mbps is None) or any(not (math.isfinite(v) and v >= 0) for v in (iops, mbps)
+                                              if v is not None):
+        raise InputError(f"{option} {text!r}: expected [LABEL=]IOPS[:MBPS] with finite figures of at least 0 "
+                         "(0: no cap), e.g. B=300 or 300:40")
+    if label and label not in labels:
+        raise InputError(f"{option} {text!r}: no layout labelled {label!r} (labels: {', '.join(sorted(labels))})")
+    return label, iops, mbps
+
+
+def _cap_figure(text: str) -> float | None:
+    """A cap's figure: None where it is left out, NaN where it is no number (refused by the caller)."""
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
 
 
 # the option that carries each field of the request dbbench checks
@@ -155,12 +169,7 @@ def bench_command(
     report: ReportOption = None,
 ) -> None:
     """Compare layouts with a real PostgreSQL: OLTP (pgbench), DSS with temp spills, bulk load; with evidence."""
-    if profile not in PROFILES:
-        raise InputError(f"--profile {profile!r}: expected one of {', '.join(PROFILES)}")
-    if repeat is not None and repeat < 1:
-        raise InputError(f"--repeat {repeat}: expected a whole number of at least 1")
-    if out is not None:
-        _check_out_dir(out)
+    _check_options(profile, repeat, out)
     bursting = burstopts.measured_layout(cloud, layout, instance)
     tools.require("bench", "pgbench")  # Debian's PostgreSQL; its server binaries are found by find_bindir
     layouts = _layouts(dirs, list(label or []))
@@ -174,6 +183,33 @@ def bench_command(
         with supplied_by(OPTION_OF[fields]):
             check()
     # SIGTERM, SIGINT and SIGHUP stop the bench like Ctrl-C (the CLI's handlers): a partial result follows
+    result = _run_with_progress(request)
+    if bursting is not None:
+        _burst(result, bursting)
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out {str(out)!r}: cannot make the directory ({exc.strerror})") from None
+        write_result(result, out / "bench.json")
+    show_result(result, report, json_out, render_bench)
+    if result.partial:
+        err_console.print(f"blockfit: bench stopped early ({result.stopped_by}); the results above are partial")
+        raise typer.Exit(130)
+
+
+def _check_options(profile: str, repeat: int | None, out: Path | None) -> None:
+    """--profile, --repeat and --out, checked before anything runs."""
+    if profile not in PROFILES:
+        raise InputError(f"--profile {profile!r}: expected one of {', '.join(PROFILES)}")
+    if repeat is not None and repeat < 1:
+        raise InputError(f"--repeat {repeat}: expected a whole number of at least 1")
+    if out is not None:
+        _check_out_dir(out)
+
+
+def _run_with_progress(request: BenchRequest) -> BenchResult:
+    """The bench, its progress on stderr: a bar on a terminal, else plain lines for a log (the lab polls them)."""
     if err_console.is_terminal:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err_console, transient=True) as bar:
@@ -182,26 +218,9 @@ def bench_command(
             def progress(phase: str, done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total, description=f"bench: {phase}")
 
-            result = _run(request, progress)
-    else:
-        def lines(phase: str, done: int, total: int) -> None:  # plain lines for a log (the lab polls them)
-            err_console.print(f"bench [{done}/{total}] {phase}", highlight=False)
+            return _run(request, progress)
 
-        result = _run(request, lines)
-    if bursting is not None:
-        _burst(result, bursting)
-    if out is not None:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"--out {str(out)!r}: cannot make the directory ({exc.strerror})") from None
-        write_atomically(out / "bench.json", result.model_dump_json(indent=2) + "\n", what="--out",
-                         check=lambda text: check_result_text(text, "--out"))
-    save_report(result, report)
-    if json_out:
-        print_json(result)
-    else:
-        render_bench(result, console)
-    if result.partial:
-        err_console.print(f"blockfit: bench stopped early ({result.stopped_by}); the results above are partial")
-        raise typer.Exit(130)
+    def lines(phase: str, done: int, total: int) -> None:
+        err_console.print(f"bench [{done}/{total}] {phase}", highlight=False)
+
+    return _run(request, lines)

@@ -144,10 +144,7 @@ def calibrate_command(
         allow_write=allow_write, write_pct=write, hosts=list(host or []), engine=engine)
     bursting = _layout_measured(cloud, layout, instance, sustained)
     if sustained and bursting is not None:
-        options.drain_s = burst_seconds(bursting) or 0.0
-        if options.drain_s:
-            err_console.print(f"calibrate --sustained: spending the burst credits first, "
-                              f"{fmt_duration(options.drain_s)} on top of --duration", markup=False, highlight=False)
+        _spend_burst_first(options, bursting)
     for fields, check in options.checks().items():
         with supplied_by(OPTION_OF[fields]):
             check()
@@ -156,18 +153,7 @@ def calibrate_command(
     check_distinct([("--plot", plot), ("--report", report)],
                    [("target", Path(t)) for t in targets if not t.startswith("/dev/")])
     # SIGTERM, SIGINT and SIGHUP stop the measurement like Ctrl-C (the CLI's handlers): a partial result follows
-    show_progress = err_console.is_terminal  # on stderr, so it never mixes with the table or the JSON on stdout
-    if show_progress:
-        with Progress(TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(),
-                      console=err_console, transient=True) as bar:
-            task = bar.add_task("calibrate", total=options.duration_s)
-
-            def progress(elapsed: float, budget: float, what: str) -> None:
-                bar.update(task, completed=min(elapsed, budget), description=f"calibrate: {what}")
-
-            m = _calibrate(targets, options, progress)
-    else:
-        m = _calibrate(targets, options, None)
+    m = _measure(targets, options)
     renamed.warn()   # after the measurement: a target it refuses is one line, alone
     if bursting is not None:
         m.warnings.append(measured_words(bursting, m.elapsed_s - options.drain_s, options.drain_s))
@@ -184,3 +170,26 @@ def calibrate_command(
     if m.partial:
         err_console.print(f"blockfit: calibrate stopped early ({m.stopped_by}); the curve above is partial")
         raise typer.Exit(130 if m.stopped_by == "interrupted" else 4)
+
+
+def _spend_burst_first(options: CalibrateOptions, bursting: Prediction) -> None:
+    """--sustained: drain the credits for as long as the layout's burst lasts from full, said once on stderr."""
+    options.drain_s = burst_seconds(bursting) or 0.0
+    if options.drain_s:
+        err_console.print(f"calibrate --sustained: spending the burst credits first, "
+                          f"{fmt_duration(options.drain_s)} on top of --duration", markup=False, highlight=False)
+
+
+def _measure(targets: list[str], options: CalibrateOptions) -> Measurement:
+    """The measurement, with a progress bar on stderr when it is a terminal (so it never mixes with the table or
+    the JSON on stdout)."""
+    if not err_console.is_terminal:
+        return _calibrate(targets, options, None)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn(),
+                  console=err_console, transient=True) as bar:
+        task = bar.add_task("calibrate", total=options.duration_s)
+
+        def progress(elapsed: float, budget: float, what: str) -> None:
+            bar.update(task, completed=min(elapsed, budget), description=f"calibrate: {what}")
+
+        return _calibrate(targets, options, progress)

@@ -159,18 +159,23 @@ def ocpu_range(text: str | None, option: str = "--ocpus") -> tuple[float | None,
     if text is None:
         return None, None
     lo_text, sep, hi_text = text.strip().partition("-")
-    try:
-        lo = float(lo_text) if lo_text.strip() else None
-        hi = float(hi_text) if hi_text.strip() else None
-    except ValueError:
-        lo = hi = math.nan
-    bad = not sep or (lo is None and hi is None) or any(
-        v is not None and (not math.isfinite(v) or v < 1 or not v.is_integer()) for v in (lo, hi))
-    if bad:
+    lo, hi = _open_or_count(lo_text), _open_or_count(hi_text)
+    if not sep or (lo is None and hi is None) or any(v is not None and math.isnan(v) for v in (lo, hi)):
         raise InputError(f"{option} {text!r}: expected MIN-MAX whole OCPU counts of at least 1, e.g. 8-24")
     if lo is not None and hi is not None and lo > hi:
         raise InputError(f"{option} {text!r}: expected MIN <= MAX")
     return lo, hi
+
+
+def _open_or_count(text: str) -> float | None:
+    """One side of MIN-MAX: None where it is left open, NaN where it is no whole count of at least 1."""
+    if not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return math.nan
+    return value if math.isfinite(value) and value >= 1 and value.is_integer() else math.nan
 
 
 # ---- merged options (one vocabulary across commands); their old spellings are hidden, see params ----

@@ -31,11 +31,10 @@ from blockfit.cli.common import (
     ocpu_range,
     supplied_by,
 )
-from blockfit.cli.output import ReportOption, console, err_console, print_json, save_report
+from blockfit.cli.output import ReportOption, err_console, show_result, write_result
 from blockfit.cli.shared import Shared
-from blockfit.documents import check_result_text
 from blockfit.errors import InputError
-from blockfit.files import check_target, write_atomically
+from blockfit.files import check_target
 from blockfit.fleet.hosts import FleetOptions
 from blockfit.fleet.mapping import Mapping, load_mapping, with_defaults
 from blockfit.fleet.promapi import Client, parse_source
@@ -218,13 +217,8 @@ def run_fleet(args: FleetArgs, shared: Shared, percentile_given: float | None, h
         print("blockfit: error: interrupted", file=sys.stderr)
         raise typer.Exit(130) from None
     if out is not None:
-        write_atomically(out, result.model_dump_json(indent=2) + "\n", what="--out",
-                         check=lambda text: check_result_text(text, "--out"))
-    save_report(result, report)
-    if json_out:
-        print_json(result)
-    else:
-        render_fleet(result, console)
+        write_result(result, out)
+    show_result(result, report, json_out, render_fleet)
     for p in result.problems:
         print(f"blockfit: {'server' if p.cause == 'server' else 'input'}: {one_line(p.message)}", file=sys.stderr)
     if any(p.cause == "server" for p in result.problems):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -95,13 +96,8 @@ def lab_command(
     report: ReportOption = None,
 ) -> None:
     """Boot a qemu guest whose disks are capped like the plan's volumes and instance; build and measure."""
-    if plan is not None and (cloud or layout or instance):
-        raise InputError("lab: give either --plan or --cloud/--layout/--instance, not both")
-    if bench is None and (bench_vs != "single" or profile != "quick" or repeat is not None):
-        raise InputError("--bench-vs, --profile and --repeat go with --bench (e.g. --bench oltp,dss,load)")
-    window = parse_duration(runtime, "--runtime")
-    if not 2 <= window <= 600:
-        raise InputError(f"--runtime {runtime!r}: expected between 2s and 10m")
+    _check_option_sets(plan is not None, bool(cloud or layout or instance), bench, bench_vs, profile, repeat)
+    window = _runtime(runtime)
     from blockfit.cli.common import attachment as check_attachment
     from blockfit.cli.common import positive_int
 
@@ -117,28 +113,13 @@ def lab_command(
                      rerun_check=check_rerun, attachment=check_attachment(attachment),
                      paths=positive_int(paths, "--paths"), redundancy=redundancy, stripe_size=stripe_bytes)
     named = {**LAB_OPTION_OF, "layout": "--plan" if plan is not None else "--layout"}
-    for fields, check in lab_checks(req).items():
-        with supplied_by(named[fields]):
-            check()
-    t = req.target
-    check_model_options(t.cat, t.layout.model_copy(update={"attachment": req.attachment or t.layout.attachment,
-                                                           "paths": req.paths or t.layout.paths}), t.instance, None)
+    _check_request(req, named)
     breq = None
     if bench is not None:
         breq = LabBenchRequest(lab=req, workloads=bench, versus=bench_vs, profile=profile, repeat=repeat)
-        for fields, check in bench_checks(breq).items():
-            with supplied_by(named[fields]):
-                check()
+        _run_checks(bench_checks(breq), named)
     tools.require("lab", *needed_tools(manager, fs, bench, bench_vs))
-    try:
-        with lifecycle.interrupting(signal.SIGTERM), err_console.status("lab: starting") as status:
-            def say(msg: str) -> None:
-                status.update(f"lab: {msg}")
-
-            result: LabResult | LabBenchResult = run_lab_bench(breq, say) if breq else run_lab(req, say)
-    except KeyboardInterrupt:
-        print("blockfit: error: lab interrupted; the guest was stopped and its files removed", file=sys.stderr)
-        raise typer.Exit(130) from None
+    result = _run(req, breq)
     # The result first, the report after: a report that cannot be written must not lose minutes of measuring.
     if json_out:
         print_json(result)
@@ -151,6 +132,51 @@ def lab_command(
         save_report(result, report)
     except InputError as exc:
         raise InputError(f"{exc} (the result was printed to stdout first)") from None
+
+
+def _check_option_sets(plan: bool, specs: bool, bench: str | None, bench_vs: str, profile: str,
+                       repeat: int | None) -> None:
+    """--plan or the specs (--cloud/--layout/--instance), not both; the bench's options only with --bench."""
+    if plan and specs:
+        raise InputError("lab: give either --plan or --cloud/--layout/--instance, not both")
+    if bench is None and (bench_vs != "single" or profile != "quick" or repeat is not None):
+        raise InputError("--bench-vs, --profile and --repeat go with --bench (e.g. --bench oltp,dss,load)")
+
+
+def _runtime(runtime: str) -> float:
+    """--runtime: seconds, from 2 s to 10 min."""
+    window = parse_duration(runtime, "--runtime")
+    if not 2 <= window <= 600:
+        raise InputError(f"--runtime {runtime!r}: expected between 2s and 10m")
+    return window
+
+
+def _run_checks(checks: dict[str, Callable[[], object]], named: dict[str, str]) -> None:
+    """Run the library's checks of a request, each naming the option that carried its fields."""
+    for fields, check in checks.items():
+        with supplied_by(named[fields]):
+            check()
+
+
+def _check_request(req: LabRequest, named: dict[str, str]) -> None:
+    """The lab's checks of the request, then the model's checks of the options it takes from the layout."""
+    _run_checks(lab_checks(req), named)
+    t = req.target
+    check_model_options(t.cat, t.layout.model_copy(update={"attachment": req.attachment or t.layout.attachment,
+                                                           "paths": req.paths or t.layout.paths}), t.instance, None)
+
+
+def _run(req: LabRequest, breq: LabBenchRequest | None) -> LabResult | LabBenchResult:
+    """The lab run (or its bench), its progress in a status line on stderr; Ctrl-C or SIGTERM stop the guest."""
+    try:
+        with lifecycle.interrupting(signal.SIGTERM), err_console.status("lab: starting") as status:
+            def say(msg: str) -> None:
+                status.update(f"lab: {msg}")
+
+            return run_lab_bench(breq, say) if breq else run_lab(req, say)
+    except KeyboardInterrupt:
+        print("blockfit: error: lab interrupted; the guest was stopped and its files removed", file=sys.stderr)
+        raise typer.Exit(130) from None
 
 
 def lab_target(plan: Path | None, cloud: str | None, catalog: str | None, layout: str | None,

@@ -8,9 +8,9 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
 
@@ -181,3 +181,25 @@ def save_report(result: BaseModel, path: Path | None, intervals: dict[str, Any] 
     write_atomically(path, render([Loaded(name, result, intervals or {})]), what="--report")
     # soft wrap: a path is never folded into pieces (a terminal wraps the line; a copy gets it whole)
     err_console.print(f"report written to {terminal.safe(path)}", highlight=False, markup=False, soft_wrap=True)
+
+
+Result = TypeVar("Result", bound="BaseModel")
+
+
+def write_result(result: BaseModel, out: Path) -> None:
+    """--out: the result as JSON, read back as a result before it replaces anything."""
+    from blockfit.documents import check_result_text
+    from blockfit.files import write_atomically
+
+    write_atomically(out, result.model_dump_json(indent=2) + "\n", what="--out",
+                     check=lambda text: check_result_text(text, "--out"))
+
+
+def show_result(result: Result, report: Path | None, json_out: bool, render: Callable[[Result, Console], None]) \
+        -> None:
+    """--report, then stdout: the result as JSON, or for people as RENDER prints it."""
+    save_report(result, report)
+    if json_out:
+        print_json(result)
+    else:
+        render(result, console)

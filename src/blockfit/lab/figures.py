@@ -71,11 +71,7 @@ def figures(pred: Prediction, scale: float, small: Rate, large: Rate, member: Th
     iops_limit, iops_value = emulated_limit(pred, "iops", paths)
     mbps_limit, mbps_value = emulated_limit(pred, "mbps", paths)
     predicted_iops, predicted_mbps = iops_value * scale, mbps_value * scale
-    limited = LabLimits(
-        iops=nearest_limit(pred, iops, "iops", scale, (member.iops or 0) * members,
-                           instance.iops if instance else None, paths),
-        mbps=nearest_limit(pred, mbps, "mbps", scale, (member.bps or 0) * members / MB,
-                           instance.bps / MB if instance and instance.bps else None, paths))
+    limited = _measured_limits(pred, iops, mbps, scale, member, instance, paths)
     differs = (iops_limit, mbps_limit) != (pred.iops_limited_by, pred.mbps_limited_by)
     return LabFigures(
         layout=pred.layout, members=members, predicted_iops=predicted_iops, measured_iops=iops,
@@ -88,10 +84,26 @@ def figures(pred: Prediction, scale: float, small: Rate, large: Rate, member: Th
         model_limited_by=LabLimits(iops=pred.iops_limited_by, mbps=pred.mbps_limited_by) if differs else None,
         iops_ratio=iops / predicted_iops if predicted_iops else 0.0,
         mbps_ratio=mbps / predicted_mbps if predicted_mbps else 0.0,
-        caps=LabCaps(member_iops=member.iops, member_bps=member.bps, member_iops_size=member.iops_size,
-                     instance_iops=instance.iops if instance else None,
-                     instance_bps=instance.bps if instance else None, paths=paths,
-                     path_iops=path.iops if path else None, path_bps=path.bps if path else None))
+        caps=_caps(member, instance, paths, path))
+
+
+def _measured_limits(pred: Prediction, iops: float, mbps: float, scale: float, member: Throttle,
+                     instance: Throttle | None, paths: int | None) -> LabLimits:
+    """The emulated limit each measured rate sits nearest to, of the members' caps, the instance's and the model's."""
+    members = pred.layout_detail.members
+    return LabLimits(
+        iops=nearest_limit(pred, iops, "iops", scale, (member.iops or 0) * members,
+                           instance.iops if instance else None, paths),
+        mbps=nearest_limit(pred, mbps, "mbps", scale, (member.bps or 0) * members / MB,
+                           instance.bps / MB if instance and instance.bps else None, paths))
+
+
+def _caps(member: Throttle, instance: Throttle | None, paths: int | None, path: Throttle | None) -> LabCaps:
+    """The caps the guest's disks had: each member's, the instance's over all of them, each path's."""
+    return LabCaps(member_iops=member.iops, member_bps=member.bps, member_iops_size=member.iops_size,
+                   instance_iops=instance.iops if instance else None,
+                   instance_bps=instance.bps if instance else None, paths=paths,
+                   path_iops=path.iops if path else None, path_bps=path.bps if path else None)
 
 
 def _rounded(spread: float | None) -> float | None:

@@ -102,17 +102,9 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
     """
     hidden = under_tmp([*installation(), *keep])
     initramfs = ensure_initramfs(kernel)
-    script_path = work_dir / "script.sh"
-    script_path.write_text(script)
-    progress_file = work_dir / "progress"
-    progress_file.write_text("")
-    status_file = work_dir / "exit-status"
-    status_file.unlink(missing_ok=True)
+    script_path, progress_file = _fresh_files(work_dir, script)
     console = work_dir / "console.log"
-    sock_dir = Path(tempfile.mkdtemp(prefix="blockfit-qmp-")) if caps is not None else None
-    if caps is not None and sock_dir is not None:
-        caps.prepare()
-        caps.socket = sock_dir / "qmp.sock"
+    sock_dir = _qmp_dir(caps)
     cfg = VmConfig(vmlinux=kernel.vmlinux, initramfs=initramfs, work_dir=work_dir, script=script_path, disks=disks,
                    instance=instance, console_log=console, cpus=cpus, memory_mib=memory_mib,
                    name=f"blockfit-lab-{work_dir.name}",
@@ -121,33 +113,70 @@ def run_script(kernel: GuestKernel, work_dir: Path, script: str, disks: list[Dis
     try:
         vm = QemuProcess(cfg, work_dir / "qemu.log")
     except BaseException:
-        if sock_dir is not None:
-            shutil.rmtree(sock_dir, ignore_errors=True)
+        _remove(sock_dir)
         raise
     watch = _Watch(work_dir=work_dir, console=console, timeout_s=timeout_s, idle_s=idle_s, started_wall=time.time())
     say = progress or (lambda _line: None)
-    seen = 0
     try:
-        if caps is not None and cfg.qmp_socket is not None:
-            caps.qmp = Qmp(cfg.qmp_socket)
-        while vm.poll() is None:
-            if caps is not None:
-                caps.poll()
-            for poll in pollers:
-                poll()
-            seen = _relay(progress_file, seen, say)
-            if watch.must_stop(vm):
-                break
-            time.sleep(0.25)
+        seen = _tend(vm, watch, caps, pollers, progress_file, say)
     finally:
-        if caps is not None and caps.qmp is not None:
-            caps.qmp.close()
-            caps.qmp = None
-        vm.stop()
-        if sock_dir is not None:
-            shutil.rmtree(sock_dir, ignore_errors=True)
+        _stop(vm, caps, sock_dir)
     _relay(progress_file, seen, say)
     return _outcome(vm, work_dir, watch)
+
+
+def _fresh_files(work_dir: Path, script: str) -> tuple[Path, Path]:
+    """The script and an empty progress file written to the work dir, a previous run's exit status gone."""
+    script_path = work_dir / "script.sh"
+    script_path.write_text(script)
+    progress_file = work_dir / "progress"
+    progress_file.write_text("")
+    (work_dir / "exit-status").unlink(missing_ok=True)
+    return script_path, progress_file
+
+
+def _qmp_dir(caps: CapControl | None) -> Path | None:
+    """With CAPS, the private temp dir of qemu's QMP socket (a unix socket path must stay under 108 bytes), the
+    socket named in CAPS; without, None."""
+    if caps is None:
+        return None
+    sock_dir = Path(tempfile.mkdtemp(prefix="blockfit-qmp-"))
+    caps.prepare()
+    caps.socket = sock_dir / "qmp.sock"
+    return sock_dir
+
+
+def _tend(vm: QemuProcess, watch: _Watch, caps: CapControl | None, pollers: Sequence[Callable[[], None]],
+          progress_file: Path, say: Progress) -> int:
+    """Answer the running guest (its cap requests, the POLLERS) and pass on its progress lines until it powers off
+    or must stop; returns how many progress lines were passed on."""
+    if caps is not None and caps.socket is not None:
+        caps.qmp = Qmp(caps.socket)
+    seen = 0
+    while vm.poll() is None:
+        if caps is not None:
+            caps.poll()
+        for poll in pollers:
+            poll()
+        seen = _relay(progress_file, seen, say)
+        if watch.must_stop(vm):
+            break
+        time.sleep(0.25)
+    return seen
+
+
+def _stop(vm: QemuProcess, caps: CapControl | None, sock_dir: Path | None) -> None:
+    """On every way out: the QMP connection closed, qemu stopped, the socket's dir removed."""
+    if caps is not None and caps.qmp is not None:
+        caps.qmp.close()
+        caps.qmp = None
+    vm.stop()
+    _remove(sock_dir)
+
+
+def _remove(sock_dir: Path | None) -> None:
+    if sock_dir is not None:
+        shutil.rmtree(sock_dir, ignore_errors=True)
 
 
 def _relay(progress_file: Path, seen: int, say: Progress) -> int:

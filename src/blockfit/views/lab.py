@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from blockfit.lab.figures import judge
-from blockfit.schema.lab import LabBenchResult, LabFigures, LabResult
+from blockfit.schema.lab import LabBenchLayout, LabBenchResult, LabFigures, LabResult
 from blockfit.terminal import cell, markup
 from blockfit.units import fmt_io_size
 
@@ -99,6 +99,20 @@ def render_bench(r: LabBenchResult, console: Console) -> None:
                   f"{b.manager}, {b.fs}) on {r.instance} ({r.cloud}), scale {r.scale:g} (IOPS) and {r.mbps_scale:g} "
                   f"(MB/s); PostgreSQL "
                   f"{r.bench.postgres_version}, profile {r.bench.settings.profile}")
+    console.print(_ratios_table(r))
+    for lay in (b, o):
+        console.print(_layout_line(lay))
+    for w in r.bench.warnings:
+        console.print(f"  [yellow]warning:[/] {markup(w)}")
+    for s in r.steps:
+        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {markup(s.name)}: {markup(s.detail)}")
+    console.print(f"  caps: {markup(', '.join(r.cap_changes) or 'never changed')}; guest {markup(r.kernel)}, "
+                  f"{r.guest_seconds:g} s")
+
+
+def _ratios_table(r: LabBenchResult) -> Table:
+    """Per measure: the model's ratio of the two layouts beside the database's, its interval and the verdict."""
+    b, o = r.baseline, r.other
     table = Table(title=cell(f"{o.label} / {b.label}: the model's ratio beside the database's"), title_justify="left")
     for col in ("measure", "predicted", "measured [95 % CI]", "verdict", "I/O-bound runs"):
         table.add_column(col, justify="left" if col in ("measure", "verdict") else "right")
@@ -107,16 +121,13 @@ def render_bench(r: LabBenchResult, console: Console) -> None:
                     if x.measured_ratio is not None and x.ci_low is not None and x.ci_high is not None else "-")
         table.add_row(cell(x.measure), cell(f"{x.predicted_ratio:.2f} ({x.basis})"), measured, cell(x.text),
                       cell(x.io_bound_runs))
-    console.print(table)
-    for lay in (b, o):
-        balance = (", member balance " + ", ".join(f"{m} {v:.2f}" for m, v in lay.member_balance.items())
-                   if lay.member_balance else "")
-        unit = f", stripe unit {fmt_io_size(lay.stripe_size)}" if lay.stripe_size else ""
-        console.print(f"  {markup(lay.label)}: {lay.members} x ({lay.caps.member_iops} IOPS, "
-                      f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {markup(lay.mount)}{unit}{markup(balance)}")
-    for w in r.bench.warnings:
-        console.print(f"  [yellow]warning:[/] {markup(w)}")
-    for s in r.steps:
-        console.print(f"  {'[green]ok[/]' if s.ok else '[red]FAILED[/]'} {markup(s.name)}: {markup(s.detail)}")
-    console.print(f"  caps: {markup(', '.join(r.cap_changes) or 'never changed')}; guest {markup(r.kernel)}, "
-                  f"{r.guest_seconds:g} s")
+    return table
+
+
+def _layout_line(lay: LabBenchLayout) -> str:
+    """One side of the bench: its members and their caps, its mount, stripe unit and member balance."""
+    balance = (", member balance " + ", ".join(f"{m} {v:.2f}" for m, v in lay.member_balance.items())
+               if lay.member_balance else "")
+    unit = f", stripe unit {fmt_io_size(lay.stripe_size)}" if lay.stripe_size else ""
+    return (f"  {markup(lay.label)}: {lay.members} x ({lay.caps.member_iops} IOPS, "
+            f"{(lay.caps.member_bps or 0) / 1e6:g} MB/s) on {markup(lay.mount)}{unit}{markup(balance)}")
