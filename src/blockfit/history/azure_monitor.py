@@ -25,7 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.errors import ValueProblem
-from blockfit.history.series import MINUTE_S, Sample, Series, json_export, metric_value, ops_bytes_sample, parse_time
+from blockfit.history.series import (
+    MINUTE_S,
+    Sample,
+    Series,
+    cloud_series,
+    json_export,
+    metric_value,
+    ops_bytes_sample,
+    parse_time,
+)
 
 DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
 
@@ -163,9 +172,8 @@ def _series(path: Path, series: Points, interval: float, used: set[str]) -> Seri
         for t in sorted(set(ro) & set(wo) & set(rb) & set(wb)):
             samples.append(ops_bytes_sample(t, member, t, interval, (ro[t][0], wo[t][0], rb[t][0], wb[t][0]),
                                             (ro[t][1], wo[t][1], rb[t][1], wb[t][1])))
-    if not samples:
-        raise ValueProblem(f"{path}: no interval with read and write operations and bytes")
-    notes = [f"{path.name}: Azure Monitor, interval {interval:g} s, aggregations {', '.join(sorted(used))}: the "
-             "/sec metrics' average is the interval's rate, their maximum the busiest minute (reads and writes "
-             "added: an upper bound); totals are divided by the interval"]
-    return Series(source=str(path), format="azure-monitor", member_kind="disk", samples=samples, notes=notes)
+    note = (f"Azure Monitor, interval {interval:g} s, aggregations {', '.join(sorted(used))}: the /sec metrics' "
+            "average is the interval's rate, their maximum the busiest minute (reads and writes added: an upper "
+            "bound); totals are divided by the interval")
+    return cloud_series(path, "azure-monitor", "disk", samples, note,
+                        "no interval with read and write operations and bytes")

@@ -32,6 +32,7 @@ from blockfit.history.series import (
     Series,
     cloud_rates,
     cloud_samples,
+    cloud_series,
     json_export,
     metric_value,
     parse_time,
@@ -195,10 +196,8 @@ def _series(path: Path, points: Points, period: float) -> Series:
             raise ValueProblem(f"{path}: volume {vol}: no {', '.join(missing)} (export all four: VolumeReadOps, "
                                "VolumeWriteOps, VolumeReadBytes, VolumeWriteBytes)")
         samples += cloud_samples(vol, rate, peak, ORDER, period, stamped_at_end=False)
-    if not samples:
-        raise ValueProblem(f"{path}: no period with all four metrics")
-    notes = [f"{path.name}: CloudWatch EBS metrics, period {period:g} s, statistics {', '.join(sorted(used))}: IOPS = "
-             "(VolumeReadOps + VolumeWriteOps) Sum / period, MB/s = (VolumeReadBytes + VolumeWriteBytes) Sum / period "
-             "/ 10^6" + ("; Maximum / 60 = the busiest minute (per-minute data points of Nitro instances), reads and "
-                         "writes added: an upper bound" if "Maximum" in used else "")]
-    return Series(source=str(path), format="cloudwatch", member_kind="volume", samples=samples, notes=notes)
+    note = (f"CloudWatch EBS metrics, period {period:g} s, statistics {', '.join(sorted(used))}: IOPS = "
+            "(VolumeReadOps + VolumeWriteOps) Sum / period, MB/s = (VolumeReadBytes + VolumeWriteBytes) Sum / period "
+            "/ 10^6" + ("; Maximum / 60 = the busiest minute (per-minute data points of Nitro instances), reads and "
+                        "writes added: an upper bound" if "Maximum" in used else ""))
+    return cloud_series(path, "cloudwatch", "volume", samples, note, "no period with all four metrics")

@@ -29,6 +29,7 @@ from blockfit.history.series import (
     check_rate,
     cloud_rates,
     cloud_samples,
+    cloud_series,
     json_export,
     parse_time,
 )
@@ -117,9 +118,7 @@ def _series(path: Path, points: MetricPoints, interval: float) -> Series:
             raise ValueProblem(f"{path}: volume {vol}: no {', '.join(missing)} (export all four metrics)")
         # OCI stamps an aggregated point at the end of its interval
         samples += cloud_samples(vol, rate, peak, ORDER, interval, stamped_at_end=True)
-    if not samples:
-        raise ValueProblem(f"{path}: no interval with all four metrics")
-    notes = [f"{path.name}: OCI Monitoring oci_blockstore, interval {interval:g} s: IOPS = (VolumeReadOps + "
-             "VolumeWriteOps).sum() / interval, MB/s = (VolumeReadThroughput + VolumeWriteThroughput).sum() / interval "
-             "/ 10^6; .max() / 60 = the busiest minute (reads and writes added: an upper bound)"]
-    return Series(source=str(path), format="oci-monitoring", member_kind="volume", samples=samples, notes=notes)
+    note = (f"OCI Monitoring oci_blockstore, interval {interval:g} s: IOPS = (VolumeReadOps + VolumeWriteOps).sum() "
+            "/ interval, MB/s = (VolumeReadThroughput + VolumeWriteThroughput).sum() / interval / 10^6; .max() / 60 = "
+            "the busiest minute (reads and writes added: an upper bound)")
+    return cloud_series(path, "oci-monitoring", "volume", samples, note, "no interval with all four metrics")

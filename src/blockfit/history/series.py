@@ -259,6 +259,16 @@ def cloud_samples(member: str, rate: Rates, peak: Rates, metrics: tuple[str, str
     return samples
 
 
+def cloud_series(path: Path, fmt: str, member_kind: MemberKind, samples: list[Sample], note: str,
+                 nothing: str) -> Series:
+    """A cloud metrics export's Series, with NOTE on how its rates were read; refused as NOTHING (no interval had
+    every metric) when no sample came out."""
+    if not samples:
+        raise ValueProblem(f"{path}: {nothing}")
+    return Series(source=str(path), format=fmt, member_kind=member_kind, samples=samples,
+                  notes=[f"{path.name}: {note}"])
+
+
 def iso(ts: float | None) -> str | None:
     """POSIX seconds as ISO 8601 (UTC, seconds), None stays None."""
     if ts is None:
