@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 
-from blockfit.catalog import Catalog, load_catalog
+from blockfit.catalog import Catalog, Shape, load_catalog
 from blockfit.errors import InputError
 from blockfit.model.instance import find_shape, instance_at, machine_type, series_vcpus
 from blockfit.model.kinds.clouds import cloud_of
@@ -104,43 +104,70 @@ def parse_instance(spec: str, cloud: str, catalog: Catalog | None = None, requir
 
 def _parse_shape(text: str, spec: str, cat: Catalog, require_count: bool, what: str) -> Instance:
     """SHAPE[:COUNT] (TEXT, the part of SPEC before any /OPTION) on the catalog."""
-    m = _INSTANCE_RE.fullmatch(text)
-    if not m:
-        raise InputError(f"{what} {spec!r}: {instance_expected(cat.cloud)}")
-    name, count = m.group(1), m.group(2)
+    where = f"{what} {spec!r}"
     unit = cloud_of(cat.cloud).compute_unit
-    if count is not None and len(count) > 7:
-        raise InputError(f"{what} {spec!r}: {unit} count {count[:12]}...: expected a whole count of at most "
-                         "7 digits")
+    name, count = _split_shape(text, where, cat.cloud, unit)
     mt = machine_type(cat, name)
     if mt is not None:
         if count is not None:
-            raise InputError(f"{what} {spec!r}: {name} fixes its vCPUs ({mt.vcpus}); drop ':{count}'")
+            raise InputError(f"{where}: {name} fixes its vCPUs ({mt.vcpus}); drop ':{count}'")
         return Instance(cloud=cat.cloud, shape=name.lower())
     shape = find_shape(cat, name)
-    ocpus = float(count) if count is not None else None
-    if ocpus is not None and (not math.isfinite(ocpus) or ocpus <= 0 or ocpus != int(ocpus)):
-        raise InputError(f"{what} {spec!r}: expected a whole, positive {unit} count (shapes take whole {unit}s)")
+    ocpus = _whole_count(count, where, unit)
+    return instance_at(cat, shape.name, _count_for_shape(shape, ocpus, require_count, where))
+
+
+def _split_shape(text: str, where: str, cloud: str, unit: str) -> tuple[str, str | None]:
+    """'VM.Standard.E3.Flex:12' -> the name and the count's text (None when not given)."""
+    m = _INSTANCE_RE.fullmatch(text)
+    if not m:
+        raise InputError(f"{where}: {instance_expected(cloud)}")
+    name, count = m.group(1), m.group(2)
+    if count is not None and len(count) > 7:
+        raise InputError(f"{where}: {unit} count {count[:12]}...: expected a whole count of at most "
+                         "7 digits")
+    return name, count
+
+
+def _whole_count(count: str | None, where: str, unit: str) -> float | None:
+    """The count's text as a whole, positive number (shapes take whole OCPUs or vCPUs); None when not given."""
+    if count is None:
+        return None
+    ocpus = float(count)
+    if not math.isfinite(ocpus) or ocpus <= 0 or ocpus != int(ocpus):
+        raise InputError(f"{where}: expected a whole, positive {unit} count (shapes take whole {unit}s)")
+    return ocpus
+
+
+def _count_for_shape(shape: Shape, ocpus: float | None, require_count: bool, where: str) -> float | None:
+    """The count checked against what SHAPE comes in; a fixed shape takes none (None), a flexible one needs one
+    unless REQUIRE_COUNT is off."""
     if shape.kind == "fixed":
         if ocpus is not None and shape.ocpus is not None and ocpus != shape.ocpus:
-            raise InputError(f"{what} {spec!r}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
-        ocpus = None
-    elif ocpus is None and require_count:
-        raise InputError(f"{what} {spec!r}: {shape.name} is flexible; expected SHAPE:COUNT, e.g. {shape.name}:12")
-    elif ocpus is not None and shape.kind == "flex":
-        assert shape.ocpus_min is not None and shape.ocpus_max is not None
-        if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
-            raise InputError(f"{what} {spec!r}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
-                             f"for {shape.name}")
-        if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
-            raise InputError(f"{what} {spec!r}: {shape.name} comes with "
-                             f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
-    elif ocpus is not None and shape.kind == "vcpu_tiers":
+            raise InputError(f"{where}: {shape.name} is a fixed shape with {shape.ocpus:g} OCPUs")
+        return None
+    if ocpus is None:
+        if require_count:
+            raise InputError(f"{where}: {shape.name} is flexible; expected SHAPE:COUNT, e.g. {shape.name}:12")
+    elif shape.kind == "flex":
+        _check_flex_ocpus(shape, ocpus, where)
+    elif shape.kind == "vcpu_tiers":
         sizes = series_vcpus(shape)
         if sizes and int(ocpus) not in sizes:
-            raise InputError(f"{what} {spec!r}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
+            raise InputError(f"{where}: {shape.name} comes with {', '.join(str(v) for v in sizes)} vCPUs, "
                              f"not {ocpus:g}")
-    return instance_at(cat, shape.name, ocpus)
+    return ocpus
+
+
+def _check_flex_ocpus(shape: Shape, ocpus: float, where: str) -> None:
+    """OCPUS within a flexible shape's range, and one of the counts it comes in where the catalog lists them."""
+    assert shape.ocpus_min is not None and shape.ocpus_max is not None
+    if not shape.ocpus_min <= ocpus <= shape.ocpus_max:
+        raise InputError(f"{where}: OCPUs must be {shape.ocpus_min:g} to {shape.ocpus_max:g} "
+                         f"for {shape.name}")
+    if shape.ocpu_counts and int(ocpus) not in shape.ocpu_counts:
+        raise InputError(f"{where}: {shape.name} comes with "
+                         f"{', '.join(str(c) for c in shape.ocpu_counts)} OCPUs, not {ocpus:g}")
 
 
 INTERFACES = ("scsi", "nvme")

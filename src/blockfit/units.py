@@ -88,21 +88,35 @@ def parse_number(value: str | float, what: str, *, minimum: float = 0.0, maximum
     The one check behind every numeric option: a float option's NaN/inf (which float() accepts), negatives, a
     zero where it means nothing, and values out of range all fail here with the option's name.
     """
-    try:
-        number = math.nan if isinstance(value, str) and not value.isascii() else float(value)  # "٥" is 5 to float()
-    except (TypeError, ValueError):
-        number = math.nan
-    low = "at least" if allow_minimum else "more than"
-    high = "at most" if allow_maximum else "less than"
-    kind = "a whole number" if integer else "a finite number"
-    expected = f"expected {kind} {low} {minimum:g}" + ("" if math.isinf(maximum) else f" and {high} {maximum:g}")
-    text = repr(value) if shown is None else shown   # SHOWN: the text as the user typed it ('150k', not 150000.0)
-    if not math.isfinite(number) or (integer and number != int(number)):
-        raise InputError(f"{what} {text}: {expected}")
-    if not (minimum < number < maximum or (number == minimum and allow_minimum)
-            or (number == maximum and allow_maximum)):
+    number = _as_float(value)
+    if not (_is_number_of_kind(number, integer)
+            and _in_range(number, minimum, maximum, allow_minimum, allow_maximum)):
+        low = "at least" if allow_minimum else "more than"
+        high = "at most" if allow_maximum else "less than"
+        kind = "a whole number" if integer else "a finite number"
+        expected = f"expected {kind} {low} {minimum:g}" + ("" if math.isinf(maximum) else f" and {high} {maximum:g}")
+        text = repr(value) if shown is None else shown   # SHOWN: the text as the user typed it ('150k', not 150000.0)
         raise InputError(f"{what} {text}: {expected}")
     return number
+
+
+def _as_float(value: str | float) -> float:
+    """VALUE as a float, NaN where it is none (a non-ASCII text too: "٥" is 5 to float())."""
+    if isinstance(value, str) and not value.isascii():
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _is_number_of_kind(number: float, integer: bool) -> bool:
+    return math.isfinite(number) and (not integer or number == int(number))
+
+
+def _in_range(number: float, minimum: float, maximum: float, allow_minimum: bool, allow_maximum: bool) -> bool:
+    return (minimum < number < maximum or (number == minimum and allow_minimum)
+            or (number == maximum and allow_maximum))
 
 
 def parse_mbps(value: str | float, what: str) -> float:

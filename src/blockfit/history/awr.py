@@ -373,31 +373,47 @@ def _instance_row(rep: Report, vals: dict[str, str], instance: str, elapsed: lis
     rep.end_time = rep.end_time or oracle_time(vals.get("End Snap Time", ""))
 
 
+def _database_summary(rep: Report, vals: dict[str, str]) -> None:
+    """A RAC global report's database summary (text or HTML): the snapshots, DBID and name that an earlier table
+    did not say already."""
+    rep.begin_snap = rep.begin_snap or vals.get("Begin", "")
+    rep.end_snap = rep.end_snap or vals.get("End", "")
+    rep.dbid = rep.dbid or vals.get("Id", "")
+    rep.db_name = rep.db_name or vals.get("Name", "")
+
+
+def _longest_elapsed(rep: Report, elapsed: list[float]) -> None:
+    """The report's span from its instances' elapsed minutes (the longest), where nothing said it before."""
+    if elapsed and not rep.elapsed_s:
+        rep.elapsed_s = max(elapsed) * 60
+
+
 def _parse_global_text(rep: Report, lines: list[str]) -> None:
     summary = _dash_table(lines, ("Begin", "End"))
     if summary:
-        rep.begin_snap = rep.begin_snap or summary.get("Begin", "")
-        rep.end_snap = rep.end_snap or summary.get("End", "")
-        rep.dbid = rep.dbid or summary.get("Id", "")
-        rep.db_name = rep.db_name or summary.get("Name", "")
+        _database_summary(rep, summary)
         rep.rac = True
     start = next((i for i, x in enumerate(lines) if x.startswith("Database Instances Included In Report")), None)
     if start is None:
         return
     for i in range(start, min(start + 12, len(lines) - 1)):
         if "I#" in lines[i] and re.fullmatch(r"[\s\-~]+", lines[i + 1] or "x"):
-            spans = _spans(lines[i + 1])
-            head = [_slice(lines[i], a, b, spans) for a, b in spans]
-            elapsed: list[float] = []
-            for row in lines[i + 2:]:
-                if not re.match(r"^\s*\d+\s+\S", row):
-                    break
-                vals = dict(zip(head, [_slice(row, a, b, spans) for a, b in spans], strict=True))
-                _instance_row(rep, vals, vals.get("Instance", vals.get("I#", "")), elapsed)
-            if elapsed and not rep.elapsed_s:
-                rep.elapsed_s = max(elapsed) * 60
-            rep.instances_total = max(rep.instances_total or 0, len(rep.instances)) or None
+            _text_instances(rep, lines, i)
             return
+
+
+def _text_instances(rep: Report, lines: list[str], at: int) -> None:
+    """The instances table of a text global report, its header at line AT over a line of dashes."""
+    spans = _spans(lines[at + 1])
+    head = [_slice(lines[at], a, b, spans) for a, b in spans]
+    elapsed: list[float] = []
+    for row in lines[at + 2:]:
+        if not re.match(r"^\s*\d+\s+\S", row):
+            break
+        vals = dict(zip(head, [_slice(row, a, b, spans) for a, b in spans], strict=True))
+        _instance_row(rep, vals, vals.get("Instance", vals.get("I#", "")), elapsed)
+    _longest_elapsed(rep, elapsed)
+    rep.instances_total = max(rep.instances_total or 0, len(rep.instances)) or None
 
 
 # ---- HTML reports ----
@@ -411,25 +427,41 @@ def _parse_html(rep: Report, text: str) -> None:
     for _summ, rows in stat_tables:
         _html_stats(rep, rows)
     for summ, rows in tables:
-        head = rows[0] if rows else []
-        if "database instance information" in summ.lower() or (head[:2] == ["DB Name", "DB Id"]):
-            _html_names(rep, head, rows)
-        if "snapshot information" in summ.lower() or any(r and r[0] == "Begin Snap:" for r in rows):
-            _html_snapshots(rep, head, rows)
-        if "io profile" in summ.lower():
-            for r in rows:
-                if r and r[0] in ("Total Requests:", "Total (MB):", "Optimized Requests:") and len(r) >= 4:
-                    rep.io_profile[r[0]] = [number(x) or 0.0 for x in r[1:4]]
-        if summ.lower().startswith("this table displays the io statistics for different functions") or (
-                head[:1] == ["Function Name"]):
-            _html_iostat(rep, rows)
+        _html_table(rep, summ, rows)
     if not rep.instance:
-        for _summ, rows in tables:
-            if rows and rows[0][:2] == ["Instance", "Inst Num"] and len(rows) > 1:
-                rep.instance = rows[1][0]
-                break
+        _html_instance(rep, tables)
     if rep.kind == "awr-global":
         _parse_global_html(rep, tables)
+
+
+def _html_table(rep: Report, summ: str, rows: list[list[str]]) -> None:
+    """One table of an HTML report, known by its summary attribute or its first row."""
+    low = summ.lower()
+    head = rows[0] if rows else []
+    if "database instance information" in low or (head[:2] == ["DB Name", "DB Id"]):
+        _html_names(rep, head, rows)
+    if "snapshot information" in low or any(r and r[0] == "Begin Snap:" for r in rows):
+        _html_snapshots(rep, head, rows)
+    if "io profile" in low:
+        _html_io_profile(rep, rows)
+    if low.startswith("this table displays the io statistics for different functions") or (
+            head[:1] == ["Function Name"]):
+        _html_iostat(rep, rows)
+
+
+def _html_io_profile(rep: Report, rows: list[list[str]]) -> None:
+    """The IO Profile table: total, MB and optimized requests per second (read+write, read, write)."""
+    for r in rows:
+        if r and r[0] in ("Total Requests:", "Total (MB):", "Optimized Requests:") and len(r) >= 4:
+            rep.io_profile[r[0]] = [number(x) or 0.0 for x in r[1:4]]
+
+
+def _html_instance(rep: Report, tables: list[tuple[str, list[list[str]]]]) -> None:
+    """The instance's name from the first table headed Instance, Inst Num."""
+    for _summ, rows in tables:
+        if rows and rows[0][:2] == ["Instance", "Inst Num"] and len(rows) > 1:
+            rep.instance = rows[1][0]
+            return
 
 
 def _html_stats(rep: Report, rows: list[list[str]]) -> None:
@@ -494,19 +526,19 @@ def _parse_global_html(rep: Report, tables: list[tuple[str, list[list[str]]]]) -
     for summ, rows in tables:
         if summ.startswith("Database Summary") and len(rows) >= 2:
             head = rows[-2] if len(rows) > 2 else rows[0]
-            vals = dict(zip(head, rows[-1], strict=False))
-            rep.begin_snap = rep.begin_snap or vals.get("Begin", "")
-            rep.end_snap = rep.end_snap or vals.get("End", "")
-            rep.dbid = rep.dbid or vals.get("Id", "")
-            rep.db_name = rep.db_name or vals.get("Name", "")
+            _database_summary(rep, dict(zip(head, rows[-1], strict=False)))
         if summ.startswith("Database Instances Included In Report") and rows:
-            head = rows[0]
-            elapsed: list[float] = []
-            for r in rows[1:]:
-                vals = dict(zip(head, r, strict=False))
-                if not vals.get("I#", "").isdigit():
-                    continue
-                _instance_row(rep, vals, vals.get("Instance", vals["I#"]), elapsed)
-            if elapsed and not rep.elapsed_s:
-                rep.elapsed_s = max(elapsed) * 60
-            rep.instances_total = len(rep.instances) or None
+            _html_instances(rep, rows)
+
+
+def _html_instances(rep: Report, rows: list[list[str]]) -> None:
+    """The instances table of an HTML global report: a row per instance (I# a number) under its header."""
+    head = rows[0]
+    elapsed: list[float] = []
+    for r in rows[1:]:
+        vals = dict(zip(head, r, strict=False))
+        if not vals.get("I#", "").isdigit():
+            continue
+        _instance_row(rep, vals, vals.get("Instance", vals["I#"]), elapsed)
+    _longest_elapsed(rep, elapsed)
+    rep.instances_total = len(rep.instances) or None

@@ -25,10 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.errors import ValueProblem
-from blockfit.history.series import Sample, Series, check_rate, iso, json_export, parse_time
+from blockfit.history.series import (
+    MINUTE_S,
+    Sample,
+    Series,
+    cloud_series,
+    json_export,
+    metric_value,
+    ops_bytes_sample,
+    parse_time,
+)
 
 DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
-MINUTE = 60.0
 
 
 def duration_s(text: str, path: Path) -> float:
@@ -53,6 +61,10 @@ def _kind(name: str) -> tuple[str, str, bool] | None:
     return direction, what, n.endswith("/sec")
 
 
+# (member, direction, what) -> {t: (rate, peak or None)}
+Points = dict[tuple[str, str, str], dict[float, tuple[float, float | None]]]
+
+
 def read(path: Path, text: str) -> Series:
     doc = json_export(path, text)
     if not isinstance(doc, dict) or not isinstance(doc.get("value"), list):
@@ -60,8 +72,7 @@ def read(path: Path, text: str) -> Series:
     if "interval" not in doc:
         raise ValueProblem(f"{path}: no 'interval': the data points' interval is not assumed")
     interval = duration_s(str(doc["interval"]), path)
-    # (member, direction, what) -> {t: (rate, peak or None)}
-    series: dict[tuple[str, str, str], dict[float, tuple[float, float | None]]] = defaultdict(dict)
+    series: Points = defaultdict(dict)
     used: set[str] = set()
     for metric in doc["value"]:
         _metric(path, metric, interval, series, used)
@@ -70,8 +81,7 @@ def read(path: Path, text: str) -> Series:
     return _series(path, series, interval, used)
 
 
-def _metric(path: Path, metric: Any, interval: float, series: dict[tuple[str, str, str],
-            dict[float, tuple[float, float | None]]], used: set[str]) -> None:
+def _metric(path: Path, metric: Any, interval: float, series: Points, used: set[str]) -> None:
     if not isinstance(metric, dict):
         raise ValueProblem(f"{path}: a 'value' entry that is not an object")
     name_obj = metric.get("name")
@@ -80,53 +90,76 @@ def _metric(path: Path, metric: Any, interval: float, series: dict[tuple[str, st
     if kind is None:
         return
     direction, what, per_second = kind
-    unit = str(metric.get("unit", ""))
-    want_unit = ("BytesPerSecond" if what == "bytes" else "CountPerSecond") if per_second else \
-        ("Bytes" if what == "bytes" else "Count")
-    if unit != want_unit:
-        raise ValueProblem(f"{path}: metric {name!r} with unit {unit or 'none'}; {name!r} is in {want_unit}")
+    _check_unit(path, name, str(metric.get("unit", "")), what, per_second)
     resource = str(metric.get("id", "")).split("/providers/Microsoft.Insights/")[0].rstrip("/").split("/")[-1] or "disk"
     for ts in metric.get("timeseries") or []:
-        lun = next((str(mv.get("value")) for mv in ts.get("metadatavalues") or []
-                    if str((mv.get("name") or {}).get("value", "")).lower() == "lun"), None)
-        member = f"{resource} LUN {lun}" if lun is not None else resource
+        member = _member(resource, ts)
         times = []
         for dp in ts.get("data") or []:
             t = parse_time(str(dp.get("timeStamp", dp.get("timestamp", ""))), str(path), name)
             times.append(t)
-            if per_second:
-                avg, mx = dp.get("average"), dp.get("maximum")
-                if avg is None and mx is None:
-                    continue  # no data in this interval (the disk was idle or detached)
-                rate = _num(path, name, avg if avg is not None else mx)
-                peak = _num(path, name, mx) if mx is not None and avg is not None else None
-                used.add("average" if avg is not None else "maximum")
-            else:
-                tot, mx = dp.get("total"), dp.get("maximum")
-                if tot is None:
-                    continue
-                rate = _num(path, name, tot) / interval
-                peak = _num(path, name, mx) / MINUTE if mx is not None and interval > MINUTE else None
-                used.add("total")
-            if peak is not None:
-                used.add("maximum")
-            series[(member, direction, what)][t] = (rate, peak)
-        times.sort()
-        for a, b in zip(times, times[1:], strict=False):
-            if abs((b - a) - interval) > 0.5:
-                raise ValueProblem(f"{path}: {name}: data points {b - a:g} s apart under interval {interval:g} s: "
-                                   "the export mixes intervals")
+            point = _rate_point(path, name, dp, used) if per_second else _total_point(path, name, dp, interval, used)
+            if point is not None:
+                series[(member, direction, what)][t] = point
+        _check_spacing(path, name, times, interval)
 
 
-def _num(path: Path, where: str, v: Any) -> float:
-    try:
-        return check_rate(str(path), where, "value", float(v))
-    except (TypeError, ValueError):
-        raise ValueProblem(f"{path}: {where}: value {v!r} is not a number") from None
+def _check_unit(path: Path, name: str, unit: str, what: str, per_second: bool) -> None:
+    """A metric's unit that agrees with its name: BytesPerSecond or CountPerSecond for a /sec name, else Bytes or
+    Count."""
+    want_unit = ("BytesPerSecond" if what == "bytes" else "CountPerSecond") if per_second else \
+        ("Bytes" if what == "bytes" else "Count")
+    if unit != want_unit:
+        raise ValueProblem(f"{path}: metric {name!r} with unit {unit or 'none'}; {name!r} is in {want_unit}")
 
 
-def _series(path: Path, series: dict[tuple[str, str, str], dict[float, tuple[float, float | None]]],
-            interval: float, used: set[str]) -> Series:
+def _member(resource: str, ts: Any) -> str:
+    """The disk a timeseries is of: the resource, and the LUN where the series is one of a VM's data disks."""
+    lun = next((str(mv.get("value")) for mv in ts.get("metadatavalues") or []
+                if str((mv.get("name") or {}).get("value", "")).lower() == "lun"), None)
+    return f"{resource} LUN {lun}" if lun is not None else resource
+
+
+def _rate_point(path: Path, name: str, dp: Any, used: set[str]) -> tuple[float, float | None] | None:
+    """A /sec metric's data point: the average as the rate (the maximum where it alone is there), the maximum as
+    the busiest minute; None for a point without either (the disk was idle or detached)."""
+    avg, mx = dp.get("average"), dp.get("maximum")
+    if avg is None and mx is None:
+        return None
+    if avg is None:
+        used.add("maximum")
+        return metric_value(path, name, mx), None
+    used.add("average")
+    if mx is None:
+        return metric_value(path, name, avg), None
+    used.add("maximum")
+    return metric_value(path, name, avg), metric_value(path, name, mx)
+
+
+def _total_point(path: Path, name: str, dp: Any, interval: float,
+                 used: set[str]) -> tuple[float, float | None] | None:
+    """A total metric's data point: the total / the interval as the rate, the maximum / 60 as the busiest minute
+    where the interval is longer than one; None for a point without a total."""
+    tot, mx = dp.get("total"), dp.get("maximum")
+    if tot is None:
+        return None
+    rate = metric_value(path, name, tot) / interval
+    peak = metric_value(path, name, mx) / MINUTE_S if mx is not None and interval > MINUTE_S else None
+    used.add("total")
+    if peak is not None:
+        used.add("maximum")
+    return rate, peak
+
+
+def _check_spacing(path: Path, name: str, times: list[float], interval: float) -> None:
+    times = sorted(times)
+    for a, b in zip(times, times[1:], strict=False):
+        if abs((b - a) - interval) > 0.5:
+            raise ValueProblem(f"{path}: {name}: data points {b - a:g} s apart under interval {interval:g} s: "
+                               "the export mixes intervals")
+
+
+def _series(path: Path, series: Points, interval: float, used: set[str]) -> Series:
     samples: list[Sample] = []
     for member in sorted({m for m, _d, _w in series}):
         parts = {(d, w): series.get((member, d, w)) for d in ("read", "write") for w in ("ops", "bytes")}
@@ -134,19 +167,13 @@ def _series(path: Path, series: dict[tuple[str, str, str], dict[float, tuple[flo
         if missing:
             raise ValueProblem(f"{path}: {member}: no {', '.join(missing)} metric (export read and write "
                                "operations and bytes)")
-        p = {k: v for k, v in parts.items() if v}
-        for t in sorted(set.intersection(*(set(v) for v in p.values()))):
-            ro, wo, rb, wb = (p[("read", "ops")][t], p[("write", "ops")][t], p[("read", "bytes")][t],
-                              p[("write", "bytes")][t])
-            peaks = [ro[1], wo[1], rb[1], wb[1]]
-            pi = None if peaks[0] is None or peaks[1] is None else peaks[0] + peaks[1]
-            pm = None if peaks[2] is None or peaks[3] is None else (peaks[2] + peaks[3]) / 1e6
-            samples.append(Sample(key=t, member=member, start=t, duration_s=interval, label=iso(t) or "",
-                                  read_iops=ro[0], write_iops=wo[0], iops=ro[0] + wo[0], read_mbps=rb[0] / 1e6,
-                                  write_mbps=wb[0] / 1e6, peak_iops=pi, peak_mbps=pm))
-    if not samples:
-        raise ValueProblem(f"{path}: no interval with read and write operations and bytes")
-    notes = [f"{path.name}: Azure Monitor, interval {interval:g} s, aggregations {', '.join(sorted(used))}: the "
-             "/sec metrics' average is the interval's rate, their maximum the busiest minute (reads and writes "
-             "added: an upper bound); totals are divided by the interval"]
-    return Series(source=str(path), format="azure-monitor", member_kind="disk", samples=samples, notes=notes)
+        ro, wo, rb, wb = (series[(member, d, w)] for d, w in (("read", "ops"), ("write", "ops"), ("read", "bytes"),
+                                                              ("write", "bytes")))
+        for t in sorted(set(ro) & set(wo) & set(rb) & set(wb)):
+            samples.append(ops_bytes_sample(t, member, t, interval, (ro[t][0], wo[t][0], rb[t][0], wb[t][0]),
+                                            (ro[t][1], wo[t][1], rb[t][1], wb[t][1])))
+    note = (f"Azure Monitor, interval {interval:g} s, aggregations {', '.join(sorted(used))}: the /sec metrics' "
+            "average is the interval's rate, their maximum the busiest minute (reads and writes added: an upper "
+            "bound); totals are divided by the interval")
+    return cloud_series(path, "azure-monitor", "disk", samples, note,
+                        "no interval with read and write operations and bytes")

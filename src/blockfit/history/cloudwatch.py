@@ -26,12 +26,22 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.errors import ValueProblem
-from blockfit.history.series import Sample, Series, check_rate, json_export, parse_time
+from blockfit.history.series import (
+    MetricPoints,
+    Sample,
+    Series,
+    cloud_rates,
+    cloud_samples,
+    cloud_series,
+    json_export,
+    metric_value,
+    parse_time,
+)
 
 METRICS = {"VolumeReadOps": "Count", "VolumeWriteOps": "Count", "VolumeReadBytes": "Bytes",
            "VolumeWriteBytes": "Bytes"}
+ORDER = ("VolumeReadOps", "VolumeWriteOps", "VolumeReadBytes", "VolumeWriteBytes")
 STATS = ("Sum", "Average", "Maximum")
-MINUTE = 60.0
 
 
 def read(path: Path, text: str) -> Series:
@@ -49,7 +59,9 @@ def read(path: Path, text: str) -> Series:
 
 
 # (volume, metric, stat) -> {timestamp: value}
-Points = dict[tuple[str, str, str], dict[float, float]]
+Points = MetricPoints
+# query Id -> (volume, metric, statistic, period)
+Queries = dict[str, tuple[str, str, str, float]]
 
 
 def _metric_data(path: Path, doc: dict[str, Any]) -> tuple[Points, float]:
@@ -57,46 +69,65 @@ def _metric_data(path: Path, doc: dict[str, Any]) -> tuple[Points, float]:
     if not isinstance(queries, list) or not queries:
         raise ValueProblem(f"{path}: get-metric-data results without their MetricDataQueries: the result has no "
                            "period or statistic; merge the query in (jq -s '.[0] * .[1]' query.json result.json)")
-    by_id: dict[str, tuple[str, str, str, float, str | None]] = {}
+    by_id: Queries = {}
     for q in queries:
-        try:
-            ms = q["MetricStat"]
-            metric = ms["Metric"]["MetricName"]
-            dims = {d["Name"]: d["Value"] for d in ms["Metric"].get("Dimensions", [])}
-            period, stat = float(ms["Period"]), str(ms["Stat"])
-            qid = str(q["Id"])
-        except (KeyError, TypeError, ValueError):
-            raise ValueProblem(f"{path}: a MetricDataQueries entry without Id, MetricStat.Metric.MetricName, "
-                               "Period and Stat (math expressions are not read)") from None
-        if metric not in METRICS:
-            continue
-        if stat not in STATS:
-            raise ValueProblem(f"{path}: query {qid}: statistic {stat}; expected Sum, Average or Maximum")
-        unit = ms.get("Unit")
-        if unit is not None and unit != METRICS[metric]:
-            raise ValueProblem(f"{path}: query {qid}: {metric} with Unit {unit}; {metric} is counted in "
-                               f"{METRICS[metric]}")
-        by_id[qid] = (dims.get("VolumeId", "volume"), metric, stat, period, unit)
+        found = _query(path, q)
+        if found is not None:
+            by_id[found[0]] = found[1]
+    period = _one_period(path, by_id)
+    points: Points = defaultdict(dict)
+    for res in doc.get("MetricDataResults") or []:
+        qid = str(res.get("Id", ""))
+        if qid in by_id:
+            _result(path, res, qid, by_id[qid], period, points)
+    return points, period
+
+
+def _query(path: Path, q: Any) -> tuple[str, tuple[str, str, str, float]] | None:
+    """A MetricDataQueries entry as (Id, (volume, metric, statistic, period)); None for a metric not read here."""
+    try:
+        ms = q["MetricStat"]
+        metric = ms["Metric"]["MetricName"]
+        dims = {d["Name"]: d["Value"] for d in ms["Metric"].get("Dimensions", [])}
+        period, stat = float(ms["Period"]), str(ms["Stat"])
+        qid = str(q["Id"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueProblem(f"{path}: a MetricDataQueries entry without Id, MetricStat.Metric.MetricName, "
+                           "Period and Stat (math expressions are not read)") from None
+    if metric not in METRICS:
+        return None
+    if stat not in STATS:
+        raise ValueProblem(f"{path}: query {qid}: statistic {stat}; expected Sum, Average or Maximum")
+    _check_unit(path, f"query {qid}: {metric}", metric, ms.get("Unit"))
+    return qid, (dims.get("VolumeId", "volume"), metric, stat, period)
+
+
+def _check_unit(path: Path, where: str, metric: str, unit: Any) -> None:
+    """A Unit, where the export gives one, that is the metric's (Bytes for the bytes, Count for the operations)."""
+    if unit is not None and unit != METRICS[metric]:
+        raise ValueProblem(f"{path}: {where} with Unit {unit}; {metric} is counted in {METRICS[metric]}")
+
+
+def _one_period(path: Path, by_id: Queries) -> float:
     periods = sorted({v[3] for v in by_id.values()})
     if len(periods) > 1:
         raise ValueProblem(f"{path}: the export mixes periods ({', '.join(f'{p:g} s' for p in periods)}); "
                            "export every metric with one Period")
     if not by_id:
         raise ValueProblem(f"{path}: no VolumeReadOps/VolumeWriteOps/VolumeReadBytes/VolumeWriteBytes queries")
-    period = periods[0]
-    points: Points = defaultdict(dict)
-    for res in doc.get("MetricDataResults") or []:
-        qid = str(res.get("Id", ""))
-        if qid not in by_id:
-            continue
-        vol, metric, stat, _p, _u = by_id[qid]
-        ts, vals = res.get("Timestamps") or [], res.get("Values") or []
-        if len(ts) != len(vals):
-            raise ValueProblem(f"{path}: result {qid}: {len(ts)} timestamps for {len(vals)} values")
-        for t, v in zip(ts, vals, strict=True):
-            points[(vol, metric, stat)][parse_time(str(t), str(path), f"result {qid}")] = _value(path, qid, v)
-        _check_spacing(path, f"result {qid}", sorted(points[(vol, metric, stat)]), period)
-    return points, period
+    return periods[0]
+
+
+def _result(path: Path, res: dict[str, Any], qid: str, query: tuple[str, str, str, float], period: float,
+            points: Points) -> None:
+    """One MetricDataResults entry's values into POINTS under its query's volume, metric and statistic."""
+    vol, metric, stat, _p = query
+    ts, vals = res.get("Timestamps") or [], res.get("Values") or []
+    if len(ts) != len(vals):
+        raise ValueProblem(f"{path}: result {qid}: {len(ts)} timestamps for {len(vals)} values")
+    for t, v in zip(ts, vals, strict=True):
+        points[(vol, metric, stat)][parse_time(str(t), str(path), f"result {qid}")] = metric_value(path, qid, v)
+    _check_spacing(path, f"result {qid}", sorted(points[(vol, metric, stat)]), period)
 
 
 def _statistics(path: Path, docs: list[dict[str, Any]]) -> tuple[Points, float]:
@@ -108,18 +139,7 @@ def _statistics(path: Path, docs: list[dict[str, Any]]) -> tuple[Points, float]:
             raise ValueProblem(f"{path}: get-metric-statistics output labelled {metric!r}; expected one of "
                                f"{', '.join(METRICS)}")
         for p in d["Datapoints"] or []:
-            if not isinstance(p, dict):
-                raise ValueProblem(f"{path}: {metric}: a datapoint that is not an object")
-            unit = p.get("Unit")
-            if unit is not None and unit != METRICS[metric]:
-                raise ValueProblem(f"{path}: {metric} datapoint with Unit {unit}; {metric} is counted in "
-                                   f"{METRICS[metric]}")
-            t = parse_time(str(p.get("Timestamp", "")), str(path), metric)
-            found = [s for s in STATS if s in p]
-            if not found:
-                raise ValueProblem(f"{path}: {metric} datapoint without Sum, Average or Maximum")
-            for s in found:
-                points[("volume", metric, s)][t] = _value(path, metric, p[s])
+            _datapoint(path, metric, p, points)
         times = sorted({t for (_v, m, _s), pts in points.items() if m == metric for t in pts})
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
         if gaps:
@@ -127,20 +147,31 @@ def _statistics(path: Path, docs: list[dict[str, Any]]) -> tuple[Points, float]:
             _check_spacing(path, metric, times, periods[metric])
     if not points:
         raise ValueProblem(f"{path}: no datapoints")
+    return points, _statistics_period(path, periods)
+
+
+def _datapoint(path: Path, metric: str, p: Any, points: Points) -> None:
+    """A get-metric-statistics datapoint's statistics into POINTS (its volume is not in the output: 'volume')."""
+    if not isinstance(p, dict):
+        raise ValueProblem(f"{path}: {metric}: a datapoint that is not an object")
+    _check_unit(path, f"{metric} datapoint", metric, p.get("Unit"))
+    t = parse_time(str(p.get("Timestamp", "")), str(path), metric)
+    found = [s for s in STATS if s in p]
+    if not found:
+        raise ValueProblem(f"{path}: {metric} datapoint without Sum, Average or Maximum")
+    for s in found:
+        points[("volume", metric, s)][t] = metric_value(path, metric, p[s])
+
+
+def _statistics_period(path: Path, periods: dict[str, float]) -> float:
+    """The one period of every metric, read from the spacing of its timestamps."""
     if len(set(periods.values())) > 1:
         mixed = ", ".join(f"{m} {p:g} s" for m, p in sorted(periods.items()))
         raise ValueProblem(f"{path}: the export mixes periods ({mixed}); export every metric with one --period")
     if not periods:
         raise ValueProblem(f"{path}: one datapoint per metric; the period cannot be read from the file "
                            "(export at least two periods)")
-    return points, next(iter(periods.values()))
-
-
-def _value(path: Path, where: str, v: Any) -> float:
-    try:
-        return check_rate(str(path), where, "value", float(v))
-    except (TypeError, ValueError):
-        raise ValueProblem(f"{path}: {where}: value {v!r} is not a number") from None
+    return next(iter(periods.values()))
 
 
 def _check_spacing(path: Path, where: str, times: list[float], period: float) -> None:
@@ -152,22 +183,11 @@ def _check_spacing(path: Path, where: str, times: list[float], period: float) ->
 
 
 def _series(path: Path, points: Points, period: float) -> Series:
-    vols = sorted({v for v, _m, _s in points})
     samples: list[Sample] = []
     used: set[str] = set()
-    for vol in vols:
-        rate: dict[str, dict[float, float]] = {}
-        peak: dict[str, dict[float, float]] = {}
-        for metric in METRICS:
-            if (vol, metric, "Sum") in points:
-                rate[metric] = {t: v / period for t, v in points[(vol, metric, "Sum")].items()}
-                used.add("Sum")
-            elif (vol, metric, "Average") in points:
-                rate[metric] = {t: v / MINUTE for t, v in points[(vol, metric, "Average")].items()}
-                used.add("Average")
-            if (vol, metric, "Maximum") in points:
-                peak[metric] = {t: v / MINUTE for t, v in points[(vol, metric, "Maximum")].items()}
-                used.add("Maximum")
+    for vol in sorted({v for v, _m, _s in points}):
+        rate, peak, read_stats = cloud_rates(points, vol, METRICS, period, STATS)
+        used |= read_stats
         if not rate and peak:
             rate, peak = peak, {}
             used.add("Maximum as the series")
@@ -175,27 +195,9 @@ def _series(path: Path, points: Points, period: float) -> Series:
         if missing:
             raise ValueProblem(f"{path}: volume {vol}: no {', '.join(missing)} (export all four: VolumeReadOps, "
                                "VolumeWriteOps, VolumeReadBytes, VolumeWriteBytes)")
-        times = sorted(set.intersection(*(set(r) for r in rate.values())))
-        has_peak = len(peak) == len(METRICS)
-        for t in times:
-            r, w = rate["VolumeReadOps"][t], rate["VolumeWriteOps"][t]
-            rb, wb = rate["VolumeReadBytes"][t], rate["VolumeWriteBytes"][t]
-            pi = pm = None
-            if has_peak and all(t in p for p in peak.values()):
-                pi = peak["VolumeReadOps"][t] + peak["VolumeWriteOps"][t]
-                pm = (peak["VolumeReadBytes"][t] + peak["VolumeWriteBytes"][t]) / 1e6
-            samples.append(Sample(key=t, member=vol, start=t, duration_s=period, label=_label(t), read_iops=r,
-                                  write_iops=w, iops=r + w, read_mbps=rb / 1e6, write_mbps=wb / 1e6, peak_iops=pi,
-                                  peak_mbps=pm))
-    if not samples:
-        raise ValueProblem(f"{path}: no period with all four metrics")
-    notes = [f"{path.name}: CloudWatch EBS metrics, period {period:g} s, statistics {', '.join(sorted(used))}: IOPS = "
-             "(VolumeReadOps + VolumeWriteOps) Sum / period, MB/s = (VolumeReadBytes + VolumeWriteBytes) Sum / period "
-             "/ 10^6" + ("; Maximum / 60 = the busiest minute (per-minute data points of Nitro instances), reads and "
-                         "writes added: an upper bound" if "Maximum" in used else "")]
-    return Series(source=str(path), format="cloudwatch", member_kind="volume", samples=samples, notes=notes)
-
-
-def _label(t: float) -> str:
-    from blockfit.history.series import iso
-    return iso(t) or ""
+        samples += cloud_samples(vol, rate, peak, ORDER, period, stamped_at_end=False)
+    note = (f"CloudWatch EBS metrics, period {period:g} s, statistics {', '.join(sorted(used))}: IOPS = "
+            "(VolumeReadOps + VolumeWriteOps) Sum / period, MB/s = (VolumeReadBytes + VolumeWriteBytes) Sum / period "
+            "/ 10^6" + ("; Maximum / 60 = the busiest minute (per-minute data points of Nitro instances), reads and "
+                        "writes added: an upper bound" if "Maximum" in used else ""))
+    return cloud_series(path, "cloudwatch", "volume", samples, note, "no period with all four metrics")

@@ -22,14 +22,24 @@ from pathlib import Path
 from typing import Any
 
 from blockfit.errors import ValueProblem
-from blockfit.history.series import Sample, Series, check_rate, iso, json_export, parse_time
+from blockfit.history.series import (
+    MetricPoints,
+    Sample,
+    Series,
+    check_rate,
+    cloud_rates,
+    cloud_samples,
+    cloud_series,
+    json_export,
+    parse_time,
+)
 
 METRICS = {"VolumeReadOps": "ops", "VolumeWriteOps": "ops", "VolumeReadThroughput": "bytes",
            "VolumeWriteThroughput": "bytes"}
+ORDER = ("VolumeReadOps", "VolumeWriteOps", "VolumeReadThroughput", "VolumeWriteThroughput")
 MQL = re.compile(r"^\s*(\w+)\[(\d+)([smhd])\](?:\{[^}]*\})?(?:\.\w+\([^)]*\))*?\.(sum|max|mean|avg)\(\)\s*$", re.I)
 SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 BYTE_UNITS = ("byte", "bytes", "by")
-MINUTE = 60.0
 
 
 def read(path: Path, text: str) -> Series:
@@ -39,26 +49,8 @@ def read(path: Path, text: str) -> Series:
         raise ValueProblem(f"{path}: OCI data without its query: the interval and the statistic are in the query, "
                            "not in the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
     # (volume, metric, stat) -> {t: value}
-    points: dict[tuple[str, str, str], dict[float, float]] = defaultdict(dict)
-    intervals: set[float] = set()
-    for part in parts:
-        if not isinstance(part, dict) or not isinstance(part.get("data"), list):
-            raise ValueProblem(f"{path}: expected {{\"query-text\": ..., \"data\": [...]}} (or a list of them)")
-        q = part.get("query-text", part.get("queryText", part.get("query")))
-        if not isinstance(q, str):
-            raise ValueProblem(f"{path}: no query-text: the interval and the statistic are in the query, not in "
-                               "the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
-        m = MQL.match(q)
-        if not m:
-            raise ValueProblem(f"{path}: query-text {q!r}: expected METRIC[INTERVAL]{{...}}.sum() (or .max(), "
-                               ".mean())")
-        metric, interval, stat = m.group(1), float(m.group(2)) * SECONDS[m.group(3).lower()], m.group(4).lower()
-        if metric not in METRICS:
-            raise ValueProblem(f"{path}: query of {metric}; expected VolumeReadOps, VolumeWriteOps, "
-                               "VolumeReadThroughput or VolumeWriteThroughput (namespace oci_blockstore)")
-        intervals.add(interval)
-        for entry in part["data"]:
-            _entry(path, entry, metric, "mean" if stat == "avg" else stat, points)
+    points: MetricPoints = defaultdict(dict)
+    intervals = {_part(path, part, points) for part in parts}
     if len(intervals) > 1:
         mixed = ", ".join(f"{i:g} s" for i in sorted(intervals))
         raise ValueProblem(f"{path}: the export mixes intervals ({mixed}); query every metric with one interval")
@@ -67,8 +59,29 @@ def read(path: Path, text: str) -> Series:
     return _series(path, points, intervals.pop())
 
 
+def _part(path: Path, part: Any, points: MetricPoints) -> float:
+    """One {"query-text": ..., "data": [...]} object's data points into POINTS; its query's interval in seconds."""
+    if not isinstance(part, dict) or not isinstance(part.get("data"), list):
+        raise ValueProblem(f"{path}: expected {{\"query-text\": ..., \"data\": [...]}} (or a list of them)")
+    q = part.get("query-text", part.get("queryText", part.get("query")))
+    if not isinstance(q, str):
+        raise ValueProblem(f"{path}: no query-text: the interval and the statistic are in the query, not in "
+                           "the CLI's output; save {\"query-text\": QUERY, \"data\": OUTPUT.data}")
+    m = MQL.match(q)
+    if not m:
+        raise ValueProblem(f"{path}: query-text {q!r}: expected METRIC[INTERVAL]{{...}}.sum() (or .max(), "
+                           ".mean())")
+    metric, interval, stat = m.group(1), float(m.group(2)) * SECONDS[m.group(3).lower()], m.group(4).lower()
+    if metric not in METRICS:
+        raise ValueProblem(f"{path}: query of {metric}; expected VolumeReadOps, VolumeWriteOps, "
+                           "VolumeReadThroughput or VolumeWriteThroughput (namespace oci_blockstore)")
+    for entry in part["data"]:
+        _entry(path, entry, metric, "mean" if stat == "avg" else stat, points)
+    return interval
+
+
 def _entry(path: Path, entry: Any, metric: str, stat: str,
-           points: dict[tuple[str, str, str], dict[float, float]]) -> None:
+           points: MetricPoints) -> None:
     if not isinstance(entry, dict):
         raise ValueProblem(f"{path}: a data entry that is not an object")
     name = entry.get("name", metric)
@@ -94,37 +107,18 @@ def _entry(path: Path, entry: Any, metric: str, stat: str,
         points[(vol, metric, stat)][t] = v
 
 
-def _series(path: Path, points: dict[tuple[str, str, str], dict[float, float]], interval: float) -> Series:
+def _series(path: Path, points: MetricPoints, interval: float) -> Series:
     samples: list[Sample] = []
     for vol in sorted({v for v, _m, _s in points}):
-        rate: dict[str, dict[float, float]] = {}
-        peak: dict[str, dict[float, float]] = {}
-        for metric in METRICS:
-            if (vol, metric, "sum") in points:
-                rate[metric] = {t: v / interval for t, v in points[(vol, metric, "sum")].items()}
-            elif (vol, metric, "mean") in points:
-                rate[metric] = {t: v / MINUTE for t, v in points[(vol, metric, "mean")].items()}
-            if (vol, metric, "max") in points:
-                peak[metric] = {t: v / MINUTE for t, v in points[(vol, metric, "max")].items()}
+        rate, peak, _used = cloud_rates(points, vol, METRICS, interval, ("sum", "mean", "max"))
         if not rate and len(peak) == len(METRICS):
             rate, peak = peak, {}
         missing = [m for m in METRICS if m not in rate]
         if missing:
             raise ValueProblem(f"{path}: volume {vol}: no {', '.join(missing)} (export all four metrics)")
-        for t in sorted(set.intersection(*(set(r) for r in rate.values()))):
-            pi = pm = None
-            if len(peak) == len(METRICS) and all(t in p for p in peak.values()):
-                pi = peak["VolumeReadOps"][t] + peak["VolumeWriteOps"][t]
-                pm = (peak["VolumeReadThroughput"][t] + peak["VolumeWriteThroughput"][t]) / 1e6
-            r, w = rate["VolumeReadOps"][t], rate["VolumeWriteOps"][t]
-            # OCI stamps an aggregated point at the end of its interval
-            samples.append(Sample(key=t, member=vol, start=t - interval, duration_s=interval, label=iso(t) or "",
-                                  read_iops=r, write_iops=w, iops=r + w,
-                                  read_mbps=rate["VolumeReadThroughput"][t] / 1e6,
-                                  write_mbps=rate["VolumeWriteThroughput"][t] / 1e6, peak_iops=pi, peak_mbps=pm))
-    if not samples:
-        raise ValueProblem(f"{path}: no interval with all four metrics")
-    notes = [f"{path.name}: OCI Monitoring oci_blockstore, interval {interval:g} s: IOPS = (VolumeReadOps + "
-             "VolumeWriteOps).sum() / interval, MB/s = (VolumeReadThroughput + VolumeWriteThroughput).sum() / interval "
-             "/ 10^6; .max() / 60 = the busiest minute (reads and writes added: an upper bound)"]
-    return Series(source=str(path), format="oci-monitoring", member_kind="volume", samples=samples, notes=notes)
+        # OCI stamps an aggregated point at the end of its interval
+        samples += cloud_samples(vol, rate, peak, ORDER, interval, stamped_at_end=True)
+    note = (f"OCI Monitoring oci_blockstore, interval {interval:g} s: IOPS = (VolumeReadOps + VolumeWriteOps).sum() "
+            "/ interval, MB/s = (VolumeReadThroughput + VolumeWriteThroughput).sum() / interval / 10^6; .max() / 60 = "
+            "the busiest minute (reads and writes added: an upper bound)")
+    return cloud_series(path, "oci-monitoring", "volume", samples, note, "no interval with all four metrics")

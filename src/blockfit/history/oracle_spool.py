@@ -40,18 +40,8 @@ class _Row:
 
 def read(path: Path, text: str) -> Series:
     src = str(path)
-    header = None
-    rows: list[_Row] = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if line.startswith("BFIO-HEADER,"):
-            header = line.split(",")
-        elif line.startswith("BFIO,"):
-            rows.append(_row(src, n, line.split(",")))
-    if header is None or len(header) < 6 or header[1] != "1" or header[2] not in ("awr", "statspack"):
-        raise ValueProblem(f"{path}: no 'BFIO-HEADER,1,awr|statspack,...' line (expected the spool of "
-                           "'blockfit sql oracle' or 'blockfit sql statspack')")
-    kind, db_name, dbid = header[2], header[3], header[4]
+    header, rows = _spool_lines(src, text)
+    kind, db_name, dbid, total = _header(path, header)
     if not rows:
         raise ValueProblem(f"{path}: no BFIO data lines (no snapshots in the exported days?)")
     per_inst: dict[str, list[_Row]] = {}
@@ -66,21 +56,47 @@ def read(path: Path, text: str) -> Series:
     if not samples:
         raise ValueProblem(f"{path}: fewer than two snapshots per instance; nothing to take differences of")
     fmt = "oracle-spool" if kind == "awr" else "statspack-spool"
-    notes = [f"{path.name}: {'AWR' if kind == 'awr' else 'Statspack'} export of {db_name} (DBID {dbid}): per "
+    skipped = [f"{restarts} interval(s) across an instance restart (the counters started again)"] if restarts else []
+    return Series(source=src, format=fmt, member_kind="instance", samples=samples, skipped=skipped,
+                  notes=_notes(path, kind, f"{db_name} (DBID {dbid})", samples),
+                  database=f"{db_name} (DBID {dbid})", instances_total=max(total or 0, len(per_inst)),
+                  snapshot_source=True)
+
+
+def _spool_lines(src: str, text: str) -> tuple[list[str] | None, list[_Row]]:
+    """The spool's header fields (the last BFIO-HEADER line) and its data rows; whatever else is in it is not ours."""
+    header = None
+    rows: list[_Row] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("BFIO-HEADER,"):
+            header = line.split(",")
+        elif line.startswith("BFIO,"):
+            rows.append(_row(src, n, line.split(",")))
+    return header, rows
+
+
+def _header(path: Path, header: list[str] | None) -> tuple[str, str, str, int | None]:
+    """The header's kind (awr or statspack), database name, DBID and instance count (None where not a number)."""
+    if header is None or len(header) < 6 or header[1] != "1" or header[2] not in ("awr", "statspack"):
+        raise ValueProblem(f"{path}: no 'BFIO-HEADER,1,awr|statspack,...' line (expected the spool of "
+                           "'blockfit sql oracle' or 'blockfit sql statspack')")
+    try:
+        total: int | None = int(header[5])
+    except ValueError:
+        total = None
+    return header[2], header[3], header[4], total
+
+
+def _notes(path: Path, kind: str, database: str, samples: list[Sample]) -> list[str]:
+    notes = [f"{path.name}: {'AWR' if kind == 'awr' else 'Statspack'} export of {database}: per "
              "instance and snapshot, IOPS = growth of (physical read + write total IO requests) / snapshot seconds, "
              "MB/s = growth of (physical read + write total bytes) / seconds / 10^6"]
     if any(s.peak_iops is not None for s in samples):
         notes.append(f"{path.name}: the busiest minute of each snapshot is DBA_HIST_SYSMETRIC_SUMMARY MAXVAL of the "
                      "read and the write rates, added: an upper bound, as reads and writes may peak in different "
                      "minutes (and RAC instances in different minutes)")
-    skipped = [f"{restarts} interval(s) across an instance restart (the counters started again)"] if restarts else []
-    try:
-        total = int(header[5])
-    except ValueError:
-        total = len(per_inst)
-    return Series(source=src, format=fmt, member_kind="instance", samples=samples, skipped=skipped, notes=notes,
-                  database=f"{db_name} (DBID {dbid})", instances_total=max(total, len(per_inst)),
-                  snapshot_source=True)
+    return notes
 
 
 def _instance_samples(path: Path, inst: str, rs: list[_Row]) -> tuple[list[Sample], int]:

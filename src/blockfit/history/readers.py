@@ -80,7 +80,6 @@ def _decode(path: Path, raw: bytes) -> str:
 def detect(path: Path, text: str) -> str:
     """The format of TEXT, from its content."""
     head = text.lstrip()[:4096]
-    low = head.lower()
     if head.startswith("{") or head.startswith("["):
         first_line = head.splitlines()[0] if head.splitlines() else ""
         if '"blockfit-pg-recording"' in first_line:
@@ -88,6 +87,11 @@ def detect(path: Path, text: str) -> str:
         if '"type": "header"' in first_line or '"type":"header"' in first_line:
             return "diagnose"
         return _json_format(path, text)
+    return _text_format(head.lower())
+
+
+def _text_format(low: str) -> str:
+    """The format of a text file (not JSON) from LOW, its first 4 KB in lower case: a report, a spool, else CSV."""
     if "workload repository report (rac)" in low or "awr rac report for db" in low:
         return "awr-global"
     if "statspack report for" in low:
@@ -107,26 +111,38 @@ def _json_format(path: Path, text: str) -> str:
     except (ValueError, RecursionError):
         raise ValueProblem(f"{path}: not valid JSON: not sysstat JSON (iostat -o JSON, sadf -j) nor a "
                            "CloudWatch, OCI Monitoring or Azure Monitor export") from None
-    if isinstance(doc, dict):
-        if "sysstat" in doc:
-            return "iostat"  # iostat or sadf: told apart by the reader
-        if "MetricDataResults" in doc or "Datapoints" in doc or "MetricDataQueries" in doc:
-            return "cloudwatch"
-        if isinstance(doc.get("value"), list) and ("interval" in doc or "timespan" in doc):
-            return "azure-monitor"
-        if isinstance(doc.get("data"), list):
-            return "oci-monitoring"
-    if isinstance(doc, list) and doc and isinstance(doc[0], dict):
-        if "Datapoints" in doc[0]:
-            return "cloudwatch"
-        if {"aggregated-datapoints", "aggregatedDatapoints", "query-text", "queryText", "data"} & set(doc[0]):
-            return "oci-monitoring"
+    found = _object_format(doc) if isinstance(doc, dict) else _array_format(doc) if isinstance(doc, list) else None
+    if found is not None:
+        return found
     if isinstance(doc, list):
         raise ValueProblem(f"{path}: a JSON array of no known export; expected sysstat JSON (an object: "
                            "iostat -o JSON, sadf -j), a CloudWatch, OCI Monitoring or Azure Monitor export, or a CSV")
     raise ValueProblem(f"{path}: not sysstat JSON (iostat -o JSON, sadf -j: sysstat.hosts) nor a CloudWatch "
                        "get-metric-data/get-metric-statistics, OCI summarize-metrics-data or Azure Monitor metrics "
                        "export")
+
+
+def _object_format(doc: dict[str, Any]) -> str | None:
+    """The export a JSON object is, by its keys; None for none known."""
+    if "sysstat" in doc:
+        return "iostat"  # iostat or sadf: told apart by the reader
+    if "MetricDataResults" in doc or "Datapoints" in doc or "MetricDataQueries" in doc:
+        return "cloudwatch"
+    if isinstance(doc.get("value"), list) and ("interval" in doc or "timespan" in doc):
+        return "azure-monitor"
+    if isinstance(doc.get("data"), list):
+        return "oci-monitoring"
+    return None
+
+
+def _array_format(doc: list[Any]) -> str | None:
+    """The export a JSON array is, by its first object's keys; None for none known."""
+    if doc and isinstance(doc[0], dict):
+        if "Datapoints" in doc[0]:
+            return "cloudwatch"
+        if {"aggregated-datapoints", "aggregatedDatapoints", "query-text", "queryText", "data"} & set(doc[0]):
+            return "oci-monitoring"
+    return None
 
 
 def read_history(path: Path, declared: str | None = None) -> Series:
@@ -145,29 +161,41 @@ def _read_history(path: Path, declared: str | None) -> Series:
     with CappedFile(path, str(path), EXPECTED, MAX_HISTORY_BYTES) as raw:
         stream = io.BufferedReader(raw, HEAD_BYTES)
         head = stream.peek(HEAD_BYTES)[:HEAD_BYTES]
-        if _streams_as_csv(head) and declared in (None, "csv"):
-            return _csv(path, _lines(path, stream, f"a CSV of {', '.join(CSV_COLUMNS)}"))
-        if _streams_as_sysstat(head) and declared in (None, "iostat", "sadf"):
-            text_stream = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict")
-            try:
-                series = _sysstat_reports(path, _sysstat_stream(path, text_stream))
-            except UnicodeDecodeError:
-                raise ValueProblem(f"{path}: not UTF-8 text; expected sysstat JSON") from None
-            if declared is not None and declared != series.format:
-                raise ValueProblem(f"{path}: read as {declared} (the format given) but the content is "
-                                   f"{series.format}")
-            return series
-        if _streams_as_recording(head) and declared in (None, "pg-recording"):
-            from blockfit.history import pg_recording
-
-            return pg_recording.read_lines(path, _lines(path, stream, "a blockfit PostgreSQL recording"),
-                                           MAX_SAMPLES)
+        streamed = _read_stream(path, declared, stream, head)
+        if streamed is not None:
+            return streamed
         raw_text = stream.read(MAX_DOCUMENT_BYTES + 1)
         if len(raw_text) > MAX_DOCUMENT_BYTES:
             raise ValueProblem(f"{path}: larger than {MAX_DOCUMENT_BYTES / 1e6:,.0f} MB; expected a history "
                                "file of that size at most (only a CSV may be larger: export the history as CSV)")
     text = _decode(path, raw_text)
     del raw_text  # the text alone from here: a JSON document's parse holds several times its size
+    return _read_text(path, declared, text)
+
+
+def _read_stream(path: Path, declared: str | None, stream: io.BufferedReader[CappedFile],
+                 head: bytes) -> Series | None:
+    """A CSV, sysstat JSON or PostgreSQL recording read as a stream; None for a file of another format (or one
+    DECLARED another), to be read whole."""
+    if _streams_as_csv(head) and declared in (None, "csv"):
+        return _csv(path, _lines(path, stream, f"a CSV of {', '.join(CSV_COLUMNS)}"))
+    if _streams_as_sysstat(head) and declared in (None, "iostat", "sadf"):
+        text_stream = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict")
+        try:
+            series = _sysstat_reports(path, _sysstat_stream(path, text_stream))
+        except UnicodeDecodeError:
+            raise ValueProblem(f"{path}: not UTF-8 text; expected sysstat JSON") from None
+        return _as_declared(path, declared, series)
+    if _streams_as_recording(head) and declared in (None, "pg-recording"):
+        from blockfit.history import pg_recording
+
+        return pg_recording.read_lines(path, _lines(path, stream, "a blockfit PostgreSQL recording"),
+                                       MAX_SAMPLES)
+    return None
+
+
+def _read_text(path: Path, declared: str | None, text: str) -> Series:
+    """A history read whole: its format detected from TEXT, refused where DECLARED says another."""
     if not text.strip():
         raise ValueProblem(f"{path}: the file is empty")
     found = detect(path, text)
@@ -176,7 +204,11 @@ def _read_history(path: Path, declared: str | None) -> Series:
                          + (": a Statspack report, not an AWR report" if (declared, found) == ("awr", "statspack")
                             else ""))
     reader = _readers()[found]
-    series = reader(path, text)
+    return _as_declared(path, declared, reader(path, text))
+
+
+def _as_declared(path: Path, declared: str | None, series: Series) -> Series:
+    """SERIES, unless DECLARED names another format than the one read (sadf vs iostat, say)."""
     if declared is not None and declared != series.format:
         raise ValueProblem(f"{path}: read as {declared} (the format given) but the content is "
                            f"{series.format}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,8 @@ from blockfit.errors import ValueProblem
 # snapshot sources (AWR, Statspack, SQL Server exports): intervals shorter than this are too short to carry a
 # rate (a manual snapshot taken seconds after the automatic one) and are skipped, as DBAs skip them by hand
 MIN_SNAPSHOT_S = 60.0
+# the clouds' raw data points are per minute: a mean or maximum of them / 60 is a per-second rate
+MINUTE_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,86 @@ def check_rate(source: str, where: str, name: str, value: float) -> float:
     if not math.isfinite(value) or value < 0:
         raise ValueProblem(f"{source}: {where}: {name} is {value:g}; expected a finite figure of at least 0")
     return value
+
+
+def metric_value(path: Path, where: str, v: Any) -> float:
+    """A cloud metric's data point value: a number, finite and not negative, else one line naming the file."""
+    try:
+        return check_rate(str(path), where, "value", float(v))
+    except (TypeError, ValueError):
+        raise ValueProblem(f"{path}: {where}: value {v!r} is not a number") from None
+
+
+# (member, metric, statistic) -> {time: value}: a cloud export's data points
+MetricPoints = dict[tuple[str, str, str], dict[float, float]]
+# metric -> {time: rate per second}
+Rates = dict[str, dict[float, float]]
+
+
+def cloud_rates(points: MetricPoints, member: str, metrics: Iterable[str], period: float,
+                stats: tuple[str, str, str]) -> tuple[Rates, Rates, set[str]]:
+    """MEMBER's per-second rates of each metric, its busiest-minute rates, and the statistics read. STATS names
+    the cloud's count in the period (a rate is it / the period), the mean of its per-minute points and their
+    maximum (each / 60); the count is preferred to the mean."""
+    total, mean, maximum = stats
+    rate: Rates = {}
+    peak: Rates = {}
+    used: set[str] = set()
+    for metric in metrics:
+        if (member, metric, total) in points:
+            rate[metric] = {t: v / period for t, v in points[(member, metric, total)].items()}
+            used.add(total)
+        elif (member, metric, mean) in points:
+            rate[metric] = {t: v / MINUTE_S for t, v in points[(member, metric, mean)].items()}
+            used.add(mean)
+        if (member, metric, maximum) in points:
+            peak[metric] = {t: v / MINUTE_S for t, v in points[(member, metric, maximum)].items()}
+            used.add(maximum)
+    return rate, peak, used
+
+
+def ops_bytes_sample(t: float, member: str, start: float, duration_s: float,
+                     rates: tuple[float, float, float, float],
+                     peaks: tuple[float | None, float | None, float | None, float | None]) -> Sample:
+    """One interval of MEMBER from per-second rates of read and write operations and bytes (the clouds' four
+    metrics) and their busiest-minute rates; a peak adds reads and writes (an upper bound), None unless both are
+    known."""
+    read_ops, write_ops, read_bytes, write_bytes = rates
+    peak_read_ops, peak_write_ops, peak_read_bytes, peak_write_bytes = peaks
+    peak_iops = None if peak_read_ops is None or peak_write_ops is None else peak_read_ops + peak_write_ops
+    peak_mbps = None if peak_read_bytes is None or peak_write_bytes is None else \
+        (peak_read_bytes + peak_write_bytes) / 1e6
+    return Sample(key=t, member=member, start=start, duration_s=duration_s, label=iso(t) or "",
+                  read_iops=read_ops, write_iops=write_ops, iops=read_ops + write_ops, read_mbps=read_bytes / 1e6,
+                  write_mbps=write_bytes / 1e6, peak_iops=peak_iops, peak_mbps=peak_mbps)
+
+
+def cloud_samples(member: str, rate: Rates, peak: Rates, metrics: tuple[str, str, str, str], period: float,
+                  stamped_at_end: bool) -> list[Sample]:
+    """MEMBER's intervals at the times all four METRICS (read and write operations, read and write bytes) have a
+    rate, with the peaks where all four have one then. STAMPED_AT_END: the cloud stamps a point at its period's
+    end, not its start."""
+    samples: list[Sample] = []
+    has_peak = len(peak) == len(metrics)
+    read_ops, write_ops, read_bytes, write_bytes = metrics
+    for t in sorted(set.intersection(*(set(r) for r in rate.values()))):
+        rates = (rate[read_ops][t], rate[write_ops][t], rate[read_bytes][t], rate[write_bytes][t])
+        peaks: tuple[float | None, float | None, float | None, float | None] = (None, None, None, None)
+        if has_peak and all(t in p for p in peak.values()):
+            peaks = (peak[read_ops][t], peak[write_ops][t], peak[read_bytes][t], peak[write_bytes][t])
+        start = t - period if stamped_at_end else t
+        samples.append(ops_bytes_sample(t, member, start, period, rates, peaks))
+    return samples
+
+
+def cloud_series(path: Path, fmt: str, member_kind: MemberKind, samples: list[Sample], note: str,
+                 nothing: str) -> Series:
+    """A cloud metrics export's Series, with NOTE on how its rates were read; refused as NOTHING (no interval had
+    every metric) when no sample came out."""
+    if not samples:
+        raise ValueProblem(f"{path}: {nothing}")
+    return Series(source=str(path), format=fmt, member_kind=member_kind, samples=samples,
+                  notes=[f"{path.name}: {note}"])
 
 
 def iso(ts: float | None) -> str | None:

@@ -23,6 +23,21 @@ def _in_list(names: tuple[str, ...]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
+def _pivot(cte: str, table: str, alias: str, name: str, aggregate: str, value: str, names: tuple[str, ...]) -> str:
+    """The CTE CTE over TABLE: per instance and snapshot, the four statistics NAMES (read and write requests, read
+    and write bytes; their name in column NAME) as columns rr, wr, rb, wb, each the AGGREGATE of column VALUE."""
+    columns = ",\n".join(f"         {aggregate}(decode({alias}.{name}, '{n}', {alias}.{value})) {column}"
+                          for n, column in zip(names, ("rr", "wr", "rb", "wb"), strict=True))
+    return (f"{cte} as (\n"
+            f"  select {alias}.instance_number, {alias}.snap_id,\n"
+            f"{columns}\n"
+            f"    from {table} {alias}\n"
+            f"   where {alias}.dbid = (select dbid from v$database)\n"
+            f"     and {alias}.{name} in ({_in_list(names)})\n"
+            f"     and {alias}.snap_id >= (select min(snap_id) from snaps)\n"
+            f"   group by {alias}.instance_number, {alias}.snap_id)")
+
+
 ORACLE_AWR = f"""\
 -- blockfit I/O history export from AWR (format BFIO 1), for: blockfit plan --from io_history.csv
 --
@@ -58,28 +73,8 @@ with snaps as (
     from dba_hist_snapshot s
    where s.dbid = (select dbid from v$database)
      and s.end_interval_time > systimestamp - &&days),
-stat as (
-  select t.instance_number, t.snap_id,
-         sum(decode(t.stat_name, '{AWR_STATS[0]}', t.value)) rr,
-         sum(decode(t.stat_name, '{AWR_STATS[1]}', t.value)) wr,
-         sum(decode(t.stat_name, '{AWR_STATS[2]}', t.value)) rb,
-         sum(decode(t.stat_name, '{AWR_STATS[3]}', t.value)) wb
-    from dba_hist_sysstat t
-   where t.dbid = (select dbid from v$database)
-     and t.stat_name in ({_in_list(AWR_STATS)})
-     and t.snap_id >= (select min(snap_id) from snaps)
-   group by t.instance_number, t.snap_id),
-met as (
-  select m.instance_number, m.snap_id,
-         max(decode(m.metric_name, '{AWR_METRICS[0]}', m.maxval)) rr,
-         max(decode(m.metric_name, '{AWR_METRICS[1]}', m.maxval)) wr,
-         max(decode(m.metric_name, '{AWR_METRICS[2]}', m.maxval)) rb,
-         max(decode(m.metric_name, '{AWR_METRICS[3]}', m.maxval)) wb
-    from dba_hist_sysmetric_summary m
-   where m.dbid = (select dbid from v$database)
-     and m.metric_name in ({_in_list(AWR_METRICS)})
-     and m.snap_id >= (select min(snap_id) from snaps)
-   group by m.instance_number, m.snap_id)
+{_pivot("stat", "dba_hist_sysstat", "t", "stat_name", "sum", "value", AWR_STATS)},
+{_pivot("met", "dba_hist_sysmetric_summary", "m", "metric_name", "max", "maxval", AWR_METRICS)}
 select 'BFIO,' || s.instance_number || ',' || s.snap_id || ',' || {_TIME.format(x="s.b")} || ',' ||
        {_TIME.format(x="s.e")} || ',' || {_TIME.format(x="s.st")} || ',' ||
        {_NUM.format(x="t.rr")} || ',' || {_NUM.format(x="t.wr")} || ',' || {_NUM.format(x="t.rb")} || ',' ||
@@ -117,17 +112,7 @@ with snaps as (
     from perfstat.stats$snapshot s
    where s.dbid = (select dbid from v$database)
      and s.snap_time > sysdate - &&days),
-stat as (
-  select t.instance_number, t.snap_id,
-         sum(decode(t.name, '{AWR_STATS[0]}', t.value)) rr,
-         sum(decode(t.name, '{AWR_STATS[1]}', t.value)) wr,
-         sum(decode(t.name, '{AWR_STATS[2]}', t.value)) rb,
-         sum(decode(t.name, '{AWR_STATS[3]}', t.value)) wb
-    from perfstat.stats$sysstat t
-   where t.dbid = (select dbid from v$database)
-     and t.name in ({_in_list(AWR_STATS)})
-     and t.snap_id >= (select min(snap_id) from snaps)
-   group by t.instance_number, t.snap_id)
+{_pivot("stat", "perfstat.stats$sysstat", "t", "name", "sum", "value", AWR_STATS)}
 select 'BFIO,' || s.instance_number || ',' || s.snap_id || ',,' || {_TIME.format(x="s.e")} || ',' ||
        {_TIME.format(x="s.st")} || ',' || {_NUM.format(x="t.rr")} || ',' || {_NUM.format(x="t.wr")} || ',' ||
        {_NUM.format(x="t.rb")} || ',' || {_NUM.format(x="t.wb")} || ',,,,'

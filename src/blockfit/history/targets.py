@@ -191,29 +191,8 @@ class _Totals:
 
 def _sum_per_interval(series: list[Series], picked: list[_Rows], skipped: list[str]) -> _Totals:
     """Sum the sources' samples that share a key (an interval), over the keys every source has."""
-    keys: list[str | float | int] | np.ndarray
-    if all(rows.table.positional_keys for rows in picked):  # a row's key is its position: no key objects
-        codes = [rows.positions() for rows in picked]
-        n_keys = max(int(c.max()) + 1 for c in codes)
-        keys = np.arange(n_keys)
-    else:
-        index: dict[str | float | int, int] = {}
-        codes = [np.fromiter((index.setdefault(k, len(index)) for k in rows.keys()), dtype=np.int64,
-                             count=len(rows)) for rows in picked]
-        n_keys = len(index)
-        keys = list(index)
-    present = np.ones(n_keys, dtype=bool)
-    distinct = []
-    for c in codes:
-        has = np.zeros(n_keys, dtype=bool)
-        has[c] = True
-        present &= has
-        distinct.append(np.flatnonzero(has))
-    for s, rows, d in zip(series, picked, distinct, strict=True):
-        rows.distinct_keys = len(d)
-        extra = int(len(d) - present[d].sum())
-        if extra and len(series) > 1:
-            skipped.append(f"{extra} interval(s) of {s.source} that the other sources do not cover")
+    keys, codes = _key_codes(picked)
+    present = _common_keys(series, picked, codes, len(keys), skipped)
     offsets = np.cumsum([0] + [len(c) for c in codes])
     if len(picked) == 1 and len(np.unique(codes[0])) == len(codes[0]):  # one sample per interval: nothing to sum
         one = picked[0].cols
@@ -229,6 +208,36 @@ def _sum_per_interval(series: list[Series], picked: list[_Rows], skipped: list[s
     if len(order) > 1 and (np.diff(order) == 1).all():  # already in time order: no copies
         return _Totals(cols, split, first, picked, offsets)
     return _Totals({name: c[order] for name, c in cols.items()}, split[order], first[order], picked, offsets)
+
+
+def _key_codes(picked: list[_Rows]) -> tuple[list[str | float | int] | np.ndarray, list[np.ndarray]]:
+    """The keys of all sources, and each source's rows as codes into them (equal keys, equal codes)."""
+    if all(rows.table.positional_keys for rows in picked):  # a row's key is its position: no key objects
+        codes = [rows.positions() for rows in picked]
+        return np.arange(max(int(c.max()) + 1 for c in codes)), codes
+    index: dict[str | float | int, int] = {}
+    codes = [np.fromiter((index.setdefault(k, len(index)) for k in rows.keys()), dtype=np.int64,
+                         count=len(rows)) for rows in picked]
+    return list(index), codes
+
+
+def _common_keys(series: list[Series], picked: list[_Rows], codes: list[np.ndarray], n_keys: int,
+                 skipped: list[str]) -> np.ndarray:
+    """Which keys every source has; each source's count of distinct keys is set on its rows, and the intervals
+    only some sources cover are said in SKIPPED."""
+    present = np.ones(n_keys, dtype=bool)
+    distinct = []
+    for c in codes:
+        has = np.zeros(n_keys, dtype=bool)
+        has[c] = True
+        present &= has
+        distinct.append(np.flatnonzero(has))
+    for s, rows, d in zip(series, picked, distinct, strict=True):
+        rows.distinct_keys = len(d)
+        extra = int(len(d) - present[d].sum())
+        if extra and len(series) > 1:
+            skipped.append(f"{extra} interval(s) of {s.source} that the other sources do not cover")
+    return present
 
 
 def _sum_groups(picked: list[_Rows], codes: np.ndarray, present: np.ndarray
@@ -439,6 +448,12 @@ def _check_oracle(series: list[Series], chosen: list[list[str]], notes: list[str
     if len(series) > 1 and any(s.global_report for s in series):
         g = next(s for s in series if s.global_report)
         raise ValueProblem(f"{g.source}: a RAC global report already sums every instance; give it alone")
+    instances = _instances_once(oracle)
+    _rac_coverage(oracle, dbs[0], instances, notes, warnings)
+
+
+def _instances_once(oracle: list[tuple[Series, list[str]]]) -> list[str]:
+    """The instances the Oracle histories cover, each in one history only (else counted twice), sorted."""
     owners: dict[str, str] = {}
     for s, members in oracle:
         for m in members:
@@ -446,14 +461,19 @@ def _check_oracle(series: list[Series], chosen: list[list[str]], notes: list[str
                 raise ValueProblem(f"{s.source}: instance {m} is in {owners[m]} too; each instance's history "
                                    "counts once")
             owners[m] = s.source
-    instances = sorted(owners)
+    return sorted(owners)
+
+
+def _rac_coverage(oracle: list[tuple[Series, list[str]]], db: str, instances: list[str], notes: list[str],
+                  warnings: list[str]) -> None:
+    """A note where RAC instances' histories are summed; a warning where they are not all of the database's."""
     total = max((s.instances_total or 0) for s, _ in oracle)
     if len(oracle) > 1 and len(instances) > 1:
         notes.append(f"summed the {len(instances)} RAC instances' histories ({', '.join(instances)}) interval by "
                      "interval: the database's I/O is the sum of its instances'")
     if total > len(instances) and not any(s.global_report for s, _ in oracle):
         missing = total - len(instances)
-        warnings.append(f"{dbs[0]} is a RAC database of {total} instances and the history covers "
+        warnings.append(f"{db} is a RAC database of {total} instances and the history covers "
                         f"{len(instances)} ({', '.join(instances)}): this plans for "
                         f"{'that instance' if len(instances) == 1 else 'those instances'} only; the database does "
                         f"more I/O ({missing} more instance{'s' if missing > 1 else ''}): give every instance's "
