@@ -1,5 +1,6 @@
 """Issue 39: `plan --help` lists at most 30 options (32 since --inventory and its --mount, which plan from a host's
-inventory; 33 since --outstanding, the workload's I/Os in flight, is listed rather than only named under --from). Pairs of options were merged into one (--memory, --cpus,
+inventory; 33 since --outstanding, the workload's I/Os in flight, is listed rather than only named under
+--from). Pairs of options were merged into one (--memory, --cpus,
 --io-sizes, --instance SHAPE/OPTION, --capacity SIZE+GROWTH); the old spellings are hidden and still taken,
 printing one deprecation line that names the new spelling, so a DBA's script gives the same Plan it gave."""
 
