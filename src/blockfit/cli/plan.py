@@ -109,9 +109,8 @@ def plan_command(
                                                     callback=params.count)] = None,
     read_pct: Annotated[float | None, typer.Option(help=READ_PCT_HELP, **params.PERCENT,
                                                    callback=params.percent)] = None,
-    # listed under --from (plan --help keeps to 30 options): total outstanding I/Os the workload keeps in flight
     outstanding: Annotated[int | None, typer.Option(
-        hidden=True, help="total outstanding I/Os the workload keeps in flight: the target IOPS must be reached "
+        help="total outstanding I/Os the workload keeps in flight: the target IOPS must be reached "
                           "with that many (with --from: default the history's own, iostat aqu-sz and the like)",
         **params.NUMBER, callback=params.count)] = None,
     catalog: Annotated[str | None, typer.Option(help=CATALOG_HELP)] = None,

@@ -246,18 +246,17 @@ def _lines(path: Path, stream: io.BufferedReader[CappedFile], expected: str) -> 
 
 def _readers() -> dict[str, Callable[[Path, str], Series]]:
     from blockfit.history import (
-        awr,
+        awr_waits,
         azure_monitor,
         cloudwatch,
         oci_monitoring,
         oracle_spool,
         pg_recording,
         sqlserver,
-        statspack,
     )
     return {
         "iostat": _sysstat, "diagnose": _diagnose, "csv": _csv_text,
-        "awr": awr.read, "awr-global": awr.read, "statspack": statspack.read,
+        "awr": awr_waits.read_awr, "awr-global": awr_waits.read_awr, "statspack": awr_waits.read_statspack,
         "oracle-spool": oracle_spool.read, "statspack-spool": oracle_spool.read,
         "sqlserver": sqlserver.read, "cloudwatch": cloudwatch.read, "oci-monitoring": oci_monitoring.read,
         "azure-monitor": azure_monitor.read, "pg-recording": pg_recording.read,

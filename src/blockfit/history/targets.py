@@ -377,7 +377,9 @@ def _outstanding(values: np.ndarray, percentile: float, series: list[Series]) ->
 def _outstanding_from(series: list[Series]) -> str:
     """What the in-flight figure was read from, in the source's own words."""
     words = {"iostat": "iostat's aqu-sz", "diagnose": "diskstats' time-weighted queue (a diagnose capture)",
-             "pg-recording": "diskstats' time-weighted queue (a PostgreSQL recording)"}
+             "pg-recording": "diskstats' time-weighted queue (a PostgreSQL recording)",
+             "awr": "AWR wait events by Little's law (requests/s x mean I/O wait)",
+             "statspack": "Statspack wait events by Little's law (requests/s x mean I/O wait)"}
     return ", ".join(dict.fromkeys(words.get(s.format, s.format) for s in series))
 
 
