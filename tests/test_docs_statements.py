@@ -63,3 +63,21 @@ def test_build_page_describes_the_multipath_drop_in_the_script_writes(tmp_path: 
     assert "blockfit-blockfit_vg.conf" in script and "/etc/multipath/conf.d/blockfit-VG.conf" in page
     for setting in ("path_grouping_policy", "path_selector", "rr_min_io_rq", "wwid"):
         assert (setting in script.lower()) == (setting in page.lower()), setting
+
+
+@pytest.mark.parametrize("level,measured", [("higher", 468), ("balanced", 448)])
+def test_model_page_calibrate_io_gap_is_the_note_model_prints(level: str, measured: int,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """model.md says Part 1's volumes give the cap where CALIBRATE_IO measured less, and that a note says so."""
+    text = " ".join((DOCS / "commands" / "model.md").read_text().split())
+    code, out, err = run(["model", "--cloud", "oci", "--layout", f"1x3.5T@{level}", "--instance",
+                          "VM.Standard.E3.Flex:6", "--queue-depth", "32", "--json"], capsys)
+    assert code == 0, err
+    p = json.loads(out)
+    said = re.search(r"gives (\d+) MB/s, the published per-volume cap, where CALIBRATE_IO measured (\d+) "
+                     r"\(Balanced: (\d+) against (\d+)\)", text)
+    assert said is not None
+    cap, seen = (said.group(1), said.group(2)) if level == "higher" else (said.group(3), said.group(4))
+    assert (f"{p['max_mbps']:.0f}", str(measured)) == (cap, seen)
+    note = next(n for n in p["notes"] if n.startswith("CALIBRATE_IO measured"))
+    assert f"max_mbps {measured}" in note and f"{p['max_mbps'] - measured:,.0f} under" in note
