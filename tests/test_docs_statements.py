@@ -81,3 +81,21 @@ def test_model_page_calibrate_io_gap_is_the_note_model_prints(level: str, measur
     assert (f"{p['max_mbps']:.0f}", str(measured)) == (cap, seen)
     note = next(n for n in p["notes"] if n.startswith("CALIBRATE_IO measured"))
     assert f"max_mbps {measured}" in note and f"{p['max_mbps'] - measured:,.0f} under" in note
+
+
+def test_plan_page_says_how_the_history_sizes_compute(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """plan.md quotes the two notes a plan from history writes about its compute: each is what plan writes."""
+    text = " ".join((DOCS / "commands" / "plan.md").read_text().split())
+    quoted = re.findall(r'\("(Compute [^".]*?) \.\.\."\)', text)
+    assert len(quoted) == 2
+    csv = tmp_path / "h.csv"
+    csv.write_text("timestamp,read IOPS,write IOPS,read MB/s,write MB/s\n"
+                   + "".join(f"2026-11-23T10:{i:02d}:00,900,100,20,5\n" for i in range(5)))
+    code, out, err = run(["plan", "--from", str(csv), "--cloud", "oci", "--capacity", "1T", "--json"], capsys)
+    assert code == 0, err
+    assert any(n.startswith(quoted[1]) for n in json.loads(out)["notes"])
+    samples = DOCS.parents[1] / "shared" / "samples" / "awr" / "awr18c_prdg1_rac_237812_237837.html"
+    if samples.is_file():
+        code, out, err = run(["plan", "--from", str(samples), "--cloud", "oci", "--capacity", "2T", "--json"], capsys)
+        assert code == 0, err
+        assert any(n.startswith(quoted[0]) for n in json.loads(out)["notes"])
