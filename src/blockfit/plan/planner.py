@@ -190,7 +190,8 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
     ocpus = first.instance_detail.count
     if req.instance_count is None and ocpus is not None:
         unit = cloud_of(cat.cloud).compute_unit + "s"
-        notes.append(f"Smallest {space.shape} that delivers the targets: {ocpus:g} {unit}.")
+        floor = "" if req.vcpus_floor is None else f" with at least {req.vcpus_floor:g} vCPUs (the history's host)"
+        notes.append(f"Smallest {space.shape} that delivers the targets{floor}: {ocpus:g} {unit}.")
     basis = compute_basis_note(req, cat, first)
     if basis:
         notes.append(basis)
