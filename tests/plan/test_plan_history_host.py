@@ -67,6 +67,8 @@ def test_a_14_cpu_472_gb_server_gets_at_least_that(cloud: str, capsys: pytest.Ca
     assert vcpus >= 14 and memory >= hist["host_memory_gb"] - 0.01
     note = next(n for n in plan["notes"] if n.startswith("Compute bounded by the history's host"))
     assert "14 CPUs and 472 GB" in note and f"{best['instance']} has" in note
+    smallest = [n for n in plan["notes"] if n.startswith("Smallest ")]
+    assert all("with at least 14 vCPUs (the history's host)" in n for n in smallest)
 
 
 @needs_samples
