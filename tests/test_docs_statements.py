@@ -99,3 +99,15 @@ def test_plan_page_says_how_the_history_sizes_compute(tmp_path: Path, capsys: py
         code, out, err = run(["plan", "--from", str(samples), "--cloud", "oci", "--capacity", "2T", "--json"], capsys)
         assert code == 0, err
         assert any(n.startswith(quoted[0]) for n in json.loads(out)["notes"])
+
+
+def test_model_page_ultra_on_a_bursting_vm_prints_no_burst(capsys: pytest.CaptureFixture[str]) -> None:
+    """model.md says Ultra Disk on a VM that bursts prints no burst equal to sustained: model prints what it says."""
+    text = " ".join((DOCS / "commands" / "model.md").read_text().split())
+    said = re.search(r"\(`(1x\S+@ultra\S*)` on (\S+): the VM bursts.*?the line says \"(burst: none \([^.]*) \.\.\.\)\"",
+                     text)
+    assert said is not None
+    code, out, err = run(["model", "--cloud", "azure", "--layout", said.group(1), "--instance", said.group(2)], capsys)
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert said.group(3) in flat and "; sustained" not in flat
