@@ -83,8 +83,12 @@ def test_one_open_shape_is_bounded_too_and_options_override(capsys: pytest.Captu
     given = plan_json(capsys, "--from", awr18, "--cloud", "oci", "--capacity", "2T",
                       "--instance", "VM.Standard.E4.Flex", "--cpus", "1", "--memory", "16G")
     assert given["candidates"][0]["prediction"]["instance_detail"]["ocpus"] < 7
-    note = next(n for n in given["notes"] if n.startswith("Compute bounded"))
-    assert "the CPUs --cpus gives" in note and "at least its" not in note
+    note = next(n for n in given["notes"] if n.startswith("Compute below the history's host, 14 CPUs"))
+    assert "as --instance, --cpus or --memory set it" in note
+    fixed = plan_json(capsys, "--from", awr18, "--cloud", "aws", "--capacity", "2T", "--instance", "m6i.large")
+    assert fixed["candidates"][0]["instance"] == "m6i.large"   # named: planned as named, and said to be below
+    assert any(n.startswith("Compute below the history's host") and "m6i.large has 2 vCPUs" in n
+               for n in fixed["notes"])
 
 
 def test_a_history_without_cpus_or_memory_says_it_sized_for_io_alone(tmp_path: Path,

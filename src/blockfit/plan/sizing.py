@@ -19,17 +19,19 @@ def compute_basis_note(req: Requirements, cat: Catalog, first: Candidate) -> str
         return ("Compute sized for the I/O alone: the history names no CPUs or memory of its host (AWR and Statspack "
                 "reports do); --cpus and --memory size it for what the database needs beside its I/O.")
     host = f"{h.host_cpus} CPUs and {h.host_memory_gb:,.0f} GB memory ({h.host_from})"
-    has = _has(cat, first)
-    cpus = "at least its CPUs" if req.vcpus_floor == h.host_cpus else "the CPUs --cpus gives"
-    memory = "at least its memory" if (req.memory_gb or 0) >= h.host_memory_gb - 1e-9 else "the memory it prices"
-    return f"Compute bounded by the history's host, {host}: {cpus} and {memory}{has}."
+    vcpus, memory, has = _has(cat, first)
+    if (vcpus or 0) >= h.host_cpus and (memory or 0) >= h.host_memory_gb - 1e-6:
+        return f"Compute bounded by the history's host, {host}: {has}."
+    return (f"Compute below the history's host, {host}: {has}, as --instance, --cpus or --memory set it "
+            "(left to the plan, the search gives at least the host's).")
 
 
-def _has(cat: Catalog, first: Candidate) -> str:
-    """'; VM.Standard.E4.Flex:8 has 8 OCPUs = 16 vCPUs, 472 GB': the compute priced, else the catalog's size."""
+def _has(cat: Catalog, first: Candidate) -> tuple[float | None, float | None, str]:
+    """(vCPUs, memory GB, 'VM.Standard.E4.Flex:8 has 8 OCPUs = 16 vCPUs, 472 GB'): the compute priced, else the
+    catalog's size."""
     d, shape = first.cost.compute_detail, find_shape(cat, first.instance_detail.shape)
     vcpus = d.vcpus if d is not None and d.vcpus is not None else shape.vcpus
     ocpus = d.ocpus if d is not None else None
     memory = d.memory_gb if d is not None and d.memory_gb is not None else shape.memory_gb
     count = fmt_compute(vcpus, ocpus) or "a count unknown"
-    return f"; {first.instance} has {count}" + ("" if memory is None else f", {memory:,.0f} GB")
+    return vcpus, memory, f"{first.instance} has {count}" + ("" if memory is None else f", {memory:,.0f} GB")
