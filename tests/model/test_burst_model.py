@@ -156,3 +156,13 @@ def test_text_and_report_show_the_burst_line(tmp_path, capsys):
     html = " ".join((tmp_path / "r.html").read_text().split())
     assert "Burst: 16,000 IOPS / 1,049 MB/s for up to 30 min from full credits" in html
     assert "instancetypes/ebs-optimized.html" in html[html.index("credit buckets"):]   # AWS-EBSOPT
+
+
+def test_a_burst_no_higher_than_sustained_is_no_burst_line():
+    """Ultra Disk on a VM that bursts: the provisioned caps bind in both phases, so no 'burst' equal to sustained."""
+    p = run("azure", "1x1T@ultra:20000:500", "Standard_E16bds_v5")
+    assert p.burst is not None and p.burst.buckets   # the VM's buckets are still there (replay, JSON)
+    assert (p.burst.max_iops, p.burst.max_mbps) == (p.max_iops, p.max_mbps)
+    line = burst_line(p)
+    assert line.startswith("burst: none (") and "sustained" not in line
+    assert f"{p.max_iops:,.0f} IOPS / {p.max_mbps:,.0f} MB/s" in line

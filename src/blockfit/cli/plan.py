@@ -55,10 +55,10 @@ from blockfit.plan.advice import money
 from blockfit.plan.migration import hours
 from blockfit.plan.search import TIE_WINDOW
 from blockfit.plan.shapes import ANY, ShapeQuery, is_search, plan_shapes
-from blockfit.schema import Candidate, DerivedTargets, Instance, Plan, Requirements
-from blockfit.specs import INSTANCE_OPTION_HELP, parse_instance, split_instance, with_instance_options
+from blockfit.schema import Candidate, DerivedTargets, Instance, Layout, Plan, Requirements
+from blockfit.specs import INSTANCE_OPTION_HELP, LAYOUT_HELP, parse_instance, split_instance, with_instance_options
 from blockfit.terminal import cell, markup, safe
-from blockfit.units import parse_volume_gb
+from blockfit.units import parse_io_size, parse_volume_gb
 from blockfit.views.limits import limit_label
 
 if TYPE_CHECKING:
@@ -147,6 +147,13 @@ def plan_command(
                             "default to the inventory's")] = None,
     mount: Annotated[str | None, typer.Option(
         "--mount", help="with --inventory: the mount point to plan for (default: its only mounted layout)")] = None,
+    layout: Annotated[str | None, typer.Option(
+        "--layout", help=f"judge this layout against the targets instead of searching: {LAYOUT_HELP}; with "
+                         "--instance SHAPE:COUNT, and --stripe-size SIZE (e.g. 4m; default: plan's choice); the "
+                         "capacity defaults to the layout's; exit 3 when it misses a target")] = None,
+    # listed under --layout (plan --help keeps to 34 options)
+    stripe_size: Annotated[str | None, typer.Option(hidden=True, help="with --layout: the stripe size, e.g. 4m",
+                                                    callback=params.io_size)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the Plan as JSON")] = False,
     out: Annotated[Path | None, typer.Option(help="write the Plan (for build and lab) to this file")] = None,
     report: ReportOption = None,
@@ -191,13 +198,63 @@ def plan_command(
     if example is not None:
         workload = _with_example_option(example, inventory, io_sizes, small_io, workload, shared)
     found = _found_option(inventory, mount, workload, shared)
+    given = _given_option(layout, stripe_size, {"--inventory": inventory, "--family": family, "--levels": levels,
+                                                "--max-volumes": max_volumes, "--allow-hdd": allow_hdd,
+                                                "--cpus": cpus}, workload, shared)
     req, cat, query = requirements(shared, workload, history, allow_hdd)
     check_plan_options(req, cat, query)
     if found is not None:
         check_found(inventory, found, cat)
-    plan = _searched(req, cat, query, found)
+    plan = _searched(req, cat, query, found) if given is None else given.judged(req, cat, query)
     renamed.warn()   # after the search: an input error it finds is one line, alone
-    finish(plan, out, report, json_out)
+    finish(plan, out, report, json_out, given is not None)
+
+
+def _given_option(layout: str | None, stripe_size: str | None, search_options: dict[str, object], w: Workload,
+                  shared: Shared) -> GivenLayout | None:
+    """--layout (and --stripe-size), parsed, or None without them."""
+    if layout is None and stripe_size is None:
+        return None
+    given = GivenLayout(layout, stripe_size, search_options)
+    given.parse(w, shared)
+    return given
+
+
+@dataclass
+class GivenLayout:
+    """plan --layout SPEC [--stripe-size SIZE]: one layout judged against the targets, no search."""
+
+    spec: str | None
+    stripe_size: str | None
+    search_options: dict[str, object]   # the options of a search, refused here (None or False: not given)
+    layout: Layout | None = None
+
+    def parse(self, w: Workload, shared: Shared) -> None:
+        """The layout, on the cloud's catalog; the capacity defaults to the layout's usable capacity."""
+        from blockfit.specs import parse_layout
+
+        if self.spec is None:
+            raise InputError("--stripe-size: goes with --layout (the stripe of the layout given)")
+        for name, value in self.search_options.items():
+            if value not in (None, False):   # a flag given is True
+                raise InputError(f"{name}: goes with a search, not with --layout (one layout, judged as given)")
+        cat = catalog_for(shared.cloud, shared.catalog)
+        with supplied_by("--layout"):
+            self.layout = parse_layout(self.spec, cat.cloud, cat)   # its manager: the plan's (--manager)
+        w.capacity = w.capacity or f"{self.layout.usable_gb:g}G"
+
+    def judged(self, req: Requirements, cat: Catalog, query: ShapeQuery | None) -> Plan:
+        """The plan of the layout on the one instance --instance names: its figures against the targets."""
+        from blockfit.plan.given import plan_for_layout
+        from blockfit.plan.space import instance_for
+
+        if query is not None or (req.instance_count is None and find_shape(cat, req.instance_shape).kind != "fixed"):
+            raise InputError(f"--instance: with --layout, expected one shape and its count, e.g. "
+                             f"{cloud_of(cat.cloud).instance_example.split(' or ')[0]}")
+        assert self.layout is not None
+        stripe = None if self.stripe_size is None else parse_io_size(self.stripe_size, "--stripe-size")
+        inst = instance_for(cat, req, req.instance_shape, req.instance_count)
+        return plan_for_layout(self.layout, inst, cat, stripe, req, by="plan")
 
 
 def _with_example_option(example: str, inventory: Path | None, io_sizes: str | None, small_io: str | None,
@@ -381,6 +438,8 @@ def requirements(shared: Shared, w: Workload, history: HistoryArgs,
     compute_options(cat, w, shared, search)
     fields = shared.fields(cat.cloud)
     inst, query = instance_or_search(cat, w, fields, search)
+    if derived is not None and derived.host_cpus is not None:
+        history_host_floors(cat, derived, w, fields, query, inst)
     if derived is not None:
         w.target_iops = derived.target_iops if w.target_iops is None else w.target_iops
         w.target_mbps = derived.target_mbps if w.target_mbps is None else w.target_mbps
@@ -397,6 +456,20 @@ def requirements(shared: Shared, w: Workload, history: HistoryArgs,
         raise InputError(f"--cpus {shared.ocpus}: goes with an open OCPU count (--instance {inst.shape}, not "
                          f"{w.instance})")
     return req, cat, query
+
+
+def history_host_floors(cat: Catalog, derived: DerivedTargets, w: Workload, fields: dict[str, object],
+                        query: ShapeQuery | None, inst: Instance) -> None:
+    """The history's host bounds the compute the plan searches: at least its CPUs (as vCPUs) and its memory,
+    unless --cpus or --memory says otherwise. The memory floors a search's shapes and prices an open count."""
+    if w.cpus is None and w.min_vcpus is None:
+        fields["vcpus_floor"] = float(derived.host_cpus or 0) or None
+    if w.memory is not None or derived.host_memory_gb is None:
+        return
+    if query is not None:
+        query.min_memory_gb = derived.host_memory_gb
+    elif inst.count is None and find_shape(cat, inst.shape).kind != "fixed":
+        fields["memory_gb"] = max(_float(fields.get("memory_gb")), derived.host_memory_gb)
 
 
 def workload_outstanding(given: int | None, derived: DerivedTargets | None) -> tuple[int | None, str | None]:
@@ -458,7 +531,7 @@ def _float(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
-def finish(plan: Plan, out: Path | None, report: Path | None, json_out: bool) -> None:
+def finish(plan: Plan, out: Path | None, report: Path | None, json_out: bool, given: bool = False) -> None:
     """Write, report and print the plan; exit 3 when nothing meets the targets."""
     if out is not None:
         write_atomically(out, plan.model_dump_json(indent=2) + "\n", what="--out",
@@ -467,7 +540,7 @@ def finish(plan: Plan, out: Path | None, report: Path | None, json_out: bool) ->
     if json_out:
         print_json(plan)
     elif plan.feasible:
-        render_plan(plan, out)
+        render_plan(plan, out, given)
     else:
         render_infeasible(plan)
     if not plan.feasible:
@@ -526,7 +599,7 @@ def _table(title: str) -> Table:
     return table
 
 
-def render_plan(plan: Plan, out: Path | None) -> None:
+def render_plan(plan: Plan, out: Path | None, given: bool = False) -> None:
     req = plan.requirements
     console.print(f"[bold]Plan[/] for {', '.join(_targets(req))} on {markup(req.instance_shape)}"
                   f"{'' if req.instance_count is None else f':{req.instance_count:g}'} "
@@ -534,21 +607,16 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if req.history is not None:
         for line in describe.lines(req.history):
             console.print(safe(line), markup=False, highlight=False)
-    for title, group in _groups(plan):
+    for title, group in [("The layout given, meeting every target", plan.candidates)] if given else _groups(plan):
         table = _table(title)
         for c in group:
             table.add_row(*_row(c, req))
         console.print(table)
-    _render_best(plan)
+    _render_best(plan, "Given" if given else "Recommended")
     if plan.current is not None:
         render_move(plan)
     if plan.pareto:
-        pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
-        for c in plan.pareto:
-            pt.add_row(*_row(c, req))
-        if not all(c.meets_targets for c in plan.pareto):
-            pt.caption, pt.caption_justify = "* misses a target (shown for what it costs)", "left"
-        console.print(pt)
+        _render_pareto(plan)
     for w in plan.candidates[0].prediction.warnings:
         console.print(f"[yellow]warning:[/] {markup(w)}")
     for w in req.history.warnings if req.history is not None else []:
@@ -556,6 +624,15 @@ def render_plan(plan: Plan, out: Path | None) -> None:
     if out is not None:
         console.print(f"plan written to {markup(out)} (feed it to 'blockfit build --plan {markup(out)}' "
                       f"or 'blockfit lab --plan {markup(out)}')", soft_wrap=True)   # a path is never folded
+
+
+def _render_pareto(plan: Plan) -> None:
+    pt = _table("What each extra dollar buys (Pareto: total cost vs IOPS vs MB/s, capacity met)")
+    for c in plan.pareto:
+        pt.add_row(*_row(c, plan.requirements))
+    if not all(c.meets_targets for c in plan.pareto):
+        pt.caption, pt.caption_justify = "* misses a target (shown for what it costs)", "left"
+    console.print(pt)
 
 
 METHOD_WORDS = {"offline-block-copy": "offline, block copy", "offline-file-copy": "offline, filesystem copy",
@@ -634,10 +711,10 @@ def _groups(plan: Plan) -> list[tuple[str, list[Candidate]]]:
     return tables
 
 
-def _render_best(plan: Plan) -> None:
+def _render_best(plan: Plan, label: str = "Recommended") -> None:
     """The recommendation and what it needs: redundancy, compute, attachment, stripe, the plan's notes."""
     req, best = plan.requirements, plan.candidates[0]
-    console.print(f"[bold green]Recommended:[/] {markup(best.layout)} on {markup(best.instance)}: "
+    console.print(f"[bold green]{label}:[/] {markup(best.layout)} on {markup(best.instance)}: "
                   f"{best.max_iops:,.0f} IOPS / {best.max_mbps:,.0f} MB/s for {markup(money(best.cost))} a month, "
                   f"limited by {markup(_limit_words(best, req))}.")
     if best.prediction.redundancy_note:

@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from blockfit.errors import ValueProblem
-from blockfit.history.series import Sample, Series, check_rate
+from blockfit.history.series import HostSize, Sample, Series, check_rate
 
 STATS = ("physical read total IO requests", "physical write total IO requests",
          "physical read total bytes", "physical write total bytes")
@@ -133,7 +133,26 @@ def is_html(text: str) -> bool:
 def read(path: Path, text: str) -> Series:
     """An AWR report (per instance or global, text or HTML) as one interval."""
     rep = parse(path, text, expect=("awr", "awr-global"))
-    return to_series(rep)
+    return with_host(to_series(rep), path, text, rep.kind)
+
+
+# Operating System Statistics: the host's CPUs and memory, in text ("NUM_CPUS   14") and HTML (a cell apart)
+_OS_STAT = {name: re.compile(rf"\b{name}(?:\s|<[^<>]*>)+([\d,]+)\b") for name in ("NUM_CPUS", "PHYSICAL_MEMORY_BYTES")}
+
+
+def with_host(series: Series, path: Path, text: str, kind: str) -> Series:
+    """SERIES with the host's CPUs and memory from the report's Operating System Statistics (NUM_CPUS,
+    PHYSICAL_MEMORY_BYTES), where it has both; a global report's hosts are several: none."""
+    if kind == "awr-global":
+        return series
+    found = {name: pattern.search(text) for name, pattern in _OS_STAT.items()}
+    cpus, memory = (number(m.group(1)) if m else None for m in found.values())
+    if not cpus or not memory:
+        return series
+    series.host = HostSize(cpus=int(cpus), memory_gb=round(memory / 2**30, 2),
+                           source=f"{path.name}: Operating System Statistics NUM_CPUS {cpus:,.0f}, "
+                                  f"PHYSICAL_MEMORY_BYTES {memory:,.0f}")
+    return series
 
 
 def parse(path: Path, text: str, expect: tuple[str, ...]) -> Report:

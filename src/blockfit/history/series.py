@@ -143,6 +143,16 @@ class SampleTable(Sequence[Sample]):
 MemberKind = str  # "device", "instance", "file", "volume", "disk", "series"
 
 
+@dataclass(frozen=True)
+class HostSize:
+    """The CPUs (vCPUs: hardware threads) and memory (GB, 2^30 bytes) of the host a history ran on, and where
+    they were read: what compute the database had beside its I/O."""
+
+    cpus: int
+    memory_gb: float
+    source: str
+
+
 @dataclass
 class Series:
     """What one history file (or URL) holds, and what the reader had to say about it.
@@ -165,6 +175,7 @@ class Series:
     instances_total: int | None = None
     global_report: bool = False
     snapshot_source: bool = False
+    host: HostSize | None = None   # the CPUs and memory of the host the history ran on, where it says
 
     @property
     def members(self) -> list[str]:

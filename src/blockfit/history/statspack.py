@@ -19,4 +19,4 @@ from blockfit.history.series import Series
 
 
 def read(path: Path, text: str) -> Series:
-    return awr.to_series(awr.parse(path, text, expect=("statspack",)))
+    return awr.with_host(awr.to_series(awr.parse(path, text, expect=("statspack",))), path, text, "statspack")

@@ -407,7 +407,20 @@ def targets_from_series(series: list[Series], devices: list[str] | None = None, 
     if not len(totals):
         raise ValueProblem(f"{', '.join(s.source for s in series)}: the sources share no interval (different "
                            "snapshots or times); give histories of the same period")
-    return _targets(series, chosen, picked, totals, percentile, headroom_pct, peak_factor, notes, warnings, skipped)
+    derived = _targets(series, chosen, picked, totals, percentile, headroom_pct, peak_factor, notes, warnings,
+                       skipped)
+    return derived.model_copy(update=host_fields(series))
+
+
+def host_fields(series: list[Series]) -> dict[str, object]:
+    """The largest host the histories ran on (CPUs and memory, each the most of any report: one host that takes
+    their I/O is at least as big as each of them), when every history says; else nothing."""
+    hosts = [s.host for s in series]
+    if not hosts or any(h is None for h in hosts):
+        return {}
+    known = [h for h in hosts if h is not None]
+    return {"host_cpus": max(h.cpus for h in known), "host_memory_gb": max(h.memory_gb for h in known),
+            "host_from": "; ".join(h.source for h in known)}
 
 
 def choose_members(series: list[Series], devices: list[str] | None) -> list[list[str]]:

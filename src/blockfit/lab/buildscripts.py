@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blockfit import __version__, proc
+from blockfit import proc
 from blockfit.catalog import is_shipped
 from blockfit.catalog.models import Catalog
 from blockfit.errors import LabFailed
-from blockfit.model.host import host_settings
-from blockfit.schema import Candidate, Layout, Plan, Prediction, Requirements
+from blockfit.model.given import given_requirements, one_candidate_plan
+from blockfit.schema import Layout, Plan, Prediction
 
 if TYPE_CHECKING:
     from blockfit.lab.subject import Subject
@@ -74,14 +73,6 @@ def plan_for(subject: Subject, layout: Layout | None = None, pred: Prediction | 
     """
     pred = pred or subject.stripe
     layout = (layout or subject.layout).model_copy(update={"stripe_size": subject.stripe_size})
-    return Plan(
-        blockfit_version=__version__, created=datetime.now(UTC), cloud=subject.cloud,
-        catalog_version=pred.catalog_version,
-        requirements=Requirements(cloud=subject.cloud, capacity_gb=layout.total_gb,
-                                  instance_shape=subject.instance.shape, instance_vcpus=subject.instance.vcpus,
-                                  instance_ocpus=subject.instance.ocpus,
-                                  manager=layout.manager),
-        candidates=[Candidate(
-            layout=pred.layout, instance=subject.instance.spec, stripe_reason="given to blockfit lab",
-            meets_targets=True, prediction=pred.model_copy(update={"layout_detail": layout}), **host_settings(pred))],
-        notes=["written by blockfit lab for the build scripts it runs in the guest"])
+    req = given_requirements(subject.cloud, layout.total_gb, subject.instance, layout.manager)
+    return one_candidate_plan(pred.model_copy(update={"layout_detail": layout}), req, "given to blockfit lab",
+                              ["written by blockfit lab for the build scripts it runs in the guest"])

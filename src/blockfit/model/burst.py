@@ -274,6 +274,9 @@ def burst_line(p: Prediction) -> str:
     b = p.burst
     if b is None:   # a result written before burst was modelled says neither: nothing to say
         return f"burst: none ({p.no_burst_reason})" if p.no_burst_reason else ""
+    if b.max_iops <= p.max_iops and b.max_mbps <= p.max_mbps:   # e.g. Ultra Disk's caps bind below the VM's burst
+        return (f"burst: none (the caps that bind do not burst: {p.max_iops:,.0f} IOPS / {p.max_mbps:,.0f} MB/s "
+                "while credits last too)")
     times = [s for s in (b.iops_duration_s, b.mbps_duration_s) if s is not None]
     if not times:
         span = "while no credit bucket drains"

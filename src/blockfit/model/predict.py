@@ -16,6 +16,7 @@ from blockfit.model import burst as bursting
 from blockfit.model import host_cache, queueing
 from blockfit.model import redundancy as mirroring
 from blockfit.model.attachment import paths_needed
+from blockfit.model.calibrate_io import calibrate_io_notes
 from blockfit.model.cost import layout_cost, region_warnings
 from blockfit.model.host import build_depth_citation, session_depth_words
 from blockfit.model.limits import (
@@ -55,7 +56,7 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
     bind = next((cap for cap in caps if cap.name == table.iops_limited_by), None)
     cost = layout_cost(cat, r.vt, r.layout, instance, memory_gb)
     burst = burst_phase(r)
-    return Prediction(
+    pred = Prediction(
         cloud=cat.cloud, catalog_version=cat.version.isoformat(), layout=layout_spec(cat, r.layout),
         layout_detail=r.layout, instance=instance.spec, instance_detail=instance, workload=wl,
         max_iops=table.max_iops, iops_limited_by=table.iops_limited_by, max_mbps=table.max_mbps,
@@ -82,6 +83,8 @@ def predict(layout: Layout, instance: Instance, workload: Workload | None = None
         usable_gb=r.layout.usable_gb,
         redundancy_note=None if bind is None else mirroring.binding_sentence(
             r.layout.redundancy, wl.read_share, bind, r.caps.mbps))
+    measured = calibrate_io_notes(cat, pred)
+    return pred.model_copy(update={"notes": pred.notes + measured}) if measured else pred
 
 
 def burst_phase(r: Resolved) -> Burst | None:

@@ -43,22 +43,32 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
     and the cheapest single volume that meets the targets on this shape, both in storage + compute dollars."""
     if first.layout_detail.members == 1 or COPIES[req.redundancy] > 1:   # a mirror is never one volume
         return []
-    out = []
+    versus = _versus_one_volume(req, cat, first)
+    return ([versus] if versus else []) + [_cheapest_single(req, cat, space, first)]
+
+
+def _versus_one_volume(req: Requirements, cat: Catalog, first: Candidate) -> str | None:
+    """The recommendation against one volume of its level holding all of it, on the same instance."""
     vol = first.layout_detail.volume.model_copy(update={"size_gb": first.layout_detail.total_gb})
     inst = first.instance_detail
     try:
         one = predict(Layout(members=1, volume=vol, redundancy=req.redundancy), inst, workload(req), cat,
                       with_curve=False, memory_gb=req.memory_gb)
     except InputError:
-        one = None
-    if one is not None and one.cost.storage:
-        mine = first.cost.total if first.cost.total is not None else first.cost.storage
-        theirs = one.cost.total if one.cost.total is not None else one.cost.storage
-        assert mine is not None and theirs is not None
-        out.append(f"Versus one {one.layout} volume on {inst.spec} ({one.max_iops:,.0f} IOPS / {one.max_mbps:,.0f} "
-                   f"MB/s; {money(one.cost)}): {first.max_iops / one.max_iops:.1f}x the "
-                   f"IOPS and {first.max_mbps / one.max_mbps:.1f}x the MB/s at {100 * (mine / theirs - 1):+.1f}% "
-                   f"total cost.")
+        return None
+    if not one.cost.storage:
+        return None
+    mine = first.cost.total if first.cost.total is not None else first.cost.storage
+    theirs = one.cost.total if one.cost.total is not None else one.cost.storage
+    assert mine is not None and theirs is not None
+    return (f"Versus one {one.layout} volume on {inst.spec} ({one.max_iops:,.0f} IOPS / {one.max_mbps:,.0f} "
+            f"MB/s; {money(one.cost)}): {first.max_iops / one.max_iops:.1f}x the "
+            f"IOPS and {first.max_mbps / one.max_mbps:.1f}x the MB/s at {100 * (mine / theirs - 1):+.1f}% "
+            f"total cost.")
+
+
+def _cheapest_single(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate) -> str:
+    """The cheapest single volume that meets the targets on this shape, or that none does."""
     # the same group as the recommendation: a priced one is compared with priced single volumes only (an unpriced
     # one "costing" its compute alone read "$-1,474.56 more than 12x1T@premium-v1")
     same = [o for o in space.options if (o.type in space.unknown_price) == (first.cost.storage is None)
@@ -68,17 +78,15 @@ def single_volume_notes(req: Requirements, cat: Catalog, space: SearchSpace, fir
     if not found:
         which = "priced " if first.cost.storage is not None and space.unknown_price else ""
         which += "known-cap " if first.cap_known and space.unknown_cap else ""
-        out.append(f"No single {which}volume meets the targets on {req.instance_shape}"
-                   f"{'' if req.instance_count is None else f':{req.instance_count:g}'}: the stripe is the only way.")
-    else:
-        p = found[0]
-        single = predict(Layout(members=1, volume=p.option.volume(cat.cloud, p.size_gb), redundancy=req.redundancy),
-                         instance_at(cat, space.shape, p.ocpus), workload(req), cat,
-                         with_curve=False, memory_gb=req.memory_gb)
-        more = _ranked(single.cost) - _ranked(first.cost)
-        out.append(f"The cheapest single volume that meets the targets, {single.layout} on {single.instance}, costs "
-                   f"{money(single.cost)} a month: ${more:,.2f} more than {first.layout}.")
-    return out
+        return (f"No single {which}volume meets the targets on {req.instance_shape}"
+                f"{'' if req.instance_count is None else f':{req.instance_count:g}'}: the stripe is the only way.")
+    p = found[0]
+    single = predict(Layout(members=1, volume=p.option.volume(cat.cloud, p.size_gb), redundancy=req.redundancy),
+                     instance_at(cat, space.shape, p.ocpus), workload(req), cat,
+                     with_curve=False, memory_gb=req.memory_gb)
+    more = _ranked(single.cost) - _ranked(first.cost)
+    return (f"The cheapest single volume that meets the targets, {single.layout} on {single.instance}, costs "
+            f"{money(single.cost)} a month: ${more:,.2f} more than {first.layout}.")
 
 
 def _ranked(cost: Cost) -> float:

@@ -27,10 +27,11 @@ from blockfit.plan.advice import (
 from blockfit.plan.evaluate import Evaluator, Point, concurrency_ceiling
 from blockfit.plan.host import kernel_depth_figures
 from blockfit.plan.search import TIE_WINDOW, rank_key, search, tie_window
+from blockfit.plan.sizing import compute_basis_note
 from blockfit.plan.space import SearchSpace, default_space, instance_for, selected_types
 from blockfit.plan.stripe import recommend_stripe
 from blockfit.schema import Candidate, Infeasible, Layout, Plan, Prediction, Requirements
-from blockfit.schema.plan import NO_RANGE, OPEN_COUNT
+from blockfit.schema.plan import NO_RANGE, OPEN_COUNT, BurstReplay
 
 
 def make_plan(req: Requirements, cat: Catalog, keep: int = 5, brief: bool = False) -> Plan:
@@ -166,8 +167,8 @@ def _plan(req: Requirements, cat: Catalog, candidates: list[Candidate], pareto: 
                 candidates=candidates, pareto=pareto, infeasible=infeasible, notes=notes, outlasted=outlasted or [])
 
 
-def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, brief: bool = False) -> list[str]:
-    """What the recommendation assumes and what the money buys, in sentences."""
+def host_notes(cat: Catalog, first: Candidate) -> list[str]:
+    """What the host must be set to for the candidate's figures, and what it gives on a host nobody tuned."""
     notes = []
     host = assumptions(first.prediction)
     if host:
@@ -176,6 +177,12 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
     if kernel is not None:
         notes.append(f"At the kernel default queue depth {kernel.session_depth} (node.session.queue_depth, a host "
                      f"nobody tuned): {kernel.max_iops:,.0f} IOPS, {kernel.max_mbps:,.0f} MB/s.")
+    return notes
+
+
+def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candidate, brief: bool = False) -> list[str]:
+    """What the recommendation assumes and what the money buys, in sentences."""
+    notes = host_notes(cat, first)
     if first.cost.storage is not None:   # a type without a price ranks by fewest volumes already (space notes)
         notes.append(f"Order: recommended first. Layouts within {100 * (TIE_WINDOW - 1):g} % of the cheapest total "
                      f"count as equal and the fewest volumes, then the fewest {cloud_of(cat.cloud).compute_unit}s, "
@@ -183,7 +190,11 @@ def plan_notes(req: Requirements, cat: Catalog, space: SearchSpace, first: Candi
     ocpus = first.instance_detail.count
     if req.instance_count is None and ocpus is not None:
         unit = cloud_of(cat.cloud).compute_unit + "s"
-        notes.append(f"Smallest {space.shape} that delivers the targets: {ocpus:g} {unit}.")
+        floor = "" if req.vcpus_floor is None else f" with at least {req.vcpus_floor:g} vCPUs (the history's host)"
+        notes.append(f"Smallest {space.shape} that delivers the targets{floor}: {ocpus:g} {unit}.")
+    basis = compute_basis_note(req, cat, first)
+    if basis:
+        notes.append(basis)
     if not brief:
         notes += single_volume_notes(req, cat, space, first)
     upgrade = upgrade_note(req, cat, space, first)
@@ -205,24 +216,26 @@ def tie_notes(candidates: list[Candidate]) -> list[str]:
     if first.cost.storage is None:
         return []
     cheapest = min(c.ranked_cost for c in candidates if c.price_known)
-    out = []
-    for c in candidates[1:]:
-        if not c.price_known or not c.cap_known or c.ranked_cost > cheapest * TIE_WINDOW + 1e-9:
-            continue
-        parts = []
-        for what, mine, theirs in (("IOPS", first.max_iops, c.max_iops), ("MB/s", first.max_mbps, c.max_mbps)):
-            if mine and round(100 * (theirs / mine - 1)):
-                parts.append(f"{100 * (theirs / mine - 1):+.0f} % {what}")
-        delta = c.ranked_cost - first.ranked_cost
-        parts.append("same price" if abs(delta) < 0.005 else f"{'+' if delta > 0 else '-'}${abs(delta):,.2f} a month")
-        extra = c.layout_detail.members - first.layout_detail.members
-        if extra:
-            parts.append(f"{abs(extra)} {'more' if extra > 0 else 'fewer'} volume{'s' if abs(extra) > 1 else ''}")
-        ocpus = (c.instance_detail.count or 0) - (first.instance_detail.count or 0)
-        if ocpus:
-            parts.append(f"{abs(ocpus):g} {'more' if ocpus > 0 else 'fewer'} OCPUs/vCPUs")
-        out.append(f"Near tie passed over: {c.layout} on {c.instance}: {', '.join(parts)}.")
-    return out
+    return [f"Near tie passed over: {c.layout} on {c.instance}: {', '.join(_tie_parts(first, c))}."
+            for c in candidates[1:]
+            if c.price_known and c.cap_known and c.ranked_cost <= cheapest * TIE_WINDOW + 1e-9]
+
+
+def _tie_parts(first: Candidate, c: Candidate) -> list[str]:
+    """How C differs from the recommendation: IOPS and MB/s in percent, the price, volumes, OCPUs/vCPUs."""
+    parts = []
+    for what, mine, theirs in (("IOPS", first.max_iops, c.max_iops), ("MB/s", first.max_mbps, c.max_mbps)):
+        if mine and round(100 * (theirs / mine - 1)):
+            parts.append(f"{100 * (theirs / mine - 1):+.0f} % {what}")
+    delta = c.ranked_cost - first.ranked_cost
+    parts.append("same price" if abs(delta) < 0.005 else f"{'+' if delta > 0 else '-'}${abs(delta):,.2f} a month")
+    extra = c.layout_detail.members - first.layout_detail.members
+    if extra:
+        parts.append(f"{abs(extra)} {'more' if extra > 0 else 'fewer'} volume{'s' if abs(extra) > 1 else ''}")
+    ocpus = (c.instance_detail.count or 0) - (first.instance_detail.count or 0)
+    if ocpus:
+        parts.append(f"{abs(ocpus):g} {'more' if ocpus > 0 else 'fewer'} OCPUs/vCPUs")
+    return parts
 
 
 def tie_break(points: list[Point]) -> list[Point]:
@@ -296,15 +309,20 @@ def _candidate(req: Requirements, cat: Catalog, space: SearchSpace, p: Point, wi
     inst = instance_for(cat, req, space.shape, ocpus)
     pred = predict(layout, inst, workload(req), cat, latency_bound_ms=req.max_latency_ms, memory_gb=req.memory_gb,
                    with_curve=with_curve)
+    meets, replayed = judged(pred, req, f"the {p.option.type} volumes")
+    return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason, meets_targets=meets,
+                     prediction=pred, burst_replay=replayed, **host_settings(pred))
+
+
+def judged(pred: Prediction, req: Requirements, volumes: str) -> tuple[bool, BurstReplay | None]:
+    """Does the prediction meet the targets, and (a plan from history) its replay through the credit buckets."""
     replayed = None
     if req.history is not None:
         from blockfit.plan.replay import replay  # here: only a plan from history replays; build and model never do
 
-        replayed = replay(pred, req.history, f"the {p.option.type} volumes", req.target_iops, req.target_mbps)
+        replayed = replay(pred, req.history, volumes, req.target_iops, req.target_mbps)
     meets = meets_targets(pred, req) or (replayed is not None and meets_targets(pred, req, burst=True))
-    meets = meets and (replayed is None or replayed.meets_targets)
-    return Candidate(layout=pred.layout, instance=inst.spec, stripe_reason=reason, meets_targets=meets,
-                     prediction=pred, burst_replay=replayed, **host_settings(pred))
+    return meets and (replayed is None or replayed.meets_targets), replayed
 
 
 def meets_targets(pred: Prediction, req: Requirements, burst: bool = False) -> bool:
@@ -457,7 +475,7 @@ def _explain_infeasible(req: Requirements, cat: Catalog, space: SearchSpace, ev:
     reach = relaxed.model_copy(update={"target_iops": best.iops * 0.999, "target_mbps": best.mbps * 0.999})
     cheapest = search(Evaluator(cat, reach, space), space, keep=1)
     cand = _candidate(req, cat, space, cheapest[0] if cheapest else best)
-    missed = _missed_targets(req, cand.prediction)
+    missed = missed_targets(req, cand.prediction)
     reason = f"no layout on {space.shape} meets " + " and ".join(missed or ["the targets"])
     reason += _concurrency_clause(req, cat)
     return Infeasible(reason=reason + _alternative_clause(alternatives), missed=missed, best=cand,
@@ -477,7 +495,7 @@ def _best_performance(rev: Evaluator, space: SearchSpace) -> Point | None:
     return best
 
 
-def _missed_targets(req: Requirements, pred: Prediction) -> list[str]:
+def missed_targets(req: Requirements, pred: Prediction) -> list[str]:
     """Each target the best layout misses, with what it reaches and the binding limit in words a reader follows
     (not their JSON names); the latency target only where the IOPS and MB/s ones are met."""
     missed = []

@@ -88,59 +88,97 @@ def replay(pred: Prediction, history: DerivedTargets, volume_words: str, target_
     burst = pred.burst
     if burst is None or not history.series:
         return None
-    budgets = _budgets(burst)
-    drops: list[BurstDrop] = []
-    stretches: list[_Stretch] = []
-    current: _Stretch | None = None
+    run = _Run(_budgets(burst), history)
     for p in history.series:
-        dt = p.duration_s
-        if dt <= 0:
+        if p.duration_s <= 0:
             continue
         di, dm = _demand(p, history)
         ai = min(di, burst.max_iops, target_iops if target_iops is not None else di)
         am = min(dm, burst.max_mbps, target_mbps if target_mbps is not None else dm)
-        draining_any = False
-        for bud in budgets:
-            asks = bud.demands(ai, am)
-            over = [(b, x) for b, x in zip(bud.members, asks, strict=True) if x > b.sustained * (1 + 1e-9)]
-            if not over:
-                net = bud.refill_per_s if bud.time else bud.members[0].sustained - asks[0]
-                bud.level = min(bud.full, bud.level + net * dt)
-                continue
-            draining_any = True
-            if current is None:
-                current = _Stretch(p.t, p.label)
-                for other in budgets:
-                    other.spent, other.ran_out = 0.0, False
-            rate = 1.0 if bud.time else asks[0] - bud.members[0].sustained
-            if bud.level >= rate * dt:
-                bud.level -= rate * dt
-                bud.spent += rate * dt
-                continue
-            empty_at = bud.level / rate if rate > 0 else 0.0
-            bud.spent += bud.level
-            first = not bud.ran_out   # the first time in this stretch (an empty budget at its start counts)
-            bud.level = 0.0
-            bud.ran_out = True
-            mine = min(b.sustained / x for b, x in over)
-            if first and len(drops) < MAX_DROPS:
-                b0 = min(over, key=lambda bx: bx[0].sustained / bx[1])[0]
-                drops.append(BurstDrop(t=round(p.t + empty_at, 1), at=_iso(history, p.t + empty_at), label=p.label,
-                                       bucket=f"{b0.mechanism} {b0.limit}",
-                                       asked_iops=round(di, 1), asked_mbps=round(dm, 1),
-                                       delivered_iops=round(ai * mine, 1), delivered_mbps=round(am * mine, 1)))
-        if draining_any and current is not None:
-            current.duration += dt
-            current.peak_iops = max(current.peak_iops, di)
-            current.peak_mbps = max(current.peak_mbps, dm)
-            for bud in budgets:
-                current.used[bud.name] = 100.0 if bud.ran_out else 100 * bud.spent / bud.full
-        elif current is not None:
-            stretches.append(current)
-            current = None
-    if current is not None:
-        stretches.append(current)
-    return _result(pred, history, budgets, stretches, drops, volume_words)
+        run.interval(_Ask(p, di, dm, ai, am))
+    if run.current is not None:
+        run.stretches.append(run.current)
+    return _result(pred, history, run.budgets, run.stretches, run.drops, volume_words)
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One interval's demand: as the history asks it (di, dm) and as the buckets are asked (clipped: ai, am)."""
+
+    p: HistoryPoint
+    di: float
+    dm: float
+    ai: float
+    am: float
+
+
+@dataclass
+class _Run:
+    """The replay's state: the budgets, the drops found, the stretches of draining (the current one open)."""
+
+    budgets: list[_Bucket]
+    history: DerivedTargets
+    drops: list[BurstDrop] = field(default_factory=list)
+    stretches: list[_Stretch] = field(default_factory=list)
+    current: _Stretch | None = None
+
+    def interval(self, ask: _Ask) -> None:
+        """Every budget through one interval, in order; then the stretch it belongs to."""
+        draining = [bud for bud in self.budgets if self._drain(bud, ask)]   # a list: every budget steps
+        self._track(ask, bool(draining))
+
+    def _drain(self, bud: _Bucket, ask: _Ask) -> bool:
+        """One budget through the interval: refilled below its sustained rate, else drained (a stretch opens)
+        until empty; whether it drained."""
+        dt = ask.p.duration_s
+        asks = bud.demands(ask.ai, ask.am)
+        over = [(b, x) for b, x in zip(bud.members, asks, strict=True) if x > b.sustained * (1 + 1e-9)]
+        if not over:
+            net = bud.refill_per_s if bud.time else bud.members[0].sustained - asks[0]
+            bud.level = min(bud.full, bud.level + net * dt)
+            return False
+        if self.current is None:
+            self.current = _Stretch(ask.p.t, ask.p.label)
+            for other in self.budgets:
+                other.spent, other.ran_out = 0.0, False
+        rate = 1.0 if bud.time else asks[0] - bud.members[0].sustained
+        if bud.level >= rate * dt:
+            bud.level -= rate * dt
+            bud.spent += rate * dt
+        else:
+            self._empty(bud, ask, over, rate)
+        return True
+
+    def _empty(self, bud: _Bucket, ask: _Ask, over: list[tuple[BurstBucket, float]], rate: float) -> None:
+        """The budget runs out inside the interval: the first time in a stretch is a drop (the layout falls to the
+        rate its tightest member sustains)."""
+        empty_at = bud.level / rate if rate > 0 else 0.0
+        bud.spent += bud.level
+        first = not bud.ran_out   # the first time in this stretch (an empty budget at its start counts)
+        bud.level = 0.0
+        bud.ran_out = True
+        if not first or len(self.drops) >= MAX_DROPS:
+            return
+        mine = min(b.sustained / x for b, x in over)
+        b0 = min(over, key=lambda bx: bx[0].sustained / bx[1])[0]
+        p = ask.p
+        self.drops.append(BurstDrop(t=round(p.t + empty_at, 1), at=_iso(self.history, p.t + empty_at),
+                                    label=p.label, bucket=f"{b0.mechanism} {b0.limit}",
+                                    asked_iops=round(ask.di, 1), asked_mbps=round(ask.dm, 1),
+                                    delivered_iops=round(ask.ai * mine, 1), delivered_mbps=round(ask.am * mine, 1)))
+
+    def _track(self, ask: _Ask, draining: bool) -> None:
+        """A draining interval extends the open stretch; the first that drains nothing closes it."""
+        if draining and self.current is not None:
+            cur = self.current
+            cur.duration += ask.p.duration_s
+            cur.peak_iops = max(cur.peak_iops, ask.di)
+            cur.peak_mbps = max(cur.peak_mbps, ask.dm)
+            for bud in self.budgets:
+                cur.used[bud.name] = 100.0 if bud.ran_out else 100 * bud.spent / bud.full
+        elif self.current is not None:
+            self.stretches.append(self.current)
+            self.current = None
 
 
 def _minutes(seconds: float) -> str:

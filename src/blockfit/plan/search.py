@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from dataclasses import dataclass
 
 from blockfit.plan.evaluate import Evaluator, Point
 from blockfit.plan.space import LevelOption, SearchSpace
@@ -67,47 +68,75 @@ def cheapest_for(ev: Evaluator, space: SearchSpace, option: LevelOption, members
     win. When the limits are separable (the usual case) that is one stair and one extra evaluation.
     """
     sizes = space.sizes[option.type]
-    ocpus = space.ocpus
     lo = bisect.bisect_left(sizes, math.ceil(ev.req.needed_gb / members - 1e-9))
     if lo >= len(sizes):
         return None
     j_floor = ev.instance_floor(option)
     if j_floor is None:
         return None
-    cheapest_compute = ev.compute_or_zero(ocpus[j_floor])
-    floor_cost = ev.cost(option, members, sizes[lo])
-    if floor_cost is None:   # provisioned figures too high for the smallest size (IOPS per GB): the smallest valid
-        # size bounds instead (validity only improves with size); without it every such pair was searched in full
-        first = _first_priced(ev, sizes, option)
-        floor_cost = None if first is None else ev.cost(option, members, sizes[max(lo, first)])
-    if floor_cost is not None and floor_cost + cheapest_compute > bound:
+    stairs = _Stairs(ev, space, option, members, j_floor, ev.compute_or_zero(space.ocpus[j_floor]))
+    if stairs.storage_floor_above(lo, bound):
         return None
+    best = stairs.cheapest(lo, bound)
+    return best if best is not None and best.cost <= bound else None
 
-    def feasible(i: int, j: int) -> bool:
-        return ev.evaluate(option, members, sizes[i], ocpus[j]) is not None
 
-    last = len(sizes) - 1
-    i = _first_true(lo, last, lambda k: feasible(k, len(ocpus) - 1))   # smallest size any OCPU count allows
-    if i is None:
-        return None
-    best: Point | None = None
-    j_hi = len(ocpus) - 1
-    while True:
-        j = _first_true(j_floor, j_hi, lambda k, size=i: feasible(size, k))   # fewest OCPUs for this size
-        assert j is not None
-        point = ev.evaluate(option, members, sizes[i], ocpus[j])
-        assert point is not None
-        if best is None or rank_key(point) < rank_key(best):
-            best = point
-        if j == j_floor or i == last or not feasible(last, j - 1):
-            break
-        nxt = ev.cost(option, members, sizes[i + 1])
-        if nxt is None or nxt + cheapest_compute > min(bound, best.cost) + 1e-9:
-            break
-        j_hi = j - 1
-        i = _first_true(i + 1, last, lambda k, count=j_hi: feasible(k, count))   # the stair below: a bigger size
-        assert i is not None
-    return best if best.cost <= bound else None
+@dataclass
+class _Stairs:
+    """cheapest_for's walk for one option and member count: the (size, OCPU) grid's lower staircase."""
+
+    ev: Evaluator
+    space: SearchSpace
+    option: LevelOption
+    members: int
+    j_floor: int                # the fewest OCPUs (index) the instance caps allow
+    cheapest_compute: float     # the compute there
+
+    @property
+    def sizes(self) -> list[int]:
+        return self.space.sizes[self.option.type]
+
+    def feasible(self, i: int, j: int) -> bool:
+        return self.ev.evaluate(self.option, self.members, self.sizes[i], self.space.ocpus[j]) is not None
+
+    def storage_floor_above(self, lo: int, bound: float) -> bool:
+        """Is the storage at the smallest size that holds the capacity, plus the cheapest compute, above BOUND?"""
+        ev, option, members, sizes = self.ev, self.option, self.members, self.sizes
+        floor_cost = ev.cost(option, members, sizes[lo])
+        if floor_cost is None:   # provisioned figures too high for the smallest size (IOPS per GB): the smallest
+            # valid size bounds instead (validity only improves with size); without it every such pair was searched
+            first = _first_priced(ev, sizes, option)
+            floor_cost = None if first is None else ev.cost(option, members, sizes[max(lo, first)])
+        return floor_cost is not None and floor_cost + self.cheapest_compute > bound
+
+    def cheapest(self, lo: int, bound: float) -> Point | None:
+        """Down the staircase from the smallest size any OCPU count allows: the best-ranked point on it."""
+        last, top = len(self.sizes) - 1, len(self.space.ocpus) - 1
+        i = _first_true(lo, last, lambda k: self.feasible(k, top))   # smallest size any OCPU count allows
+        if i is None:
+            return None
+        best: Point | None = None
+        j_hi = top
+        while True:
+            j = _first_true(self.j_floor, j_hi, lambda k, size=i: self.feasible(size, k))   # fewest OCPUs for it
+            assert j is not None
+            point = self.ev.evaluate(self.option, self.members, self.sizes[i], self.space.ocpus[j])
+            assert point is not None
+            if best is None or rank_key(point) < rank_key(best):
+                best = point
+            if self._last_stair(i, j, best, bound):
+                return best
+            j_hi = j - 1
+            i = _first_true(i + 1, last, lambda k, count=j_hi: self.feasible(k, count))   # the stair below
+            assert i is not None
+
+    def _last_stair(self, i: int, j: int, best: Point, bound: float) -> bool:
+        """No fewer OCPUs work, or the next stair's storage plus the cheapest compute cannot win."""
+        last = len(self.sizes) - 1
+        if j == self.j_floor or i == last or not self.feasible(last, j - 1):
+            return True
+        nxt = self.ev.cost(self.option, self.members, self.sizes[i + 1])
+        return nxt is None or nxt + self.cheapest_compute > min(bound, best.cost) + 1e-9
 
 
 def _first_priced(ev: Evaluator, sizes: list[int], option: LevelOption) -> int | None:
@@ -139,34 +168,47 @@ def search(ev: Evaluator, space: SearchSpace, keep: int = 10, bound: float = mat
         for members in counts:
             if changed:   # the bound only moves when a point is found
                 changed = False
-                if len(best) >= keep:
-                    kth = rank_key(best[keep - 1])
-                    window = tie_window(best[0])
-                    bound = max(best[keep - 1].cost, window) + 1e-9
-                else:
-                    kth, bound = None, outer
-            if kth is not None and option.type in space.unknown_price and _behind(ev, space, option, members, kth,
-                                                                                    window):
+                kth, window, bound = _bounds(best, keep, outer)
+            verdict = _screened(ev, space, floors, (option, members), kth, window, bound)
+            if verdict == _ABOVE_FROM_HERE:
+                break
+            if verdict == _ABOVE:
                 continue
-            if floors is not None:
-                verdict = floors.above(option, members, bound)
-                if verdict == _ABOVE_FROM_HERE:
-                    break
-                if verdict == _ABOVE:
-                    continue
             point = cheapest_for(ev, space, option, members, bound)
-            if point is None:
-                continue
-            changed = True
-            # ranked by insertion (after equal keys, as a stable sort would): thousands of pairs of a provisioned
-            # type can be found, and re-sorting after each took minutes
-            i = bisect.bisect_right(best, rank_key(point), key=rank_key)
-            best.insert(i, point)
-            window = tie_window(best[0])
-            if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
-                best = best[:keep] + [p for p in best[keep:] if p.cost <= window]
-            elif max(i, keep) < len(best) and best[max(i, keep)].cost > window:
-                del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
+            if point is not None:
+                changed = True
+                best = _inserted(best, point, keep)
+    return best
+
+
+def _bounds(best: list[Point], keep: int, outer: float) -> tuple[RankKey | None, float, float]:
+    """(the keep-th rank, the tie window, the bound) once `keep` points are found; before, the caller's bound."""
+    if len(best) < keep:
+        return None, -math.inf, outer
+    window = tie_window(best[0])
+    return rank_key(best[keep - 1]), window, max(best[keep - 1].cost, window) + 1e-9
+
+
+def _screened(ev: Evaluator, space: SearchSpace, floors: _FloorTable | None, pair: tuple[LevelOption, int],
+              kth: RankKey | None, window: float, bound: float) -> int:
+    """Search the pair (_GO), pass it (_ABOVE) or pass the option's larger counts too (_ABOVE_FROM_HERE)."""
+    option, members = pair
+    if kth is not None and option.type in space.unknown_price and _behind(ev, space, option, members, kth, window):
+        return _ABOVE
+    return _GO if floors is None else floors.above(option, members, bound)
+
+
+def _inserted(best: list[Point], point: Point, keep: int) -> list[Point]:
+    """BEST with POINT in rank order, past `keep` only the points within the tie window of the cheapest."""
+    # ranked by insertion (after equal keys, as a stable sort would): thousands of pairs of a provisioned
+    # type can be found, and re-sorting after each took minutes
+    i = bisect.bisect_right(best, rank_key(point), key=rank_key)
+    best.insert(i, point)
+    window = tie_window(best[0])
+    if i == 0:   # a new cheapest: the window narrows, every point past `keep` is checked again
+        return best[:keep] + [p for p in best[keep:] if p.cost <= window]
+    if max(i, keep) < len(best) and best[max(i, keep)].cost > window:
+        del best[max(i, keep)]   # the one point past `keep` not yet checked: the new one or the one it pushed
     return best
 
 

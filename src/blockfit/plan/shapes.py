@@ -151,6 +151,8 @@ def _fixed_short_of(cat: Catalog, query: ShapeQuery, req: Requirements, s: Shape
         return "memory unknown" if s.memory_gb is None else "less memory than --memory"
     if query.min_vcpus is not None and (s.vcpus or 0) < query.min_vcpus:
         return "vCPUs unknown" if s.vcpus is None else "fewer vCPUs than --cpus"
+    if req.vcpus_floor is not None and (s.vcpus or 0) < req.vcpus_floor:
+        return "vCPUs unknown" if s.vcpus is None else "fewer vCPUs than the history's host"
     if not _count_within(cat, req, s):
         return "OCPU / vCPU count unknown or outside --cpus"
     return None
@@ -283,13 +285,7 @@ def _space_or_problem(cat: Catalog, req: Requirements) -> tuple[SearchSpace | No
 def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     """plan over the shapes the query names: the cheapest shape's full plan, with the search said in
     `instance_search` and the notes; a plan with `infeasible` set when no shape meets the targets."""
-    if query.min_vcpus is not None:
-        cloud_of(cat.cloud).check_vcpu_search(query.min_vcpus)
-    selected_types(cat, req.levels, req.allow_hdd)   # a level the cloud lacks is the user's error, not every shape's
-    if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
-        req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count
-    if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory
-        req = req.model_copy(update={"memory_gb": max(req.memory_gb or 0.0, query.min_memory_gb)})
+    req = _search_requirements(req, cat, query)
     names, left = candidate_shapes(cat, query, req)
     record = InstanceSearch(query=query.text, families=query.families, min_memory_gb=query.min_memory_gb,
                             min_vcpus=query.min_vcpus, shapes=len(names), planned=0)
@@ -297,18 +293,47 @@ def plan_shapes(req: Requirements, cat: Catalog, query: ShapeQuery) -> Plan:
     unpriced = [n for reason, ns in left.items() if reason.startswith(NO_COMPUTE_PRICE) for n in ns]
     outcome = search_shapes(cat, req, names, left) if names else None   # once: the same search answers both below
     if unpriced and (outcome is None or not outcome.best):
-        # a price that is unknown is never why a plan is infeasible ('--instance r7i' once said "infeasible:
-        # ... 11 no compute price"): the smallest unpriced shape whose layouts meet the targets, its compute unknown
-        plan = _plan_without_compute_price(req, cat, unpriced, what)
+        plan = _unpriced_plan(req, cat, unpriced, what, left, record)
         if plan is not None:
-            record.left_out = _reasons({r: ns for r, ns in left.items() if not r.startswith(NO_COMPUTE_PRICE)})
-            record.unpriced = unpriced
-            plan.instance_search = record
             return plan
     if outcome is None:
         record.left_out = _reasons(left)
         return _infeasible(req, cat, record, f"no {cat.cloud} shape of {what} to plan on"
                            + (f": {'; '.join(record.left_out)}" if record.left_out else ""))
+    return _searched_plan(req, cat, (names, what, unpriced), outcome, record)
+
+
+def _search_requirements(req: Requirements, cat: Catalog, query: ShapeQuery) -> Requirements:
+    """The requirements every shape of the search is planned with: the query's vCPU and memory floors in them,
+    after the checks that are the user's error rather than every shape's."""
+    if query.min_vcpus is not None:
+        cloud_of(cat.cloud).check_vcpu_search(query.min_vcpus)
+    selected_types(cat, req.levels, req.allow_hdd)   # a level the cloud lacks is the user's error, not every shape's
+    if query.min_vcpus is not None and req.count_min is None:   # OCI refused above: the count is in vCPUs
+        req = req.model_copy(update={"vcpus_min": float(query.min_vcpus)})   # GCP series: search from that count
+    if query.min_memory_gb is not None:   # flexible shapes and GCP series are priced with at least that memory
+        req = req.model_copy(update={"memory_gb": max(req.memory_gb or 0.0, query.min_memory_gb)})
+    return req
+
+
+def _unpriced_plan(req: Requirements, cat: Catalog, unpriced: list[str], what: str, left: dict[str, list[str]],
+                   record: InstanceSearch) -> Plan | None:
+    """A price that is unknown is never why a plan is infeasible ('--instance r7i' once said "infeasible: ... 11 no
+    compute price"): the smallest unpriced shape whose layouts meet the targets, its compute unknown; None: none."""
+    plan = _plan_without_compute_price(req, cat, unpriced, what)
+    if plan is None:
+        return None
+    record.left_out = _reasons({r: ns for r, ns in left.items() if not r.startswith(NO_COMPUTE_PRICE)})
+    record.unpriced = unpriced
+    plan.instance_search = record
+    return plan
+
+
+def _searched_plan(req: Requirements, cat: Catalog, searched: tuple[list[str], str, list[str]], outcome: Outcome,
+                   record: InstanceSearch) -> Plan:
+    """The winner's full plan with the search in its notes, or the infeasible plan when no shape met the targets.
+    SEARCHED: the shapes' names, the search in words, the shapes without a compute price."""
+    names, what, unpriced = searched
     record.planned = outcome.planned
     record.unpriced = unpriced
     record.left_out = _reasons({r: ns for r, ns in outcome.left_out.items() if not r.startswith(NO_COMPUTE_PRICE)})

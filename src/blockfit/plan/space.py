@@ -77,17 +77,30 @@ def _sizes(cat: Catalog, key: str) -> list[int]:
 
 
 def options_for(vt_key: str, vt: VolumeType) -> list[LevelOption]:
+    """The levels or provisioning points plan searches for one volume type."""
     if vt.kind == "oci_vpu":
         return [LevelOption(vt_key, vpu=lv.vpu) for lv in vt.levels]
     if vt.kind in PROVISIONED_BOTH:
-        lo_i = vt.iops_included or vt.iops_min or 0
-        lo_t = vt.tput_included or vt.tput_min or 0
-        iops = [lo_i] + [i for i in IOPS_GRID if lo_i < i <= (vt.iops_max or 0)]
-        tputs = [lo_t] + [t for t in TPUT_GRID if lo_t < t <= (vt.tput_max or 0)] if vt.tput_provisionable else [None]
-        return [LevelOption(vt_key, iops=int(i), tput=t) for i in iops for t in tputs]
+        return _provisioned_both(vt_key, vt)
     if vt.kind in PROVISIONED_IOPS:
         return [LevelOption(vt_key, iops=i) for i in IOPS_GRID if (vt.iops_min or 0) <= i <= (vt.iops_max or 0)]
     return [LevelOption(vt_key)]
+
+
+def _provisioned_both(vt_key: str, vt: VolumeType) -> list[LevelOption]:
+    """IOPS and throughput provisioned apart (gp3, premium-v2, ...): the included (or least) figure, then the grid
+    up to the type's maximum, for each."""
+    lo_i = vt.iops_included or vt.iops_min or 0
+    iops = [lo_i] + [i for i in IOPS_GRID if lo_i < i <= (vt.iops_max or 0)]
+    return [LevelOption(vt_key, iops=int(i), tput=t) for i in iops for t in _tput_points(vt)]
+
+
+def _tput_points(vt: VolumeType) -> list[float | None]:
+    if not vt.tput_provisionable:
+        return [None]
+    lo_t = vt.tput_included or vt.tput_min or 0
+    points: list[float | None] = [lo_t]
+    return points + [t for t in TPUT_GRID if lo_t < t <= (vt.tput_max or 0)]
 
 
 def selected_types(cat: Catalog, levels: list[str] | None, allow_hdd: bool = False) -> list[LevelOption]:
@@ -252,7 +265,18 @@ def _ocpu_counts(cat: Catalog, shape: Shape, req: Requirements, fixed_name: bool
         ocpus = [float(c) for c in shape.ocpu_counts] or list(range(int(shape.ocpus_min), int(shape.ocpus_max) + 1))
     if (req.count_min, req.count_max) != (None, None):
         ocpus = bounded_ocpus(shape.name, ocpus, req.count_min, req.count_max)
-    return ocpus
+    return ocpus if req.vcpus_floor is None else vcpu_floored(cat, shape.name, ocpus, req.vcpus_floor)
+
+
+def vcpu_floored(cat: Catalog, shape: str, counts: list[float | None], floor: float) -> list[float | None]:
+    """The counts of SHAPE with at least FLOOR vCPUs (OCI: OCPUs x the shape's vCPUs per OCPU); none left is an
+    input error naming the floor."""
+    unit = cloud_of(cat.cloud)
+    kept: list[float | None] = [c for c in counts
+                                if c is not None and (unit.count_fields(shape, c)["vcpus"] or 0) >= floor - 1e-9]
+    if not kept:
+        raise ValueProblem(f"{floor:g} vCPUs (the history's host): no count of {shape} has that many")
+    return kept
 
 
 def _priced(cat: Catalog, req: Requirements, options: list[LevelOption],
@@ -269,41 +293,50 @@ def _priced(cat: Catalog, req: Requirements, options: list[LevelOption],
 def _priced_options(cat: Catalog, req: Requirements, options: list[LevelOption]
                     ) -> tuple[list[LevelOption], dict[str, list[int]], set[str], list[str]]:
     """_priced, computed: its three values and its notes."""
-    notes: list[str] = []
     all_sizes: dict[str, list[int]] = {key: _sizes(cat, key) for key in {o.type for o in options}}
-    sizes: dict[str, list[int]] = {}
-    kept: list[LevelOption] = []
-    unpriced_options: list[LevelOption] = []
-    for o in options:
-        priced = priced_sizes(cat, o, all_sizes[o.type])
-        if priced:
-            kept.append(o)
-            known = sizes.get(o.type)
-            if known is None or known is priced:
-                sizes[o.type] = priced
-            else:
-                sizes[o.type] = sorted(set(known) | set(priced))
-        else:
-            unpriced_options.append(o)
+    kept, sizes, unpriced_options = _split_priced(cat, options, all_sizes)
     # a type is without a price only when none of its options has one (one gp3 provisioning option with
     # no priced size once flagged all of gp3 "no price" beside a table pricing gp3 at $246.40)
     unpriced = {o.type for o in unpriced_options} - {o.type for o in kept}
-    named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
-    level_type = cloud_of(cat.cloud).level_type
-    if level_type is not None and req.levels:
-        named.add(level_type)
+    named = _named_types(cat, req)
     unknown_price: set[str] = set()
     for o in options:   # a type named with --levels is planned on performance even without a price
         if o.type in unpriced and o.type in named and o not in kept:
             kept.append(o)
             sizes[o.type] = all_sizes[o.type]
             unknown_price.add(o.type)
-    notes += [f"{t}: no price in the {cat.cloud} catalog {cat.version}; planned on performance alone, its cost "
-              "unknown: after the known compute cost, the fewest volumes, then the smallest size and provisioning "
-              "that meet the targets" for t in sorted(unknown_price)]
+    notes = [f"{t}: no price in the {cat.cloud} catalog {cat.version}; planned on performance alone, its cost "
+             "unknown: after the known compute cost, the fewest volumes, then the smallest size and provisioning "
+             "that meet the targets" for t in sorted(unknown_price)]
     notes += [f"{t}: not considered, no price in the {cat.cloud} catalog {cat.version} (name it with --levels "
               "to plan it on performance)" for t in sorted(unpriced) if t not in sizes]
     return kept, sizes, unknown_price, notes
+
+
+def _split_priced(cat: Catalog, options: list[LevelOption], all_sizes: dict[str, list[int]]
+                  ) -> tuple[list[LevelOption], dict[str, list[int]], list[LevelOption]]:
+    """(the options with a priced size, the priced sizes per type over its options, the options without)."""
+    sizes: dict[str, list[int]] = {}
+    kept: list[LevelOption] = []
+    unpriced: list[LevelOption] = []
+    for o in options:
+        priced = priced_sizes(cat, o, all_sizes[o.type])
+        if not priced:
+            unpriced.append(o)
+            continue
+        kept.append(o)
+        known = sizes.get(o.type)
+        sizes[o.type] = priced if known is None or known is priced else sorted(set(known) | set(priced))
+    return kept, sizes, unpriced
+
+
+def _named_types(cat: Catalog, req: Requirements) -> set[str]:
+    """The volume types --levels names (on a cloud of levels, a level names its type)."""
+    named = {cat.aliases.get(n.lower(), n.lower()) for n in req.levels or []}
+    level_type = cloud_of(cat.cloud).level_type
+    if level_type is not None and req.levels:
+        named.add(level_type)
+    return named
 
 
 def cap_unknown_types(cat: Catalog, req: Requirements, shape: str, ocpus: list[float | None],

@@ -96,3 +96,8 @@ class DerivedTargets(BaseModel):
                                       "kept in flight together per interval (the sum of their mean queues: iostat "
                                       "aqu-sz); None: the history does not say")
     outstanding_from: str | None = Field(default=None, description="what the in-flight figure was read from")
+    host_cpus: int | None = Field(default=None, description="CPUs (hardware threads: vCPUs) of the largest host the "
+                                  "history ran on; None: the history does not say")
+    host_memory_gb: float | None = Field(default=None, description="memory of that host, GB (2^30 bytes); None: "
+                                         "the history does not say")
+    host_from: str | None = Field(default=None, description="what the host's CPUs and memory were read from")

@@ -54,6 +54,9 @@ class Requirements(BaseModel):
     vcpus_min: float | None = Field(default=None, gt=0, description="search vCPU counts from this (--cpus MIN-MAX "
                                                                      "where the cloud sells vCPUs); None on OCI")
     vcpus_max: float | None = Field(default=None, gt=0, description="search vCPU counts up to this; None on OCI")
+    vcpus_floor: float | None = Field(default=None, gt=0, description="at least this many vCPUs on every shape, on "
+                                      "OCI each shape's OCPUs counted in vCPUs (the history's host CPUs); None: "
+                                      "no floor")
     ocpus_min: float | None = Field(default=None, gt=0, exclude_if=absent,
                                     description="OCI only: search OCPU counts from this (--cpus MIN-MAX)")
     ocpus_max: float | None = Field(default=None, gt=0, exclude_if=absent,
