@@ -13,6 +13,8 @@ from blockfit.catalog import load_catalog
 from blockfit.history import awr, statspack
 from blockfit.model.instance import find_shape
 from blockfit.model.kinds.clouds import cloud_of
+from blockfit.plan import sizing
+from blockfit.schema import Plan
 from support.inproc import run
 
 SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "awr"
@@ -101,3 +103,16 @@ def test_a_history_without_cpus_or_memory_says_it_sized_for_io_alone(tmp_path: P
     assert any(n.startswith("Compute sized for the I/O alone") for n in plan["notes"])
     targets = plan_json(capsys, "--cloud", "oci", "--capacity", "1T", "--target-iops", "1000")
     assert not [n for n in targets["notes"] if n.startswith("Compute ")]
+
+
+@needs_samples
+def test_the_note_is_the_plans_own_and_a_plan_from_targets_has_none(capsys: pytest.CaptureFixture[str]) -> None:
+    """compute_basis_note on the plan's own requirements and best candidate gives the note the plan carries; the
+    same requirements without a history (a plan from targets alone) give none."""
+    plan = Plan.model_validate(plan_json(capsys, "--from", str(SAMPLES / REPORTS[0]), "--cloud", "aws",
+                                         "--capacity", "2T"))
+    cat = load_catalog("aws")
+    note = sizing.compute_basis_note(plan.requirements, cat, plan.candidates[0])
+    assert note is not None and note in plan.notes
+    bare = plan.requirements.model_copy(update={"history": None})
+    assert sizing.compute_basis_note(bare, cat, plan.candidates[0]) is None
