@@ -81,7 +81,7 @@ def test_5m_iops_is_not_plainly_feasible_on_a_named_vm(shape: str, levels: list[
     assert not inf.best.cap_known and inf.best.max_iops >= 5_000_000 * 0.999
     assert "not applied" in inf.reason and "instance cap unknown" in inf.reason
     assert all(a.cap_known for a in inf.alternatives)
-    from blockfit.cli.plan import render_infeasible
+    from blockfit.views.plan import render_infeasible
     render_infeasible(plan)
     err = capsys.readouterr().err
     assert "instance cap unknown: not applied" in err
@@ -102,8 +102,9 @@ def test_a_named_vm_ranks_unknown_cap_layouts_after_known_ones(capsys: pytest.Ca
     assert cheapest_capless < plan.candidates[0].ranked_cost   # only the unknown cap put it behind
     assert all(c.cap_known for c in plan.pareto)
     assert any("hyperdisk-balanced left out (instance cap unknown" in n for n in plan.notes)
-    from blockfit.cli.plan import render_plan
-    render_plan(plan, None)
+    from blockfit.cli.output import console
+    from blockfit.views.plan import render_plan
+    render_plan(plan, None, console)
     out = " ".join(capsys.readouterr().out.split())
     assert "instance cap unknown: not applied" in out
     assert out.index("instance cap unknown: not applied") < out.index("Recommended:")

@@ -50,10 +50,11 @@ def test_a_priced_layout_that_meets_the_targets_is_recommended_before_unpriced_o
 
 
 def test_the_text_shows_the_unpriced_layouts_as_a_labelled_group(capsys: pytest.CaptureFixture[str]):
-    from blockfit.cli.plan import render_plan
+    from blockfit.cli.output import console
+    from blockfit.views.plan import render_plan
     plan = make_plan(Requirements(cloud="azure", capacity_gb=4096, target_iops=60_000,
                                   instance_shape="Standard_E48s_v5", levels=["premium-v1", "premium-v2"]), AZURE)
-    render_plan(plan, None)
+    render_plan(plan, None, console)
     out = capsys.readouterr().out
     priced_at, unknown_at = out.index("cheapest total"), out.index("storage price unknown (a group of their own")
     assert priced_at < unknown_at < out.index("Recommended:")
@@ -145,7 +146,8 @@ def test_an_infeasible_plan_prints_the_notes_its_json_carries(capsys: pytest.Cap
 def test_instance_any_says_unpriced_shapes_were_not_ranked_not_left_out(capsys: pytest.CaptureFixture[str]):
     """Issue 37 item 2: `plan --instance any` listed "144 no compute price" under "Left out", as if those shapes had
     lost on cost. They are not ranked for want of a price: said apart, in text and JSON, with what to import."""
-    from blockfit.cli.plan import render_plan
+    from blockfit.cli.output import console
+    from blockfit.views.plan import render_plan
 
     aws = without_prices(load_catalog("aws"), family="r7i")
     unpriced = {s.name for s in aws.shapes.values() if family_of(s, "aws") == "r7i"
@@ -164,6 +166,6 @@ def test_instance_any_says_unpriced_shapes_were_not_ranked_not_left_out(capsys: 
     assert "AWS Price List" in said[0] and "catalog import --cloud aws" in said[0]
     assert not any(n.startswith("Left out") and "price" in n for n in plan.notes)
     assert '"unpriced"' in plan.model_dump_json()
-    render_plan(plan, None)
+    render_plan(plan, None, console)
     out = " ".join(capsys.readouterr().out.split())
     assert "Not ranked for want of a compute price" in out
