@@ -8,6 +8,8 @@ layout's bar in the measure's own unit: baseline median x ratio bounds (divided,
 
 from __future__ import annotations
 
+from matplotlib.axes import Axes
+
 from blockfit.report.figures import ACCENT, GREY, MAIN, FigureSink, ReportFigure, new_figure, number_axis
 from blockfit.report.page import Section, Table
 from blockfit.schema.bench import IO_BINDINGS, BenchResult, BenchRun, Comparison, MeasureResult
@@ -22,20 +24,27 @@ def summary(r: BenchResult) -> str:
         text += f" {c.measure}: {c.text} ({fmt_count(c.runs_used, 'run')} each)."
         if c.model_ratio is not None:
             text += f" The model's ratio from the known {c.model_basis} caps: {fmt_times(c.model_ratio, 3)}."
-    cold = [f"{lay.label} {m.measure}" for lay in r.layouts for m in lay.measures
-            if m.warmup is not None and m.warmup.outcome != "steady"]
-    if cold:
-        text += f" Warm-up not steady within its budget: {', '.join(cold)}."
-    bindings = {f"{lay.label} {m.measure}": m.binding for lay in r.layouts for m in lay.measures if m.binding}
-    storage = IO_BINDINGS
-    io = [k for k, b in bindings.items() if b in storage]
-    if bindings:
-        rest = sorted({b for b in bindings.values() if b not in storage})
-        text += f" Storage held {len(io)} of the {len(bindings)} layout-measure pairs"
-        text += f"; the rest were held by {', '.join(rest)}." if rest else "."
+    text += _warmup_words(r) + _binding_words(r)
     if r.partial:
         text += f" The bench stopped early ({r.stopped_by or 'interrupted'}): results are partial."
     return text
+
+
+def _warmup_words(r: BenchResult) -> str:
+    cold = [f"{lay.label} {m.measure}" for lay in r.layouts for m in lay.measures
+            if m.warmup is not None and m.warmup.outcome != "steady"]
+    return f" Warm-up not steady within its budget: {', '.join(cold)}." if cold else ""
+
+
+def _binding_words(r: BenchResult) -> str:
+    """How many layout-measure pairs storage held, and what held the rest."""
+    bindings = {f"{lay.label} {m.measure}": m.binding for lay in r.layouts for m in lay.measures if m.binding}
+    if not bindings:
+        return ""
+    io = [k for k, b in bindings.items() if b in IO_BINDINGS]
+    rest = sorted({b for b in bindings.values() if b not in IO_BINDINGS})
+    text = f" Storage held {len(io)} of the {len(bindings)} layout-measure pairs"
+    return text + (f"; the rest were held by {', '.join(rest)}." if rest else ".")
 
 
 def _measure(r: BenchResult, label: str, name: str) -> MeasureResult | None:
@@ -66,7 +75,16 @@ def section(r: BenchResult, source: str, sink: FigureSink) -> Section:
         drawn = [(label, m) for label, m in per_layout if m is not None and m.median is not None]
         if drawn:
             s.figures.append(_bars(r, name, drawn, sink))
-    s.tables.append(Table(
+    s.tables += _verdict_tables(r) + _warmup_tables(r) + _evidence_tables(r)
+    s.lists.append(("Layouts", [f"{lay.label}: {lay.dir} on {lay.source} ({lay.fstype}, {', '.join(lay.devices)})"
+                                for lay in r.layouts]))
+    if r.warnings:
+        s.lists.append(("Warnings", list(r.warnings)))
+    return s
+
+
+def _verdict_tables(r: BenchResult) -> list[Table]:
+    return [Table(
         "Verdicts (speed ratio other / baseline, > 1 = faster, with its confidence interval; the model's ratio from "
         "the known caps beside it, the ratio of the rates the members delivered, and how much of their caps that "
         "was: other / baseline)",
@@ -75,14 +93,21 @@ def section(r: BenchResult, source: str, sink: FigureSink) -> Section:
         [[c.measure, c.baseline, c.other, fmt_num(c.ratio), fmt_num(c.ci_low), fmt_num(c.ci_high),
           fmt_num(c.model_ratio), fmt_num(c.device_ratio), _cap_use(c), _pct(c.half_width_pct),
           _pct(c.precision_pct), c.stopped or "-", c.text, str(c.runs_used)] for c in r.comparisons],
-        numeric={3, 4, 5, 6, 7, 10, 13}))
+        numeric={3, 4, 5, 6, 7, 10, 13})]
+
+
+def _warmup_tables(r: BenchResult) -> list[Table]:
     warm = _warmup_rows(r)
-    if warm:
-        s.tables.append(Table(
-            "Warm-up by evidence and drift (each layout warmed until throughput and device I/Os per unit of work "
-            "held steady, or its budget ran out; drift: the trend across its measured runs)",
-            ["layout", "measure", "warm-up", "windows", "seconds", "work", "last rate /s", "last I/Os per unit",
-             "first to last run", "trend", "drifts"], warm, numeric={3, 4, 5, 6, 7, 8, 9}))
+    if not warm:
+        return []
+    return [Table(
+        "Warm-up by evidence and drift (each layout warmed until throughput and device I/Os per unit of work "
+        "held steady, or its budget ran out; drift: the trend across its measured runs)",
+        ["layout", "measure", "warm-up", "windows", "seconds", "work", "last rate /s", "last I/Os per unit",
+         "first to last run", "trend", "drifts"], warm, numeric={3, 4, 5, 6, 7, 8, 9})]
+
+
+def _evidence_tables(r: BenchResult) -> list[Table]:
     rows: list[list[str]] = []
     for lay in r.layouts:
         for m in lay.measures:
@@ -95,16 +120,12 @@ def section(r: BenchResult, source: str, sink: FigureSink) -> Section:
                              fmt_num(dev.write_iops), fmt_num(dev.mbps), fmt_num(dev.r_await_ms),
                              fmt_num(dev.w_await_ms), fmt_num(dev.aqu_sz), fmt_num(dev.util_pct),
                              fmt_pct(dev.cap_use)])
-    if rows:
-        s.tables.append(Table(
-            "Device evidence under each verdict (the median run's 1 s medians per device in the stack)",
-            ["layout", "measure", "what held it", "device", "role", "read IOPS", "write IOPS", "MB/s", "r_await ms",
-             "w_await ms", "queue depth", "util %", "of cap"], rows, numeric=set(range(5, 13))))
-    s.lists.append(("Layouts", [f"{lay.label}: {lay.dir} on {lay.source} ({lay.fstype}, {', '.join(lay.devices)})"
-                                for lay in r.layouts]))
-    if r.warnings:
-        s.lists.append(("Warnings", list(r.warnings)))
-    return s
+    if not rows:
+        return []
+    return [Table(
+        "Device evidence under each verdict (the median run's 1 s medians per device in the stack)",
+        ["layout", "measure", "what held it", "device", "role", "read IOPS", "write IOPS", "MB/s", "r_await ms",
+         "w_await ms", "queue depth", "util %", "of cap"], rows, numeric=set(range(5, 13)))]
 
 
 def _pct(value: float | None) -> str:
@@ -130,15 +151,9 @@ def _median_run(m: MeasureResult) -> BenchRun | None:
     return runs[len(runs) // 2] if runs else None
 
 
-def _bars(r: BenchResult, name: str, drawn: list[tuple[str, MeasureResult]], sink: FigureSink) -> ReportFigure:
-    fig = new_figure(7.5, 2.6, left=0.9)
-    ax = fig.subplots()
-    xs = list(range(len(drawn)))
-    medians = [m.median or 0.0 for _, m in drawn]
-    ax.bar(xs, medians, 0.55, color=[GREY] + [MAIN] * (len(drawn) - 1))
-    for x, (_, m) in zip(xs, drawn, strict=True):  # every measured run as a dot
-        scores = [run.score for run in m.runs if run.failed is None]
-        ax.plot([x] * len(scores), scores, "o", color="black", markersize=3, alpha=0.6)
+def _draw_cis(ax: Axes, r: BenchResult, name: str, xs: list[int],
+              drawn: list[tuple[str, MeasureResult]]) -> list[tuple[str, str]]:
+    """Each comparison's CI on the other layout's bar; the verdicts (short, in words) in the bars' order."""
     verdicts: list[tuple[str, str]] = []
     for x, (label, m) in zip(xs, drawn, strict=True):
         c = next((c for c in r.comparisons if c.measure == name and c.other == label), None)
@@ -150,6 +165,19 @@ def _bars(r: BenchResult, name: str, drawn: list[tuple[str, MeasureResult]], sin
             ax.errorbar([x], [mid], yerr=[[max(mid - ci[0], 0)], [max(ci[1] - mid, 0)]], color=ACCENT, capsize=6,
                         linewidth=2)
         verdicts.append((c.verdict, c.text))
+    return verdicts
+
+
+def _bars(r: BenchResult, name: str, drawn: list[tuple[str, MeasureResult]], sink: FigureSink) -> ReportFigure:
+    fig = new_figure(7.5, 2.6, left=0.9)
+    ax = fig.subplots()
+    xs = list(range(len(drawn)))
+    medians = [m.median or 0.0 for _, m in drawn]
+    ax.bar(xs, medians, 0.55, color=[GREY] + [MAIN] * (len(drawn) - 1))
+    for x, (_, m) in zip(xs, drawn, strict=True):  # every measured run as a dot
+        scores = [run.score for run in m.runs if run.failed is None]
+        ax.plot([x] * len(scores), scores, "o", color="black", markersize=3, alpha=0.6)
+    verdicts = _draw_cis(ax, r, name, xs, drawn)
     unit = drawn[0][1].unit
     ax.set_xticks(xs, [label for label, _ in drawn])
     ax.set_ylabel(f"{unit} ({'higher' if drawn[0][1].higher_is_better else 'lower'} is better)")

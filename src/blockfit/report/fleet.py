@@ -57,20 +57,37 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
     if detailed:
         s.figures.append(_detail_figure(r, detailed, sink))
     rows = r.hosts[:ROWS]
-    # the burst column only where a host's layout bursts (an empty column of dashes pushed the table past the page)
-    bursts = any(h.burst is not None or (h.now is not None and h.now.burst is not None) for h in rows)
+    s.tables.append(_hosts_table(r, rows))
+    _lists(s, r, rows)
+    s.notes.append(f"Selector {{{r.match}}}; history from {_iso(r.start)} to {_iso(r.end)}; {r.queries} queries to "
+                   "the server's HTTP API, percentiles computed there.")
+    return s
+
+
+def _bursts(rows: list[FleetHost]) -> bool:
+    """The burst column only where a host's layout bursts (an empty column of dashes pushed the table past the
+    page)."""
+    return any(h.burst is not None or (h.now is not None and h.now.burst is not None) for h in rows)
+
+
+def _hosts_table(r: FleetResult, rows: list[FleetHost]) -> Table:
+    bursts = _bursts(rows)
     header = ["host", "status", "target IOPS", "target MB/s", "layout now", "IOPS now", "shortfall", "recommended",
               "burst", "$ now", "$ recommended", "saves"]
     keep = [i for i in range(len(header)) if bursts or header[i] != "burst"]
     numeric = {2, 3, 5, 6, 8, 9, 10, 11} if bursts else {2, 3, 5, 6, 8, 9, 10}
-    s.tables.append(Table(
+    return Table(
         "Hosts, largest shortfall first" + (f" (the first {ROWS} of {len(r.hosts)})" if len(r.hosts) > ROWS else "")
         + ": targets are the percentile plus headroom; IOPS at the plan's small I/O size; dollars a month; bold: "
         "under its target; grey: status unknown",
         [header[i] for i in keep],
         [[row[i] for i in keep] for row in map(_row, rows)], numeric=numeric,
         strong_rows={i for i, h in enumerate(rows) if h.status == "under"},
-        muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"}))
+        muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"})
+
+
+def _lists(s: Section, r: FleetResult, rows: list[FleetHost]) -> None:
+    """The largest savings, the hosts no layout serves (the reason in full), the hosts not planned."""
     if r.summary.largest_savings:
         s.lists.append(("Largest savings", [f"{a.host}: {fmt_money(a.value)} a month" for a in
                                             r.summary.largest_savings]))
@@ -79,9 +96,6 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
         s.lists.append(("No layout meets the targets", infeasible))
     if r.problems:
         s.lists.append(("Not planned", [p.message for p in r.problems]))
-    s.notes.append(f"Selector {{{r.match}}}; history from {_iso(r.start)} to {_iso(r.end)}; {r.queries} queries to "
-                   "the server's HTTP API, percentiles computed there.")
-    return s
 
 
 def _row(h: FleetHost) -> list[str]:
@@ -96,14 +110,19 @@ def _row(h: FleetHost) -> list[str]:
             "–" if h.savings is None else fmt_money(h.savings)]
 
 
+def _demand_range(hosts: list[FleetHost]) -> tuple[float, float]:
+    """Both axes' range: from a little below the least demand or delivery (at least 1) to above the most."""
+    top = max(max(h.targets.iops, h.now.max_iops if h.now else 0) for h in hosts) * 1.1
+    demands = [h.targets.iops for h in hosts if h.targets.iops > 0]
+    bottom = max(1.0, min(min(demands) if demands else 1.0, min(h.now.max_iops for h in hosts if h.now)) / 1.5)
+    return bottom, top
+
+
 def _demand_figure(r: FleetResult, sink: FigureSink) -> ReportFigure:
     fig = new_figure(7.5, 3.8)
     ax = fig.subplots()
     hosts = [h for h in r.hosts if h.now is not None]
-    top = max(max(h.targets.iops, h.now.max_iops if h.now else 0) for h in hosts) * 1.1
-    bottom = max(1.0, min(min(h.targets.iops for h in hosts if h.targets.iops > 0) if any(h.targets.iops > 0 for h in
-                                                                                            hosts) else 1.0,
-                          min(h.now.max_iops for h in hosts if h.now)) / 1.5)
+    bottom, top = _demand_range(hosts)
     ax.plot([bottom, top], [bottom, top], color=GREY, linewidth=1, linestyle="--",
             label="demand = what the layout delivers")
     for status in ("within", "over", "under"):

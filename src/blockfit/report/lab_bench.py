@@ -145,6 +145,31 @@ def _ratio_ticks(ax: Axes, values: list[float]) -> None:
     ax.yaxis.set_minor_locator(NullLocator())
 
 
+def _draw_measured(ax: Axes, ratios: list[LabBenchRatio]) -> list[float]:
+    """Each measured ratio as a dot (blue: a verdict, orange: none called) with its CI; the values drawn."""
+    values: list[float] = []
+    for i, x in enumerate(ratios):
+        if x.measured_ratio is None:
+            continue
+        colour = MAIN if x.verdict in DECIDED else SECOND
+        if x.ci_low is not None and x.ci_high is not None:
+            ax.errorbar([i], [x.measured_ratio], yerr=[[x.measured_ratio - x.ci_low], [x.ci_high - x.measured_ratio]],
+                        color=ACCENT, capsize=6, linewidth=2)
+            values += [x.ci_low, x.ci_high]
+        ax.plot([i], [x.measured_ratio], "o", color=colour, markersize=8, zorder=3)
+        values.append(x.measured_ratio)
+    return values
+
+
+def _measured_keys(ax: Axes, ratios: list[LabBenchRatio]) -> None:
+    """The legend's keys for the measured dots, only the colours drawn."""
+    measured = [x for x in ratios if x.measured_ratio is not None]
+    if any(x.verdict in DECIDED for x in measured):
+        ax.plot([], [], "o", color=MAIN, label="measured (a verdict)")
+    if any(x.verdict not in DECIDED for x in measured):
+        ax.plot([], [], "o", color=SECOND, label="measured (no verdict called)")
+
+
 def _ratios_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
     fig = new_figure(7.5, 3.0, left=0.8)
     ax = fig.subplots()
@@ -157,24 +182,11 @@ def _ratios_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
     ax.hlines(predicted, [x - 0.25 for x in xs], [x + 0.25 for x in xs], color=GREY, linewidth=3,
               label="predicted by the model")
     values += [x.predicted_ratio for x in r.ratios if x.predicted_ratio > 0]
-    for i, x in enumerate(r.ratios):
-        if x.measured_ratio is None:
-            continue
-        colour = MAIN if x.verdict in DECIDED else SECOND
-        if x.ci_low is not None and x.ci_high is not None:
-            ax.errorbar([i], [x.measured_ratio], yerr=[[x.measured_ratio - x.ci_low], [x.ci_high - x.measured_ratio]],
-                        color=ACCENT, capsize=6, linewidth=2)
-            values += [x.ci_low, x.ci_high]
-        ax.plot([i], [x.measured_ratio], "o", color=colour, markersize=8, zorder=3)
-        values.append(x.measured_ratio)
+    values += _draw_measured(ax, r.ratios)
     for i, p in enumerate(predicted):
         ax.annotate(fmt_times(p), (i + 0.25, p), xytext=(3, 0), textcoords="offset points", va="center",
                     fontsize=8, color="dimgray")
-    measured = [x for x in r.ratios if x.measured_ratio is not None]
-    if any(x.verdict in DECIDED for x in measured):
-        ax.plot([], [], "o", color=MAIN, label="measured (a verdict)")
-    if any(x.verdict not in DECIDED for x in measured):
-        ax.plot([], [], "o", color=SECOND, label="measured (no verdict called)")
+    _measured_keys(ax, r.ratios)
     _ratio_ticks(ax, [v for v in values if v > 0])
     ax.set_xticks(xs, [f"{x.measure}\n(model: {_basis(x)})" for x in r.ratios])
     ax.set_xlim(-0.6, len(xs) - 0.4)

@@ -28,9 +28,20 @@ def summary(plan: Plan) -> str:
     if not plan.feasible:
         return _infeasible_summary(plan)
     best = plan.candidates[0]
-    req = plan.requirements
     chosen = ("The cheapest layout" if best.cost.storage is not None else
               "With no storage price to compare, the layout with the fewest volumes and the least provisioned")
+    compute = fmt_compute(best.instance_detail.vcpus, best.instance_detail.ocpus)
+    on = f"{best.instance} ({compute})" if compute else best.instance
+    text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {on}: "
+            f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
+            f"limited by {_limit_words(best, plan.requirements)}. {_count_words(plan)}.")
+    if best.burst_replay is not None:
+        text += f" Replayed through its credit buckets, {best.burst_replay.summary}."
+    return text + _more_money_words(plan, best)
+
+
+def _count_words(plan: Plan) -> str:
+    """How many layouts meet every target, and how many more are listed apart."""
     priced = [c for c in plan.candidates if c.price_known and c.cap_known]
     unpriced = len([c for c in plan.candidates if not c.price_known and c.cap_known])
     capless = len([c for c in plan.candidates if not c.cap_known])
@@ -41,23 +52,20 @@ def summary(plan: Plan) -> str:
         count += (f"; {unpriced} more, of types without a storage price, are listed apart (not ranked by cost)")
     if capless:
         count += (f"; {capless} more meet them only with the instance cap unknown: not applied (listed apart)")
-    compute = fmt_compute(best.instance_detail.vcpus, best.instance_detail.ocpus)
-    on = f"{best.instance} ({compute})" if compute else best.instance
-    text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {on}: "
-            f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
-            f"limited by {_limit_words(best, req)}. {count}.")
-    if best.burst_replay is not None:
-        text += f" Replayed through its credit buckets, {best.burst_replay.summary}."
-    # what more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
-    # less than it: a report once read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
+    return count
+
+
+def _more_money_words(plan: Plan, best: Candidate) -> str:
+    """What more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
+    less than it: a report once read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)."""
     more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known and c.cap_known
             and c.ranked_cost > best.ranked_cost and c.max_iops > best.max_iops]
-    if more:
-        top = max(more, key=lambda c: c.max_iops)
-        text += (f" Along the cost–performance front more money buys up to {fmt_qty(top.max_iops, 'IOPS')} "
-                 f"({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} a month in all, "
-                 f"{fmt_money(top.ranked_cost - best.ranked_cost)} more).")
-    return text
+    if not more:
+        return ""
+    top = max(more, key=lambda c: c.max_iops)
+    return (f" Along the cost–performance front more money buys up to {fmt_qty(top.max_iops, 'IOPS')} "
+            f"({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} a month in all, "
+            f"{fmt_money(top.ranked_cost - best.ranked_cost)} more).")
 
 
 def _limit_words(c: Candidate, req: Requirements) -> str:
@@ -93,6 +101,15 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
     s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front" + _where(best),
                                      rows, req))
+    _apart_tables(s, plan, best)
+    move.extend(s, plan.migrations, plan.current, best)
+    _common_lists(s, plan, best)
+    return s
+
+
+def _apart_tables(s: Section, plan: Plan, best: Candidate) -> None:
+    """The layouts listed apart from the ranked ones, and where the outlasted one runs out of credits."""
+    req = plan.requirements
     unpriced = [c for c in plan.candidates if not c.price_known and c.cap_known]
     if best.price_known and unpriced:   # their own group: no cost to rank them among the priced ones
         s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
@@ -103,9 +120,6 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
                                          "less)", capless, req, strong_first=False))
     if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
         s.tables.append(_drops_table(plan.outlasted[0]))
-    move.extend(s, plan.migrations, plan.current, best)
-    _common_lists(s, plan, best)
-    return s
 
 
 def _candidate_table(title: str, rows: list[Candidate], req: Requirements, strong_first: bool = True) -> Table:
