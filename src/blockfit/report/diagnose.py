@@ -11,17 +11,9 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator
 
 from blockfit.devices.iostat import Interval
-from blockfit.report.figures import (
-    ACCENT,
-    GREY,
-    MAIN,
-    FigureSink,
-    ReportFigure,
-    label_width,
-    new_figure,
-    number_axis,
-)
+from blockfit.report.figures import FigureSink, ReportFigure, label_width, new_figure, number_axis
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN
 from blockfit.schema import DeviceSummary, Diagnosis, Finding
 from blockfit.units import fmt_count, fmt_num
 

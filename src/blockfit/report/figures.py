@@ -48,14 +48,6 @@ def report_style() -> contextlib.AbstractContextManager[Any]:
     return matplotlib.rc_context(cast(Any, STYLE))  # STYLE keys are rc names; matplotlib types them as literals
 
 
-# One palette for every section: the thing to look at, the reference it is compared with, the rest greyed.
-ACCENT = "#c0392b"
-MAIN = "#1f5f99"
-SECOND = "#e69f00"
-GREY = "#9a9a9a"
-LIGHT = "#d5d5d5"
-OK = "#2e8b57"
-
 _ID = re.compile(r'\bid="([^"]+)"')
 
 
@@ -90,6 +82,38 @@ def new_figure(width: float = 7.5, height: float = 3.6, left: float = 0.75, bott
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
                         wspace=wspace, hspace=hspace)
     return fig
+
+
+# A legend's entry as drawn: the key's width (handlelength + handletextpad + columnspacing, in font sizes) and the
+# widest character of DejaVu Sans (a width estimate that never runs short, so the band's rows are not too few).
+LEGEND_KEY_EMS = 4.8
+LEGEND_CHAR_EMS = 0.64
+LEGEND_ROW_EMS = 1.6
+
+
+def legend_above(fig: Figure, *axes: Axes, fontsize: float = 8.0) -> None:
+    """The legend of AXES (their entries, each label once) in a band added above every plot of FIG, so it can never
+    cover a data point (a legend inside the plot area covered the curve it described). The figure grows by the band;
+    the plots keep their size in inches. Entries go as many to a row as fit in the figure's width."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if not entries:
+        return
+    labels, handles = list(entries), list(entries.values())
+    width, height = fig.get_size_inches()
+    em = fontsize / 72
+    entry = max(min(len(label), TEXT_CHARS) for label in labels) * LEGEND_CHAR_EMS * em + LEGEND_KEY_EMS * em
+    ncols = max(1, min(len(labels), int((width - 0.2) // entry)))
+    rows = -(-len(labels) // ncols)
+    band = rows * LEGEND_ROW_EMS * em + 0.1
+    pars = fig.subplotpars
+    top_in, bottom_in = (1 - pars.top) * height, pars.bottom * height
+    fig.set_size_inches(width, height + band)
+    fig.subplots_adjust(top=1 - (top_in + band) / (height + band), bottom=bottom_in / (height + band))
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.1 / width, 1.0), ncols=ncols, fontsize=fontsize,
+               borderaxespad=0.2, borderpad=0.2)
 
 
 def label_width(labels: list[str]) -> float:

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from blockfit.fleet.burst import cell as burst_cell
 from blockfit.fleet.burst import summary as burst_summary
-from blockfit.report.figures import ACCENT, GREY, MAIN, OK, SECOND, FigureSink, ReportFigure, new_figure, number_axis
+from blockfit.report.figures import FigureSink, ReportFigure, legend_above, new_figure, number_axis
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN, OK, SECOND
 from blockfit.schema.fleet import FleetHost, FleetResult
 from blockfit.units import fmt_count, fmt_money, fmt_num
 
@@ -137,7 +138,7 @@ def _demand_figure(r: FleetResult, sink: FigureSink) -> ReportFigure:
     ax.set_xlabel("IOPS the current layout delivers (model)")
     ax.set_ylabel(f"p{r.percentile:g} demand, IOPS")
     number_axis(ax, "both")
-    ax.legend(loc="upper left")
+    legend_above(fig, ax)
     return sink.add(fig, "fleet-demand", f"Each host's p{r.percentile:g} IOPS demand (before headroom) against what "
                                          "its current layout delivers on its instance: above the dashed line a host "
                                          "is short (red), far below it may pay for IOPS it does not use.")
@@ -152,13 +153,13 @@ def _detail_figure(r: FleetResult, hosts: list[FleetHost], sink: FigureSink) -> 
         ax.plot(xs, [v for _, v in h.detail.iops_max], color=MAIN, linewidth=0.8,
                 label=f"highest IOPS per {_span(h.detail.bucket_s)}")
         if h.now is not None:
-            ax.axhline(h.now.max_iops, color=ACCENT, linewidth=1, label=f"{h.now.layout} delivers")
+            ax.axhline(h.now.max_iops, color=ACCENT, linewidth=1, label="the current layout delivers")
         ax.axhline(h.targets.iops, color=GREY, linestyle="--", linewidth=1, label=f"p{r.percentile:g}")
         ax.set_title(f"{h.host}: {h.detail.steps_above_now:,} of {h.detail.steps:,} steps above the current layout",
                      fontsize=9, loc="left")
         ax.set_ylabel("IOPS")
         number_axis(ax)
-    axes[0].legend(loc="upper right", ncols=3)
+    legend_above(fig, axes[0])
     return sink.add(fig, "fleet-detail", "The hosts furthest short, over the whole range: the highest IOPS per bucket "
                                          "of steps (blue), what the current layout delivers (red), the percentile "
                                          "the plan targets (dashed).")

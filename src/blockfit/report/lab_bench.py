@@ -14,18 +14,9 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import NullLocator
 
 from blockfit.report import bench as bench_report
-from blockfit.report.figures import (
-    ACCENT,
-    GREY,
-    MAIN,
-    SECOND,
-    FigureSink,
-    ReportFigure,
-    label_bars,
-    label_width,
-    new_figure,
-)
+from blockfit.report.figures import FigureSink, ReportFigure, label_bars, label_width, legend_above, new_figure
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN, SECOND
 from blockfit.schema.bench import Comparison
 from blockfit.schema.lab import LabBenchLayout, LabBenchRatio, LabBenchResult
 from blockfit.units import fmt_compute, fmt_count, fmt_io_size, fmt_num, fmt_pct, fmt_times
@@ -192,7 +183,7 @@ def _ratios_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
     ax.set_xlim(-0.6, len(xs) - 0.4)
     ax.set_ylabel(f"speed {r.other.label} / {r.baseline.label}")
     ax.grid(axis="x", visible=False)
-    ax.legend(loc="best")
+    legend_above(fig, ax)
     caption = (f"Per measure: the speed of {r.other.label} over {r.baseline.label} (above the dashed line: "
                f"{r.other.label} faster), measured by the database (dot; red: its confidence interval) against the "
                "model's predicted ratio (grey line, its bar drawn from 1×) from the rate the measure leans on "
