@@ -146,7 +146,10 @@ def test_no_legend_covers_a_plot(tmp_path: Path) -> None:
                       "VM.Standard.E4.Flex:8", "--from", str(hist), "--headroom", "30%") and tmp_path / "hist.json",
              cli_json(tmp_path / "model.json", "model", "--cloud", "oci", "--layout", "9x500G@balanced",
                       "--instance", "VM.Standard.E3.Flex:12", "--max-latency", "2ms") and tmp_path / "model.json",
-             CALIBRATE]
+             CALIBRATE, tmp_path / "lab-bench.json"]
+    from test_report_lab_bench import lab_bench_result
+
+    files[-1].write_text(lab_bench_result().model_dump_json())
     sink = _Keep()
     sections([load(p) for p in files], sink)
     checked = []
@@ -162,8 +165,10 @@ def test_no_legend_covers_a_plot(tmp_path: Path) -> None:
             assert whole.x0 - 1 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 - 1 <= box.y0 \
                 and box.y1 <= whole.y1 + 1, f"{name}: the legend runs out of the figure ({box} in {whole})"
             checked.append(name)
-    # the figures with a legend that were drawn: the plan's front, the history, the model's curve, calibrate's two
-    assert {"plan-front", "plan-history", "model-curve", "calibrate-latency", "calibrate-mbps"} <= set(checked)
+    # the figures with a legend that were drawn: the plan's front, the history, the model's curve, calibrate's two,
+    # the lab bench's ratios
+    assert {"plan-front", "plan-history", "model-curve", "calibrate-latency", "calibrate-mbps",
+            "lab-bench-ratios"} <= set(checked)
 
 
 def test_an_interval_too_wide_to_read_is_called_inconclusive_not_shown_as_a_result() -> None:
@@ -212,3 +217,19 @@ def test_the_docs_label_the_shipped_bench_example_for_what_it_is() -> None:
     """The example is a real two-run bench: the pages that show it say its intervals are inconclusive."""
     text = " ".join((ROOT / "docs" / "commands" / "report.md").read_text().split())
     assert "--repeat 2" in text and "inconclusive" in text
+
+
+def test_a_lab_bench_draws_no_inconclusive_interval_and_says_inconclusive(tmp_path: Path) -> None:
+    """The lab's ratios figure and table read the inner bench the same way (the example's measurements)."""
+    from test_report_lab_bench import lab_bench_result
+
+    r = lab_bench_result()
+    path = tmp_path / "lab-bench.json"
+    path.write_text(r.model_dump_json())
+    sink = _Keep()
+    page = _sections(render_page("lab", sections([load(path)], sink), ["lab-bench.json"]))["lab-bench"]
+    ratios = next(fig for name, fig in sink.figures if name == "lab-bench-ratios")
+    assert not any(isinstance(x, ErrorbarContainer) for x in ratios.axes[0].containers)
+    table = next(rows for cap, rows in _tables(page) if cap.startswith("The model's ratio beside"))
+    assert [row[7] for row in table] == ["inconclusive"] * len(r.ratios)
+    assert all(f"{x.measure}: inconclusive" in _summary(page) for x in r.ratios if x.measured_ratio is not None)

@@ -19,7 +19,9 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text
+from matplotlib.textpath import TextToPath
 from matplotlib.ticker import FixedFormatter, Formatter
 
 from blockfit.units import fmt_compact
@@ -84,11 +86,11 @@ def new_figure(width: float = 7.5, height: float = 3.6, left: float = 0.75, bott
     return fig
 
 
-# A legend's entry as drawn: the key's width (handlelength + handletextpad + columnspacing, in font sizes) and the
-# widest character of DejaVu Sans (a width estimate that never runs short, so the band's rows are not too few).
+# A legend's entry as drawn: the key's width (handlelength + handletextpad + columnspacing, in font sizes) beside
+# its text's; a row's height.
 LEGEND_KEY_EMS = 4.8
-LEGEND_CHAR_EMS = 0.64
 LEGEND_ROW_EMS = 1.6
+_TEXT_WIDTH = TextToPath()   # measures a text in points without drawing a figure
 
 
 def legend_above(fig: Figure, *axes: Axes, fontsize: float = 8.0) -> None:
@@ -104,7 +106,10 @@ def legend_above(fig: Figure, *axes: Axes, fontsize: float = 8.0) -> None:
     labels, handles = list(entries), list(entries.values())
     width, height = fig.get_size_inches()
     em = fontsize / 72
-    entry = max(min(len(label), TEXT_CHARS) for label in labels) * LEGEND_CHAR_EMS * em + LEGEND_KEY_EMS * em
+    font = FontProperties(family=STYLE["font.family"], size=fontsize)
+    text = max(_TEXT_WIDTH.get_text_width_height_descent(shorten(label, TEXT_CHARS), font, ismath=False)[0]
+               for label in labels) / 72
+    entry = text + LEGEND_KEY_EMS * em
     ncols = max(1, min(len(labels), int((width - 0.2) // entry)))
     rows = -(-len(labels) // ncols)
     band = rows * LEGEND_ROW_EMS * em + 0.1
