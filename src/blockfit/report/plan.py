@@ -120,11 +120,6 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     g = _groups(plan)
     s.tables.append(_candidate_table("Layouts that meet every target, the chosen one first" + _where(best), g.ranked,
                                      req))
-    listed = {_key(c) for c in plan.candidates}
-    front = [c for c in plan.pareto if _key(c) not in listed]
-    if front:
-        s.tables.append(_candidate_table("The rest of the cost–performance front (what more or less money buys)"
-                                         + _where(best), front, req, strong_first=False))
     _apart_tables(s, plan, g)
     move.extend(s, plan.migrations, plan.current, best)
     _common_lists(s, plan, best)
@@ -132,7 +127,8 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
 
 
 def _apart_tables(s: Section, plan: Plan, g: _Groups) -> None:
-    """The layouts listed apart from the ranked ones, and where the outlasted one runs out of credits."""
+    """The layouts listed apart from the ranked ones, then the rest of the front, then where the outlasted one runs
+    out of credits."""
     req = plan.requirements
     if g.unpriced:
         s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
@@ -140,6 +136,11 @@ def _apart_tables(s: Section, plan: Plan, g: _Groups) -> None:
     if g.capless:   # their own group: figures resting on a cap nobody applied
         s.tables.append(_candidate_table("Layouts with the instance cap unknown: not applied (the VM may deliver "
                                          "less)", g.capless, req, strong_first=False))
+    listed = {_key(c) for c in plan.candidates}
+    front = [c for c in plan.pareto if _key(c) not in listed]
+    if front:
+        s.tables.append(_candidate_table("The rest of the cost–performance front (what more or less money buys)"
+                                         + _where(plan.candidates[0]), front, req, strong_first=False))
     if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
         s.tables.append(_drops_table(plan.outlasted[0]))
 
