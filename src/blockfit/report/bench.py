@@ -135,23 +135,24 @@ def _verdict_tables(r: BenchResult) -> list[Table]:
     """The figures of each verdict, one short cell each (the verdict in words is a list under the tables: as a
     column of a 14-column table it wrapped a word to a line at 1,280 px). A column no comparison has a figure for
     (the model's ratio with the caps unknown, a target with none set) is left out."""
-    headers = ["measure", "other / baseline", "ratio", "CI", "model", "members delivered", "members' cap use",
+    headers = ["measure", "baseline", "other", "ratio", "CI", "model", "members delivered", "members' cap use",
                "± reached (target)", "stopped", "runs", "verdict"]
-    rows = [[c.measure, f"{c.other} / {c.baseline}", fmt_num(c.ratio), _ci_cell(c), fmt_num(c.model_ratio),
+    rows = [[c.measure, c.baseline, c.other, fmt_num(c.ratio), _ci_cell(c), fmt_num(c.model_ratio),
              fmt_num(c.device_ratio), _cap_use(c), _precision_cell(c), c.stopped or "-", str(c.runs_used),
              "inconclusive" if inconclusive(r, c) else c.verdict] for c in r.comparisons]
     return [_filled(Table(
         "Verdicts (speed ratio other / baseline, > 1 = faster, with its confidence interval; the model's ratio from "
         "the known caps beside it, the ratio of the rates the members delivered, and how much of their caps that "
         "was: other / baseline; ± reached: the interval's half width, its target in brackets)",
-        headers, rows, numeric={2, 3, 4, 5, 9}), always={0, 1, 2, 9, 10})]
+        headers, rows, numeric={3, 4, 5, 6, 10}, nowrap={0, 11}), always={0, 1, 2, 3, 10, 11})]
 
 
 def _filled(t: Table, always: set[int]) -> Table:
     """T without the columns no row has a figure in (but ALWAYS): an empty column takes width from the others."""
     keep = [i for i in range(len(t.headers)) if i in always or any(row[i] not in EMPTY for row in t.rows)]
     return Table(t.caption, [t.headers[i] for i in keep], [[row[i] for i in keep] for row in t.rows],
-                 numeric={keep.index(i) for i in t.numeric if i in keep})
+                 numeric={keep.index(i) for i in t.numeric if i in keep},
+                 nowrap={keep.index(i) for i in t.nowrap if i in keep})
 
 
 def _ci_cell(c: Comparison) -> str:
@@ -180,7 +181,7 @@ def _warmup_tables(r: BenchResult) -> list[Table]:
         "Warm-up by evidence and drift (each layout warmed until throughput and device I/Os per unit of work "
         "held steady, or its budget ran out; drift: the trend across its measured runs)",
         ["layout", "measure", "outcome", "windows", "seconds", "work", "last rate /s", "last I/Os per unit",
-         "first to last run", "trend", "drifts"], warm, numeric={3, 4, 5, 6, 7, 8, 9})]
+         "first to last run", "trend", "drifts"], warm, numeric={3, 4, 5, 6, 7, 8, 9}, nowrap={1})]
 
 
 def _evidence_tables(r: BenchResult) -> list[Table]:
@@ -201,7 +202,7 @@ def _evidence_tables(r: BenchResult) -> list[Table]:
     return [_filled(Table(
         "Device evidence under each verdict (the median run's 1 s medians per device in the stack)",
         ["layout", "measure", "device", "role", "read IOPS", "write IOPS", "MB/s", "r_await ms", "w_await ms",
-         "queue depth", "util %", "of cap"], rows, numeric=set(range(4, 12))), always=set(range(11)))]
+         "queue depth", "util %", "of cap"], rows, numeric=set(range(4, 12)), nowrap={1}), always=set(range(11)))]
 
 
 def _held_by(r: BenchResult) -> list[str]:
