@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_report_bench_width import wrapped_cells
 
 from blockfit.testbed.loopdev import BLKIO_ROOT, ThrottledLoops, throttled_loops
 from blockfit.units import fmt_num
@@ -124,4 +125,5 @@ def test_bench_result_report_opens_in_chromium(tmp_path: Path) -> None:
     assert text.count('<figure class="chart"') == len(result["measures"])
     for c in result["comparisons"]:  # each verdict, in the result's own words, is on the page
         assert c["text"].replace("'", "&#39;") in text
+    assert wrapped_cells(html) == []   # at 1,280 px no cell of its tables is a word to a line
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -7,18 +7,16 @@ import io
 from matplotlib.figure import Figure
 
 from blockfit.report.figures import (
-    ACCENT,
-    GREY,
-    MAIN,
-    SECOND,
     FigureSink,
     ReportFigure,
     label_width,
+    legend_above,
     new_figure,
     number_axis,
     report_style,
 )
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN, SECOND
 from blockfit.schema import Measurement, Prediction
 from blockfit.units import fmt_io_size, fmt_ms, fmt_num, fmt_pct, fmt_qty
 
@@ -117,7 +115,7 @@ def latency_figure(m: Measurement, models: list[Prediction]) -> tuple[Figure, st
     ax.set_xlabel(f"IOPS at {fmt_io_size(m.small_io)}")
     ax.set_ylabel("latency, ms (log scale)")
     number_axis(ax, "both")
-    ax.legend(loc="upper left")
+    legend_above(fig, ax)
     caption = "Measured latency percentiles against IOPS (numbers at the points: outstanding I/Os), with the bound."
     if comparable:
         caption += " Dashed black: the model's predicted mean latency for the layout modelled in this report."
@@ -144,7 +142,7 @@ def _throughput_figure(m: Measurement, sink: FigureSink) -> ReportFigure:
     ax.set_xlabel(f"outstanding {fmt_io_size(m.large_io)} I/Os")
     ax.set_ylabel("MB/s")
     number_axis(ax, "both")
-    ax.legend(loc="lower right")
+    legend_above(fig, ax)
     return sink.add(fig, "calibrate-mbps", "Large-I/O throughput against outstanding I/Os.")
 
 

@@ -19,7 +19,9 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text
+from matplotlib.textpath import TextToPath
 from matplotlib.ticker import FixedFormatter, Formatter
 
 from blockfit.units import fmt_compact
@@ -47,14 +49,6 @@ def report_style() -> contextlib.AbstractContextManager[Any]:
     """Draw and save inside this: the report's style for those figures only (matplotlib's own rc_context)."""
     return matplotlib.rc_context(cast(Any, STYLE))  # STYLE keys are rc names; matplotlib types them as literals
 
-
-# One palette for every section: the thing to look at, the reference it is compared with, the rest greyed.
-ACCENT = "#c0392b"
-MAIN = "#1f5f99"
-SECOND = "#e69f00"
-GREY = "#9a9a9a"
-LIGHT = "#d5d5d5"
-OK = "#2e8b57"
 
 _ID = re.compile(r'\bid="([^"]+)"')
 
@@ -90,6 +84,41 @@ def new_figure(width: float = 7.5, height: float = 3.6, left: float = 0.75, bott
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
                         wspace=wspace, hspace=hspace)
     return fig
+
+
+# A legend's entry as drawn: the key's width (handlelength + handletextpad + columnspacing, in font sizes) beside
+# its text's; a row's height.
+LEGEND_KEY_EMS = 4.8
+LEGEND_ROW_EMS = 1.6
+_TEXT_WIDTH = TextToPath()   # measures a text in points without drawing a figure
+
+
+def legend_above(fig: Figure, *axes: Axes, fontsize: float = 8.0) -> None:
+    """The legend of AXES (their entries, each label once) in a band added above every plot of FIG, so it can never
+    cover a data point (a legend inside the plot area covered the curve it described). The figure grows by the band;
+    the plots keep their size in inches. Entries go as many to a row as fit in the figure's width."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if not entries:
+        return
+    labels, handles = list(entries), list(entries.values())
+    width, height = fig.get_size_inches()
+    em = fontsize / 72
+    font = FontProperties(family=STYLE["font.family"], size=fontsize)
+    text = max(_TEXT_WIDTH.get_text_width_height_descent(shorten(label, TEXT_CHARS), font, ismath=False)[0]
+               for label in labels) / 72
+    entry = text + LEGEND_KEY_EMS * em
+    ncols = max(1, min(len(labels), int((width - 0.2) // entry)))
+    rows = -(-len(labels) // ncols)
+    band = rows * LEGEND_ROW_EMS * em + 0.1
+    pars = fig.subplotpars
+    top_in, bottom_in = (1 - pars.top) * height, pars.bottom * height
+    fig.set_size_inches(width, height + band)
+    fig.subplots_adjust(top=1 - (top_in + band) / (height + band), bottom=bottom_in / (height + band))
+    fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(0.1 / width, 1.0), ncols=ncols, fontsize=fontsize,
+               borderaxespad=0.2, borderpad=0.2)
 
 
 def label_width(labels: list[str]) -> float:

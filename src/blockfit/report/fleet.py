@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from blockfit.fleet.burst import cell as burst_cell
 from blockfit.fleet.burst import summary as burst_summary
-from blockfit.report.figures import ACCENT, GREY, MAIN, OK, SECOND, FigureSink, ReportFigure, new_figure, number_axis
+from blockfit.report.figures import FigureSink, ReportFigure, legend_above, new_figure, number_axis
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN, OK, SECOND
 from blockfit.schema.fleet import FleetHost, FleetResult
 from blockfit.units import fmt_count, fmt_money, fmt_num
 
@@ -57,20 +58,37 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
     if detailed:
         s.figures.append(_detail_figure(r, detailed, sink))
     rows = r.hosts[:ROWS]
-    # the burst column only where a host's layout bursts (an empty column of dashes pushed the table past the page)
-    bursts = any(h.burst is not None or (h.now is not None and h.now.burst is not None) for h in rows)
+    s.tables.append(_hosts_table(r, rows))
+    _lists(s, r, rows)
+    s.notes.append(f"Selector {{{r.match}}}; history from {_iso(r.start)} to {_iso(r.end)}; {r.queries} queries to "
+                   "the server's HTTP API, percentiles computed there.")
+    return s
+
+
+def _bursts(rows: list[FleetHost]) -> bool:
+    """The burst column only where a host's layout bursts (an empty column of dashes pushed the table past the
+    page)."""
+    return any(h.burst is not None or (h.now is not None and h.now.burst is not None) for h in rows)
+
+
+def _hosts_table(r: FleetResult, rows: list[FleetHost]) -> Table:
+    bursts = _bursts(rows)
     header = ["host", "status", "target IOPS", "target MB/s", "layout now", "IOPS now", "shortfall", "recommended",
               "burst", "$ now", "$ recommended", "saves"]
     keep = [i for i in range(len(header)) if bursts or header[i] != "burst"]
     numeric = {2, 3, 5, 6, 8, 9, 10, 11} if bursts else {2, 3, 5, 6, 8, 9, 10}
-    s.tables.append(Table(
+    return Table(
         "Hosts, largest shortfall first" + (f" (the first {ROWS} of {len(r.hosts)})" if len(r.hosts) > ROWS else "")
         + ": targets are the percentile plus headroom; IOPS at the plan's small I/O size; dollars a month; bold: "
         "under its target; grey: status unknown",
         [header[i] for i in keep],
         [[row[i] for i in keep] for row in map(_row, rows)], numeric=numeric,
         strong_rows={i for i, h in enumerate(rows) if h.status == "under"},
-        muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"}))
+        muted_rows={i for i, h in enumerate(rows) if h.status == "unknown"})
+
+
+def _lists(s: Section, r: FleetResult, rows: list[FleetHost]) -> None:
+    """The largest savings, the hosts no layout serves (the reason in full), the hosts not planned."""
     if r.summary.largest_savings:
         s.lists.append(("Largest savings", [f"{a.host}: {fmt_money(a.value)} a month" for a in
                                             r.summary.largest_savings]))
@@ -79,9 +97,6 @@ def section(r: FleetResult, source: str, sink: FigureSink) -> Section:
         s.lists.append(("No layout meets the targets", infeasible))
     if r.problems:
         s.lists.append(("Not planned", [p.message for p in r.problems]))
-    s.notes.append(f"Selector {{{r.match}}}; history from {_iso(r.start)} to {_iso(r.end)}; {r.queries} queries to "
-                   "the server's HTTP API, percentiles computed there.")
-    return s
 
 
 def _row(h: FleetHost) -> list[str]:
@@ -96,14 +111,19 @@ def _row(h: FleetHost) -> list[str]:
             "–" if h.savings is None else fmt_money(h.savings)]
 
 
+def _demand_range(hosts: list[FleetHost]) -> tuple[float, float]:
+    """Both axes' range: from a little below the least demand or delivery (at least 1) to above the most."""
+    top = max(max(h.targets.iops, h.now.max_iops if h.now else 0) for h in hosts) * 1.1
+    demands = [h.targets.iops for h in hosts if h.targets.iops > 0]
+    bottom = max(1.0, min(min(demands) if demands else 1.0, min(h.now.max_iops for h in hosts if h.now)) / 1.5)
+    return bottom, top
+
+
 def _demand_figure(r: FleetResult, sink: FigureSink) -> ReportFigure:
     fig = new_figure(7.5, 3.8)
     ax = fig.subplots()
     hosts = [h for h in r.hosts if h.now is not None]
-    top = max(max(h.targets.iops, h.now.max_iops if h.now else 0) for h in hosts) * 1.1
-    bottom = max(1.0, min(min(h.targets.iops for h in hosts if h.targets.iops > 0) if any(h.targets.iops > 0 for h in
-                                                                                            hosts) else 1.0,
-                          min(h.now.max_iops for h in hosts if h.now)) / 1.5)
+    bottom, top = _demand_range(hosts)
     ax.plot([bottom, top], [bottom, top], color=GREY, linewidth=1, linestyle="--",
             label="demand = what the layout delivers")
     for status in ("within", "over", "under"):
@@ -118,7 +138,7 @@ def _demand_figure(r: FleetResult, sink: FigureSink) -> ReportFigure:
     ax.set_xlabel("IOPS the current layout delivers (model)")
     ax.set_ylabel(f"p{r.percentile:g} demand, IOPS")
     number_axis(ax, "both")
-    ax.legend(loc="upper left")
+    legend_above(fig, ax)
     return sink.add(fig, "fleet-demand", f"Each host's p{r.percentile:g} IOPS demand (before headroom) against what "
                                          "its current layout delivers on its instance: above the dashed line a host "
                                          "is short (red), far below it may pay for IOPS it does not use.")
@@ -133,13 +153,13 @@ def _detail_figure(r: FleetResult, hosts: list[FleetHost], sink: FigureSink) -> 
         ax.plot(xs, [v for _, v in h.detail.iops_max], color=MAIN, linewidth=0.8,
                 label=f"highest IOPS per {_span(h.detail.bucket_s)}")
         if h.now is not None:
-            ax.axhline(h.now.max_iops, color=ACCENT, linewidth=1, label=f"{h.now.layout} delivers")
+            ax.axhline(h.now.max_iops, color=ACCENT, linewidth=1, label="the current layout delivers")
         ax.axhline(h.targets.iops, color=GREY, linestyle="--", linewidth=1, label=f"p{r.percentile:g}")
         ax.set_title(f"{h.host}: {h.detail.steps_above_now:,} of {h.detail.steps:,} steps above the current layout",
                      fontsize=9, loc="left")
         ax.set_ylabel("IOPS")
         number_axis(ax)
-    axes[0].legend(loc="upper right", ncols=3)
+    legend_above(fig, axes[0])
     return sink.add(fig, "fleet-detail", "The hosts furthest short, over the whole range: the highest IOPS per bucket "
                                          "of steps (blue), what the current layout delivers (red), the percentile "
                                          "the plan targets (dashed).")

@@ -6,9 +6,14 @@ Kept apart from report/plan.py so the plan section only calls `extend(section, h
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from matplotlib.axes import Axes
+
 from blockfit.history.describe import interval_words, percentile_words, source_line, summary_line, window_words
-from blockfit.report.figures import ACCENT, GREY, MAIN, SECOND, FigureSink, ReportFigure, new_figure, number_axis
+from blockfit.report.figures import FigureSink, ReportFigure, legend_above, new_figure, number_axis
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN, SECOND
 from blockfit.schema.history import DerivedTargets, HistoryPoint, PeakWindow
 from blockfit.units import fmt_num
 
@@ -56,35 +61,58 @@ def _window_span(points: list[HistoryPoint], w: PeakWindow | None) -> tuple[floa
     return None
 
 
+class _Panel(NamedTuple):
+    """One measure's series and levels, as the history gives them."""
+
+    what: str
+    reads: list[float]
+    writes: list[float]
+    peaks: list[float | None]
+    level: float
+    target: float
+    window: PeakWindow | None
+
+
+def _panel(ax: Axes, h: DerivedTargets, edges: list[float], scale: tuple[float, str], p: _Panel,
+           labels: tuple[str, str]) -> None:
+    """Reads and writes stacked per interval, the busiest minutes, the percentile and the target (LABELS: their
+    legend entries, which give both panels' values) and the peak window."""
+    unit, unit_name = scale
+    total = [r + w for r, w in zip(p.reads, p.writes, strict=True)]
+    ax.stairs(total, edges, baseline=p.reads, fill=True, color=SECOND, alpha=0.55, label="writes")
+    ax.stairs(p.reads, edges, fill=True, color=MAIN, alpha=0.55, label="reads")
+    if all(x is not None for x in p.peaks):
+        mids = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
+        ax.plot(mids, [x or 0.0 for x in p.peaks], ".", color="#333333", markersize=2.5,
+                label="busiest minute in the interval")
+    ax.axhline(p.level, color=GREY, linestyle=(0, (6, 3)), linewidth=1.2, label=labels[0])
+    ax.axhline(p.target, color=ACCENT, linewidth=1.2, label=labels[1])
+    span_w = _window_span(h.series, p.window)
+    if span_w is not None:
+        ax.axvspan(span_w[0] / unit, span_w[1] / unit, color=ACCENT, alpha=0.12, label="peak window")
+    ax.set_ylabel(p.what)
+    ax.set_xlabel(f"{unit_name} since {h.sources[0].start or 'the start'}")
+    ax.set_ylim(bottom=0, top=max(max(total), p.target, *(x or 0 for x in p.peaks)) * 1.15 or 1)
+    number_axis(ax, "y")
+
+
 def figure(h: DerivedTargets, sink: FigureSink) -> ReportFigure:
     pts = h.series
     span = max(p.t + p.duration_s for p in pts) or 1.0
-    unit, unit_name = _scale(span)
-    edges = [p.t / unit for p in pts] + [(pts[-1].t + pts[-1].duration_s) / unit]
+    scale = _scale(span)
+    edges = [p.t / scale[0] for p in pts] + [(pts[-1].t + pts[-1].duration_s) / scale[0]]
     fig = new_figure(7.5, 5.0, hspace=0.45)
     axes = fig.subplots(2, 1)
-    panels = ((axes[0], "IOPS", [p.read_iops for p in pts], [p.write_iops for p in pts],
-               [p.peak_iops for p in pts], h.iops, h.target_iops, h.peak_iops_window),
-              (axes[1], "MB/s", [p.read_mbps for p in pts], [p.write_mbps for p in pts],
-               [p.peak_mbps for p in pts], h.mbps, h.target_mbps, h.peak_mbps_window))
+    panels = (_Panel("IOPS", [p.read_iops for p in pts], [p.write_iops for p in pts], [p.peak_iops for p in pts],
+                     h.iops, h.target_iops, h.peak_iops_window),
+              _Panel("MB/s", [p.read_mbps for p in pts], [p.write_mbps for p in pts], [p.peak_mbps for p in pts],
+                     h.mbps, h.target_mbps, h.peak_mbps_window))
     label = percentile_words(h) + (f" x {h.peak_factor:g}" if h.peak_factor != 1 else "")
-    for ax, what, reads, writes, peaks, level, target, window in panels:
-        total = [r + w for r, w in zip(reads, writes, strict=True)]
-        ax.stairs(total, edges, baseline=reads, fill=True, color=SECOND, alpha=0.55, label="writes")
-        ax.stairs(reads, edges, fill=True, color=MAIN, alpha=0.55, label="reads")
-        if all(p is not None for p in peaks):
-            mids = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
-            ax.plot(mids, peaks, ".", color="#333333", markersize=2.5, label="busiest minute in the interval")
-        ax.axhline(level, color=GREY, linestyle=(0, (6, 3)), linewidth=1.2, label=f"{label}: {fmt_num(level)}")
-        ax.axhline(target, color=ACCENT, linewidth=1.2, label=f"target (+{h.headroom_pct:g} %): {fmt_num(target)}")
-        span_w = _window_span(pts, window)
-        if span_w is not None:
-            ax.axvspan(span_w[0] / unit, span_w[1] / unit, color=ACCENT, alpha=0.12, label="peak window")
-        ax.set_ylabel(what)
-        ax.set_xlabel(f"{unit_name} since {h.sources[0].start or 'the start'}")
-        ax.set_ylim(bottom=0, top=max(max(total), target, *(p or 0 for p in peaks)) * 1.15 or 1)
-        number_axis(ax, "y")
-        ax.legend(loc="upper left", fontsize=7, ncols=3)
+    labels = (f"{label}: {fmt_num(h.iops)} IOPS, {fmt_num(h.mbps)} MB/s",
+              f"target (+{h.headroom_pct:g} %): {fmt_num(h.target_iops)} IOPS, {fmt_num(h.target_mbps)} MB/s")
+    for ax, panel in zip(axes, panels, strict=True):
+        _panel(ax, h, edges, scale, panel, labels)
+    legend_above(fig, *axes)
     return sink.add(fig, "plan-history", f"The history the targets come from: reads (blue) and writes (orange) per "
                                          f"interval of {interval_words(h.interval_s)}, {label} dashed, the target "
                                          "with headroom red, the peak window shaded.")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from blockfit.report.figures import ACCENT, GREY, MAIN, FigureSink, ReportFigure, new_figure, number_axis
+from blockfit.report.figures import FigureSink, ReportFigure, legend_above, new_figure, number_axis
 from blockfit.report.model import limit_name
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN
 from blockfit.schema import LabFigures, LabResult
 from blockfit.units import fmt_compute, fmt_io_size, fmt_num, fmt_pct, fmt_qty, fmt_times
 
@@ -89,6 +90,6 @@ def _figure(r: LabResult, sink: FigureSink) -> ReportFigure:
         ax.margins(y=0.15)
         number_axis(ax, "y")
         ax.grid(axis="x", visible=False)
-    axes[0].legend(loc="upper left")
+    legend_above(fig, axes[0])
     return sink.add(fig, "lab-bars", "Predicted (grey) against measured (blue) per test, with the error in % above "
                                      "each measured bar (red beyond 10 %).")

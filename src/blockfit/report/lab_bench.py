@@ -14,18 +14,9 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import NullLocator
 
 from blockfit.report import bench as bench_report
-from blockfit.report.figures import (
-    ACCENT,
-    GREY,
-    MAIN,
-    SECOND,
-    FigureSink,
-    ReportFigure,
-    label_bars,
-    label_width,
-    new_figure,
-)
+from blockfit.report.figures import FigureSink, ReportFigure, label_bars, label_width, legend_above, new_figure
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN, SECOND
 from blockfit.schema.bench import Comparison
 from blockfit.schema.lab import LabBenchLayout, LabBenchRatio, LabBenchResult
 from blockfit.units import fmt_compute, fmt_count, fmt_io_size, fmt_num, fmt_pct, fmt_times
@@ -47,6 +38,12 @@ def _comparison(r: LabBenchResult, x: LabBenchRatio) -> Comparison | None:
     return next((c for c in r.bench.comparisons if c.measure == x.measure), None)
 
 
+def _inconclusive(r: LabBenchResult, x: LabBenchRatio) -> bool:
+    """The inner bench's comparison of this measure is inconclusive (report/bench.py's rule)."""
+    c = _comparison(r, x)
+    return c is not None and bench_report.inconclusive(r.bench, c)
+
+
 def _ratio_sentence(r: LabBenchResult, x: LabBenchRatio) -> str:
     b, o = r.baseline.label, r.other.label
     model = f"the model predicts {fmt_times(x.predicted_ratio)} from its {_basis(x)}"
@@ -56,7 +53,11 @@ def _ratio_sentence(r: LabBenchResult, x: LabBenchRatio) -> str:
     level = f"{fmt_pct(c.confidence)} CI" if c is not None else "CI"
     ci = (f" [{level} {fmt_times(x.ci_low)} to {fmt_times(x.ci_high)}]"
           if x.ci_low is not None and x.ci_high is not None else " (no interval)")
-    if x.verdict in DECIDED:
+    if _inconclusive(r, x):
+        text = (f"{x.measure}: inconclusive, no winner called ({x.verdict}); measured {o}/{b} "
+                f"{fmt_times(x.measured_ratio)}{ci}, an interval too wide to show a difference or its absence, where "
+                f"{model}")
+    elif x.verdict in DECIDED:
         winner, loser = (o, b) if x.measured_ratio > 1 else (b, o)
         by = x.measured_ratio if x.measured_ratio > 1 else 1 / x.measured_ratio
         head = f"{x.measure}: {winner} won, {fmt_times(by)} the speed of {loser}"
@@ -110,8 +111,10 @@ def section(r: LabBenchResult, source: str, sink: FigureSink) -> Section:
         ["measure", "model's basis", "predicted", "measured", "CI low", "CI high", "members delivered", "verdict",
          "I/O-bound runs"],
         [[x.measure, _basis(x), fmt_times(x.predicted_ratio), fmt_times(x.measured_ratio), fmt_times(x.ci_low),
-          fmt_times(x.ci_high), fmt_times(x.device_ratio), x.text, x.io_bound_runs] for x in r.ratios],
+          fmt_times(x.ci_high), fmt_times(x.device_ratio), "inconclusive" if _inconclusive(r, x) else x.verdict,
+          x.io_bound_runs] for x in r.ratios],
         numeric={2, 3, 4, 5, 6, 8}))
+    s.lists.append(("The lab's verdicts in words", [f"{x.measure}: {x.text}" for x in r.ratios]))
     s.tables.append(Table(
         f"Layouts as built in the guest (caps scaled: IOPS by {fmt_num(r.scale)}, MB/s by {fmt_num(r.mbps_scale)})",
         ["label", "layout", "members", "manager", "fs", "mount", "stripe unit", "member IOPS cap", "member MB/s cap",
@@ -125,6 +128,7 @@ def section(r: LabBenchResult, source: str, sink: FigureSink) -> Section:
     s.figures.extend(inner.figures)
     s.tables.extend(inner.tables)
     s.lists.extend(inner.lists)
+    s.notes.extend(inner.notes)
     if r.steps:
         s.lists.append(("Steps run in the guest",
                         [f"{'ok' if st.ok else 'FAILED'}: {st.name}{' — ' + st.detail if st.detail else ''}"
@@ -145,6 +149,32 @@ def _ratio_ticks(ax: Axes, values: list[float]) -> None:
     ax.yaxis.set_minor_locator(NullLocator())
 
 
+def _draw_measured(ax: Axes, r: LabBenchResult) -> list[float]:
+    """Each measured ratio as a dot (blue: a verdict, orange: none called) with its CI, unless inconclusive; the
+    values drawn."""
+    values: list[float] = []
+    for i, x in enumerate(r.ratios):
+        if x.measured_ratio is None:
+            continue
+        colour = MAIN if x.verdict in DECIDED else SECOND
+        if x.ci_low is not None and x.ci_high is not None and not _inconclusive(r, x):
+            ax.errorbar([i], [x.measured_ratio], yerr=[[x.measured_ratio - x.ci_low], [x.ci_high - x.measured_ratio]],
+                        color=ACCENT, capsize=6, linewidth=2)
+            values += [x.ci_low, x.ci_high]
+        ax.plot([i], [x.measured_ratio], "o", color=colour, markersize=8, zorder=3)
+        values.append(x.measured_ratio)
+    return values
+
+
+def _measured_keys(ax: Axes, ratios: list[LabBenchRatio]) -> None:
+    """The legend's keys for the measured dots, only the colours drawn."""
+    measured = [x for x in ratios if x.measured_ratio is not None]
+    if any(x.verdict in DECIDED for x in measured):
+        ax.plot([], [], "o", color=MAIN, label="measured (a verdict)")
+    if any(x.verdict not in DECIDED for x in measured):
+        ax.plot([], [], "o", color=SECOND, label="measured (no verdict called)")
+
+
 def _ratios_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
     fig = new_figure(7.5, 3.0, left=0.8)
     ax = fig.subplots()
@@ -157,34 +187,21 @@ def _ratios_figure(r: LabBenchResult, sink: FigureSink) -> ReportFigure:
     ax.hlines(predicted, [x - 0.25 for x in xs], [x + 0.25 for x in xs], color=GREY, linewidth=3,
               label="predicted by the model")
     values += [x.predicted_ratio for x in r.ratios if x.predicted_ratio > 0]
-    for i, x in enumerate(r.ratios):
-        if x.measured_ratio is None:
-            continue
-        colour = MAIN if x.verdict in DECIDED else SECOND
-        if x.ci_low is not None and x.ci_high is not None:
-            ax.errorbar([i], [x.measured_ratio], yerr=[[x.measured_ratio - x.ci_low], [x.ci_high - x.measured_ratio]],
-                        color=ACCENT, capsize=6, linewidth=2)
-            values += [x.ci_low, x.ci_high]
-        ax.plot([i], [x.measured_ratio], "o", color=colour, markersize=8, zorder=3)
-        values.append(x.measured_ratio)
+    values += _draw_measured(ax, r)
     for i, p in enumerate(predicted):
         ax.annotate(fmt_times(p), (i + 0.25, p), xytext=(3, 0), textcoords="offset points", va="center",
                     fontsize=8, color="dimgray")
-    measured = [x for x in r.ratios if x.measured_ratio is not None]
-    if any(x.verdict in DECIDED for x in measured):
-        ax.plot([], [], "o", color=MAIN, label="measured (a verdict)")
-    if any(x.verdict not in DECIDED for x in measured):
-        ax.plot([], [], "o", color=SECOND, label="measured (no verdict called)")
+    _measured_keys(ax, r.ratios)
     _ratio_ticks(ax, [v for v in values if v > 0])
     ax.set_xticks(xs, [f"{x.measure}\n(model: {_basis(x)})" for x in r.ratios])
     ax.set_xlim(-0.6, len(xs) - 0.4)
     ax.set_ylabel(f"speed {r.other.label} / {r.baseline.label}")
     ax.grid(axis="x", visible=False)
-    ax.legend(loc="best")
+    legend_above(fig, ax)
     caption = (f"Per measure: the speed of {r.other.label} over {r.baseline.label} (above the dashed line: "
-               f"{r.other.label} faster), measured by the database (dot; red: its confidence interval) against the "
-               "model's predicted ratio (grey line, its bar drawn from 1×) from the rate the measure leans on "
-               "(IOPS or MB/s). Log scale.")
+               f"{r.other.label} faster), measured by the database (dot; red: its confidence interval, not drawn when "
+               "inconclusive) against the model's predicted ratio (grey line, its bar drawn from 1×) from the rate the "
+               "measure leans on (IOPS or MB/s). Log scale.")
     return sink.add(fig, "lab-bench-ratios", caption)
 
 

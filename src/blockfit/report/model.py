@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from blockfit.model.burst import burst_line, fmt_duration
 from blockfit.report.figures import (
-    ACCENT,
-    GREY,
-    MAIN,
     FigureSink,
     ReportFigure,
     label_bars,
     label_width,
+    legend_above,
     new_figure,
     number_axis,
 )
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, MAIN
 from blockfit.schema import Citation, Cost, Prediction
 from blockfit.units import fmt_compute, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_pct, fmt_qty, fmt_random_mix
 
@@ -165,6 +164,6 @@ def _curve_figure(p: Prediction, sink: FigureSink) -> ReportFigure:
     ax.set_xlabel(f"IOPS at {fmt_io_size(p.workload.small_io)} {fmt_random_mix(p.workload.read_share)}")
     ax.set_ylabel("mean latency, ms")
     number_axis(ax, "both")
-    ax.legend(loc="upper left")
+    legend_above(fig, ax)
     return sink.add(fig, "model-curve", "Queueing curve: latency against IOPS as outstanding I/Os (numbers at the "
                                         "points) grow; latency climbs steeply once the binding limit is reached.")

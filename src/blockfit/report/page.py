@@ -19,13 +19,15 @@ from blockfit.report.figures import ReportFigure
 
 @dataclass
 class Table:
-    """Cells are already formatted text; `numeric` columns are right-aligned, `wrap` ones (URLs) break anywhere."""
+    """Cells are already formatted text; `numeric` columns are right-aligned, `wrap` ones (URLs) break anywhere,
+    `nowrap` ones (short names such as "oltp-select", which broke at the hyphen) never break."""
 
     caption: str
     headers: list[str]
     rows: list[list[str]]
     numeric: set[int] = field(default_factory=set)
     wrap: set[int] = field(default_factory=set)
+    nowrap: set[int] = field(default_factory=set)
     muted_rows: set[int] = field(default_factory=set)
     strong_rows: set[int] = field(default_factory=set)
 

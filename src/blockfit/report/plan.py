@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from blockfit.errors import InputError
 from blockfit.model.burst import fmt_duration
 from blockfit.report import history, move
-from blockfit.report.figures import ACCENT, GREY, LIGHT, MAIN, FigureSink, ReportFigure, new_figure, number_axis
+from blockfit.report.figures import FigureSink, ReportFigure, legend_above, new_figure, number_axis
 from blockfit.report.model import cite, cost_phrase, limit_name
 from blockfit.report.page import Section, Table
+from blockfit.report.palette import ACCENT, GREY, LIGHT, MAIN
 from blockfit.schema import Candidate, Plan, Requirements
 from blockfit.units import fmt_compute, fmt_count, fmt_io_size, fmt_money, fmt_ms, fmt_num, fmt_qty
 
@@ -28,36 +31,60 @@ def summary(plan: Plan) -> str:
     if not plan.feasible:
         return _infeasible_summary(plan)
     best = plan.candidates[0]
-    req = plan.requirements
     chosen = ("The cheapest layout" if best.cost.storage is not None else
               "With no storage price to compare, the layout with the fewest volumes and the least provisioned")
-    priced = [c for c in plan.candidates if c.price_known and c.cap_known]
-    unpriced = len([c for c in plan.candidates if not c.price_known and c.cap_known])
-    capless = len([c for c in plan.candidates if not c.cap_known])
-    count = (f"{fmt_count(len(priced), 'priced layout')} {'meets' if len(priced) == 1 else 'meet'} every target"
-             if priced else f"{fmt_count(len(plan.candidates), 'layout')} "
-                            f"{'meets' if len(plan.candidates) == 1 else 'meet'} every target")
-    if priced and unpriced:
-        count += (f"; {unpriced} more, of types without a storage price, are listed apart (not ranked by cost)")
-    if capless:
-        count += (f"; {capless} more meet them only with the instance cap unknown: not applied (listed apart)")
     compute = fmt_compute(best.instance_detail.vcpus, best.instance_detail.ocpus)
     on = f"{best.instance} ({compute})" if compute else best.instance
     text = (f"{chosen} that meets {', '.join(_targets(plan))} is {best.layout} on {on}: "
             f"{fmt_qty(best.max_iops, 'IOPS')} and {fmt_qty(best.max_mbps, 'MB/s')} {cost_phrase(best.cost)}, "
-            f"limited by {_limit_words(best, req)}. {count}.")
+            f"limited by {_limit_words(best, plan.requirements)}. {_count_words(plan)}.")
     if best.burst_replay is not None:
         text += f" Replayed through its credit buckets, {best.burst_replay.summary}."
-    # what more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
-    # less than it: a report once read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)
+    return text + _more_money_words(plan, best)
+
+
+class _Groups(NamedTuple):
+    """The candidates as the tables list them: ranked together, and the two groups listed apart."""
+
+    ranked: list[Candidate]
+    unpriced: list[Candidate]   # types without a storage price, beside a priced choice: no cost to rank them by
+    capless: list[Candidate]    # the instance cap unknown, beside a choice whose cap is known
+
+
+def _groups(plan: Plan) -> _Groups:
+    best = plan.candidates[0]
+    unpriced = [c for c in plan.candidates if not c.price_known and c.cap_known] if best.price_known else []
+    capless = [c for c in plan.candidates if not c.cap_known] if best.cap_known else []
+    apart = {_key(c) for c in unpriced + capless}
+    return _Groups([c for c in plan.candidates if _key(c) not in apart], unpriced, capless)
+
+
+def _count_words(plan: Plan) -> str:
+    """How many layouts meet every target, counted as the first table lists them, and how many more are listed
+    apart (a summary counted 5 priced layouts above a table of 3)."""
+    g = _groups(plan)
+    n = len(g.ranked)
+    what = "priced layout" if plan.candidates[0].price_known else "layout"
+    count = (f"{fmt_count(n, what)} {'meets' if n == 1 else 'meet'} every target (the first table lists them, the "
+             "chosen one first)")
+    if g.unpriced:
+        count += f"; {len(g.unpriced)} more, of types without a storage price, are listed apart (not ranked by cost)"
+    if g.capless:
+        count += f"; {len(g.capless)} more meet them only with the instance cap unknown: not applied (listed apart)"
+    return count
+
+
+def _more_money_words(plan: Plan, best: Candidate) -> str:
+    """What more money buys: a dearer layout with more IOPS than the chosen one (never the chosen one itself, never
+    less than it: a report once read "more money buys up to 35,000 IOPS" beside a 60,000-IOPS choice)."""
     more = [c for c in plan.pareto if _key(c) != _key(best) and c.price_known and best.price_known and c.cap_known
             and c.ranked_cost > best.ranked_cost and c.max_iops > best.max_iops]
-    if more:
-        top = max(more, key=lambda c: c.max_iops)
-        text += (f" Along the cost–performance front more money buys up to {fmt_qty(top.max_iops, 'IOPS')} "
-                 f"({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} a month in all, "
-                 f"{fmt_money(top.ranked_cost - best.ranked_cost)} more).")
-    return text
+    if not more:
+        return ""
+    top = max(more, key=lambda c: c.max_iops)
+    return (f" Along the cost–performance front more money buys up to {fmt_qty(top.max_iops, 'IOPS')} "
+            f"({top.layout} on {top.instance}, {fmt_money(top.ranked_cost)} a month in all, "
+            f"{fmt_money(top.ranked_cost - best.ranked_cost)} more).")
 
 
 def _limit_words(c: Candidate, req: Requirements) -> str:
@@ -90,22 +117,32 @@ def section(plan: Plan, source: str, sink: FigureSink) -> Section:
     if req.history is not None:
         history.extend(s, req.history, sink)
     best = plan.candidates[0]
-    rows = [best, *[c for c in plan.pareto if _key(c) != _key(best)]]
-    s.tables.append(_candidate_table("The chosen layout (first) and the cost–performance front" + _where(best),
-                                     rows, req))
-    unpriced = [c for c in plan.candidates if not c.price_known and c.cap_known]
-    if best.price_known and unpriced:   # their own group: no cost to rank them among the priced ones
-        s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
-                                         "not ranked by cost)", unpriced, req, strong_first=False))
-    capless = [c for c in plan.candidates if not c.cap_known]
-    if best.cap_known and capless:   # their own group: figures resting on a cap nobody applied
-        s.tables.append(_candidate_table("Layouts with the instance cap unknown: not applied (the VM may deliver "
-                                         "less)", capless, req, strong_first=False))
-    if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
-        s.tables.append(_drops_table(plan.outlasted[0]))
+    g = _groups(plan)
+    s.tables.append(_candidate_table("Layouts that meet every target, the chosen one first" + _where(best), g.ranked,
+                                     req))
+    _apart_tables(s, plan, g)
     move.extend(s, plan.migrations, plan.current, best)
     _common_lists(s, plan, best)
     return s
+
+
+def _apart_tables(s: Section, plan: Plan, g: _Groups) -> None:
+    """The layouts listed apart from the ranked ones, then the rest of the front, then where the outlasted one runs
+    out of credits."""
+    req = plan.requirements
+    if g.unpriced:
+        s.tables.append(_candidate_table("Layouts of types without a storage price (planned on performance alone, "
+                                         "not ranked by cost)", g.unpriced, req, strong_first=False))
+    if g.capless:   # their own group: figures resting on a cap nobody applied
+        s.tables.append(_candidate_table("Layouts with the instance cap unknown: not applied (the VM may deliver "
+                                         "less)", g.capless, req, strong_first=False))
+    listed = {_key(c) for c in plan.candidates}
+    front = [c for c in plan.pareto if _key(c) not in listed]
+    if front:
+        s.tables.append(_candidate_table("The rest of the cost–performance front (what more or less money buys)"
+                                         + _where(plan.candidates[0]), front, req, strong_first=False))
+    if plan.outlasted and plan.outlasted[0].burst_replay is not None and plan.outlasted[0].burst_replay.drops:
+        s.tables.append(_drops_table(plan.outlasted[0]))
 
 
 def _candidate_table(title: str, rows: list[Candidate], req: Requirements, strong_first: bool = True) -> Table:
@@ -201,7 +238,7 @@ def _front_figure(plan: Plan, sink: FigureSink) -> ReportFigure:
         ax.set_xlabel("total cost per month (storage + compute), $")
         ax.set_ylabel(label)
         number_axis(ax, "both")
-    axes[0].legend(loc="lower right")
+    legend_above(fig, axes[0])
     return sink.add(fig, "plan-front", "Monthly cost against IOPS (left) and MB/s (right): the chosen layout is the "
                                        "red star, the front's alternatives grey, the requirements dashed blue.")
 
