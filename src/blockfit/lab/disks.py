@@ -34,6 +34,10 @@ class Throttle:
     iops: int | None
     bps: int | None
     iops_size: int | None = None  # I/Os bigger than this count as several ops (AWS's 256 KiB accounting)
+    # whole seconds of its IOPS the group may bank (None: qemu's own bucket, a tenth of a second). A tenth loses
+    # credit under random I/O over several members (one member's bucket fills while another's waits), which a
+    # cap enforced per second, as the clouds state theirs, does not
+    bucket_s: int | None = None
 
     def renamed(self, name: str) -> Throttle:
         """The same caps as another group (each volume, each path has a group of its own)."""

@@ -61,7 +61,9 @@ class VmConfig:
 
 def _throttle_object(t: Throttle) -> list[str]:
     """A qemu throttle group with the limits it has (a limit of 0 or None is left out: no limit)."""
-    limits = {"x-iops-total": t.iops, "x-bps-total": t.bps, "x-iops-size": t.iops_size}
+    limits = {"x-iops-total": t.iops, "x-bps-total": t.bps, "x-iops-size": t.iops_size,
+              # a bucket of max x 1 s: with a burst length of 1, qemu checks no burst rate beside the average
+              "x-iops-total-max": t.iops * t.bucket_s if t.iops and t.bucket_s else None}
     return ["-object", ",".join([f"throttle-group,id={t.name}", *(f"{k}={v}" for k, v in limits.items() if v)])]
 
 
