@@ -144,3 +144,17 @@ def test_identity_strings_qemu_would_cut_are_refused_before_it_starts(tmp_path: 
                                                                          product="Virtual Disk"))
     create([ok])
     assert ok.path.stat().st_size == 1 << 20
+
+
+def test_a_cap_that_banks_seconds_gives_qemu_a_bucket_of_that_many_seconds(tmp_path: Path) -> None:
+    """bucket_s: the group's burst is IOPS x seconds at qemu's default burst length of 1 (so no burst rate beside
+    the average); without it qemu keeps its own tenth of a second."""
+    disks = [Disk("m1", tmp_path / "m1.raw", 1 << 28, Throttle("vol_m1", 150, None, bucket_s=2)),
+             Disk("m2", tmp_path / "m2.raw", 1 << 28, Throttle("vol_m2", 150, None))]
+    cfg = VmConfig(vmlinux=tmp_path / "vmlinux", initramfs=tmp_path / "initrd", work_dir=tmp_path,
+                   script=tmp_path / "script.sh", disks=disks, instance=None, console_log=tmp_path / "c.log")
+    argv = command(cfg)
+    groups = [argv[i + 1] for i, a in enumerate(argv) if a == "-object"]
+    assert "throttle-group,id=vol_m1,x-iops-total=150,x-iops-total-max=300" in groups
+    assert "throttle-group,id=vol_m2,x-iops-total=150" in groups
+    assert not any("max-length" in g for g in groups)
