@@ -4,17 +4,13 @@ are worked out here from the rows each report prints, not read back from the rea
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from blockfit.history import awr_waits, derive_targets
+from support.awr_samples import SAMPLES, needs_samples
 from support.inproc import run
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "awr"
-if not SAMPLES.is_dir():
-    SAMPLES = Path("/work/shared/samples/awr")
-pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason="the public AWR samples (../shared/samples/awr)")
+pytestmark = needs_samples
 
 # awr122_bpsc_2668_2669.txt, Foreground and Background Wait Events: every I/O event's Waits and Avg wait as printed
 # (ms); the other rows are CPU, network, latches, enqueues, 'log file sync', 'db file async I/O submit', idle waits

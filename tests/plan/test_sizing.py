@@ -15,12 +15,9 @@ from blockfit.model.instance import find_shape
 from blockfit.model.kinds.clouds import cloud_of
 from blockfit.plan import sizing
 from blockfit.schema import Plan
+from support.awr_samples import SAMPLES, needs_samples
 from support.inproc import run
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "awr"
-if not SAMPLES.is_dir():
-    SAMPLES = Path("/work/shared/samples/awr")
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="the public AWR samples (../shared/samples/awr)")
 REPORTS = ["awr18c_prdg1_rac_237812_237837.html", "awr19c_rmgtibp_72337_72338.html", "awr122_bpsc_2668_2669.txt",
            "sp121_clinprd1_70371_70372.txt"]
 
