@@ -1,7 +1,6 @@
 """No function of src/ above complexity 15, counted by radon (boolean operators, comprehensions' conditions and
-asserts count; ruff's mccabe skips `and`/`or`). The functions still above it are listed in
-tests/complexity_allowlist.txt with the figure they had when listed: a listed function may only go down, a new
-one may not join, and one brought to 15 or less (or gone) must leave the list, so the list only shrinks."""
+asserts count; ruff's mccabe skips `and`/`or`). There is no allow-list: the last of the 95 functions once listed
+was split to 15 or less."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ import blockfit
 
 SRC = Path(blockfit.__file__).parent
 LIMIT = 15
-ALLOWED = Path(__file__).with_name("complexity_allowlist.txt")
 
 
 def _blocks(items: list[Function | Class], prefix: str = "") -> list[tuple[str, int]]:
@@ -41,15 +39,6 @@ def complexities() -> dict[str, int]:
     return found
 
 
-def allowed() -> dict[str, int]:
-    out = {}
-    for line in ALLOWED.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            key, value = line.rsplit(maxsplit=1)
-            out[key] = int(value)
-    return out
-
-
 def test_the_count_includes_boolean_operators() -> None:
     """A function with one `if` of three `and`s is 5 here (mccabe says 2)."""
     source = "def f(a, b, c, d):\n    if a and b and c and d:\n        return 1\n    return 0\n"
@@ -61,12 +50,6 @@ def test_the_scan_sees_src() -> None:
     assert len(found) > 1500 and "blockfit/units.py:parse_io_size" in found
 
 
-def test_no_function_above_15_but_the_listed_and_the_list_only_shrinks() -> None:
-    found, listed = complexities(), allowed()
-    over = {k: v for k, v in found.items() if v > LIMIT}
-    new = sorted(f"{k} {v}" for k, v in over.items() if k not in listed)
-    grown = sorted(f"{k} {found[k]} (listed at {v})" for k, v in listed.items() if k in over and found[k] > v)
-    done = sorted(k for k in listed if k not in over)
-    assert new == [], "split these to complexity 15 or less (radon cc)"
-    assert grown == [], "a listed function grew: split it"
-    assert done == [], "at 15 or less now (or gone): remove from tests/complexity_allowlist.txt"
+def test_no_function_above_15() -> None:
+    over = sorted(f"{k} {v}" for k, v in complexities().items() if v > LIMIT)
+    assert over == [], "split these to complexity 15 or less (radon cc -s FILE shows each block's figure)"
