@@ -4,10 +4,11 @@ seconds, and a declared format checked."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blockfit.errors import ValueProblem
@@ -82,3 +83,45 @@ def test_nul_bytes_are_no_history(tmp_path: Path) -> None:
     path.write_bytes(b"\x00\x01binary")
     with pytest.raises(ValueProblem, match="not a text file"):
         read_history(path)
+
+
+# the keys the cloud readers look for, so that drawn documents reach deep into each reader
+_KEYS = ["name", "value", "localizedValue", "timeseries", "data", "timeStamp", "average", "maximum", "total", "unit",
+         "Label", "Datapoints", "Timestamp", "Sum", "Average", "Maximum", "Values", "Timestamps", "Id", "MetricStat",
+         "Metric", "MetricName", "Period", "Stat", "Unit", "aggregated-datapoints", "aggregatedDatapoints",
+         "timestamp", "query-text", "queryText", "dimensions", "resourceId", "interval", "timespan"]
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 10**6) | st.floats(allow_nan=False, width=32)
+                     | st.sampled_from(["", "x", "PT1M", "2026-01-01T00:00:00Z", "VolumeReadOps",
+                                        "Disk Read Operations/Sec", "Count"]),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner,
+                                                                                 max_size=4),
+                     max_leaves=14)
+_EXPORTS = st.one_of(
+    st.builds(lambda v: {"interval": "PT1M", "value": v}, _JSON),
+    st.builds(lambda r, q: {"MetricDataResults": r, "MetricDataQueries": q}, _JSON, _JSON),
+    st.builds(lambda d: {"Label": "VolumeReadOps", "Datapoints": d}, _JSON),
+    st.builds(lambda d: {"query-text": "VolumeReadOps[1m].sum()", "data": d}, _JSON),
+    st.builds(lambda d: [{"name": "VolumeReadOps", "aggregated-datapoints": d}], _JSON))
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=_EXPORTS)
+def test_a_cloud_export_nested_unlike_the_providers_is_one_error_naming_the_file(doc: object) -> None:
+    """A string where an object belongs, deep in an Azure, CloudWatch or OCI export, once ended in a Python
+    traceback (AttributeError: 'str' object has no attribute 'get'); it is a ValueProblem naming the file."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "export.json"
+        path.write_text(json.dumps(doc))
+        try:
+            read_history(path)
+        except ValueProblem as exc:
+            assert str(exc).startswith(str(path)), exc
+
+
+def test_an_azure_timeseries_entry_that_is_a_string_is_told() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "azure.json"
+        path.write_text(json.dumps({"interval": "PT1M", "value": [{"name": {"value": "Disk Read Operations/Sec"},
+                                                                  "unit": "CountPerSecond", "timeseries": ["x"]}]}))
+        with pytest.raises(ValueProblem, match="unexpected type"):
+            read_history(path)

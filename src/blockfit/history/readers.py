@@ -155,6 +155,11 @@ def read_history(path: Path, declared: str | None = None) -> Series:
         raise
     except InputError as exc:   # the file's own checks (CappedFile, a diagnose capture) name PATH already
         raise ValueProblem(str(exc)) from None
+    except (AttributeError, TypeError, KeyError, IndexError):
+        # an export nested unlike the provider's (a string where an object belongs) that no reader's own check
+        # caught: still one line naming the file, never a traceback
+        raise ValueProblem(f"{path}: an entry of an unexpected type (a string or number where the export has an "
+                           "object or a list); expected the export as the provider's CLI writes it") from None
 
 
 def _read_history(path: Path, declared: str | None) -> Series:
