@@ -6,10 +6,9 @@ from __future__ import annotations
 from blockfit.report.model import limit_name
 from blockfit.report.page import Section, Table
 from blockfit.schema import Candidate, CurrentLayout, Migration
+from blockfit.schema.migration import METHOD_WORDS
 from blockfit.units import fmt_hours, fmt_money, fmt_num
 
-METHOD_WORDS = {"offline-block-copy": "offline, block copy", "offline-file-copy": "offline, filesystem copy",
-                "lvm-mirror": "online, LVM mirror", "asm-rebalance": "online, ASM rebalance"}
 LIMIT_WORDS = {"source_read": "the source's reads", "target_write": "the target's writes",
                "instance_mbps": "the instance's MB/s left for a copy", "in_flight": "what the tool keeps in flight"}
 

@@ -12,6 +12,10 @@ from blockfit.schema.empty import empty_list
 from blockfit.schema.prediction import Prediction
 
 MigrationMethod = Literal["offline-block-copy", "offline-file-copy", "lvm-mirror", "asm-rebalance"]
+# each method in words, as the terminal and the report name it
+METHOD_WORDS: dict[str, str] = {"offline-block-copy": "offline, block copy",
+                                "offline-file-copy": "offline, filesystem copy",
+                                "lvm-mirror": "online, LVM mirror", "asm-rebalance": "online, ASM rebalance"}
 MigrationLimit = Literal["source_read", "target_write", "instance_mbps", "in_flight"]
 
 

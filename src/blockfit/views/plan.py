@@ -16,6 +16,7 @@ from blockfit.plan.advice import money
 from blockfit.plan.migration import hours
 from blockfit.plan.search import TIE_WINDOW
 from blockfit.schema import Candidate, Plan, Requirements
+from blockfit.schema.migration import METHOD_WORDS
 from blockfit.terminal import cell, markup, safe
 from blockfit.views.limits import limit_label
 
@@ -82,8 +83,6 @@ def _render_pareto(plan: Plan, console: Console) -> None:
     console.print(pt)
 
 
-METHOD_WORDS = {"offline-block-copy": "offline, block copy", "offline-file-copy": "offline, filesystem copy",
-                "lvm-mirror": "online, LVM mirror", "asm-rebalance": "online, ASM rebalance"}
 
 
 def render_move(plan: Plan, console: Console) -> None:
